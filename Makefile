@@ -1,0 +1,55 @@
+# skit: `make demo` and `make test` are the whole set-up on a fresh Debian
+# machine. Both install the dependencies first (scripts/install-deps.sh is
+# idempotent and quick when everything is present).
+
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+PREFIX     ?= /usr/local
+CMAKE_FLAGS ?=
+
+.PHONY: all deps build asan test test-release test-asan demo install bench format format-check clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+		-DSKIT_WERROR=ON -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD) -j$(JOBS)
+
+asan: deps
+	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DSKIT_WERROR=ON \
+		-DSKIT_SANITIZE=address,undefined $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(ASAN_BUILD) -j$(JOBS)
+
+test-release: build
+	@cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+
+test-asan: asan
+	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		ctest --output-on-failure -j$(JOBS)
+
+# The unit and CLI tests, then the same tests under ASan+UBSan.
+test: test-release test-asan
+
+demo: build
+	@scripts/demo.sh $(BUILD)/skit
+
+install: build
+	@cmake --install $(BUILD)
+
+bench: build
+	@scripts/bench.sh $(BUILD)
+
+format:
+	@clang-format -i $$(git ls-files '*.c' '*.h' '*.cpp')
+
+format-check:
+	@clang-format --dry-run -Werror $$(git ls-files '*.c' '*.h' '*.cpp')
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

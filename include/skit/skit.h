@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SKIT_SKIT_H
+#define SKIT_SKIT_H
+
+/**
+ * @file skit/skit.h
+ * @brief The whole public API of libskit.
+ */
+
+#include "skit/common.h"
+#include "skit/errors.h"
+#include "skit/skill.h"
+#include "skit/registry.h"
+#include "skit/prompt.h"
+
+#endif /* SKIT_SKIT_H */

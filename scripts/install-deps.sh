@@ -1,0 +1,32 @@
+#!/bin/sh
+# Install the Debian packages skit builds and tests with (DESIGN.md §10).
+# Idempotent: when every package is present it only runs dpkg-query.
+set -eu
+
+PKGS="build-essential cmake pkg-config git
+libyaml-dev libjansson-dev libcurl4-openssl-dev libarchive-dev libssl-dev
+libseccomp-dev libutf8proc-dev libedit-dev"
+
+missing=""
+for p in $PKGS; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+		grep -q 'install ok installed'; then
+		missing="$missing $p"
+	fi
+done
+[ -z "$missing" ] && exit 0
+
+echo "install-deps: installing:$missing" >&2
+if [ "$(id -u)" -eq 0 ]; then
+	SUDO=""
+elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+	SUDO="sudo"
+else
+	echo "install-deps: cannot install packages (not root, no sudo); run:" >&2
+	echo "  sudo apt-get update && sudo apt-get install -y$missing" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd.h - the command table and what every command shares.
+ *
+ * Each command lives in cmd_<verb>.c as `int cmd_<verb>(int argc, char
+ * **argv)`, where argv[0] is the verb. It returns an exit status (see
+ * error.h) and prints its own output; commands reach the library only
+ * through the public API (skit/...) and skitx_ helpers.
+ */
+#ifndef SKIT_CLI_CMD_H
+#define SKIT_CLI_CMD_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "skit/skit.h"
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+int cmd_validate(int argc, char **argv);
+int cmd_read_properties(int argc, char **argv);
+int cmd_to_prompt(int argc, char **argv);
+int cmd_init(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_search(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
+
+/* True when colour may be used on `f` (a TTY, and NO_COLOR unset). */
+bool cli_color(FILE *f);
+
+/* The terminal width of stdout, or 0 when stdout is not a TTY. */
+int cli_term_width(void);
+
+/* "skit <verb>: message" on stderr (one line). */
+void cli_error(const char *verb, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+
+/*
+ * A usage error: the message, then "Try 'skit <verb> --help'." on stderr.
+ * Returns CLI_USAGE.
+ */
+int cli_usage_error(const char *verb, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+
+/*
+ * Options shared by the registry commands (list, show, search, doctor):
+ * --root DIR (repeatable; replaces the default roots), --config FILE,
+ * --no-config. cli_roots_option() consumes one if it matches and returns
+ * true; cli_open_registry() builds and scans the registry.
+ */
+struct cli_roots {
+	const char *roots[64];
+	int nroots;
+	const char *config;
+	bool no_config;
+};
+
+int cli_open_registry(skit_registry **out, const struct cli_roots *r,
+		      const char *verb);
+
+#endif

@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_validate.c - `skit validate PATH...`: check skills against the spec
+ * with the reference implementation's verdicts and messages.
+ */
+#include "common.h"
+
+#include <getopt.h>
+#include <jansson.h>
+#include <sys/stat.h>
+
+#include "cli/cmd.h"
+#include "cli/error.h"
+
+enum format { FORMAT_TEXT, FORMAT_REFERENCE, FORMAT_JSON };
+
+static void help(void)
+{
+	printf("usage: skit validate [options] PATH...\n\n"
+	       "Check each skill folder (or its SKILL.md) against the Agent "
+	       "Skills spec,\nwith the reference implementation's rules and "
+	       "messages, plus lint warnings.\n\n"
+	       "Options:\n"
+	       "  --format FMT   text (gcc-style lines, default), reference "
+	       "(skills-ref's\n"
+	       "                 exact output) or json\n"
+	       "  --strict       warnings fail the check too\n"
+	       "  --lenient      unknown frontmatter fields are warnings, not "
+	       "errors\n"
+	       "  -q, --quiet    print nothing for valid skills\n"
+	       "  -h, --help     show this help\n\n"
+	       "Exit status: 0 all valid, 1 a skill is invalid, 2 a path is "
+	       "missing or\nthe usage is wrong.\n");
+}
+
+static void print_diag(const skit_diag *d, bool color)
+{
+	const char *sev = d->severity == SKIT_SEVERITY_ERROR ? "error"
+							     : "warning";
+	const char *on = !color				      ? ""
+			 : d->severity == SKIT_SEVERITY_ERROR ? "\033[1;31m"
+							      : "\033[1;35m";
+	const char *off = color ? "\033[0m" : "";
+
+	fputs(d->path, stderr);
+	if (d->line) {
+		fprintf(stderr, ":%u", d->line);
+		if (d->column)
+			fprintf(stderr, ":%u", d->column);
+	}
+	fprintf(stderr, ": %s%s:%s %s [%s]\n", on, sev, off, d->message,
+		d->code);
+}
+
+static json_t *diag_json(const skit_diag *d)
+{
+	return json_pack("{s:s, s:s, s:s, s:s, s:i, s:i}", "severity",
+			 d->severity == SKIT_SEVERITY_ERROR ? "error"
+							    : "warning",
+			 "code", d->code, "message", d->message, "file",
+			 d->path, "line", (int)d->line, "column",
+			 (int)d->column);
+}
+
+int cmd_validate(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "strict", no_argument, NULL, 's' },
+		{ "lenient", no_argument, NULL, 'l' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	skit_skill_options opts = SKIT_SKILL_OPTIONS_INIT;
+	enum format format = FORMAT_TEXT;
+	bool strict = false, quiet = false, color = cli_color(stderr);
+	json_t *report = NULL;
+	int c, status = CLI_OK, missing = 0;
+
+	opts.flags = SKIT_SKILL_LINT;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (!strcmp(optarg, "text"))
+				format = FORMAT_TEXT;
+			else if (!strcmp(optarg, "reference"))
+				format = FORMAT_REFERENCE;
+			else if (!strcmp(optarg, "json"))
+				format = FORMAT_JSON;
+			else
+				return cli_usage_error(argv[0],
+						       "unknown format '%s'",
+						       optarg);
+			break;
+		case 's':
+			strict = true;
+			break;
+		case 'l':
+			opts.flags |= SKIT_SKILL_LENIENT;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			help();
+			return CLI_OK;
+		default:
+			return cli_usage_error(argv[0], "unknown option '%s'",
+					       argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return cli_usage_error(argv[0], "missing PATH");
+
+	/* Like the reference, refuse missing paths before checking any. */
+	for (int i = optind; i < argc; i++) {
+		struct stat st;
+		if (lstat(argv[i], &st) < 0) {
+			cli_error(argv[0], "Path '%s' does not exist", argv[i]);
+			missing++;
+		}
+	}
+	if (missing)
+		return CLI_USAGE;
+
+	if (format == FORMAT_JSON)
+		report = json_array();
+	for (int i = optind; i < argc; i++) {
+		skit_error err = { 0 };
+		const skit_diag *diags;
+		skit_skill *skill;
+		size_t n;
+		bool ok;
+
+		if (skit_skill_load(&skill, argv[i], &opts, &err) < 0) {
+			cli_error(argv[0], "%s: %s", argv[i], err.message);
+			status = err.code == SKIT_ENOTFOUND ? CLI_USAGE
+							    : CLI_FAIL;
+			continue;
+		}
+		diags = skit_skill_diags(skill, &n);
+		ok = skit_skill_valid(skill) &&
+		     !(strict && skit_skill_has_warnings(skill));
+		if (!ok && status == CLI_OK)
+			status = CLI_FAIL;
+
+		if (format == FORMAT_JSON) {
+			json_t *arr = json_array(), *o;
+			for (size_t k = 0; k < n; k++)
+				json_array_append_new(arr, diag_json(&diags[k]));
+			o = json_pack("{s:s, s:s?, s:b, s:o}", "path",
+				      skit_skill_dir(skill), "file",
+				      skit_skill_file(skill), "valid", ok,
+				      "diagnostics", arr);
+			json_array_append_new(report, o);
+		} else if (format == FORMAT_REFERENCE) {
+			if (ok) {
+				if (!quiet)
+					printf("Valid skill: %s\n",
+					       skit_skill_dir(skill));
+			} else {
+				fprintf(stderr, "Validation failed for %s:\n",
+					skit_skill_dir(skill));
+				for (size_t k = 0; k < n; k++)
+					if (diags[k].severity ==
+						    SKIT_SEVERITY_ERROR ||
+					    strict)
+						fprintf(stderr, "  - %s\n",
+							diags[k].message);
+			}
+		} else {
+			for (size_t k = 0; k < n; k++)
+				print_diag(&diags[k], color);
+			if (ok && !quiet)
+				printf("Valid skill: %s\n",
+				       skit_skill_dir(skill));
+		}
+		skit_skill_free(skill);
+	}
+	if (report) {
+		char *s = json_dumps(report, JSON_INDENT(2) |
+						     JSON_PRESERVE_ORDER);
+		if (s)
+			puts(s);
+		free(s);
+		json_decref(report);
+	}
+	fflush(stdout);
+	return status;
+}

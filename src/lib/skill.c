@@ -1,0 +1,1258 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * skill.c - load one skill folder: find SKILL.md, read its frontmatter
+ * (and nothing past the block holding the closing fence), parse the YAML,
+ * and check the spec's rules the way the reference implementation does.
+ *
+ * Reading is progressive: skit_skill_load() touches level 1 only. The body
+ * is read by skit_skill_body() on demand, and the lints that need the body
+ * or the folder's files run only with SKIT_SKILL_LINT (lint.c).
+ *
+ * Where skit deliberately differs from the reference (SPEC-RULES.md): a
+ * UTF-8 BOM is skipped, fences are whole lines, invalid UTF-8 and NUL bytes
+ * are clean errors, and a symbolic link named SKILL.md is refused.
+ */
+#include "common.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "skit/skill.h"
+#include "lib/error.h"
+#include "lib/skill_int.h"
+#include "lib/yaml.h"
+#include "util/fs.h"
+#include "util/path.h"
+#include "util/utf8.h"
+
+#define DEFAULT_MAX_FRONTMATTER (64 * 1024)
+#define DEFAULT_MAX_FILE	(8 * 1024 * 1024)
+#define READ_BLOCK		4096
+#define NAME_MAX_CHARS		64
+#define DESCRIPTION_MAX_CHARS	1024
+#define COMPATIBILITY_MAX_CHARS 500
+
+/* The spec's fields, sorted as Python's sorted() prints them. */
+static const char *const allowed_fields[] = {
+	"allowed-tools", "compatibility", "description",
+	"license",	 "metadata",	  "name",
+};
+
+/* Fields outside the spec that skit honours at run time (DESIGN.md §1). */
+static const char *const runtime_fields[] = {
+	"disable-model-invocation",
+	"user-invocable",
+	"argument-hint",
+	"when_to_use",
+};
+
+int skit__skill_diag(struct skit_skill *s, skit_severity sev,
+		     const char *code, const char *path, unsigned int line,
+		     unsigned int col, const char *fmt, ...)
+{
+	skit_diag *d;
+	va_list ap;
+	char *msg;
+	int n;
+
+	if (s->ndiags == s->diag_alloc) {
+		size_t na = s->diag_alloc ? s->diag_alloc * 2 : 8;
+		skit_diag *p = skitx_realloc(s->diags, na * sizeof(*p));
+		if (!p)
+			return SKIT_ENOMEM;
+		s->diags = p;
+		s->diag_alloc = na;
+	}
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return SKIT_EINVALID;
+	msg = skitx_pool_alloc(&s->pool, (size_t)n + 1);
+	if (!msg)
+		return SKIT_ENOMEM;
+	va_start(ap, fmt);
+	vsnprintf(msg, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+
+	d = &s->diags[s->ndiags++];
+	d->severity = sev;
+	d->code = code;
+	d->message = msg;
+	d->path = path ? path : (s->file ? s->file : s->dir);
+	d->line = line;
+	d->column = col;
+	return 0;
+}
+
+/* A fatal diagnostic: reading or parsing stops here. */
+static int fatal(struct skit_skill *s, const char *code, unsigned int line,
+		 unsigned int col, const char *fmt, ...) SKIT_PRINTF(5, 6);
+
+static int fatal(struct skit_skill *s, const char *code, unsigned int line,
+		 unsigned int col, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	int error;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	error = skit__skill_diag(s, SKIT_SEVERITY_ERROR, code, NULL, line, col,
+				 "%s", msg);
+	if (error < 0)
+		return error;
+	s->fatal = s->diags[s->ndiags - 1].message;
+	return 0;
+}
+
+/*
+ * Python's pathlib spelling of `path`: repeated slashes folded, "."
+ * components and a trailing slash dropped. The reference prints paths this
+ * way, so messages match.
+ */
+static char *pathlib_str(struct skitx_pool *pool, const char *path)
+{
+	struct skitx_buf b = SKITX_BUF_INIT;
+	const char *p = path;
+	char *out;
+
+	if (*p == '/' && skitx_buf_putc(&b, '/') < 0)
+		goto oom;
+	while (*p) {
+		const char *e;
+		size_t n;
+
+		while (*p == '/')
+			p++;
+		e = strchr(p, '/');
+		n = e ? (size_t)(e - p) : strlen(p);
+		if (n && !(n == 1 && *p == '.')) {
+			if (b.len && b.ptr[b.len - 1] != '/' &&
+			    skitx_buf_putc(&b, '/') < 0)
+				goto oom;
+			if (skitx_buf_add(&b, p, n) < 0)
+				goto oom;
+		}
+		p += n;
+	}
+	if (!b.len && skitx_buf_putc(&b, '.') < 0)
+		goto oom;
+	out = skitx_pool_strndup(pool, b.ptr, b.len);
+	skitx_buf_release(&b);
+	return out;
+oom:
+	skitx_buf_release(&b);
+	return NULL;
+}
+
+static bool ascii_ieq(const char *a, size_t alen, const char *b)
+{
+	size_t blen = strlen(b);
+
+	if (alen != blen)
+		return false;
+	for (size_t i = 0; i < alen; i++) {
+		char x = a[i], y = b[i];
+		if (x >= 'A' && x <= 'Z')
+			x = (char)(x - 'A' + 'a');
+		if (x != y)
+			return false;
+	}
+	return true;
+}
+
+/* 1-based line and column of byte `off` in `text`. */
+static void offset_position(const char *text, size_t off, unsigned int *line,
+			    unsigned int *col)
+{
+	unsigned int l = 1, c = 1;
+
+	for (size_t i = 0; i < off; i++) {
+		if (text[i] == '\n' ||
+		    (text[i] == '\r' && (i + 1 >= off || text[i + 1] != '\n'))) {
+			l++;
+			c = 1;
+		} else if (((unsigned char)text[i] & 0xC0) != 0x80) {
+			c++;
+		}
+	}
+	*line = l;
+	*col = c;
+}
+
+/*
+ * Find the end of the line starting at `p`: returns the length of its
+ * content and sets `*next` past its terminator ("\n", "\r\n" or a lone
+ * "\r"). Returns SIZE_MAX when the line is not complete yet (no terminator
+ * and not at end of file, or a "\r" that may be followed by "\n").
+ */
+static size_t next_line(const char *p, const char *end, bool eof,
+			const char **next)
+{
+	const char *q = p;
+
+	while (q < end && *q != '\n' && *q != '\r')
+		q++;
+	if (q == end) {
+		if (!eof)
+			return SIZE_MAX;
+		*next = end;
+		return (size_t)(q - p);
+	}
+	if (*q == '\r') {
+		if (q + 1 == end && !eof)
+			return SIZE_MAX;
+		*next = (q + 1 < end && q[1] == '\n') ? q + 2 : q + 1;
+	} else {
+		*next = q + 1;
+	}
+	return (size_t)(q - p);
+}
+
+static bool is_opening_fence(const char *p, size_t len)
+{
+	if (len < 3 || memcmp(p, "---", 3))
+		return false;
+	for (size_t i = 3; i < len; i++)
+		if (p[i] != ' ' && p[i] != '\t')
+			return false;
+	return true;
+}
+
+/* Copy `len` bytes to `out`, turning "\r\n" and lone "\r" into "\n". */
+static int normalize_newlines(struct skitx_buf *out, const char *p, size_t len)
+{
+	size_t i = 0, start = 0;
+	int error;
+
+	error = skitx_buf_grow(out, len);
+	if (error < 0)
+		return error;
+	for (; i < len; i++) {
+		if (p[i] != '\r')
+			continue;
+		error = skitx_buf_add(out, p + start, i - start);
+		if (!error)
+			error = skitx_buf_putc(out, '\n');
+		if (error < 0)
+			return error;
+		if (i + 1 < len && p[i + 1] == '\n')
+			i++;
+		start = i + 1;
+	}
+	return skitx_buf_add(out, p + start, len - start);
+}
+
+/* Report an encoding problem at byte `bad` of `raw`. */
+static int encoding_error(struct skit_skill *s, const char *raw, size_t bad,
+			  int kind)
+{
+	unsigned int line, col;
+
+	offset_position(raw, bad, &line, &col);
+	if (kind == 2)
+		return fatal(s, "nul-byte", line, col,
+			     "SKILL.md contains a NUL byte (byte offset %zu)",
+			     bad);
+	return fatal(s, "invalid-utf8", line, col,
+		     "SKILL.md is not valid UTF-8 (byte offset %zu)", bad);
+}
+
+/*
+ * Read SKILL.md up to the block that holds the closing fence, check the
+ * fences and the encoding, and hand the normalised YAML to `yaml`. The
+ * opening line must be "---" (trailing blanks allowed, after an optional
+ * BOM); the closing line is the next line that is exactly "---".
+ */
+static int read_frontmatter(struct skit_skill *s, int fd, off_t size,
+			    struct skitx_buf *yaml)
+{
+	struct skitx_buf raw = SKITX_BUF_INIT;
+	size_t max = s->opts.max_frontmatter, pos = 0, yaml_start = 0;
+	size_t yaml_end = 0, skip = 0, bad;
+	unsigned int line = 0;
+	bool eof = false, closed = false;
+	int error = 0, kind;
+
+	for (;;) {
+		const char *p = raw.ptr + pos, *end = raw.ptr + raw.len, *next;
+		ssize_t n;
+
+		/* Consume every complete line read so far. */
+		while (!closed) {
+			size_t len = next_line(p, end, eof, &next);
+
+			if (len == SIZE_MAX || p == end)
+				break;
+			if (++line == 1) {
+				if (len >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3)) {
+					skip = 3;
+					p += 3;
+					len -= 3;
+				}
+				if (!is_opening_fence(p, len)) {
+					error = fatal(s, "frontmatter-missing",
+						      1, 1,
+						      "SKILL.md must start with "
+						      "YAML frontmatter (---)");
+					goto out;
+				}
+				yaml_start = (size_t)(next - raw.ptr);
+			} else if (len == 3 && !memcmp(p, "---", 3)) {
+				closed = true;
+				yaml_end = (size_t)(p - raw.ptr);
+				s->body_offset = (size_t)(next - raw.ptr);
+				s->body_line = line + 1;
+			}
+			pos = (size_t)(next - raw.ptr);
+			p = next;
+		}
+		if (closed)
+			break;
+		if (eof) {
+			if (line == 0)
+				error = fatal(s, "frontmatter-missing", 1, 1,
+					      "SKILL.md must start with YAML "
+					      "frontmatter (---)");
+			else
+				error = fatal(s, "frontmatter-unclosed", 0, 0,
+					      "SKILL.md frontmatter not "
+					      "properly closed with ---");
+			goto out;
+		}
+		if (raw.len - skip > max) {
+			error = fatal(s, "frontmatter-too-big", 0, 0,
+				      "SKILL.md frontmatter is larger than %zu "
+				      "bytes",
+				      max);
+			goto out;
+		}
+		error = skitx_buf_grow(&raw, READ_BLOCK);
+		if (error < 0)
+			goto out;
+		n = read(fd, raw.ptr + raw.len, READ_BLOCK);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			error = fatal(s, "read-error", 0, 0,
+				      "SKILL.md could not be read: %s",
+				      strerror(errno));
+			goto out;
+		}
+		raw.len += (size_t)n;
+		raw.ptr[raw.len] = '\0';
+		s->bytes_read += (size_t)n;
+		/* fstat's size spares the read() that would return 0 */
+		eof = n == 0 || (off_t)raw.len >= size;
+	}
+
+	kind = skitx_utf8_check(raw.ptr + skip, s->body_offset - skip, &bad);
+	if (kind) {
+		error = encoding_error(s, raw.ptr, bad + skip, kind);
+		goto out;
+	}
+	error = normalize_newlines(yaml, raw.ptr + yaml_start,
+				   yaml_end - yaml_start);
+out:
+	skitx_buf_release(&raw);
+	return error;
+}
+
+/* Open SKILL.md (or skill.md) in the folder; -1 with a fatal diag. */
+static int open_skill_md(struct skit_skill *s, struct stat *st, int *fd_out)
+{
+	static const char *const names[] = { "SKILL.md", "skill.md" };
+	enum skitx_fs_why why = SKITX_FS_MISSING;
+	char *path = NULL;
+	int fd = -1;
+
+	*fd_out = -1;
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(names); i++) {
+		skitx_free(path);
+		path = skitx_path_join(s->dir, names[i]);
+		if (!path)
+			return SKIT_ENOMEM;
+		fd = skitx_fs_open_regular(AT_FDCWD, path, st, &why);
+		if (fd >= 0 || why != SKITX_FS_MISSING) {
+			if (i == 1)
+				s->flags |= SKIT_SKILL_LOWERCASE_FILE;
+			break;
+		}
+	}
+	if (why == SKITX_FS_MISSING) {
+		skitx_free(path);
+		s->no_file = true;
+		return fatal(s, "missing-skill-md", 0, 0,
+			     "Missing required file: SKILL.md");
+	}
+	s->file = skitx_pool_strdup(&s->pool, path);
+	skitx_free(path);
+	if (!s->file) {
+		if (fd >= 0)
+			close(fd);
+		return SKIT_ENOMEM;
+	}
+	if (fd < 0) {
+		switch (why) {
+		case SKITX_FS_SYMLINK:
+			return fatal(s, "skill-md-symlink", 0, 0,
+				     "SKILL.md is a symbolic link; skit does "
+				     "not follow linked files");
+		case SKITX_FS_DIRECTORY:
+		case SKITX_FS_NOT_REGULAR:
+			return fatal(s, "skill-md-not-file", 0, 0,
+				     "SKILL.md %s", skitx_fs_why_text(why));
+		default:
+			return fatal(s, "read-error", 0, 0,
+				     "SKILL.md could not be opened: %s",
+				     strerror(errno));
+		}
+	}
+	if ((size_t)st->st_size > s->opts.max_file) {
+		close(fd);
+		return fatal(s, "file-too-big", 0, 0,
+			     "SKILL.md is %lld bytes; the limit is %zu",
+			     (long long)st->st_size, s->opts.max_file);
+	}
+	*fd_out = fd;
+	return 0;
+}
+
+/* Position of a top-level key's line in SKILL.md (YAML line + 1). */
+static void key_position(const struct skit_skill *s, const char *key,
+			 unsigned int *line, unsigned int *col)
+{
+	const struct skit__ynode *root = s->root;
+
+	*line = *col = 0;
+	if (!root || root->kind != SKIT_YMAP)
+		return;
+	for (size_t i = 0; i < root->n; i++) {
+		const struct skit__ynode *k = root->keys[i];
+		if (!strcmp(k->value, key)) {
+			*line = k->line + 1;
+			*col = k->column;
+			return;
+		}
+	}
+}
+
+static bool in_list(const char *key, const char *const *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(key, list[i]))
+			return true;
+	return false;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int check_fields(struct skit_skill *s)
+{
+	const struct skit__ynode *root = s->root;
+	struct skitx_buf msg = SKITX_BUF_INIT;
+	const char **extra = NULL;
+	size_t nextra = 0;
+	unsigned int line = 0, col = 0;
+	bool lenient = s->opts.flags & SKIT_SKILL_LENIENT;
+	int error = 0;
+
+	extra = skitx_calloc(root->n, sizeof(*extra));
+	if (!extra)
+		return SKIT_ENOMEM;
+	for (size_t i = 0; i < root->n; i++) {
+		const struct skit__ynode *k = root->keys[i];
+
+		if (in_list(k->value, allowed_fields,
+			    SKIT_ARRAY_SIZE(allowed_fields)))
+			continue;
+		if (lenient) {
+			if (in_list(k->value, runtime_fields,
+				    SKIT_ARRAY_SIZE(runtime_fields)))
+				continue;
+			error = skit__skill_diag(s, SKIT_SEVERITY_WARNING,
+						 "unknown-field", NULL,
+						 k->line + 1, k->column,
+						 "Unknown field '%s' is ignored",
+						 k->value);
+			if (error < 0)
+				goto out;
+			continue;
+		}
+		if (!nextra) {
+			line = k->line + 1;
+			col = k->column;
+		}
+		extra[nextra++] = k->value;
+	}
+	if (!nextra)
+		goto out;
+	qsort(extra, nextra, sizeof(*extra), cmp_str);
+	error = skitx_buf_puts(&msg, "Unexpected fields in frontmatter: ");
+	for (size_t i = 0; !error && i < nextra; i++)
+		error = skitx_buf_printf(&msg, "%s%s", i ? ", " : "", extra[i]);
+	if (!error)
+		error = skitx_buf_puts(&msg, ". Only [");
+	for (size_t i = 0; !error && i < SKIT_ARRAY_SIZE(allowed_fields); i++)
+		error = skitx_buf_printf(&msg, "%s'%s'", i ? ", " : "",
+					 allowed_fields[i]);
+	if (!error)
+		error = skitx_buf_puts(&msg, "] are allowed.");
+	if (!error)
+		error = skit__skill_diag(s, SKIT_SEVERITY_ERROR,
+					 "unknown-fields", NULL, line, col,
+					 "%s", msg.ptr);
+out:
+	skitx_free(extra);
+	skitx_buf_release(&msg);
+	return error;
+}
+
+/* The stripped text of a scalar into the pool; NULL on OOM. */
+static const char *pool_strip(struct skit_skill *s, const char *v, size_t len,
+			      size_t *out_len)
+{
+	size_t start, n = skitx_utf8_pystrip(v, len, &start);
+
+	if (out_len)
+		*out_len = n;
+	return skitx_pool_strndup(&s->pool, v + start, n);
+}
+
+static bool hyphen_edge(const char *name, size_t len)
+{
+	return len && (name[0] == '-' || name[len - 1] == '-');
+}
+
+static bool all_alnum_or_hyphen(const char *name, size_t len)
+{
+	size_t i = 0;
+	int32_t cp;
+
+	while (i < len) {
+		i += skitx_utf8_decode(name + i, len - i, &cp);
+		if (cp != '-' && !skitx_utf8_isalnum(cp))
+			return false;
+	}
+	return true;
+}
+
+bool skit_skill_name_ok(const char *name)
+{
+	size_t len = strlen(name);
+	bool ok;
+	char *nf;
+
+	if (!len || skitx_utf8_check(name, len, NULL))
+		return false;
+	nf = skitx_utf8_nfkc(name, len);
+	if (!nf)
+		return false;
+	len = strlen(nf);
+	ok = skitx_utf8_count(nf, len) <= NAME_MAX_CHARS &&
+	     skitx_utf8_is_lower(nf, len) && !hyphen_edge(nf, len) &&
+	     !strstr(nf, "--") && all_alnum_or_hyphen(nf, len);
+	skitx_free(nf);
+	return ok;
+}
+
+#define ERR(code, ...)                                                     \
+	do {                                                               \
+		error = skit__skill_diag(s, SKIT_SEVERITY_ERROR, code, NULL, \
+					 line, col, __VA_ARGS__);          \
+		if (error < 0)                                             \
+			goto out;                                          \
+	} while (0)
+
+static int check_name(struct skit_skill *s)
+{
+	const struct skit__ynode *node = skit__yaml_get(s->root, "name");
+	unsigned int line, col;
+	char *nf = NULL, *dir_nf = NULL;
+	size_t rawlen, len;
+	int error = 0;
+
+	key_position(s, "name", &line, &col);
+	if (!node) {
+		ERR("name-missing", "Missing required field in frontmatter: "
+				    "name");
+		goto out;
+	}
+	if (node->kind != SKIT_YSCALAR ||
+	    !(s->name_raw = pool_strip(s, node->value, node->len, &rawlen))) {
+		if (node->kind == SKIT_YSCALAR)
+			return SKIT_ENOMEM;
+	}
+	if (node->kind != SKIT_YSCALAR || !rawlen) {
+		s->name_raw = NULL;
+		ERR("name-empty", "Field 'name' must be a non-empty string");
+		goto out;
+	}
+	nf = skitx_utf8_nfkc(s->name_raw, rawlen);
+	if (!nf)
+		return SKIT_ENOMEM;
+	len = strlen(nf);
+	s->name = skitx_pool_strndup(&s->pool, nf, len);
+	if (!s->name) {
+		error = SKIT_ENOMEM;
+		goto out;
+	}
+	if (skitx_utf8_count(nf, len) > NAME_MAX_CHARS)
+		ERR("name-too-long",
+		    "Skill name '%s' exceeds %d character limit (%zu chars)",
+		    nf, NAME_MAX_CHARS, skitx_utf8_count(nf, len));
+	if (!skitx_utf8_is_lower(nf, len))
+		ERR("name-not-lowercase", "Skill name '%s' must be lowercase",
+		    nf);
+	if (hyphen_edge(nf, len))
+		ERR("name-hyphen-edge",
+		    "Skill name cannot start or end with a hyphen");
+	if (strstr(nf, "--"))
+		ERR("name-double-hyphen",
+		    "Skill name cannot contain consecutive hyphens");
+	if (!all_alnum_or_hyphen(nf, len))
+		ERR("name-invalid-chars",
+		    "Skill name '%s' contains invalid characters. Only "
+		    "letters, digits, and hyphens are allowed.",
+		    nf);
+	dir_nf = skitx_utf8_nfkc(s->dir_name, strlen(s->dir_name));
+	if (!dir_nf) {
+		error = SKIT_ENOMEM;
+		goto out;
+	}
+	if (strcmp(dir_nf, nf))
+		ERR("name-dir-mismatch",
+		    "Directory name '%s' must match skill name '%s'",
+		    s->dir_name, nf);
+out:
+	skitx_free(nf);
+	skitx_free(dir_nf);
+	return error;
+}
+
+static int check_description(struct skit_skill *s)
+{
+	const struct skit__ynode *node = skit__yaml_get(s->root, "description");
+	unsigned int line, col;
+	size_t len, chars;
+	int error = 0;
+
+	key_position(s, "description", &line, &col);
+	if (!node) {
+		ERR("description-missing",
+		    "Missing required field in frontmatter: description");
+		goto out;
+	}
+	if (node->kind == SKIT_YSCALAR) {
+		s->description = pool_strip(s, node->value, node->len, &len);
+		if (!s->description)
+			return SKIT_ENOMEM;
+	}
+	if (node->kind != SKIT_YSCALAR || !len) {
+		s->description = NULL;
+		ERR("description-empty",
+		    "Field 'description' must be a non-empty string");
+		goto out;
+	}
+	chars = skitx_utf8_count(node->value, node->len);
+	if (chars > DESCRIPTION_MAX_CHARS)
+		ERR("description-too-long",
+		    "Description exceeds %d character limit (%zu chars)",
+		    DESCRIPTION_MAX_CHARS, chars);
+out:
+	return error;
+}
+
+static int check_compatibility(struct skit_skill *s)
+{
+	const struct skit__ynode *node =
+		skit__yaml_get(s->root, "compatibility");
+	unsigned int line, col;
+	size_t chars;
+	int error = 0;
+
+	if (!node)
+		return 0;
+	key_position(s, "compatibility", &line, &col);
+	if (node->kind != SKIT_YSCALAR) {
+		ERR("compatibility-not-string",
+		    "Field 'compatibility' must be a string");
+		goto out;
+	}
+	chars = skitx_utf8_count(node->value, node->len);
+	if (chars > COMPATIBILITY_MAX_CHARS)
+		ERR("compatibility-too-long",
+		    "Compatibility exceeds %d character limit (%zu chars)",
+		    COMPATIBILITY_MAX_CHARS, chars);
+out:
+	return error;
+}
+
+static int parse_bool(const char *v, bool *out)
+{
+	static const char *const yes[] = { "true", "yes" };
+	static const char *const no[] = { "false", "no" };
+	size_t len = strlen(v);
+
+	for (size_t i = 0; i < 2; i++) {
+		if (ascii_ieq(v, len, yes[i])) {
+			*out = true;
+			return 0;
+		}
+		if (ascii_ieq(v, len, no[i])) {
+			*out = false;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+#define WARN(code, ...)                                                    \
+	do {                                                               \
+		error = skit__skill_diag(s, SKIT_SEVERITY_WARNING, code, NULL, \
+					 line, col, __VA_ARGS__);          \
+		if (error < 0)                                             \
+			goto out;                                          \
+	} while (0)
+
+/*
+ * The fields skit uses at run time. In lenient loads a wrong type is an
+ * error: a skill must never become more visible or more privileged because
+ * a field failed to parse (HOSTILE C10).
+ */
+static int check_runtime_fields(struct skit_skill *s)
+{
+	static const struct {
+		const char *key;
+		unsigned int flag_when_true, flag_when_false;
+	} bools[] = {
+		{ "disable-model-invocation",
+		  SKIT_SKILL_DISABLE_MODEL_INVOCATION, 0 },
+		{ "user-invocable", 0, SKIT_SKILL_NOT_USER_INVOCABLE },
+	};
+	bool lenient = s->opts.flags & SKIT_SKILL_LENIENT;
+	const struct skit__ynode *node;
+	unsigned int line, col;
+	int error = 0;
+
+	for (size_t i = 0; lenient && i < SKIT_ARRAY_SIZE(bools); i++) {
+		bool v;
+
+		node = skit__yaml_get(s->root, bools[i].key);
+		if (!node)
+			continue;
+		key_position(s, bools[i].key, &line, &col);
+		if (node->kind != SKIT_YSCALAR || parse_bool(node->value, &v)) {
+			ERR("field-not-boolean",
+			    "Field '%s' must be true, false, yes or no",
+			    bools[i].key);
+			continue;
+		}
+		s->flags |= v ? bools[i].flag_when_true
+			      : bools[i].flag_when_false;
+	}
+	if (lenient) {
+		static const char *const strings[] = { "when_to_use",
+						       "argument-hint" };
+		for (size_t i = 0; i < SKIT_ARRAY_SIZE(strings); i++) {
+			node = skit__yaml_get(s->root, strings[i]);
+			if (!node)
+				continue;
+			key_position(s, strings[i], &line, &col);
+			if (node->kind != SKIT_YSCALAR) {
+				ERR("field-not-string",
+				    "Field '%s' must be a string", strings[i]);
+				continue;
+			}
+			if (i == 0)
+				s->when_to_use = pool_strip(s, node->value,
+							    node->len, NULL);
+			else
+				s->argument_hint = pool_strip(
+					s, node->value, node->len, NULL);
+		}
+	}
+
+	node = skit__yaml_get(s->root, "allowed-tools");
+	if (node) {
+		key_position(s, "allowed-tools", &line, &col);
+		if (node->kind == SKIT_YSCALAR) {
+			s->allowed_tools = node->value;
+		} else if (node->kind == SKIT_YSEQ) {
+			struct skitx_buf b = SKITX_BUF_INIT;
+			bool scalars = true;
+
+			for (size_t i = 0; i < node->n && scalars; i++) {
+				const struct skit__ynode *it = node->items[i];
+				if (it->kind != SKIT_YSCALAR) {
+					scalars = false;
+					break;
+				}
+				if ((i && skitx_buf_putc(&b, ' ') < 0) ||
+				    skitx_buf_add(&b, it->value, it->len) < 0) {
+					skitx_buf_release(&b);
+					return SKIT_ENOMEM;
+				}
+			}
+			if (scalars) {
+				s->allowed_tools = skitx_pool_strndup(
+					&s->pool, b.ptr, b.len);
+				skitx_buf_release(&b);
+				if (!s->allowed_tools)
+					return SKIT_ENOMEM;
+				WARN("allowed-tools-list",
+				     "Field 'allowed-tools' should be a "
+				     "space-separated string; the YAML list "
+				     "was joined");
+			} else {
+				skitx_buf_release(&b);
+			}
+			if (!scalars && lenient)
+				ERR("allowed-tools-type",
+				    "Field 'allowed-tools' must be a "
+				    "space-separated string");
+			else if (!scalars)
+				WARN("allowed-tools-type",
+				     "Field 'allowed-tools' should be a "
+				     "space-separated string");
+		} else if (lenient) {
+			ERR("allowed-tools-type", "Field 'allowed-tools' must "
+						  "be a space-separated string");
+		} else {
+			WARN("allowed-tools-type",
+			     "Field 'allowed-tools' should be a "
+			     "space-separated string");
+		}
+	}
+
+	node = skit__yaml_get(s->root, "license");
+	if (node && node->kind != SKIT_YSCALAR) {
+		key_position(s, "license", &line, &col);
+		WARN("license-not-string", "Field 'license' should be a string");
+	}
+
+	node = skit__yaml_get(s->root, "metadata");
+	if (node) {
+		key_position(s, "metadata", &line, &col);
+		if (node->kind == SKIT_YMAP) {
+			s->meta_keys = skitx_pool_alloc(
+				&s->pool, node->n * sizeof(*s->meta_keys));
+			s->meta_values = skitx_pool_alloc(
+				&s->pool, node->n * sizeof(*s->meta_values));
+			if (!s->meta_keys || !s->meta_values)
+				return SKIT_ENOMEM;
+			for (size_t i = 0; i < node->n; i++) {
+				const struct skit__ynode *v = node->items[i];
+				if (v->kind != SKIT_YSCALAR) {
+					line = v->line + 1;
+					col = v->column;
+					WARN("metadata-not-string",
+					     "metadata '%s' should be a string "
+					     "(the spec maps strings to "
+					     "strings)",
+					     node->keys[i]->value);
+					continue;
+				}
+				s->meta_keys[s->meta_count] =
+					node->keys[i]->value;
+				s->meta_values[s->meta_count++] = v->value;
+			}
+		} else if (node->kind == SKIT_YSEQ || node->len) {
+			WARN("metadata-not-mapping",
+			     "Field 'metadata' should be a mapping of strings");
+		}
+	}
+out:
+	return error;
+}
+
+/* Hidden and bidirectional characters in the name and description. */
+static int check_hidden(struct skit_skill *s)
+{
+	static const char *const keys[] = { "name", "description" };
+	int error = 0;
+
+	for (size_t k = 0; k < SKIT_ARRAY_SIZE(keys); k++) {
+		const struct skit__ynode *node = skit__yaml_get(s->root,
+								keys[k]);
+		unsigned int line, col;
+		size_t i = 0;
+		int32_t cp;
+
+		if (!node || node->kind != SKIT_YSCALAR)
+			continue;
+		while (i < node->len) {
+			i += skitx_utf8_decode(node->value + i, node->len - i,
+					       &cp);
+			if (cp == '\n' || cp == '\t' ||
+			    !skitx_utf8_is_hidden(cp))
+				continue;
+			key_position(s, keys[k], &line, &col);
+			WARN("hidden-unicode",
+			     "Field '%s' contains the invisible or "
+			     "bidirectional character U+%04X",
+			     keys[k], (unsigned int)cp);
+			break;
+		}
+	}
+out:
+	return error;
+}
+
+static int validate(struct skit_skill *s)
+{
+	int error;
+
+	if (!s->root || s->root->kind != SKIT_YMAP)
+		return fatal(s, "frontmatter-not-mapping", 2, 0,
+			     "SKILL.md frontmatter must be a YAML mapping");
+	error = check_fields(s);
+	if (!error)
+		error = check_name(s);
+	if (!error)
+		error = check_description(s);
+	if (!error)
+		error = check_compatibility(s);
+	if (!error)
+		error = check_runtime_fields(s);
+	if (!error)
+		error = check_hidden(s);
+	return error;
+}
+
+/* Errors first, in the order found, then warnings: a stable partition. */
+static int order_diags(struct skit_skill *s)
+{
+	skit_diag *sorted;
+	size_t k = 0;
+
+	if (s->ndiags < 2)
+		return 0;
+	sorted = skitx_malloc(s->ndiags * sizeof(*sorted));
+	if (!sorted)
+		return SKIT_ENOMEM;
+	for (size_t i = 0; i < s->ndiags; i++)
+		if (s->diags[i].severity == SKIT_SEVERITY_ERROR)
+			sorted[k++] = s->diags[i];
+	for (size_t i = 0; i < s->ndiags; i++)
+		if (s->diags[i].severity != SKIT_SEVERITY_ERROR)
+			sorted[k++] = s->diags[i];
+	skitx_free(s->diags);
+	s->diags = sorted;
+	s->diag_alloc = s->ndiags;
+	return 0;
+}
+
+static int load(struct skit_skill *s, const char *path)
+{
+	struct skitx_buf yaml = SKITX_BUF_INIT;
+	char msg[256];
+	unsigned int line, col;
+	struct stat st;
+	const char *name;
+	size_t name_len;
+	int fd = -1, error;
+
+	s->dir = pathlib_str(&s->pool, path);
+	if (!s->dir)
+		return SKIT_ENOMEM;
+	if (stat(path, &st) < 0) {
+		/* a dangling link or a vanished path: not a folder */
+		return fatal(s, "not-a-directory", 0, 0, "Not a directory: %s",
+			     s->dir);
+	}
+	if (S_ISREG(st.st_mode)) {
+		/* `skit validate x/SKILL.md` means the folder x */
+		name = skitx_path_name(path, &name_len);
+		if (ascii_ieq(name, name_len, "skill.md")) {
+			char *parent = skitx_path_dirname(path);
+			if (!parent)
+				return SKIT_ENOMEM;
+			s->dir = pathlib_str(&s->pool, parent);
+			skitx_free(parent);
+			if (!s->dir)
+				return SKIT_ENOMEM;
+			if (stat(s->dir, &st) < 0)
+				return fatal(s, "not-a-directory", 0, 0,
+					     "Not a directory: %s", s->dir);
+		}
+	}
+	name = skitx_path_name(s->dir, &name_len);
+	s->dir_name = skitx_pool_strndup(&s->pool, name, name_len);
+	if (!s->dir_name)
+		return SKIT_ENOMEM;
+	if (!S_ISDIR(st.st_mode))
+		return fatal(s, "not-a-directory", 0, 0, "Not a directory: %s",
+			     s->dir);
+
+	error = open_skill_md(s, &st, &fd);
+	if (error < 0 || s->fatal)
+		return error;
+	error = read_frontmatter(s, fd, st.st_size, &yaml);
+	close(fd);
+	if (error < 0 || s->fatal)
+		goto out;
+
+	error = skit__yaml_parse(&s->root, &s->pool, yaml.ptr, yaml.len, msg,
+				 sizeof(msg), &line, &col);
+	if (error == SKIT_EINVALID) {
+		/* YAML line 1 is SKILL.md line 2 */
+		error = fatal(s, "yaml-invalid", line ? line + 1 : 0, col,
+			      "Invalid YAML in frontmatter: %s", msg);
+		goto out;
+	}
+	if (error < 0)
+		goto out;
+	error = validate(s);
+	if (!error && (s->opts.flags & SKIT_SKILL_LINT))
+		error = skit__skill_lint(s);
+out:
+	skitx_buf_release(&yaml);
+	return error;
+}
+
+int skit_skill_load(skit_skill **out, const char *path,
+		    const skit_skill_options *opts, skit_error *err)
+{
+	static const skit_skill_options defaults = SKIT_SKILL_OPTIONS_INIT;
+	struct skit_skill *s;
+	struct stat st;
+	int error;
+
+	assert(out && path);
+	*out = NULL;
+	if (!opts)
+		opts = &defaults;
+	if (opts->version != SKIT_SKILL_OPTIONS_VERSION)
+		return skit__error_set(err, SKIT_EUSAGE, 0,
+				       "unknown skill options version %u",
+				       opts->version);
+	if (lstat(path, &st) < 0 && errno == ENOENT)
+		return skit__error_set(err, SKIT_ENOTFOUND, 0,
+				       "Path does not exist: %s", path);
+
+	s = skitx_calloc(1, sizeof(*s));
+	if (!s)
+		return skit__error_oom(err);
+	skitx_pool_init(&s->pool, 0);
+	s->opts = *opts;
+	if (!s->opts.max_frontmatter)
+		s->opts.max_frontmatter = DEFAULT_MAX_FRONTMATTER;
+	if (!s->opts.max_file)
+		s->opts.max_file = DEFAULT_MAX_FILE;
+
+	error = load(s, path);
+	if (!error)
+		error = order_diags(s);
+	if (error < 0) {
+		skit_skill_free(s);
+		return error == SKIT_ENOMEM ? skit__error_oom(err)
+					    : skit__error_code(err, error);
+	}
+	*out = s;
+	return 0;
+}
+
+bool skit_skill_valid(const skit_skill *s)
+{
+	for (size_t i = 0; i < s->ndiags; i++)
+		if (s->diags[i].severity == SKIT_SEVERITY_ERROR)
+			return false;
+	return true;
+}
+
+bool skit_skill_has_warnings(const skit_skill *s)
+{
+	for (size_t i = 0; i < s->ndiags; i++)
+		if (s->diags[i].severity == SKIT_SEVERITY_WARNING)
+			return true;
+	return false;
+}
+
+const skit_diag *skit_skill_diags(const skit_skill *s, size_t *count)
+{
+	assert(count);
+	*count = s->ndiags;
+	return s->diags;
+}
+
+const char *skit_skill_dir(const skit_skill *s)
+{
+	return s->dir;
+}
+
+const char *skit_skill_file(const skit_skill *s)
+{
+	return s->file;
+}
+
+const char *skit_skill_dir_name(const skit_skill *s)
+{
+	return s->dir_name ? s->dir_name : "";
+}
+
+const char *skit_skill_name(const skit_skill *s)
+{
+	return s->name;
+}
+
+const char *skit_skill_name_raw(const skit_skill *s)
+{
+	return s->name_raw;
+}
+
+const char *skit_skill_description(const skit_skill *s)
+{
+	return s->description;
+}
+
+const char *skit_skill_field(const skit_skill *s, const char *key)
+{
+	const struct skit__ynode *n = skit__yaml_get(s->root, key);
+
+	return n && n->kind == SKIT_YSCALAR ? n->value : NULL;
+}
+
+const char *skit_skill_allowed_tools(const skit_skill *s)
+{
+	return s->allowed_tools;
+}
+
+const char *skit_skill_when_to_use(const skit_skill *s)
+{
+	return s->when_to_use;
+}
+
+const char *skit_skill_argument_hint(const skit_skill *s)
+{
+	return s->argument_hint;
+}
+
+unsigned int skit_skill_flags(const skit_skill *s)
+{
+	return s->flags;
+}
+
+size_t skit_skill_metadata_count(const skit_skill *s)
+{
+	return s->meta_count;
+}
+
+void skit_skill_metadata_at(const skit_skill *s, size_t i, const char **key,
+			    const char **value)
+{
+	assert(i < s->meta_count);
+	*key = s->meta_keys[i];
+	*value = s->meta_values[i];
+}
+
+unsigned int skit_skill_body_line(const skit_skill *s)
+{
+	return s->body_line;
+}
+
+size_t skit__skill_bytes_read(const skit_skill *s)
+{
+	return s->bytes_read;
+}
+
+int skit_skill_body(skit_skill *s, const char **out, size_t *len_out,
+		    skit_error *err)
+{
+	struct skitx_buf raw = SKITX_BUF_INIT, norm = SKITX_BUF_INIT;
+	enum skitx_fs_why why;
+	struct stat st;
+	size_t bad, start, len;
+	int fd, error, kind;
+
+	assert(s && out);
+	if (s->body_loaded)
+		goto done;
+	if (!s->file)
+		return skit__error_set(err, SKIT_ENOTFOUND, 0,
+				       "%s has no SKILL.md", s->dir);
+	if (s->fatal || !s->body_offset)
+		return skit__error_set(err, SKIT_EINVALID, 0, "%s: %s",
+				       s->file,
+				       s->fatal ? s->fatal
+						: "frontmatter not read");
+	fd = skitx_fs_open_regular(AT_FDCWD, s->file, &st, &why);
+	if (fd < 0)
+		return skit__error_set(err, SKIT_EIO, 0, "%s %s", s->file,
+				       skitx_fs_why_text(why));
+	if ((size_t)st.st_size > s->opts.max_file) {
+		close(fd);
+		return skit__error_set(err, SKIT_ETOOBIG, 0,
+				       "%s is %lld bytes; the limit is %zu",
+				       s->file, (long long)st.st_size,
+				       s->opts.max_file);
+	}
+	error = skitx_fs_read_fd(fd, &raw, s->opts.max_file);
+	close(fd);
+	if (error < 0) {
+		skit__error_set(err, error, 0, "%s could not be read: %s",
+				s->file, skit_strerror(error));
+		goto out;
+	}
+	s->bytes_read += raw.len;
+	if (raw.len < s->body_offset) {
+		error = skit__error_set(err, SKIT_EIO, 0,
+					"%s changed while being read", s->file);
+		goto out;
+	}
+	kind = skitx_utf8_check(raw.ptr + s->body_offset,
+				raw.len - s->body_offset, &bad);
+	if (kind) {
+		unsigned int line, col;
+		offset_position(raw.ptr, s->body_offset + bad, &line, &col);
+		error = skit__error_set(err, SKIT_EENCODING, line,
+					"%s:%u: %s (byte offset %zu)", s->file,
+					line,
+					kind == 2 ? "NUL byte in the body"
+						  : "invalid UTF-8 in the body",
+					s->body_offset + bad);
+		goto out;
+	}
+	error = normalize_newlines(&norm, raw.ptr + s->body_offset,
+				   raw.len - s->body_offset);
+	if (error < 0) {
+		skit__error_oom(err);
+		goto out;
+	}
+	len = skitx_utf8_pystrip(norm.ptr, norm.len, &start);
+	s->body_text_line = s->body_line;
+	for (size_t i = 0; i < start; i++)
+		if (norm.ptr[i] == '\n')
+			s->body_text_line++;
+	s->body = skitx_pool_strndup(&s->pool, norm.ptr + start, len);
+	if (!s->body) {
+		error = skit__error_oom(err);
+		goto out;
+	}
+	s->body_len = len;
+	s->body_loaded = true;
+out:
+	skitx_buf_release(&raw);
+	skitx_buf_release(&norm);
+	if (error < 0)
+		return error;
+done:
+	*out = s->body;
+	if (len_out)
+		*len_out = s->body_len;
+	return 0;
+}
+
+void skit_skill_free(skit_skill *s)
+{
+	if (!s)
+		return;
+	skitx_free(s->diags);
+	skitx_pool_release(&s->pool);
+	skitx_free(s);
+}

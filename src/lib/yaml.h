@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * yaml.h - frontmatter YAML to a small tree, in strictyaml's dialect.
+ *
+ * libyaml does the parsing; this module only builds a tree of the events
+ * and refuses what the reference refuses: anchors, aliases, tags, flow
+ * collections, directives, duplicate keys, several documents. Every scalar
+ * stays a string ("true", "1.0" and "null" are text). The event stream is
+ * bounded before any tree is built: nesting depth and node count are capped,
+ * which disarms deep-nesting and alias bombs.
+ */
+#ifndef SKIT_LIB_YAML_H
+#define SKIT_LIB_YAML_H
+
+#include <stddef.h>
+
+#include "util/pool.h"
+
+enum skit__ynode_kind { SKIT_YSCALAR, SKIT_YMAP, SKIT_YSEQ };
+
+struct skit__ynode {
+	enum skit__ynode_kind kind;
+	unsigned int line, column; /* 1-based, in the YAML text */
+	/* SKIT_YSCALAR: the value (NUL-terminated; NUL-free, checked). */
+	const char *value;
+	size_t len;
+	/*
+	 * SKIT_YMAP: `n` pairs; keys[i] is a scalar. SKIT_YSEQ: `n` items in
+	 * `items`. Arrays live in the pool.
+	 */
+	struct skit__ynode **keys, **items;
+	size_t n;
+};
+
+#define SKIT_YAML_MAX_DEPTH 32
+#define SKIT_YAML_MAX_NODES 10000
+
+/*
+ * Parse `len` bytes of UTF-8 YAML. On success `*out` is the root (NULL for
+ * an empty document) allocated in `pool`. On failure returns SKIT_EINVALID
+ * (or SKIT_ENOMEM) and writes a one-line message to `msg` and the 1-based
+ * position to `*line`/`*col` (0 when unknown).
+ */
+int skit__yaml_parse(struct skit__ynode **out, struct skitx_pool *pool,
+		     const char *text, size_t len, char *msg, size_t msgsize,
+		     unsigned int *line, unsigned int *col);
+
+/* The value for `key` in a mapping, or NULL. */
+const struct skit__ynode *skit__yaml_get(const struct skit__ynode *map,
+					 const char *key);
+
+#endif

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * alloc.h - the only way skit allocates memory.
+ *
+ * Every allocation goes through these wrappers so that an embedder can
+ * replace the allocator (skit_set_allocator) and so that the test suite can
+ * fail the Nth allocation: with SKIT_FAIL_ALLOC=N in the environment, the
+ * Nth call (counting from 1) and every later one returns NULL.
+ */
+#ifndef SKITX_ALLOC_H
+#define SKITX_ALLOC_H
+
+#include <stddef.h>
+
+void *skitx_malloc(size_t size);
+void *skitx_calloc(size_t count, size_t size);
+void *skitx_realloc(void *ptr, size_t size);
+void skitx_free(void *ptr);
+/* A copy of `s` (NUL-terminated); NULL on out-of-memory. */
+char *skitx_strdup(const char *s);
+/* A NUL-terminated copy of `len` bytes at `s`. */
+char *skitx_strndup(const char *s, size_t len);
+/* `*out = a * b` unless it overflows; returns true on overflow. */
+int skitx_mul_overflow(size_t a, size_t b, size_t *out);
+int skitx_add_overflow(size_t a, size_t b, size_t *out);
+
+#endif

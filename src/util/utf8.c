@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * utf8.c - strict UTF-8 checking and Python-compatible character classes.
+ */
+#include "common.h"
+
+#include <utf8proc.h>
+
+#include "util/utf8.h"
+
+int skitx_utf8_check(const char *str, size_t len, size_t *bad)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0;
+
+	while (i < len) {
+		unsigned char c = s[i];
+		size_t need;
+		uint32_t cp, min;
+
+		if (c < 0x80) {
+			if (!c) {
+				if (bad)
+					*bad = i;
+				return 2;
+			}
+			i++;
+			continue;
+		}
+		if (c >= 0xC2 && c <= 0xDF) {
+			need = 1;
+			cp = c & 0x1F;
+			min = 0x80;
+		} else if (c >= 0xE0 && c <= 0xEF) {
+			need = 2;
+			cp = c & 0x0F;
+			min = 0x800;
+		} else if (c >= 0xF0 && c <= 0xF4) {
+			need = 3;
+			cp = c & 0x07;
+			min = 0x10000;
+		} else {
+			goto invalid;
+		}
+		if (len - i <= need)
+			goto invalid;
+		for (size_t k = 1; k <= need; k++) {
+			if ((s[i + k] & 0xC0) != 0x80)
+				goto invalid;
+			cp = (cp << 6) | (s[i + k] & 0x3F);
+		}
+		if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+			goto invalid;
+		i += need + 1;
+	}
+	return 0;
+invalid:
+	if (bad)
+		*bad = i;
+	return 1;
+}
+
+size_t skitx_utf8_decode(const char *s, size_t len, int32_t *cp)
+{
+	utf8proc_ssize_t n;
+
+	n = utf8proc_iterate((const utf8proc_uint8_t *)s,
+			     (utf8proc_ssize_t)len, cp);
+	if (n <= 0) {
+		*cp = 0xFFFD;
+		return 1;
+	}
+	return (size_t)n;
+}
+
+size_t skitx_utf8_count(const char *s, size_t len)
+{
+	size_t n = 0;
+
+	/* Count every byte that does not continue a sequence. */
+	for (size_t i = 0; i < len; i++)
+		if (((unsigned char)s[i] & 0xC0) != 0x80)
+			n++;
+	return n;
+}
+
+size_t skitx_utf8_prefix(const char *s, size_t len, size_t n)
+{
+	size_t i = 0;
+
+	while (i < len && n) {
+		i++;
+		while (i < len && ((unsigned char)s[i] & 0xC0) == 0x80)
+			i++;
+		n--;
+	}
+	return i;
+}
+
+bool skitx_utf8_isspace(int32_t cp)
+{
+	/* Python's str.isspace(): bidi class WS/B/S or category Zs. */
+	if ((cp >= 0x09 && cp <= 0x0D) || (cp >= 0x1C && cp <= 0x20))
+		return true;
+	switch (cp) {
+	case 0x85:
+	case 0xA0:
+	case 0x1680:
+	case 0x2028:
+	case 0x2029:
+	case 0x202F:
+	case 0x205F:
+	case 0x3000:
+		return true;
+	default:
+		return cp >= 0x2000 && cp <= 0x200A;
+	}
+}
+
+bool skitx_utf8_isalnum(int32_t cp)
+{
+	switch (utf8proc_category(cp)) {
+	case UTF8PROC_CATEGORY_LU:
+	case UTF8PROC_CATEGORY_LL:
+	case UTF8PROC_CATEGORY_LT:
+	case UTF8PROC_CATEGORY_LM:
+	case UTF8PROC_CATEGORY_LO:
+	case UTF8PROC_CATEGORY_ND:
+	case UTF8PROC_CATEGORY_NL:
+	case UTF8PROC_CATEGORY_NO:
+		return true;
+	default:
+		return false;
+	}
+}
+
+bool skitx_utf8_is_hidden(int32_t cp)
+{
+	if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F))
+		return true;
+	if (cp >= 0x200B && cp <= 0x200F) /* zero-width, LRM, RLM */
+		return true;
+	if (cp >= 0x202A && cp <= 0x202E) /* bidi embeddings/overrides */
+		return true;
+	if (cp >= 0x2060 && cp <= 0x2069) /* word joiner, bidi isolates */
+		return true;
+	if (cp == 0xFEFF || cp == 0x061C || cp == 0x180E)
+		return true;
+	return cp >= 0xE0000 && cp <= 0xE007F; /* TAG characters */
+}
+
+size_t skitx_utf8_pystrip(const char *s, size_t len, size_t *start)
+{
+	size_t b = 0, e = len;
+	int32_t cp;
+
+	while (b < e) {
+		size_t n = skitx_utf8_decode(s + b, e - b, &cp);
+		if (!skitx_utf8_isspace(cp))
+			break;
+		b += n;
+	}
+	while (e > b) {
+		size_t p = e - 1;
+		while (p > b && ((unsigned char)s[p] & 0xC0) == 0x80)
+			p--;
+		skitx_utf8_decode(s + p, e - p, &cp);
+		if (!skitx_utf8_isspace(cp))
+			break;
+		e = p;
+	}
+	*start = b;
+	return e - b;
+}
+
+char *skitx_utf8_nfkc(const char *s, size_t len)
+{
+	utf8proc_uint8_t *nf = NULL;
+	utf8proc_ssize_t n;
+	char *out;
+
+	/* Pure ASCII is already NFKC: skip utf8proc's allocations. */
+	size_t i;
+	for (i = 0; i < len && (unsigned char)s[i] < 0x80; i++)
+		;
+	if (i == len)
+		return skitx_strndup(s, len);
+
+	n = utf8proc_map((const utf8proc_uint8_t *)s, (utf8proc_ssize_t)len,
+			 &nf, UTF8PROC_STABLE | UTF8PROC_COMPOSE |
+				      UTF8PROC_COMPAT);
+	if (n < 0)
+		return NULL;
+	/* utf8proc allocates with the C library; copy into ours. */
+	out = skitx_strndup((const char *)nf, (size_t)n);
+	free(nf);
+	return out;
+}
+
+bool skitx_utf8_is_lower(const char *s, size_t len)
+{
+	size_t i = 0;
+	int32_t cp;
+
+	while (i < len) {
+		i += skitx_utf8_decode(s + i, len - i, &cp);
+		if (utf8proc_tolower(cp) != cp)
+			return false;
+	}
+	return true;
+}
