@@ -550,7 +550,7 @@ int skit__skill_lint(struct skit_skill *s)
 
 	for (size_t k = 0; k < SKIT_ARRAY_SIZE(secret_patterns); k++) {
 		if (regcomp(&sec.re[k], secret_patterns[k].re,
-			    REG_EXTENDED | REG_NOSUB))
+			    REG_EXTENDED))
 			break;
 		sec.compiled++;
 	}

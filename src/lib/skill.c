@@ -1009,7 +1009,7 @@ static int load(struct skit_skill *s, const char *path)
 	if (error < 0)
 		goto out;
 	error = validate(s);
-	if (!error && (s->opts.flags & SKIT_SKILL_LINT))
+	if (!error && !s->fatal && (s->opts.flags & SKIT_SKILL_LINT))
 		error = skit__skill_lint(s);
 out:
 	skitx_buf_release(&yaml);

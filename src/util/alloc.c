@@ -33,6 +33,12 @@ static bool should_fail(void)
 	return ++alloc_count >= fail_at;
 }
 
+void skitx_alloc_fail_at(long n)
+{
+	fail_at = n > 0 ? n : 0;
+	alloc_count = 0;
+}
+
 int skit_set_allocator(const skit_allocator *alloc)
 {
 	static const skit_allocator libc = { malloc, calloc, realloc, free };

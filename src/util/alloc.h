@@ -23,5 +23,10 @@ char *skitx_strndup(const char *s, size_t len);
 /* `*out = a * b` unless it overflows; returns true on overflow. */
 int skitx_mul_overflow(size_t a, size_t b, size_t *out);
 int skitx_add_overflow(size_t a, size_t b, size_t *out);
+/*
+ * Tests: fail the `n`th allocation from now on and every later one (0 turns
+ * failures off). Overrides SKIT_FAIL_ALLOC.
+ */
+void skitx_alloc_fail_at(long n);
 
 #endif
