@@ -13,7 +13,7 @@
 
 #ifdef __cplusplus
 # define SKIT_BEGIN_DECL extern "C" {
-# define SKIT_END_DECL	 }
+# define SKIT_END_DECL   }
 #else
 # define SKIT_BEGIN_DECL
 # define SKIT_END_DECL
@@ -28,7 +28,7 @@
 #define SKIT_VERSION_MAJOR 0
 #define SKIT_VERSION_MINOR 1
 #define SKIT_VERSION_PATCH 0
-#define SKIT_VERSION	   "0.1.0"
+#define SKIT_VERSION       "0.1.0"
 
 SKIT_BEGIN_DECL
 

@@ -45,10 +45,10 @@ typedef struct {
 
 /** What rendering did (all may be NULL-ignored by passing NULL). */
 typedef struct {
-	size_t shown;	  /**< skills in the output */
+	size_t shown;     /**< skills in the output */
 	size_t shortened; /**< of those, with a shortened description */
-	size_t omitted;	  /**< skills left out */
-	size_t chars;	  /**< output length in code points */
+	size_t omitted;   /**< skills left out */
+	size_t chars;     /**< output length in code points */
 } skit_prompt_stats;
 
 /** Default budget used by the agent and `skit doctor`, in characters. */
@@ -64,8 +64,8 @@ typedef struct {
  *         budget; SKIT_ENOMEM.
  */
 SKIT_EXTERN int skit_prompt_render(char **out, const skit_prompt_item *items,
-				   size_t n, const skit_prompt_options *opts,
-				   skit_prompt_stats *stats, skit_error *err);
+                                   size_t n, const skit_prompt_options *opts,
+                                   skit_prompt_stats *stats, skit_error *err);
 
 /**
  * Parse a budget: "8000" (characters) or "2000tok" / "2000t" (estimated
@@ -73,7 +73,7 @@ SKIT_EXTERN int skit_prompt_render(char **out, const skit_prompt_item *items,
  * @return SKIT_OK; SKIT_EUSAGE for anything else.
  */
 SKIT_EXTERN int skit_prompt_parse_budget(size_t *out_chars, const char *text,
-					 skit_error *err);
+                                         skit_error *err);
 
 /** Estimated tokens for `chars` characters (ceil(chars / 4)). */
 SKIT_EXTERN size_t skit_prompt_estimate_tokens(size_t chars);

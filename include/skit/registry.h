@@ -28,36 +28,36 @@ typedef struct skit_registry skit_registry;
 
 /** Entry states (skit_entry.state). */
 typedef enum {
-	SKIT_ENTRY_ACTIVE = 0,	 /**< visible: the winner for its name */
+	SKIT_ENTRY_ACTIVE = 0,   /**< visible: the winner for its name */
 	SKIT_ENTRY_SHADOWED = 1, /**< same name in a higher root */
-	SKIT_ENTRY_SKIPPED = 2,	 /**< not loaded: errors (see `reason`) */
+	SKIT_ENTRY_SKIPPED = 2,  /**< not loaded: errors (see `reason`) */
 } skit_entry_state;
 
 /** One skill folder found by a scan. A borrowed, read-only view. */
 typedef struct {
-	const char *name;	   /**< NFKC name; the folder name if invalid */
+	const char *name;          /**< NFKC name; the folder name if invalid */
 	const char *description;   /**< stripped; "" for skipped entries */
 	const char *when_to_use;   /**< NULL when absent */
 	const char *argument_hint; /**< NULL when absent */
-	const char *dir;	   /**< the skill folder path */
-	const char *file;	   /**< its SKILL.md path */
-	const char *source;	   /**< the root's label: "project", "user"... */
-	size_t root_index;	   /**< 0 is the highest-precedence root */
-	unsigned int flags;	   /**< SKIT_SKILL_DISABLE_MODEL_INVOCATION... */
+	const char *dir;           /**< the skill folder path */
+	const char *file;          /**< its SKILL.md path */
+	const char *source; /**< the root's label: "project", "user"... */
+	size_t root_index;  /**< 0 is the highest-precedence root */
+	unsigned int flags; /**< SKIT_SKILL_DISABLE_MODEL_INVOCATION... */
 	skit_entry_state state;
 	const char *reason; /**< skipped: first error; shadowed: the winner's
-			       source; else NULL */
+	                       source; else NULL */
 	size_t warnings;    /**< number of warnings at load */
 } skit_entry;
 
 /** Options for skit_registry_add_default_roots(). */
 typedef struct {
-	unsigned int version; /**< SKIT_ROOTS_OPTIONS_VERSION */
-	const char *cwd;      /**< start of the project search; NULL: getcwd */
-	const char *home;     /**< NULL: $HOME */
-	const char *skit_home;	 /**< NULL: $SKIT_HOME, else ~/.agents */
+	unsigned int version;  /**< SKIT_ROOTS_OPTIONS_VERSION */
+	const char *cwd;       /**< start of the project search; NULL: getcwd */
+	const char *home;      /**< NULL: $HOME */
+	const char *skit_home; /**< NULL: $SKIT_HOME, else ~/.agents */
 	const char *config_file; /**< extra config (JSON); NULL: none */
-	bool no_config;	      /**< ignore project and user config files */
+	bool no_config;          /**< ignore project and user config files */
 } skit_roots_options;
 
 /* clang-format off */
@@ -73,7 +73,7 @@ SKIT_EXTERN int skit_registry_new(skit_registry **out, skit_error *err);
  * ("project", "user", "builtin", or anything). Both strings are copied.
  */
 SKIT_EXTERN int skit_registry_add_root(skit_registry *reg, const char *source,
-				       const char *path, skit_error *err);
+                                       const char *path, skit_error *err);
 
 /**
  * Append the default roots of DESIGN.md §4, as overridden by the
@@ -83,8 +83,8 @@ SKIT_EXTERN int skit_registry_add_root(skit_registry *reg, const char *source,
  * @return SKIT_OK; SKIT_EINVALID for a malformed config file (named in err).
  */
 SKIT_EXTERN int skit_registry_add_default_roots(skit_registry *reg,
-						const skit_roots_options *opts,
-						skit_error *err);
+                                                const skit_roots_options *opts,
+                                                skit_error *err);
 
 /** The project folder the defaults found, or NULL. Borrowed. */
 SKIT_EXTERN const char *skit_registry_project_dir(const skit_registry *reg);
@@ -101,8 +101,8 @@ SKIT_EXTERN size_t skit_registry_root_count(const skit_registry *reg);
 
 /** Root `i`: its label, path, whether it exists, and active skill count. */
 SKIT_EXTERN void skit_registry_root(const skit_registry *reg, size_t i,
-				    const char **source, const char **path,
-				    bool *exists, size_t *skills);
+                                    const char **source, const char **path,
+                                    bool *exists, size_t *skills);
 
 /**
  * Active entries, ordered by root precedence, then name (byte order).
@@ -110,32 +110,31 @@ SKIT_EXTERN void skit_registry_root(const skit_registry *reg, size_t i,
  */
 SKIT_EXTERN size_t skit_registry_count(const skit_registry *reg);
 SKIT_EXTERN const skit_entry *skit_registry_entry(const skit_registry *reg,
-						  size_t i);
+                                                  size_t i);
 
 /** Every entry (active, shadowed, skipped), ordered by name, then root. */
 SKIT_EXTERN size_t skit_registry_all_count(const skit_registry *reg);
 SKIT_EXTERN const skit_entry *skit_registry_all_entry(const skit_registry *reg,
-						      size_t i);
+                                                      size_t i);
 
 /**
  * Find `name`: the active entry, or with `source` non-NULL the entry from
  * the root with that label (active or shadowed). NULL when none.
  */
 SKIT_EXTERN const skit_entry *skit_registry_find(const skit_registry *reg,
-						 const char *name,
-						 const char *source);
+                                                 const char *name,
+                                                 const char *source);
 
 /** Scan findings that belong to no loaded skill (loops, collisions...). */
 SKIT_EXTERN const skit_diag *skit_registry_diags(const skit_registry *reg,
-						 size_t *count);
+                                                 size_t *count);
 
 /**
  * Load the entry's skill in full (lenient), e.g. to read its body.
  * @param[out] out  owned by the caller; free with skit_skill_free()
  */
-SKIT_EXTERN int skit_registry_load(skit_skill **out,
-				   const skit_registry *reg,
-				   const skit_entry *entry, skit_error *err);
+SKIT_EXTERN int skit_registry_load(skit_skill **out, const skit_registry *reg,
+                                   const skit_entry *entry, skit_error *err);
 
 /** Search flags. */
 enum {
@@ -157,8 +156,8 @@ typedef struct {
  * @param[out] n number of results written (<= k); only scores > 0
  */
 SKIT_EXTERN int skit_registry_search(skit_registry *reg, const char *query,
-				     unsigned int flags, skit_search_hit *hits,
-				     size_t k, size_t *n, skit_error *err);
+                                     unsigned int flags, skit_search_hit *hits,
+                                     size_t k, size_t *n, skit_error *err);
 
 /** Free `reg` and everything it owns. NULL is a no-op. */
 SKIT_EXTERN void skit_registry_free(skit_registry *reg);

@@ -33,9 +33,9 @@ typedef enum {
  */
 typedef struct {
 	skit_severity severity;
-	const char *code;	  /**< stable identifier, e.g. "name-not-lowercase" */
-	const char *message;	  /**< the text, as the reference words it */
-	const char *path;	  /**< the file or folder it is about */
+	const char *code; /**< stable identifier, e.g. "name-not-lowercase" */
+	const char *message;       /**< the text, as the reference words it */
+	const char *path;          /**< the file or folder it is about */
 	unsigned int line, column; /**< 1-based; 0 when unknown */
 } skit_diag;
 
@@ -56,17 +56,18 @@ enum {
 
 /** Run-time flags a skill's frontmatter sets (skit_skill_flags()). */
 enum {
-	SKIT_SKILL_DISABLE_MODEL_INVOCATION = 1u << 0, /**< hidden from the index */
-	SKIT_SKILL_NOT_USER_INVOCABLE = 1u << 1,       /**< no `/name` */
-	SKIT_SKILL_LOWERCASE_FILE = 1u << 2, /**< found as "skill.md" */
+	SKIT_SKILL_DISABLE_MODEL_INVOCATION =
+	        1u << 0,                         /**< hidden from the index */
+	SKIT_SKILL_NOT_USER_INVOCABLE = 1u << 1, /**< no `/name` */
+	SKIT_SKILL_LOWERCASE_FILE = 1u << 2,     /**< found as "skill.md" */
 };
 
 /** Options for skit_skill_load(); start from SKIT_SKILL_OPTIONS_INIT. */
 typedef struct {
-	unsigned int version;	/**< SKIT_SKILL_OPTIONS_VERSION */
-	unsigned int flags;	/**< SKIT_SKILL_LENIENT, SKIT_SKILL_LINT */
+	unsigned int version;   /**< SKIT_SKILL_OPTIONS_VERSION */
+	unsigned int flags;     /**< SKIT_SKILL_LENIENT, SKIT_SKILL_LINT */
 	size_t max_frontmatter; /**< bytes up to the closing fence; 0: 64 KiB */
-	size_t max_file;	/**< size of SKILL.md; 0: 8 MiB */
+	size_t max_file;        /**< size of SKILL.md; 0: 8 MiB */
 } skit_skill_options;
 
 /* clang-format off */
@@ -89,8 +90,8 @@ typedef struct {
  * @return SKIT_OK; SKIT_ENOTFOUND when `path` does not exist; SKIT_ENOMEM.
  */
 SKIT_EXTERN int skit_skill_load(skit_skill **out, const char *path,
-				const skit_skill_options *opts,
-				skit_error *err);
+                                const skit_skill_options *opts,
+                                skit_error *err);
 
 /** True when the skill has no error diagnostics. */
 SKIT_EXTERN bool skit_skill_valid(const skit_skill *skill);
@@ -103,7 +104,7 @@ SKIT_EXTERN bool skit_skill_has_warnings(const skit_skill *skill);
  * Borrowed: valid until skit_skill_free(). `count` must not be NULL.
  */
 SKIT_EXTERN const skit_diag *skit_skill_diags(const skit_skill *skill,
-					      size_t *count);
+                                              size_t *count);
 
 /** The folder, as given (after the SKILL.md-file substitution). */
 SKIT_EXTERN const char *skit_skill_dir(const skit_skill *skill);
@@ -134,7 +135,7 @@ SKIT_EXTERN const char *skit_skill_description(const skit_skill *skill);
  * (not stripped). NULL when absent or not a scalar.
  */
 SKIT_EXTERN const char *skit_skill_field(const skit_skill *skill,
-					 const char *key);
+                                         const char *key);
 
 /**
  * `allowed-tools`: the spec's space-separated string; a YAML list is
@@ -154,7 +155,7 @@ SKIT_EXTERN size_t skit_skill_metadata_count(const skit_skill *skill);
 
 /** The `i`th metadata pair, in file order. Borrowed. */
 SKIT_EXTERN void skit_skill_metadata_at(const skit_skill *skill, size_t i,
-					const char **key, const char **value);
+                                        const char **key, const char **value);
 
 /** 1-based line of SKILL.md where the body starts; 0 when unknown. */
 SKIT_EXTERN unsigned int skit_skill_body_line(const skit_skill *skill);
@@ -171,7 +172,7 @@ SKIT_EXTERN unsigned int skit_skill_body_line(const skit_skill *skill);
  *         SKIT_EINVALID when the frontmatter could not be split.
  */
 SKIT_EXTERN int skit_skill_body(skit_skill *skill, const char **out,
-				size_t *len, skit_error *err);
+                                size_t *len, skit_error *err);
 
 /** Callback for skit_skill_foreach_file(); non-zero stops the walk. */
 typedef int (*skit_file_cb)(const char *relpath, bool is_dir, void *payload);
@@ -183,7 +184,7 @@ typedef int (*skit_file_cb)(const char *relpath, bool is_dir, void *payload);
  * @return SKIT_OK, the callback's non-zero value, or SKIT_EIO.
  */
 SKIT_EXTERN int skit_skill_foreach_file(skit_skill *skill, skit_file_cb cb,
-					void *payload, skit_error *err);
+                                        void *payload, skit_error *err);
 
 /**
  * The reference's read-properties JSON (2-space indent, ASCII escapes, the
@@ -193,9 +194,8 @@ SKIT_EXTERN int skit_skill_foreach_file(skit_skill *skill, skit_file_cb cb,
  * @param[out] out  owned by the caller; free with skit_free()
  * @return SKIT_OK; SKIT_EINVALID with the reference's message in `err`.
  */
-SKIT_EXTERN int skit_skill_properties_json(char **out,
-					   const skit_skill *skill,
-					   skit_error *err);
+SKIT_EXTERN int skit_skill_properties_json(char **out, const skit_skill *skill,
+                                           skit_error *err);
 
 /**
  * The checks read-properties and to-prompt make (no validation): a
@@ -204,7 +204,7 @@ SKIT_EXTERN int skit_skill_properties_json(char **out,
  * @return SKIT_OK or SKIT_EINVALID.
  */
 SKIT_EXTERN int skit_skill_check_properties(const skit_skill *skill,
-					    skit_error *err);
+                                            skit_error *err);
 
 /** Free `skill` and everything it owns. NULL is a no-op. */
 SKIT_EXTERN void skit_skill_free(skit_skill *skill);

@@ -39,9 +39,9 @@ int cli_term_width(void);
 /* "skit <verb>: message" on stderr (one line). */
 void cli_error(const char *verb, const char *fmt, ...)
 #if defined(__GNUC__)
-	__attribute__((format(printf, 2, 3)))
+        __attribute__((format(printf, 2, 3)))
 #endif
-	;
+        ;
 
 /*
  * A usage error: the message, then "Try 'skit <verb> --help'." on stderr.
@@ -49,9 +49,9 @@ void cli_error(const char *verb, const char *fmt, ...)
  */
 int cli_usage_error(const char *verb, const char *fmt, ...)
 #if defined(__GNUC__)
-	__attribute__((format(printf, 2, 3)))
+        __attribute__((format(printf, 2, 3)))
 #endif
-	;
+        ;
 
 /*
  * Options shared by the registry commands (list, show, search, doctor):
@@ -67,6 +67,6 @@ struct cli_roots {
 };
 
 int cli_open_registry(skit_registry **out, const struct cli_roots *r,
-		      const char *verb);
+                      const char *verb);
 
 #endif

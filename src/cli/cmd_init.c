@@ -28,37 +28,37 @@ static void help(void)
 }
 
 static int write_skill_md(const char *path, const char *name,
-			  const char *description)
+                          const char *description)
 {
 	struct skitx_buf b = SKITX_BUF_INIT;
 	int error;
 
 	error = skitx_buf_printf(
-		&b,
-		"---\n"
-		"name: %s\n"
-		"description: >-\n"
-		"  %s\n"
-		"license: MIT\n"
-		"metadata:\n"
-		"  version: \"0.1.0\"\n"
-		"---\n\n"
-		"# %s\n\n"
-		"## Overview\n\n"
-		"What this skill does, in two or three sentences.\n\n"
-		"## When to use\n\n"
-		"- The requests or situations where this skill applies.\n"
-		"- When not to use it.\n\n"
-		"## Steps\n\n"
-		"1. The first thing to do.\n"
-		"2. Scripts live in `scripts/`; run them rather than "
-		"rewriting them.\n"
-		"3. Load `references/` files only when a step needs them.\n\n"
-		"## Examples\n\n"
-		"Input and the expected result.\n\n"
-		"## Gotchas\n\n"
-		"Edge cases and mistakes to avoid.\n",
-		name, description, name);
+	        &b,
+	        "---\n"
+	        "name: %s\n"
+	        "description: >-\n"
+	        "  %s\n"
+	        "license: MIT\n"
+	        "metadata:\n"
+	        "  version: \"0.1.0\"\n"
+	        "---\n\n"
+	        "# %s\n\n"
+	        "## Overview\n\n"
+	        "What this skill does, in two or three sentences.\n\n"
+	        "## When to use\n\n"
+	        "- The requests or situations where this skill applies.\n"
+	        "- When not to use it.\n\n"
+	        "## Steps\n\n"
+	        "1. The first thing to do.\n"
+	        "2. Scripts live in `scripts/`; run them rather than "
+	        "rewriting them.\n"
+	        "3. Load `references/` files only when a step needs them.\n\n"
+	        "## Examples\n\n"
+	        "Input and the expected result.\n\n"
+	        "## Gotchas\n\n"
+	        "Edge cases and mistakes to avoid.\n",
+	        name, description, name);
 	if (!error)
 		error = skitx_fs_write_atomic(path, b.ptr, b.len, 0644);
 	skitx_buf_release(&b);
@@ -74,7 +74,7 @@ int cmd_init(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const subdirs[] = { "scripts", "references",
-					       "assets" };
+		                               "assets" };
 	const char *dir = ".", *name, *description = NULL;
 	char *root = NULL, *path = NULL;
 	skit_skill *skill = NULL;
@@ -96,28 +96,29 @@ int cmd_init(int argc, char **argv)
 			return CLI_OK;
 		default:
 			return cli_usage_error(argv[0], "unknown option '%s'",
-					       argv[optind - 1]);
+			                       argv[optind - 1]);
 		}
 	}
 	if (optind >= argc)
 		return cli_usage_error(argv[0], "missing NAME");
 	if (argc - optind > 1)
-		return cli_usage_error(argv[0], "unexpected extra argument '%s'",
-				       argv[optind + 1]);
+		return cli_usage_error(argv[0],
+		                       "unexpected extra argument '%s'",
+		                       argv[optind + 1]);
 	name = argv[optind];
 	if (!skit_skill_name_ok(name) || strchr(name, '/'))
 		return cli_usage_error(
-			argv[0],
-			"'%s' is not a valid skill name (1-64 lowercase "
-			"letters, digits and single hyphens, not at either "
-			"end)",
-			name);
+		        argv[0],
+		        "'%s' is not a valid skill name (1-64 lowercase "
+		        "letters, digits and single hyphens, not at either "
+		        "end)",
+		        name);
 	if (description && (!*description || strchr(description, '\n')))
 		return cli_usage_error(argv[0], "--description must be one "
-						"non-empty line");
+		                                "non-empty line");
 	if (!description)
 		description = "Describe what this skill does and when an agent "
-			      "should use it.";
+		              "should use it.";
 
 	root = skitx_path_join(dir, name);
 	if (!root)
@@ -128,7 +129,7 @@ int cmd_init(int argc, char **argv)
 	}
 	if (skitx_fs_mkdir_p(root, 0755) < 0) {
 		cli_error(argv[0], "cannot create %s: %s", root,
-			  strerror(errno));
+		          strerror(errno));
 		goto out;
 	}
 	for (size_t i = 0; i < SKIT_ARRAY_SIZE(subdirs); i++) {
@@ -138,7 +139,7 @@ int cmd_init(int argc, char **argv)
 			goto oom;
 		if (mkdir(path, 0755) < 0) {
 			cli_error(argv[0], "cannot create %s: %s", path,
-				  strerror(errno));
+			          strerror(errno));
 			goto out;
 		}
 	}
@@ -153,10 +154,10 @@ int cmd_init(int argc, char **argv)
 	/* What we scaffold must pass our own validator. */
 	if (skit_skill_load(&skill, root, NULL, &err) < 0 ||
 	    !skit_skill_valid(skill)) {
-		cli_error(argv[0], "the new skill does not validate: %s",
-			  skill ? skit_skill_diags(skill, &(size_t){ 0 })
-					  ->message
-				: err.message);
+		cli_error(
+		        argv[0], "the new skill does not validate: %s",
+		        skill ? skit_skill_diags(skill, &(size_t){ 0 })->message
+		              : err.message);
 		goto out;
 	}
 	printf("Created %s\n", root);

@@ -41,13 +41,14 @@ int cmd_read_properties(int argc, char **argv)
 			return CLI_OK;
 		}
 		return cli_usage_error(argv[0], "unknown option '%s'",
-				       argv[optind - 1]);
+		                       argv[optind - 1]);
 	}
 	if (optind >= argc)
 		return cli_usage_error(argv[0], "missing PATH");
 	if (argc - optind > 1)
-		return cli_usage_error(argv[0], "unexpected extra argument '%s'",
-				       argv[optind + 1]);
+		return cli_usage_error(argv[0],
+		                       "unexpected extra argument '%s'",
+		                       argv[optind + 1]);
 	if (lstat(argv[optind], &st) < 0) {
 		cli_error(argv[0], "Path '%s' does not exist", argv[optind]);
 		return CLI_USAGE;

@@ -57,22 +57,21 @@ int cmd_to_prompt(int argc, char **argv)
 			else if (!strcmp(optarg, "json"))
 				popts.format = SKIT_PROMPT_JSON;
 			else
-				return cli_usage_error(argv[0],
-						       "unknown format '%s'",
-						       optarg);
+				return cli_usage_error(
+				        argv[0], "unknown format '%s'", optarg);
 			break;
 		case 'b':
 			if (skit_prompt_parse_budget(&popts.budget, optarg,
-						     &err) < 0)
+			                             &err) < 0)
 				return cli_usage_error(argv[0], "%s",
-						       err.message);
+				                       err.message);
 			break;
 		case 'h':
 			help();
 			return CLI_OK;
 		default:
 			return cli_usage_error(argv[0], "unknown option '%s'",
-					       argv[optind - 1]);
+			                       argv[optind - 1]);
 		}
 	}
 	if (optind >= argc)
@@ -101,7 +100,7 @@ int cmd_to_prompt(int argc, char **argv)
 
 		/* The reference resolves the folder (symbolic links too). */
 		if (skit_skill_load(&skills[i], argv[optind + i], NULL, &err) <
-			    0 ||
+		            0 ||
 		    skit_skill_check_properties(skills[i], &err) < 0) {
 			cli_error(argv[0], "%s", err.message);
 			status = CLI_FAIL;
@@ -109,7 +108,7 @@ int cmd_to_prompt(int argc, char **argv)
 		}
 		if (!realpath(skit_skill_dir(skills[i]), resolved)) {
 			cli_error(argv[0], "%s: %s", skit_skill_dir(skills[i]),
-				  strerror(errno));
+			          strerror(errno));
 			status = CLI_FAIL;
 			goto out;
 		}

@@ -35,11 +35,11 @@ static void help(void)
 
 static void print_diag(const skit_diag *d, bool color)
 {
-	const char *sev = d->severity == SKIT_SEVERITY_ERROR ? "error"
-							     : "warning";
-	const char *on = !color				      ? ""
-			 : d->severity == SKIT_SEVERITY_ERROR ? "\033[1;31m"
-							      : "\033[1;35m";
+	const char *sev =
+	        d->severity == SKIT_SEVERITY_ERROR ? "error" : "warning";
+	const char *on = !color                               ? ""
+	                 : d->severity == SKIT_SEVERITY_ERROR ? "\033[1;31m"
+	                                                      : "\033[1;35m";
 	const char *off = color ? "\033[0m" : "";
 
 	fputs(d->path, stderr);
@@ -49,17 +49,16 @@ static void print_diag(const skit_diag *d, bool color)
 			fprintf(stderr, ":%u", d->column);
 	}
 	fprintf(stderr, ": %s%s:%s %s [%s]\n", on, sev, off, d->message,
-		d->code);
+	        d->code);
 }
 
 static json_t *diag_json(const skit_diag *d)
 {
-	return json_pack("{s:s, s:s, s:s, s:s, s:i, s:i}", "severity",
-			 d->severity == SKIT_SEVERITY_ERROR ? "error"
-							    : "warning",
-			 "code", d->code, "message", d->message, "file",
-			 d->path, "line", (int)d->line, "column",
-			 (int)d->column);
+	return json_pack(
+	        "{s:s, s:s, s:s, s:s, s:i, s:i}", "severity",
+	        d->severity == SKIT_SEVERITY_ERROR ? "error" : "warning",
+	        "code", d->code, "message", d->message, "file", d->path, "line",
+	        (int)d->line, "column", (int)d->column);
 }
 
 int cmd_validate(int argc, char **argv)
@@ -91,9 +90,8 @@ int cmd_validate(int argc, char **argv)
 			else if (!strcmp(optarg, "json"))
 				format = FORMAT_JSON;
 			else
-				return cli_usage_error(argv[0],
-						       "unknown format '%s'",
-						       optarg);
+				return cli_usage_error(
+				        argv[0], "unknown format '%s'", optarg);
 			break;
 		case 's':
 			strict = true;
@@ -109,7 +107,7 @@ int cmd_validate(int argc, char **argv)
 			return CLI_OK;
 		default:
 			return cli_usage_error(argv[0], "unknown option '%s'",
-					       argv[optind - 1]);
+			                       argv[optind - 1]);
 		}
 	}
 	if (optind >= argc)
@@ -138,7 +136,7 @@ int cmd_validate(int argc, char **argv)
 		if (skit_skill_load(&skill, argv[i], &opts, &err) < 0) {
 			cli_error(argv[0], "%s: %s", argv[i], err.message);
 			status = err.code == SKIT_ENOTFOUND ? CLI_USAGE
-							    : CLI_FAIL;
+			                                    : CLI_FAIL;
 			continue;
 		}
 		diags = skit_skill_diags(skill, &n);
@@ -150,11 +148,12 @@ int cmd_validate(int argc, char **argv)
 		if (format == FORMAT_JSON) {
 			json_t *arr = json_array(), *o;
 			for (size_t k = 0; k < n; k++)
-				json_array_append_new(arr, diag_json(&diags[k]));
+				json_array_append_new(arr,
+				                      diag_json(&diags[k]));
 			o = json_pack("{s:s, s:s?, s:b, s:o}", "path",
-				      skit_skill_dir(skill), "file",
-				      skit_skill_file(skill), "valid", ok,
-				      "diagnostics", arr);
+			              skit_skill_dir(skill), "file",
+			              skit_skill_file(skill), "valid", ok,
+			              "diagnostics", arr);
 			json_array_append_new(report, o);
 		} else if (format == FORMAT_REFERENCE) {
 			if (ok) {
@@ -163,13 +162,13 @@ int cmd_validate(int argc, char **argv)
 					       skit_skill_dir(skill));
 			} else {
 				fprintf(stderr, "Validation failed for %s:\n",
-					skit_skill_dir(skill));
+				        skit_skill_dir(skill));
 				for (size_t k = 0; k < n; k++)
 					if (diags[k].severity ==
-						    SKIT_SEVERITY_ERROR ||
+					            SKIT_SEVERITY_ERROR ||
 					    strict)
 						fprintf(stderr, "  - %s\n",
-							diags[k].message);
+						        diags[k].message);
 			}
 		} else {
 			for (size_t k = 0; k < n; k++)
@@ -181,8 +180,8 @@ int cmd_validate(int argc, char **argv)
 		skit_skill_free(skill);
 	}
 	if (report) {
-		char *s = json_dumps(report, JSON_INDENT(2) |
-						     JSON_PRESERVE_ORDER);
+		char *s = json_dumps(report,
+		                     JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		if (s)
 			puts(s);
 		free(s);

@@ -6,7 +6,7 @@
 #ifndef SKIT_CLI_ERROR_H
 #define SKIT_CLI_ERROR_H
 
-#define CLI_OK	  0
+#define CLI_OK    0
 #define CLI_FAIL  1
 #define CLI_USAGE 2
 

@@ -25,13 +25,13 @@ static const struct cmd commands[] = {
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: skit <command> [options] [args]\n\n"
-		   "Commands:\n");
+	           "Commands:\n");
 	for (size_t i = 0; i < SKIT_ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-16s %s\n", commands[i].name,
-			commands[i].summary);
+		        commands[i].summary);
 	fprintf(f, "\nRun 'skit <command> --help' for a command's options.\n"
-		   "Exit status: 0 ok, 1 a finding or failure, 2 usage or "
-		   "missing input.\n");
+	           "Exit status: 0 ok, 1 a finding or failure, 2 usage or "
+	           "missing input.\n");
 }
 
 bool cli_color(FILE *f)

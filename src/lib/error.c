@@ -9,9 +9,9 @@
 const char *skit_strerror(int status)
 {
 	switch (status) {
-#define SKIT__STATUS_CASE(name, value, text)                               \
-	case SKIT_##name:                                                  \
-		return text;
+#define SKIT__STATUS_CASE(name, value, text) \
+ case SKIT_##name:                           \
+  return text;
 		SKIT_STATUS_MAP(SKIT__STATUS_CASE)
 #undef SKIT__STATUS_CASE
 	default:
@@ -25,7 +25,7 @@ const char *skit_version(void)
 }
 
 int skit__error_set(skit_error *err, int code, unsigned int line,
-		    const char *fmt, ...)
+                    const char *fmt, ...)
 {
 	va_list ap;
 

@@ -10,11 +10,11 @@
  * return `code` so callers can `return skit__error_set(...)`.
  */
 int skit__error_set(skit_error *err, int code, unsigned int line,
-		    const char *fmt, ...)
+                    const char *fmt, ...)
 #if defined(__GNUC__)
-	__attribute__((format(printf, 4, 5)))
+        __attribute__((format(printf, 4, 5)))
 #endif
-	;
+        ;
 
 /* Out of memory: needs no allocation. */
 int skit__error_oom(skit_error *err);

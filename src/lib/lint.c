@@ -25,11 +25,11 @@
 #include "util/utf8.h"
 #include "util/vec.h"
 
-#define BODY_MAX_LINES	  500
-#define BODY_MAX_TOKENS	  5000
-#define WALK_MAX_DEPTH	  16
+#define BODY_MAX_LINES    500
+#define BODY_MAX_TOKENS   5000
+#define WALK_MAX_DEPTH    16
 #define WALK_MAX_ENTRIES  10000
-#define SCAN_MAX_FILES	  500
+#define SCAN_MAX_FILES    500
 #define SCAN_MAX_FILESIZE (1024 * 1024)
 
 /* ---- the folder walk ---------------------------------------------- */
@@ -85,8 +85,8 @@ static int walk_dir(struct walk *w, const char *rel, int depth)
 		qsort(names.items, names.len, sizeof(void *), cmp_names);
 	for (size_t i = 0; i < names.len && !rc; i++) {
 		const char *name = names.items[i];
-		char *child_rel = *rel ? skitx_path_join(rel, name)
-				       : skitx_strdup(name);
+		char *child_rel =
+		        *rel ? skitx_path_join(rel, name) : skitx_strdup(name);
 		char *child_abs;
 		struct stat st;
 		bool is_dir;
@@ -124,7 +124,7 @@ out:
 }
 
 int skit_skill_foreach_file(skit_skill *s, skit_file_cb cb, void *payload,
-			    skit_error *err)
+                            skit_error *err)
 {
 	struct walk w = { s, cb, payload, 0, 0 };
 	int rc;
@@ -143,19 +143,19 @@ static bool has_scheme(const char *t, size_t len)
 {
 	size_t i = 0;
 
-	if (!len || !((t[0] >= 'a' && t[0] <= 'z') ||
-		      (t[0] >= 'A' && t[0] <= 'Z')))
+	if (!len ||
+	    !((t[0] >= 'a' && t[0] <= 'z') || (t[0] >= 'A' && t[0] <= 'Z')))
 		return false;
-	while (i < len && (t[i] == '+' || t[i] == '-' || t[i] == '.' ||
-			   (t[i] >= 'a' && t[i] <= 'z') ||
-			   (t[i] >= 'A' && t[i] <= 'Z') ||
-			   (t[i] >= '0' && t[i] <= '9')))
+	while (i < len &&
+	       (t[i] == '+' || t[i] == '-' || t[i] == '.' ||
+	        (t[i] >= 'a' && t[i] <= 'z') || (t[i] >= 'A' && t[i] <= 'Z') ||
+	        (t[i] >= '0' && t[i] <= '9')))
 		i++;
 	return i < len && t[i] == ':';
 }
 
 typedef int (*link_cb)(const char *target, size_t len, unsigned int line,
-		       void *payload);
+                       void *payload);
 
 /*
  * Call `cb` for every relative link target of Markdown inline links
@@ -221,7 +221,7 @@ static int each_link(const char *text, size_t len, link_cb cb, void *payload)
  * or NULL when it climbs out of it (or on out-of-memory, `*oom` set).
  */
 static char *resolve_rel(const char *base, const char *target, size_t len,
-			 bool *oom)
+                         bool *oom)
 {
 	struct skitx_buf b = SKITX_BUF_INIT;
 	const char *p = target, *end = target + len;
@@ -240,8 +240,8 @@ static char *resolve_rel(const char *base, const char *target, size_t len,
 				return NULL;
 			}
 			slash = strrchr(b.ptr, '/');
-			skitx_buf_truncate(&b, slash ? (size_t)(slash - b.ptr)
-						     : 0);
+			skitx_buf_truncate(&b,
+			                   slash ? (size_t)(slash - b.ptr) : 0);
 		} else if (n && !(n == 1 && p[0] == '.')) {
 			if ((b.len && skitx_buf_putc(&b, '/') < 0) ||
 			    skitx_buf_add(&b, p, n) < 0)
@@ -273,7 +273,7 @@ struct link_ctx {
 };
 
 static int nested_cb(const char *target, size_t len, unsigned int line,
-		     void *payload)
+                     void *payload)
 {
 	struct link_ctx *c = payload;
 	char *rel;
@@ -284,19 +284,19 @@ static int nested_cb(const char *target, size_t len, unsigned int line,
 		return c->error = SKIT_ENOMEM;
 	if (rel && is_markdown(rel))
 		c->error = skit__skill_diag(
-			c->s, SKIT_SEVERITY_WARNING, "reference-nested",
-			skitx_pool_printf(&c->s->pool, "%s/%s", c->s->dir,
-					  c->from),
-			line, 0,
-			"%s links to %s; keep references one level deep from "
-			"SKILL.md",
-			c->from, rel);
+		        c->s, SKIT_SEVERITY_WARNING, "reference-nested",
+		        skitx_pool_printf(&c->s->pool, "%s/%s", c->s->dir,
+		                          c->from),
+		        line, 0,
+		        "%s links to %s; keep references one level deep from "
+		        "SKILL.md",
+		        c->from, rel);
 	skitx_free(rel);
 	return c->error;
 }
 
 static int body_link_cb(const char *target, size_t len, unsigned int line,
-			void *payload)
+                        void *payload)
 {
 	struct link_ctx *c = payload;
 	struct stat st;
@@ -309,21 +309,20 @@ static int body_link_cb(const char *target, size_t len, unsigned int line,
 		return c->error = SKIT_ENOMEM;
 	if (!rel)
 		return c->error = skit__skill_diag(
-			       c->s, SKIT_SEVERITY_WARNING, "link-outside",
-			       NULL, c->line_offset + line, 0,
-			       "link to '%.*s' points outside the skill folder",
-			       (int)len, target);
+		               c->s, SKIT_SEVERITY_WARNING, "link-outside",
+		               NULL, c->line_offset + line, 0,
+		               "link to '%.*s' points outside the skill folder",
+		               (int)len, target);
 	abs = skitx_path_join(c->s->dir, rel);
 	if (!abs) {
 		skitx_free(rel);
 		return c->error = SKIT_ENOMEM;
 	}
 	if (lstat(abs, &st) < 0) {
-		error = skit__skill_diag(c->s, SKIT_SEVERITY_WARNING,
-					 "link-missing", NULL,
-					 c->line_offset + line, 0,
-					 "link to '%.*s': no such file",
-					 (int)len, target);
+		error = skit__skill_diag(
+		        c->s, SKIT_SEVERITY_WARNING, "link-missing", NULL,
+		        c->line_offset + line, 0,
+		        "link to '%.*s': no such file", (int)len, target);
 	} else if (S_ISREG(st.st_mode) && is_markdown(rel)) {
 		/* the vector takes ownership of `rel` */
 		if (skitx_vec_push(c->md_targets, rel) < 0)
@@ -395,8 +394,8 @@ struct secrets {
 
 /* Warn once per file for the first secret-looking string in `text`. */
 static int scan_secrets(struct skit_skill *s, struct secrets *sec,
-			const char *path, unsigned int line_offset,
-			const char *text)
+                        const char *path, unsigned int line_offset,
+                        const char *text)
 {
 	for (size_t k = 0; k < sec->compiled; k++) {
 		regmatch_t m;
@@ -408,10 +407,10 @@ static int scan_secrets(struct skit_skill *s, struct secrets *sec,
 			if (text[i] == '\n')
 				line++;
 		return skit__skill_diag(
-			s, SKIT_SEVERITY_WARNING, "secret-suspected", path,
-			line_offset + line, (unsigned int)0,
-			"this looks like %s; never ship credentials in a skill",
-			secret_patterns[k].what);
+		        s, SKIT_SEVERITY_WARNING, "secret-suspected", path,
+		        line_offset + line, (unsigned int)0,
+		        "this looks like %s; never ship credentials in a skill",
+		        secret_patterns[k].what);
 	}
 	return 0;
 }
@@ -440,7 +439,7 @@ static int scan_file_cb(const char *rel, bool is_dir, void *payload)
 	    !memchr(text.ptr, '\0', text.len)) {
 		const char *path = skitx_pool_strdup(&c->s->pool, abs);
 		error = path ? scan_secrets(c->s, c->sec, path, 0, text.ptr)
-			     : SKIT_ENOMEM;
+		             : SKIT_ENOMEM;
 	}
 	skitx_free(abs);
 	skitx_buf_release(&text);
@@ -448,7 +447,7 @@ static int scan_file_cb(const char *rel, bool is_dir, void *payload)
 }
 
 static int scan_yaml(struct skit_skill *s, struct secrets *sec,
-		     const struct skit__ynode *n)
+                     const struct skit__ynode *n)
 {
 	int error = 0;
 
@@ -477,13 +476,12 @@ static int script_cb(const char *rel, bool is_dir, void *payload)
 		return c->error = SKIT_ENOMEM;
 	if (lstat(abs, &st) == 0 && S_ISREG(st.st_mode) &&
 	    !(st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH)))
-		error = skit__skill_diag(c->s, SKIT_SEVERITY_WARNING,
-					 "script-not-executable",
-					 skitx_pool_strdup(&c->s->pool, abs), 0,
-					 0,
-					 "%s is not executable (chmod +x it, "
-					 "or say which interpreter runs it)",
-					 rel);
+		error = skit__skill_diag(
+		        c->s, SKIT_SEVERITY_WARNING, "script-not-executable",
+		        skitx_pool_strdup(&c->s->pool, abs), 0, 0,
+		        "%s is not executable (chmod +x it, "
+		        "or say which interpreter runs it)",
+		        rel);
 	skitx_free(abs);
 	return c->error = error;
 }
@@ -507,10 +505,10 @@ int skit__skill_lint(struct skit_skill *s)
 		return rc;
 	if (rc < 0)
 		return skit__skill_diag(s, SKIT_SEVERITY_ERROR,
-					rc == SKIT_EENCODING ? "invalid-utf8"
-					: rc == SKIT_ETOOBIG ? "file-too-big"
-							     : "read-error",
-					NULL, err.line, 0, "%s", err.message);
+		                        rc == SKIT_EENCODING ? "invalid-utf8"
+		                        : rc == SKIT_ETOOBIG ? "file-too-big"
+		                                             : "read-error",
+		                        NULL, err.line, 0, "%s", err.message);
 
 	/* The body starts after any blank lines stripped from its top. */
 	first_line = s->body_text_line;
@@ -521,17 +519,17 @@ int skit__skill_lint(struct skit_skill *s)
 		lines++;
 	if (lines > BODY_MAX_LINES)
 		error = skit__skill_diag(s, SKIT_SEVERITY_WARNING,
-					 "body-too-long", NULL, 0, 0,
-					 "the body is %zu lines; keep it under "
-					 "%d and move detail to references/",
-					 lines, BODY_MAX_LINES);
+		                         "body-too-long", NULL, 0, 0,
+		                         "the body is %zu lines; keep it under "
+		                         "%d and move detail to references/",
+		                         lines, BODY_MAX_LINES);
 	if (!error && skitx_utf8_count(body, len) / 4 > BODY_MAX_TOKENS)
 		error = skit__skill_diag(
-			s, SKIT_SEVERITY_WARNING, "body-too-many-tokens", NULL,
-			0, 0,
-			"the body is about %zu tokens; keep it under %d and "
-			"move detail to references/",
-			skitx_utf8_count(body, len) / 4, BODY_MAX_TOKENS);
+		        s, SKIT_SEVERITY_WARNING, "body-too-many-tokens", NULL,
+		        0, 0,
+		        "the body is about %zu tokens; keep it under %d and "
+		        "move detail to references/",
+		        skitx_utf8_count(body, len) / 4, BODY_MAX_TOKENS);
 	if (error < 0)
 		goto out;
 
@@ -549,15 +547,14 @@ int skit__skill_lint(struct skit_skill *s)
 		goto out;
 
 	for (size_t k = 0; k < SKIT_ARRAY_SIZE(secret_patterns); k++) {
-		if (regcomp(&sec.re[k], secret_patterns[k].re,
-			    REG_EXTENDED))
+		if (regcomp(&sec.re[k], secret_patterns[k].re, REG_EXTENDED))
 			break;
 		sec.compiled++;
 	}
 	error = scan_yaml(s, &sec, s->root);
 	if (!error)
 		error = scan_secrets(s, &sec, NULL,
-				     (unsigned int)first_line - 1, body);
+		                     (unsigned int)first_line - 1, body);
 	memset(&sc, 0, sizeof(sc));
 	sc.s = s;
 	sc.sec = &sec;

@@ -26,31 +26,31 @@ int skit_skill_check_properties(const skit_skill *s, skit_error *err)
 		const char *code = s->diags[0].code;
 		if (s->no_file || !strcmp(code, "not-a-directory"))
 			return skit__error_set(err, SKIT_EINVALID, 0,
-					       "SKILL.md not found in %s",
-					       s->dir);
+			                       "SKILL.md not found in %s",
+			                       s->dir);
 		return skit__error_set(err, SKIT_EINVALID, s->diags[0].line,
-				       "%s", s->fatal);
+		                       "%s", s->fatal);
 	}
 	name = skit__yaml_get(s->root, "name");
 	desc = skit__yaml_get(s->root, "description");
 	if (!name)
 		return skit__error_set(err, SKIT_EINVALID, 0,
-				       "Missing required field in frontmatter: "
-				       "name");
+		                       "Missing required field in frontmatter: "
+		                       "name");
 	if (!desc)
 		return skit__error_set(err, SKIT_EINVALID, 0,
-				       "Missing required field in frontmatter: "
-				       "description");
+		                       "Missing required field in frontmatter: "
+		                       "description");
 	if (name->kind != SKIT_YSCALAR ||
 	    !skitx_utf8_pystrip(name->value, name->len, &start))
 		return skit__error_set(err, SKIT_EINVALID, 0,
-				       "Field 'name' must be a non-empty "
-				       "string");
+		                       "Field 'name' must be a non-empty "
+		                       "string");
 	if (desc->kind != SKIT_YSCALAR ||
 	    !skitx_utf8_pystrip(desc->value, desc->len, &start))
 		return skit__error_set(err, SKIT_EINVALID, 0,
-				       "Field 'description' must be a "
-				       "non-empty string");
+		                       "Field 'description' must be a "
+		                       "non-empty string");
 	return 0;
 }
 
@@ -148,9 +148,9 @@ static json_t *to_json(const struct skit__ynode *n)
 	for (size_t i = 0; j && i < n->n; i++) {
 		json_t *v = to_json(n->items[i]);
 		int rc = !v ? -1
-		       : n->kind == SKIT_YMAP
-			       ? json_object_set_new(j, n->keys[i]->value, v)
-			       : json_array_append_new(j, v);
+		         : n->kind == SKIT_YMAP
+		                 ? json_object_set_new(j, n->keys[i]->value, v)
+		                 : json_array_append_new(j, v);
 		if (rc) {
 			json_decref(j);
 			return NULL;
@@ -202,8 +202,8 @@ static int pythonize(struct skitx_buf *out, const char *s)
 			for (int k = 0; k < 4 && s[2 + k]; k++) {
 				char c = s[2 + k];
 				esc[2 + k] = (c >= 'A' && c <= 'F')
-						     ? (char)(c - 'A' + 'a')
-						     : c;
+				                     ? (char)(c - 'A' + 'a')
+				                     : c;
 			}
 			error = skitx_buf_add(out, esc, 6);
 			s += 5;
@@ -217,11 +217,10 @@ static int pythonize(struct skitx_buf *out, const char *s)
 	return error;
 }
 
-int skit_skill_properties_json(char **out, const skit_skill *s,
-			       skit_error *err)
+int skit_skill_properties_json(char **out, const skit_skill *s, skit_error *err)
 {
 	static const char *const passthrough[] = { "license", "compatibility",
-						   "allowed-tools" };
+		                                   "allowed-tools" };
 	struct skitx_buf buf = SKITX_BUF_INIT;
 	const struct skit__ynode *n;
 	json_t *obj = NULL;
@@ -245,7 +244,7 @@ int skit_skill_properties_json(char **out, const skit_skill *s,
 	len = skitx_utf8_pystrip(n->value, n->len, &start);
 	if (!error)
 		error = set(obj, "description",
-			    json_stringn(n->value + start, len));
+		            json_stringn(n->value + start, len));
 	for (size_t i = 0; !error && i < SKIT_ARRAY_SIZE(passthrough); i++) {
 		n = skit__yaml_get(s->root, passthrough[i]);
 		if (n)
@@ -258,9 +257,8 @@ int skit_skill_properties_json(char **out, const skit_skill *s,
 		if (n->kind == SKIT_YMAP) {
 			meta = json_object();
 			for (size_t i = 0; meta && i < n->n; i++)
-				if (json_object_set_new(meta,
-							n->keys[i]->value,
-							py_str(n->items[i]))) {
+				if (json_object_set_new(meta, n->keys[i]->value,
+				                        py_str(n->items[i]))) {
 					json_decref(meta);
 					meta = NULL;
 				}
@@ -271,7 +269,7 @@ int skit_skill_properties_json(char **out, const skit_skill *s,
 	}
 	if (!error) {
 		dump = json_dumps(obj, JSON_INDENT(2) | JSON_ENSURE_ASCII |
-					       JSON_PRESERVE_ORDER);
+		                               JSON_PRESERVE_ORDER);
 		if (!dump)
 			error = SKIT_ENOMEM;
 	}

@@ -26,16 +26,16 @@
 #include "util/utf8.h"
 
 #define DEFAULT_MAX_FRONTMATTER (64 * 1024)
-#define DEFAULT_MAX_FILE	(8 * 1024 * 1024)
-#define READ_BLOCK		4096
-#define NAME_MAX_CHARS		64
-#define DESCRIPTION_MAX_CHARS	1024
+#define DEFAULT_MAX_FILE        (8 * 1024 * 1024)
+#define READ_BLOCK              4096
+#define NAME_MAX_CHARS          64
+#define DESCRIPTION_MAX_CHARS   1024
 #define COMPATIBILITY_MAX_CHARS 500
 
 /* The spec's fields, sorted as Python's sorted() prints them. */
 static const char *const allowed_fields[] = {
 	"allowed-tools", "compatibility", "description",
-	"license",	 "metadata",	  "name",
+	"license",       "metadata",      "name",
 };
 
 /* Fields outside the spec that skit honours at run time (DESIGN.md §1). */
@@ -46,9 +46,9 @@ static const char *const runtime_fields[] = {
 	"when_to_use",
 };
 
-int skit__skill_diag(struct skit_skill *s, skit_severity sev,
-		     const char *code, const char *path, unsigned int line,
-		     unsigned int col, const char *fmt, ...)
+int skit__skill_diag(struct skit_skill *s, skit_severity sev, const char *code,
+                     const char *path, unsigned int line, unsigned int col,
+                     const char *fmt, ...)
 {
 	skit_diag *d;
 	va_list ap;
@@ -87,10 +87,10 @@ int skit__skill_diag(struct skit_skill *s, skit_severity sev,
 
 /* A fatal diagnostic: reading or parsing stops here. */
 static int fatal(struct skit_skill *s, const char *code, unsigned int line,
-		 unsigned int col, const char *fmt, ...) SKIT_PRINTF(5, 6);
+                 unsigned int col, const char *fmt, ...) SKIT_PRINTF(5, 6);
 
 static int fatal(struct skit_skill *s, const char *code, unsigned int line,
-		 unsigned int col, const char *fmt, ...)
+                 unsigned int col, const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
@@ -100,7 +100,7 @@ static int fatal(struct skit_skill *s, const char *code, unsigned int line,
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	error = skit__skill_diag(s, SKIT_SEVERITY_ERROR, code, NULL, line, col,
-				 "%s", msg);
+	                         "%s", msg);
 	if (error < 0)
 		return error;
 	s->fatal = s->diags[s->ndiags - 1].message;
@@ -165,13 +165,14 @@ static bool ascii_ieq(const char *a, size_t alen, const char *b)
 
 /* 1-based line and column of byte `off` in `text`. */
 static void offset_position(const char *text, size_t off, unsigned int *line,
-			    unsigned int *col)
+                            unsigned int *col)
 {
 	unsigned int l = 1, c = 1;
 
 	for (size_t i = 0; i < off; i++) {
 		if (text[i] == '\n' ||
-		    (text[i] == '\r' && (i + 1 >= off || text[i + 1] != '\n'))) {
+		    (text[i] == '\r' &&
+		     (i + 1 >= off || text[i + 1] != '\n'))) {
 			l++;
 			c = 1;
 		} else if (((unsigned char)text[i] & 0xC0) != 0x80) {
@@ -189,7 +190,7 @@ static void offset_position(const char *text, size_t off, unsigned int *line,
  * and not at end of file, or a "\r" that may be followed by "\n").
  */
 static size_t next_line(const char *p, const char *end, bool eof,
-			const char **next)
+                        const char **next)
 {
 	const char *q = p;
 
@@ -247,17 +248,17 @@ static int normalize_newlines(struct skitx_buf *out, const char *p, size_t len)
 
 /* Report an encoding problem at byte `bad` of `raw`. */
 static int encoding_error(struct skit_skill *s, const char *raw, size_t bad,
-			  int kind)
+                          int kind)
 {
 	unsigned int line, col;
 
 	offset_position(raw, bad, &line, &col);
 	if (kind == 2)
 		return fatal(s, "nul-byte", line, col,
-			     "SKILL.md contains a NUL byte (byte offset %zu)",
-			     bad);
+		             "SKILL.md contains a NUL byte (byte offset %zu)",
+		             bad);
 	return fatal(s, "invalid-utf8", line, col,
-		     "SKILL.md is not valid UTF-8 (byte offset %zu)", bad);
+	             "SKILL.md is not valid UTF-8 (byte offset %zu)", bad);
 }
 
 /*
@@ -267,7 +268,7 @@ static int encoding_error(struct skit_skill *s, const char *raw, size_t bad,
  * BOM); the closing line is the next line that is exactly "---".
  */
 static int read_frontmatter(struct skit_skill *s, int fd, off_t size,
-			    struct skitx_buf *yaml)
+                            struct skitx_buf *yaml)
 {
 	struct skitx_buf raw = SKITX_BUF_INIT;
 	size_t max = s->opts.max_frontmatter, pos = 0, yaml_start = 0;
@@ -293,10 +294,10 @@ static int read_frontmatter(struct skit_skill *s, int fd, off_t size,
 					len -= 3;
 				}
 				if (!is_opening_fence(p, len)) {
-					error = fatal(s, "frontmatter-missing",
-						      1, 1,
-						      "SKILL.md must start with "
-						      "YAML frontmatter (---)");
+					error = fatal(
+					        s, "frontmatter-missing", 1, 1,
+					        "SKILL.md must start with "
+					        "YAML frontmatter (---)");
 					goto out;
 				}
 				yaml_start = (size_t)(next - raw.ptr);
@@ -314,19 +315,19 @@ static int read_frontmatter(struct skit_skill *s, int fd, off_t size,
 		if (eof) {
 			if (line == 0)
 				error = fatal(s, "frontmatter-missing", 1, 1,
-					      "SKILL.md must start with YAML "
-					      "frontmatter (---)");
+				              "SKILL.md must start with YAML "
+				              "frontmatter (---)");
 			else
 				error = fatal(s, "frontmatter-unclosed", 0, 0,
-					      "SKILL.md frontmatter not "
-					      "properly closed with ---");
+				              "SKILL.md frontmatter not "
+				              "properly closed with ---");
 			goto out;
 		}
 		if (raw.len - skip > max) {
 			error = fatal(s, "frontmatter-too-big", 0, 0,
-				      "SKILL.md frontmatter is larger than %zu "
-				      "bytes",
-				      max);
+			              "SKILL.md frontmatter is larger than %zu "
+			              "bytes",
+			              max);
 			goto out;
 		}
 		error = skitx_buf_grow(&raw, READ_BLOCK);
@@ -337,8 +338,8 @@ static int read_frontmatter(struct skit_skill *s, int fd, off_t size,
 			if (errno == EINTR)
 				continue;
 			error = fatal(s, "read-error", 0, 0,
-				      "SKILL.md could not be read: %s",
-				      strerror(errno));
+			              "SKILL.md could not be read: %s",
+			              strerror(errno));
 			goto out;
 		}
 		raw.len += (size_t)n;
@@ -354,7 +355,7 @@ static int read_frontmatter(struct skit_skill *s, int fd, off_t size,
 		goto out;
 	}
 	error = normalize_newlines(yaml, raw.ptr + yaml_start,
-				   yaml_end - yaml_start);
+	                           yaml_end - yaml_start);
 out:
 	skitx_buf_release(&raw);
 	return error;
@@ -385,7 +386,7 @@ static int open_skill_md(struct skit_skill *s, struct stat *st, int *fd_out)
 		skitx_free(path);
 		s->no_file = true;
 		return fatal(s, "missing-skill-md", 0, 0,
-			     "Missing required file: SKILL.md");
+		             "Missing required file: SKILL.md");
 	}
 	s->file = skitx_pool_strdup(&s->pool, path);
 	skitx_free(path);
@@ -398,23 +399,23 @@ static int open_skill_md(struct skit_skill *s, struct stat *st, int *fd_out)
 		switch (why) {
 		case SKITX_FS_SYMLINK:
 			return fatal(s, "skill-md-symlink", 0, 0,
-				     "SKILL.md is a symbolic link; skit does "
-				     "not follow linked files");
+			             "SKILL.md is a symbolic link; skit does "
+			             "not follow linked files");
 		case SKITX_FS_DIRECTORY:
 		case SKITX_FS_NOT_REGULAR:
 			return fatal(s, "skill-md-not-file", 0, 0,
-				     "SKILL.md %s", skitx_fs_why_text(why));
+			             "SKILL.md %s", skitx_fs_why_text(why));
 		default:
 			return fatal(s, "read-error", 0, 0,
-				     "SKILL.md could not be opened: %s",
-				     strerror(errno));
+			             "SKILL.md could not be opened: %s",
+			             strerror(errno));
 		}
 	}
 	if ((size_t)st->st_size > s->opts.max_file) {
 		close(fd);
 		return fatal(s, "file-too-big", 0, 0,
-			     "SKILL.md is %lld bytes; the limit is %zu",
-			     (long long)st->st_size, s->opts.max_file);
+		             "SKILL.md is %lld bytes; the limit is %zu",
+		             (long long)st->st_size, s->opts.max_file);
 	}
 	*fd_out = fd;
 	return 0;
@@ -422,7 +423,7 @@ static int open_skill_md(struct skit_skill *s, struct stat *st, int *fd_out)
 
 /* Position of a top-level key's line in SKILL.md (YAML line + 1). */
 static void key_position(const struct skit_skill *s, const char *key,
-			 unsigned int *line, unsigned int *col)
+                         unsigned int *line, unsigned int *col)
 {
 	const struct skit__ynode *root = s->root;
 
@@ -469,17 +470,16 @@ static int check_fields(struct skit_skill *s)
 		const struct skit__ynode *k = root->keys[i];
 
 		if (in_list(k->value, allowed_fields,
-			    SKIT_ARRAY_SIZE(allowed_fields)))
+		            SKIT_ARRAY_SIZE(allowed_fields)))
 			continue;
 		if (lenient) {
 			if (in_list(k->value, runtime_fields,
-				    SKIT_ARRAY_SIZE(runtime_fields)))
+			            SKIT_ARRAY_SIZE(runtime_fields)))
 				continue;
-			error = skit__skill_diag(s, SKIT_SEVERITY_WARNING,
-						 "unknown-field", NULL,
-						 k->line + 1, k->column,
-						 "Unknown field '%s' is ignored",
-						 k->value);
+			error = skit__skill_diag(
+			        s, SKIT_SEVERITY_WARNING, "unknown-field", NULL,
+			        k->line + 1, k->column,
+			        "Unknown field '%s' is ignored", k->value);
 			if (error < 0)
 				goto out;
 			continue;
@@ -500,13 +500,13 @@ static int check_fields(struct skit_skill *s)
 		error = skitx_buf_puts(&msg, ". Only [");
 	for (size_t i = 0; !error && i < SKIT_ARRAY_SIZE(allowed_fields); i++)
 		error = skitx_buf_printf(&msg, "%s'%s'", i ? ", " : "",
-					 allowed_fields[i]);
+		                         allowed_fields[i]);
 	if (!error)
 		error = skitx_buf_puts(&msg, "] are allowed.");
 	if (!error)
 		error = skit__skill_diag(s, SKIT_SEVERITY_ERROR,
-					 "unknown-fields", NULL, line, col,
-					 "%s", msg.ptr);
+		                         "unknown-fields", NULL, line, col,
+		                         "%s", msg.ptr);
 out:
 	skitx_free(extra);
 	skitx_buf_release(&msg);
@@ -515,7 +515,7 @@ out:
 
 /* The stripped text of a scalar into the pool; NULL on OOM. */
 static const char *pool_strip(struct skit_skill *s, const char *v, size_t len,
-			      size_t *out_len)
+                              size_t *out_len)
 {
 	size_t start, n = skitx_utf8_pystrip(v, len, &start);
 
@@ -561,13 +561,13 @@ bool skit_skill_name_ok(const char *name)
 	return ok;
 }
 
-#define ERR(code, ...)                                                     \
-	do {                                                               \
-		error = skit__skill_diag(s, SKIT_SEVERITY_ERROR, code, NULL, \
-					 line, col, __VA_ARGS__);          \
-		if (error < 0)                                             \
-			goto out;                                          \
-	} while (0)
+#define ERR(code, ...)                                                    \
+ do {                                                                     \
+  error = skit__skill_diag(s, SKIT_SEVERITY_ERROR, code, NULL, line, col, \
+		           __VA_ARGS__);                                  \
+  if (error < 0)                                                          \
+   goto out;                                                              \
+ } while (0)
 
 static int check_name(struct skit_skill *s)
 {
@@ -580,7 +580,7 @@ static int check_name(struct skit_skill *s)
 	key_position(s, "name", &line, &col);
 	if (!node) {
 		ERR("name-missing", "Missing required field in frontmatter: "
-				    "name");
+		                    "name");
 		goto out;
 	}
 	if (node->kind != SKIT_YSCALAR ||
@@ -671,7 +671,7 @@ out:
 static int check_compatibility(struct skit_skill *s)
 {
 	const struct skit__ynode *node =
-		skit__yaml_get(s->root, "compatibility");
+	        skit__yaml_get(s->root, "compatibility");
 	unsigned int line, col;
 	size_t chars;
 	int error = 0;
@@ -712,13 +712,13 @@ static int parse_bool(const char *v, bool *out)
 	return -1;
 }
 
-#define WARN(code, ...)                                                    \
-	do {                                                               \
-		error = skit__skill_diag(s, SKIT_SEVERITY_WARNING, code, NULL, \
-					 line, col, __VA_ARGS__);          \
-		if (error < 0)                                             \
-			goto out;                                          \
-	} while (0)
+#define WARN(code, ...)                                                     \
+ do {                                                                       \
+  error = skit__skill_diag(s, SKIT_SEVERITY_WARNING, code, NULL, line, col, \
+		           __VA_ARGS__);                                    \
+  if (error < 0)                                                            \
+   goto out;                                                                \
+ } while (0)
 
 /*
  * The fields skit uses at run time. In lenient loads a wrong type is an
@@ -753,12 +753,12 @@ static int check_runtime_fields(struct skit_skill *s)
 			    bools[i].key);
 			continue;
 		}
-		s->flags |= v ? bools[i].flag_when_true
-			      : bools[i].flag_when_false;
+		s->flags |=
+		        v ? bools[i].flag_when_true : bools[i].flag_when_false;
 	}
 	if (lenient) {
 		static const char *const strings[] = { "when_to_use",
-						       "argument-hint" };
+			                               "argument-hint" };
 		for (size_t i = 0; i < SKIT_ARRAY_SIZE(strings); i++) {
 			node = skit__yaml_get(s->root, strings[i]);
 			if (!node)
@@ -771,10 +771,10 @@ static int check_runtime_fields(struct skit_skill *s)
 			}
 			if (i == 0)
 				s->when_to_use = pool_strip(s, node->value,
-							    node->len, NULL);
+				                            node->len, NULL);
 			else
-				s->argument_hint = pool_strip(
-					s, node->value, node->len, NULL);
+				s->argument_hint = pool_strip(s, node->value,
+				                              node->len, NULL);
 		}
 	}
 
@@ -801,7 +801,7 @@ static int check_runtime_fields(struct skit_skill *s)
 			}
 			if (scalars) {
 				s->allowed_tools = skitx_pool_strndup(
-					&s->pool, b.ptr, b.len);
+				        &s->pool, b.ptr, b.len);
 				skitx_buf_release(&b);
 				if (!s->allowed_tools)
 					return SKIT_ENOMEM;
@@ -821,8 +821,9 @@ static int check_runtime_fields(struct skit_skill *s)
 				     "Field 'allowed-tools' should be a "
 				     "space-separated string");
 		} else if (lenient) {
-			ERR("allowed-tools-type", "Field 'allowed-tools' must "
-						  "be a space-separated string");
+			ERR("allowed-tools-type",
+			    "Field 'allowed-tools' must "
+			    "be a space-separated string");
 		} else {
 			WARN("allowed-tools-type",
 			     "Field 'allowed-tools' should be a "
@@ -833,7 +834,8 @@ static int check_runtime_fields(struct skit_skill *s)
 	node = skit__yaml_get(s->root, "license");
 	if (node && node->kind != SKIT_YSCALAR) {
 		key_position(s, "license", &line, &col);
-		WARN("license-not-string", "Field 'license' should be a string");
+		WARN("license-not-string",
+		     "Field 'license' should be a string");
 	}
 
 	node = skit__yaml_get(s->root, "metadata");
@@ -841,9 +843,9 @@ static int check_runtime_fields(struct skit_skill *s)
 		key_position(s, "metadata", &line, &col);
 		if (node->kind == SKIT_YMAP) {
 			s->meta_keys = skitx_pool_alloc(
-				&s->pool, node->n * sizeof(*s->meta_keys));
+			        &s->pool, node->n * sizeof(*s->meta_keys));
 			s->meta_values = skitx_pool_alloc(
-				&s->pool, node->n * sizeof(*s->meta_values));
+			        &s->pool, node->n * sizeof(*s->meta_values));
 			if (!s->meta_keys || !s->meta_values)
 				return SKIT_ENOMEM;
 			for (size_t i = 0; i < node->n; i++) {
@@ -859,7 +861,7 @@ static int check_runtime_fields(struct skit_skill *s)
 					continue;
 				}
 				s->meta_keys[s->meta_count] =
-					node->keys[i]->value;
+				        node->keys[i]->value;
 				s->meta_values[s->meta_count++] = v->value;
 			}
 		} else if (node->kind == SKIT_YSEQ || node->len) {
@@ -878,8 +880,8 @@ static int check_hidden(struct skit_skill *s)
 	int error = 0;
 
 	for (size_t k = 0; k < SKIT_ARRAY_SIZE(keys); k++) {
-		const struct skit__ynode *node = skit__yaml_get(s->root,
-								keys[k]);
+		const struct skit__ynode *node =
+		        skit__yaml_get(s->root, keys[k]);
 		unsigned int line, col;
 		size_t i = 0;
 		int32_t cp;
@@ -888,7 +890,7 @@ static int check_hidden(struct skit_skill *s)
 			continue;
 		while (i < node->len) {
 			i += skitx_utf8_decode(node->value + i, node->len - i,
-					       &cp);
+			                       &cp);
 			if (cp == '\n' || cp == '\t' ||
 			    !skitx_utf8_is_hidden(cp))
 				continue;
@@ -910,7 +912,7 @@ static int validate(struct skit_skill *s)
 
 	if (!s->root || s->root->kind != SKIT_YMAP)
 		return fatal(s, "frontmatter-not-mapping", 2, 0,
-			     "SKILL.md frontmatter must be a YAML mapping");
+		             "SKILL.md frontmatter must be a YAML mapping");
 	error = check_fields(s);
 	if (!error)
 		error = check_name(s);
@@ -964,7 +966,7 @@ static int load(struct skit_skill *s, const char *path)
 	if (stat(path, &st) < 0) {
 		/* a dangling link or a vanished path: not a folder */
 		return fatal(s, "not-a-directory", 0, 0, "Not a directory: %s",
-			     s->dir);
+		             s->dir);
 	}
 	if (S_ISREG(st.st_mode)) {
 		/* `skit validate x/SKILL.md` means the folder x */
@@ -979,7 +981,7 @@ static int load(struct skit_skill *s, const char *path)
 				return SKIT_ENOMEM;
 			if (stat(s->dir, &st) < 0)
 				return fatal(s, "not-a-directory", 0, 0,
-					     "Not a directory: %s", s->dir);
+				             "Not a directory: %s", s->dir);
 		}
 	}
 	name = skitx_path_name(s->dir, &name_len);
@@ -988,7 +990,7 @@ static int load(struct skit_skill *s, const char *path)
 		return SKIT_ENOMEM;
 	if (!S_ISDIR(st.st_mode))
 		return fatal(s, "not-a-directory", 0, 0, "Not a directory: %s",
-			     s->dir);
+		             s->dir);
 
 	error = open_skill_md(s, &st, &fd);
 	if (error < 0 || s->fatal)
@@ -999,11 +1001,11 @@ static int load(struct skit_skill *s, const char *path)
 		goto out;
 
 	error = skit__yaml_parse(&s->root, &s->pool, yaml.ptr, yaml.len, msg,
-				 sizeof(msg), &line, &col);
+	                         sizeof(msg), &line, &col);
 	if (error == SKIT_EINVALID) {
 		/* YAML line 1 is SKILL.md line 2 */
 		error = fatal(s, "yaml-invalid", line ? line + 1 : 0, col,
-			      "Invalid YAML in frontmatter: %s", msg);
+		              "Invalid YAML in frontmatter: %s", msg);
 		goto out;
 	}
 	if (error < 0)
@@ -1017,7 +1019,7 @@ out:
 }
 
 int skit_skill_load(skit_skill **out, const char *path,
-		    const skit_skill_options *opts, skit_error *err)
+                    const skit_skill_options *opts, skit_error *err)
 {
 	static const skit_skill_options defaults = SKIT_SKILL_OPTIONS_INIT;
 	struct skit_skill *s;
@@ -1030,11 +1032,11 @@ int skit_skill_load(skit_skill **out, const char *path,
 		opts = &defaults;
 	if (opts->version != SKIT_SKILL_OPTIONS_VERSION)
 		return skit__error_set(err, SKIT_EUSAGE, 0,
-				       "unknown skill options version %u",
-				       opts->version);
+		                       "unknown skill options version %u",
+		                       opts->version);
 	if (lstat(path, &st) < 0 && errno == ENOENT)
 		return skit__error_set(err, SKIT_ENOTFOUND, 0,
-				       "Path does not exist: %s", path);
+		                       "Path does not exist: %s", path);
 
 	s = skitx_calloc(1, sizeof(*s));
 	if (!s)
@@ -1052,7 +1054,7 @@ int skit_skill_load(skit_skill **out, const char *path,
 	if (error < 0) {
 		skit_skill_free(s);
 		return error == SKIT_ENOMEM ? skit__error_oom(err)
-					    : skit__error_code(err, error);
+		                            : skit__error_code(err, error);
 	}
 	*out = s;
 	return 0;
@@ -1144,7 +1146,7 @@ size_t skit_skill_metadata_count(const skit_skill *s)
 }
 
 void skit_skill_metadata_at(const skit_skill *s, size_t i, const char **key,
-			    const char **value)
+                            const char **value)
 {
 	assert(i < s->meta_count);
 	*key = s->meta_keys[i];
@@ -1162,7 +1164,7 @@ size_t skit__skill_bytes_read(const skit_skill *s)
 }
 
 int skit_skill_body(skit_skill *s, const char **out, size_t *len_out,
-		    skit_error *err)
+                    skit_error *err)
 {
 	struct skitx_buf raw = SKITX_BUF_INIT, norm = SKITX_BUF_INIT;
 	enum skitx_fs_why why;
@@ -1175,51 +1177,50 @@ int skit_skill_body(skit_skill *s, const char **out, size_t *len_out,
 		goto done;
 	if (!s->file)
 		return skit__error_set(err, SKIT_ENOTFOUND, 0,
-				       "%s has no SKILL.md", s->dir);
+		                       "%s has no SKILL.md", s->dir);
 	if (s->fatal || !s->body_offset)
-		return skit__error_set(err, SKIT_EINVALID, 0, "%s: %s",
-				       s->file,
-				       s->fatal ? s->fatal
-						: "frontmatter not read");
+		return skit__error_set(err, SKIT_EINVALID, 0, "%s: %s", s->file,
+		                       s->fatal ? s->fatal
+		                                : "frontmatter not read");
 	fd = skitx_fs_open_regular(AT_FDCWD, s->file, &st, &why);
 	if (fd < 0)
 		return skit__error_set(err, SKIT_EIO, 0, "%s %s", s->file,
-				       skitx_fs_why_text(why));
+		                       skitx_fs_why_text(why));
 	if ((size_t)st.st_size > s->opts.max_file) {
 		close(fd);
 		return skit__error_set(err, SKIT_ETOOBIG, 0,
-				       "%s is %lld bytes; the limit is %zu",
-				       s->file, (long long)st.st_size,
-				       s->opts.max_file);
+		                       "%s is %lld bytes; the limit is %zu",
+		                       s->file, (long long)st.st_size,
+		                       s->opts.max_file);
 	}
 	error = skitx_fs_read_fd(fd, &raw, s->opts.max_file);
 	close(fd);
 	if (error < 0) {
 		skit__error_set(err, error, 0, "%s could not be read: %s",
-				s->file, skit_strerror(error));
+		                s->file, skit_strerror(error));
 		goto out;
 	}
 	s->bytes_read += raw.len;
 	if (raw.len < s->body_offset) {
 		error = skit__error_set(err, SKIT_EIO, 0,
-					"%s changed while being read", s->file);
+		                        "%s changed while being read", s->file);
 		goto out;
 	}
 	kind = skitx_utf8_check(raw.ptr + s->body_offset,
-				raw.len - s->body_offset, &bad);
+	                        raw.len - s->body_offset, &bad);
 	if (kind) {
 		unsigned int line, col;
 		offset_position(raw.ptr, s->body_offset + bad, &line, &col);
 		error = skit__error_set(err, SKIT_EENCODING, line,
-					"%s:%u: %s (byte offset %zu)", s->file,
-					line,
-					kind == 2 ? "NUL byte in the body"
-						  : "invalid UTF-8 in the body",
-					s->body_offset + bad);
+		                        "%s:%u: %s (byte offset %zu)", s->file,
+		                        line,
+		                        kind == 2 ? "NUL byte in the body"
+		                                  : "invalid UTF-8 in the body",
+		                        s->body_offset + bad);
 		goto out;
 	}
 	error = normalize_newlines(&norm, raw.ptr + s->body_offset,
-				   raw.len - s->body_offset);
+	                           raw.len - s->body_offset);
 	if (error < 0) {
 		skit__error_oom(err);
 		goto out;

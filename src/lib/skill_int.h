@@ -25,16 +25,16 @@ struct skit_skill {
 	bool no_file; /* no SKILL.md at all (read-properties wording) */
 
 	struct skit__ynode *root; /* the frontmatter mapping */
-	const char *name;	  /* stripped + NFKC, or NULL */
-	const char *name_raw;	  /* stripped, or NULL */
+	const char *name;         /* stripped + NFKC, or NULL */
+	const char *name_raw;     /* stripped, or NULL */
 	const char *description;  /* stripped, or NULL */
 	const char *allowed_tools, *when_to_use, *argument_hint;
 	unsigned int flags;
 	const char **meta_keys, **meta_values;
 	size_t meta_count;
 
-	size_t body_offset;	/* raw byte offset of the body */
-	unsigned int body_line; /* its 1-based line */
+	size_t body_offset;          /* raw byte offset of the body */
+	unsigned int body_line;      /* its 1-based line */
 	unsigned int body_text_line; /* line of the stripped body's start */
 	bool body_loaded;
 	const char *body;
@@ -46,13 +46,13 @@ struct skit_skill {
 };
 
 /* Append a diagnostic; the message is formatted into the pool. */
-int skit__skill_diag(struct skit_skill *s, skit_severity sev,
-		     const char *code, const char *path, unsigned int line,
-		     unsigned int col, const char *fmt, ...)
+int skit__skill_diag(struct skit_skill *s, skit_severity sev, const char *code,
+                     const char *path, unsigned int line, unsigned int col,
+                     const char *fmt, ...)
 #if defined(__GNUC__)
-	__attribute__((format(printf, 7, 8)))
+        __attribute__((format(printf, 7, 8)))
 #endif
-	;
+        ;
 
 /* The lints of SKIT_SKILL_LINT (lint.c). */
 int skit__skill_lint(struct skit_skill *s);

@@ -31,10 +31,10 @@ struct builder {
 };
 
 static int fail(struct builder *b, const yaml_mark_t *mark, const char *fmt,
-		...) SKIT_PRINTF(3, 4);
+                ...) SKIT_PRINTF(3, 4);
 
 static int fail(struct builder *b, const yaml_mark_t *mark, const char *fmt,
-		...)
+                ...)
 {
 	va_list ap;
 
@@ -48,9 +48,8 @@ static int fail(struct builder *b, const yaml_mark_t *mark, const char *fmt,
 	return SKIT_EINVALID;
 }
 
-static struct skit__ynode *new_node(struct builder *b,
-				    enum skit__ynode_kind kind,
-				    const yaml_mark_t *mark)
+static struct skit__ynode *
+new_node(struct builder *b, enum skit__ynode_kind kind, const yaml_mark_t *mark)
 {
 	struct skit__ynode *n = skitx_pool_alloc(b->pool, sizeof(*n));
 
@@ -65,12 +64,12 @@ static struct skit__ynode *new_node(struct builder *b,
 
 /* Grow a pool-owned pointer array (the old one is abandoned in the pool). */
 static int push_item(struct builder *b, struct skit__ynode ***arr,
-		     size_t *alloc, size_t n, struct skit__ynode *item)
+                     size_t *alloc, size_t n, struct skit__ynode *item)
 {
 	if (n == *alloc) {
 		size_t na = *alloc ? *alloc * 2 : 8;
-		struct skit__ynode **p = skitx_pool_alloc(b->pool,
-							  na * sizeof(*p));
+		struct skit__ynode **p =
+		        skitx_pool_alloc(b->pool, na * sizeof(*p));
 		if (!p)
 			return SKIT_ENOMEM;
 		if (n)
@@ -89,7 +88,7 @@ static bool same_key(const struct skit__ynode *a, const struct skit__ynode *b)
 
 /* Attach a finished node to its parent (or make it the root). */
 static int attach(struct builder *b, struct skit__ynode *node,
-		  const yaml_mark_t *mark)
+                  const yaml_mark_t *mark)
 {
 	struct frame *f;
 	int error;
@@ -101,20 +100,20 @@ static int attach(struct builder *b, struct skit__ynode *node,
 	f = &b->stack[b->depth - 1];
 	if (f->node->kind == SKIT_YSEQ) {
 		error = push_item(b, &f->node->items, &f->alloc, f->node->n,
-				  node);
+		                  node);
 		if (!error)
 			f->node->n++;
 		return error;
 	}
 	if (!f->pending_key) {
 		if (node->kind != SKIT_YSCALAR)
-			return fail(b, mark, "found a mapping key that is "
-					     "not a plain string");
+			return fail(b, mark,
+			            "found a mapping key that is "
+			            "not a plain string");
 		for (size_t i = 0; i < f->node->n; i++)
 			if (same_key(f->node->keys[i], node))
-				return fail(b, mark,
-					    "Duplicate key '%s' found",
-					    node->value);
+				return fail(b, mark, "Duplicate key '%s' found",
+				            node->value);
 		f->pending_key = node;
 		return 0;
 	}
@@ -122,11 +121,11 @@ static int attach(struct builder *b, struct skit__ynode *node,
 	{
 		size_t alloc = f->alloc;
 		error = push_item(b, &f->node->keys, &alloc, f->node->n,
-				  f->pending_key);
+		                  f->pending_key);
 		if (error)
 			return error;
 		error = push_item(b, &f->node->items, &f->alloc, f->node->n,
-				  node);
+		                  node);
 		if (error)
 			return error;
 	}
@@ -136,16 +135,17 @@ static int attach(struct builder *b, struct skit__ynode *node,
 }
 
 static int check_props(struct builder *b, const yaml_char_t *anchor,
-		       const yaml_char_t *tag, int implicit,
-		       const yaml_mark_t *mark)
+                       const yaml_char_t *tag, int implicit,
+                       const yaml_mark_t *mark)
 {
 	if (anchor)
 		return fail(b, mark,
-			    "Found confusing disallowed anchor token (surround "
-			    "with ' and ' to make text appear literally)");
+		            "Found confusing disallowed anchor token (surround "
+		            "with ' and ' to make text appear literally)");
 	if (tag && !implicit)
-		return fail(b, mark, "Found disallowed tag tokens (do not "
-				     "specify types in markup)");
+		return fail(b, mark,
+		            "Found disallowed tag tokens (do not "
+		            "specify types in markup)");
 	return 0;
 }
 
@@ -153,7 +153,7 @@ static int count_node(struct builder *b, const yaml_mark_t *mark)
 {
 	if (++b->nodes > SKIT_YAML_MAX_NODES)
 		return fail(b, mark, "more than %d YAML nodes",
-			    SKIT_YAML_MAX_NODES);
+		            SKIT_YAML_MAX_NODES);
 	return 0;
 }
 
@@ -169,32 +169,31 @@ static int on_event(struct builder *b, yaml_event_t *ev, int *documents)
 			return fail(b, mark, "expected a single document");
 		if (ev->data.document_start.version_directive ||
 		    ev->data.document_start.tag_directives.start !=
-			    ev->data.document_start.tag_directives.end)
-			return fail(b, mark, "Found disallowed %%YAML or %%TAG "
-					     "directive");
+		            ev->data.document_start.tag_directives.end)
+			return fail(b, mark,
+			            "Found disallowed %%YAML or %%TAG "
+			            "directive");
 		return 0;
 	case YAML_ALIAS_EVENT:
 		return fail(b, mark, "found undefined alias");
 	case YAML_SCALAR_EVENT:
 		error = check_props(b, ev->data.scalar.anchor,
-				    ev->data.scalar.tag,
-				    ev->data.scalar.plain_implicit ||
-					    ev->data.scalar.quoted_implicit,
-				    mark);
+		                    ev->data.scalar.tag,
+		                    ev->data.scalar.plain_implicit ||
+		                            ev->data.scalar.quoted_implicit,
+		                    mark);
 		if (!error)
 			error = count_node(b, mark);
 		if (error)
 			return error;
-		if (memchr(ev->data.scalar.value, '\0',
-			   ev->data.scalar.length))
+		if (memchr(ev->data.scalar.value, '\0', ev->data.scalar.length))
 			return fail(b, mark, "a value holds a NUL character");
 		n = new_node(b, SKIT_YSCALAR, mark);
 		if (!n)
 			return SKIT_ENOMEM;
 		n->len = ev->data.scalar.length;
-		n->value = skitx_pool_strndup(b->pool,
-					      (const char *)ev->data.scalar.value,
-					      n->len);
+		n->value = skitx_pool_strndup(
+		        b->pool, (const char *)ev->data.scalar.value, n->len);
 		if (!n->value)
 			return SKIT_ENOMEM;
 		return attach(b, n, mark);
@@ -202,29 +201,29 @@ static int on_event(struct builder *b, yaml_event_t *ev, int *documents)
 	case YAML_MAPPING_START_EVENT: {
 		bool map = ev->type == YAML_MAPPING_START_EVENT;
 		bool flow = map ? ev->data.mapping_start.style ==
-					  YAML_FLOW_MAPPING_STYLE
-				: ev->data.sequence_start.style ==
-					  YAML_FLOW_SEQUENCE_STYLE;
+		                            YAML_FLOW_MAPPING_STYLE
+		                : ev->data.sequence_start.style ==
+		                            YAML_FLOW_SEQUENCE_STYLE;
 
 		error = check_props(b,
-				    map ? ev->data.mapping_start.anchor
-					: ev->data.sequence_start.anchor,
-				    map ? ev->data.mapping_start.tag
-					: ev->data.sequence_start.tag,
-				    map ? ev->data.mapping_start.implicit
-					: ev->data.sequence_start.implicit,
-				    mark);
+		                    map ? ev->data.mapping_start.anchor
+		                        : ev->data.sequence_start.anchor,
+		                    map ? ev->data.mapping_start.tag
+		                        : ev->data.sequence_start.tag,
+		                    map ? ev->data.mapping_start.implicit
+		                        : ev->data.sequence_start.implicit,
+		                    mark);
 		if (error)
 			return error;
 		if (flow)
 			return fail(b, mark,
-				    "Found ugly disallowed JSONesque flow %s "
-				    "(surround with ' and ' to make text "
-				    "appear literally)",
-				    map ? "mapping" : "sequence");
+			            "Found ugly disallowed JSONesque flow %s "
+			            "(surround with ' and ' to make text "
+			            "appear literally)",
+			            map ? "mapping" : "sequence");
 		if (b->depth >= SKIT_YAML_MAX_DEPTH)
 			return fail(b, mark, "nesting deeper than %d levels",
-				    SKIT_YAML_MAX_DEPTH);
+			            SKIT_YAML_MAX_DEPTH);
 		error = count_node(b, mark);
 		if (error)
 			return error;
@@ -248,8 +247,8 @@ static int on_event(struct builder *b, yaml_event_t *ev, int *documents)
 }
 
 int skit__yaml_parse(struct skit__ynode **out, struct skitx_pool *pool,
-		     const char *text, size_t len, char *msg, size_t msgsize,
-		     unsigned int *line, unsigned int *col)
+                     const char *text, size_t len, char *msg, size_t msgsize,
+                     unsigned int *line, unsigned int *col)
 {
 	struct builder b;
 	yaml_parser_t parser;
@@ -276,10 +275,10 @@ int skit__yaml_parse(struct skit__ynode **out, struct skitx_pool *pool,
 				break;
 			}
 			snprintf(msg, msgsize, "%s%s%s",
-				 parser.problem ? parser.problem
-						: "malformed YAML",
-				 parser.context ? " " : "",
-				 parser.context ? parser.context : "");
+			         parser.problem ? parser.problem
+			                        : "malformed YAML",
+			         parser.context ? " " : "",
+			         parser.context ? parser.context : "");
 			b.line = (unsigned int)parser.problem_mark.line + 1;
 			b.col = (unsigned int)parser.problem_mark.column + 1;
 			error = SKIT_EINVALID;
@@ -302,7 +301,7 @@ int skit__yaml_parse(struct skit__ynode **out, struct skitx_pool *pool,
 }
 
 const struct skit__ynode *skit__yaml_get(const struct skit__ynode *map,
-					 const char *key)
+                                         const char *key)
 {
 	size_t klen = strlen(key);
 

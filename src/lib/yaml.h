@@ -42,11 +42,11 @@ struct skit__ynode {
  * position to `*line`/`*col` (0 when unknown).
  */
 int skit__yaml_parse(struct skit__ynode **out, struct skitx_pool *pool,
-		     const char *text, size_t len, char *msg, size_t msgsize,
-		     unsigned int *line, unsigned int *col);
+                     const char *text, size_t len, char *msg, size_t msgsize,
+                     unsigned int *line, unsigned int *col);
 
 /* The value for `key` in a mapping, or NULL. */
 const struct skit__ynode *skit__yaml_get(const struct skit__ynode *map,
-					 const char *key);
+                                         const char *key);
 
 #endif

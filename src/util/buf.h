@@ -41,9 +41,9 @@ int skitx_buf_puts(struct skitx_buf *b, const char *s);
 int skitx_buf_putc(struct skitx_buf *b, char c);
 int skitx_buf_printf(struct skitx_buf *b, const char *fmt, ...)
 #if defined(__GNUC__)
-	__attribute__((format(printf, 2, 3)))
+        __attribute__((format(printf, 2, 3)))
 #endif
-	;
+        ;
 int skitx_buf_vprintf(struct skitx_buf *b, const char *fmt, va_list ap);
 /* Shorten to `len` bytes (must be <= current length). */
 void skitx_buf_truncate(struct skitx_buf *b, size_t len);

@@ -11,11 +11,12 @@
 #include "util/path.h"
 
 int skitx_fs_open_regular(int dirfd, const char *path, struct stat *st,
-			  enum skitx_fs_why *why)
+                          enum skitx_fs_why *why)
 {
 	int fd, saved;
 
-	fd = openat(dirfd, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	fd = openat(dirfd, path,
+	            O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		saved = errno;
 		if (saved == ENOENT || saved == ENOTDIR)
@@ -41,7 +42,7 @@ int skitx_fs_open_regular(int dirfd, const char *path, struct stat *st,
 	if (!S_ISREG(st->st_mode)) {
 		close(fd);
 		*why = S_ISDIR(st->st_mode) ? SKITX_FS_DIRECTORY
-					    : SKITX_FS_NOT_REGULAR;
+		                            : SKITX_FS_NOT_REGULAR;
 		return -1;
 	}
 	*why = SKITX_FS_OK;
@@ -104,7 +105,7 @@ int skitx_fs_read_file(const char *path, struct skitx_buf *out, size_t cap)
 	if (fd < 0)
 		return why == SKITX_FS_MISSING ? SKIT_ENOTFOUND
 		       : why == SKITX_FS_ERROR ? SKIT_EIO
-					       : SKIT_EUNSAFE;
+		                               : SKIT_EUNSAFE;
 	if ((size_t)st.st_size > cap) {
 		close(fd);
 		return SKIT_ETOOBIG;
@@ -115,7 +116,7 @@ int skitx_fs_read_file(const char *path, struct skitx_buf *out, size_t cap)
 }
 
 int skitx_fs_write_atomic(const char *path, const void *data, size_t len,
-			  mode_t mode)
+                          mode_t mode)
 {
 	struct skitx_buf tmp = SKITX_BUF_INIT;
 	const char *p = data;

@@ -23,7 +23,7 @@ enum skitx_fs_why {
 	SKITX_FS_DIRECTORY,   /* a directory */
 	SKITX_FS_NOT_REGULAR, /* FIFO, socket, device */
 	SKITX_FS_DENIED,      /* EACCES / EPERM */
-	SKITX_FS_ERROR,	      /* anything else; errno is kept */
+	SKITX_FS_ERROR,       /* anything else; errno is kept */
 };
 
 /*
@@ -32,7 +32,7 @@ enum skitx_fs_why {
  * `st`, or returns -1 with `*why` set and errno preserved.
  */
 int skitx_fs_open_regular(int dirfd, const char *path, struct stat *st,
-			  enum skitx_fs_why *why);
+                          enum skitx_fs_why *why);
 
 /* A short English text for `why` ("is a directory", ...). */
 const char *skitx_fs_why_text(enum skitx_fs_why why);
@@ -48,7 +48,7 @@ int skitx_fs_read_file(const char *path, struct skitx_buf *out, size_t cap);
 
 /* Write `len` bytes to `path` via a temporary file and rename(). */
 int skitx_fs_write_atomic(const char *path, const void *data, size_t len,
-			  mode_t mode);
+                          mode_t mode);
 
 /* mkdir -p with `mode`; 0 or a negative status (errno kept). */
 int skitx_fs_mkdir_p(const char *path, mode_t mode);

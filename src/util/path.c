@@ -79,10 +79,10 @@ char *skitx_path_absolute(const char *path)
 			/* skip */
 		} else if (n == 2 && p[0] == '.' && p[1] == '.') {
 			char *slash = strrchr(buf.ptr, '/');
-			skitx_buf_truncate(&buf,
-					   slash ? (size_t)(slash - buf.ptr) : 0);
+			skitx_buf_truncate(
+			        &buf, slash ? (size_t)(slash - buf.ptr) : 0);
 		} else if (skitx_buf_putc(&buf, '/') < 0 ||
-			   skitx_buf_add(&buf, p, n) < 0) {
+		           skitx_buf_add(&buf, p, n) < 0) {
 			goto fail;
 		}
 		p += n;

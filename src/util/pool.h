@@ -26,9 +26,9 @@ char *skitx_pool_strdup(struct skitx_pool *pool, const char *s);
 /* printf into the pool; NULL on out-of-memory. */
 char *skitx_pool_printf(struct skitx_pool *pool, const char *fmt, ...)
 #if defined(__GNUC__)
-	__attribute__((format(printf, 2, 3)))
+        __attribute__((format(printf, 2, 3)))
 #endif
-	;
+        ;
 void skitx_pool_release(struct skitx_pool *pool);
 
 #endif

@@ -64,8 +64,8 @@ size_t skitx_utf8_decode(const char *s, size_t len, int32_t *cp)
 {
 	utf8proc_ssize_t n;
 
-	n = utf8proc_iterate((const utf8proc_uint8_t *)s,
-			     (utf8proc_ssize_t)len, cp);
+	n = utf8proc_iterate((const utf8proc_uint8_t *)s, (utf8proc_ssize_t)len,
+	                     cp);
 	if (n <= 0) {
 		*cp = 0xFFFD;
 		return 1;
@@ -187,8 +187,8 @@ char *skitx_utf8_nfkc(const char *s, size_t len)
 		return skitx_strndup(s, len);
 
 	n = utf8proc_map((const utf8proc_uint8_t *)s, (utf8proc_ssize_t)len,
-			 &nf, UTF8PROC_STABLE | UTF8PROC_COMPOSE |
-				      UTF8PROC_COMPAT);
+	                 &nf,
+	                 UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT);
 	if (n < 0)
 		return NULL;
 	/* utf8proc allocates with the C library; copy into ours. */

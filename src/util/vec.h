@@ -20,7 +20,7 @@ struct skitx_vec {
 int skitx_vec_push(struct skitx_vec *v, void *item);
 void skitx_vec_release(struct skitx_vec *v);
 
-#define skitx_vec_foreach(v, i, item)                                      \
-	for ((i) = 0; (i) < (v)->len && ((item) = (v)->items[(i)], 1); (i)++)
+#define skitx_vec_foreach(v, i, item) \
+ for ((i) = 0; (i) < (v)->len && ((item) = (v)->items[(i)], 1); (i)++)
 
 #endif

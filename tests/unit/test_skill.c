@@ -66,8 +66,8 @@ static const skit_diag *find(const skit_skill *s, const char *code)
 static void test_skill__valid_minimal(void)
 {
 	skit_skill *s = load(MAKE("ok", "---\nname: ok\ndescription: Does "
-					"things.\n---\n# Body\n"),
-			     0);
+	                                "things.\n---\n# Body\n"),
+	                     0);
 	size_t n;
 
 	ASSERT(skit_skill_valid(s));
@@ -87,8 +87,9 @@ static void test_skill__index_reads_frontmatter_only(void)
 	const char *body_out;
 	skit_skill *s;
 
-	head = (size_t)snprintf(text, 64, "---\nname: big\ndescription: x\n"
-					  "---\n");
+	head = (size_t)snprintf(text, 64,
+	                        "---\nname: big\ndescription: x\n"
+	                        "---\n");
 	memset(text + head, 'x', body);
 	/* invalid UTF-8 deep in the body: level 1 must not notice */
 	text[head + 100000] = (char)0xFF;
@@ -120,9 +121,8 @@ static void test_skill__line_endings_equivalent(void)
 		"---\r\nbody\r\n",
 	};
 	for (size_t v = 0; v < SKIT_ARRAY_SIZE(variants); v++) {
-		skit_skill *s = load(make_skill("le", variants[v],
-						strlen(variants[v])),
-				     0);
+		skit_skill *s = load(
+		        make_skill("le", variants[v], strlen(variants[v])), 0);
 		const skit_diag *d = find(s, "name-not-lowercase");
 		const char *body;
 
@@ -150,7 +150,7 @@ static void test_skill__fences_are_whole_lines(void)
 	skit_skill_free(s);
 
 	s = load(MAKE("fc", "---\nname: fc\ndescription: x\n--- trailing\n"),
-		 0);
+	         0);
 	ASSERT(find(s, "frontmatter-unclosed"));
 	skit_skill_free(s);
 
@@ -182,9 +182,9 @@ static void test_skill__yaml_refusals(void)
 		  "Invalid YAML" },
 	};
 	for (size_t i = 0; i < SKIT_ARRAY_SIZE(cases); i++) {
-		skit_skill *s = load(make_skill("y", cases[i].text,
-						strlen(cases[i].text)),
-				     0);
+		skit_skill *s = load(
+		        make_skill("y", cases[i].text, strlen(cases[i].text)),
+		        0);
 		size_t n;
 		const skit_diag *d = skit_skill_diags(s, &n);
 
@@ -202,10 +202,10 @@ static void test_skill__yaml_bombs(void)
 	skit_skill *s;
 
 	ASSERT_OK(skitx_buf_puts(&b, "---\nname: y\ndescription: x\n"
-				     "metadata:\n  a: &a [\"x\",\"x\"]\n"));
+	                             "metadata:\n  a: &a [\"x\",\"x\"]\n"));
 	for (int i = 1; i < 9; i++)
-		ASSERT_OK(skitx_buf_printf(&b, "  b%d: &b%d [*a,*a,*a]\n", i,
-					   i));
+		ASSERT_OK(
+		        skitx_buf_printf(&b, "  b%d: &b%d [*a,*a,*a]\n", i, i));
 	ASSERT_OK(skitx_buf_puts(&b, "---\n"));
 	s = load(make_skill("y", b.ptr, b.len), 0);
 	ASSERT(find(s, "yaml-invalid"));
@@ -235,9 +235,9 @@ static void test_skill__yaml_bombs(void)
 static void test_skill__scalars_stay_strings(void)
 {
 	skit_skill *s = load(MAKE("yes", "---\nname: yes\ndescription: 1.0\n"
-					 "license: null\ncompatibility: ~\n"
-					 "---\n"),
-			     0);
+	                                 "license: null\ncompatibility: ~\n"
+	                                 "---\n"),
+	                     0);
 
 	ASSERT(skit_skill_valid(s));
 	ASSERT_STR(skit_skill_name(s), "yes");
@@ -250,8 +250,8 @@ static void test_skill__scalars_stay_strings(void)
 static void test_skill__name_rules_in_order(void)
 {
 	skit_skill *s = load(MAKE("other", "---\nname: My_Skill-\n"
-					   "description: x\n---\n"),
-			     0);
+	                                   "description: x\n---\n"),
+	                     0);
 	size_t n;
 	const skit_diag *d = skit_skill_diags(s, &n);
 
@@ -261,7 +261,7 @@ static void test_skill__name_rules_in_order(void)
 	ASSERT_STR(d[2].code, "name-invalid-chars");
 	ASSERT_STR(d[3].code, "name-dir-mismatch");
 	ASSERT_STR(d[3].message,
-		   "Directory name 'other' must match skill name 'My_Skill-'");
+	           "Directory name 'other' must match skill name 'My_Skill-'");
 	ASSERT_EQ(d[0].line, 2);
 	ASSERT_EQ(d[0].column, 1);
 	skit_skill_free(s);
@@ -274,17 +274,17 @@ static void test_skill__name_nfkc(void)
 
 	/* 63 'a' + U+FB01 (fi) is 65 characters after NFKC */
 	snprintf(text, sizeof(text),
-		 "---\nname: %.*s\xEF\xAC\x81\ndescription: x\n---\n", 63,
-		 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
-		 "aaaaaaaa");
+	         "---\nname: %.*s\xEF\xAC\x81\ndescription: x\n---\n", 63,
+	         "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	         "aaaaaaaa");
 	s = load(make_skill("nf", text, strlen(text)), 0);
 	ASSERT_CONTAINS(find(s, "name-too-long")->message, "(65 chars)");
 	skit_skill_free(s);
 
 	/* a fullwidth name matches its ASCII folder */
 	s = load(MAKE("my-skill", "---\nname: \xEF\xBD\x8D\xEF\xBD\x99-skill\n"
-				  "description: x\n---\n"),
-		 0);
+	                          "description: x\n---\n"),
+	         0);
 	ASSERT(skit_skill_valid(s));
 	ASSERT_STR(skit_skill_name(s), "my-skill");
 	ASSERT_STR(skit_skill_name_raw(s), "\xEF\xBD\x8D\xEF\xBD\x99-skill");
@@ -310,36 +310,37 @@ static void test_skill__description_and_compatibility(void)
 	s = load(make_skill("d", b.ptr, b.len), 0);
 	/* the block scalar's newline makes it 1025 */
 	ASSERT_STR(find(s, "description-too-long")->message,
-		   "Description exceeds 1024 character limit (1025 chars)");
+	           "Description exceeds 1024 character limit (1025 chars)");
 	ASSERT(!find(s, "compatibility-too-long"));
 	skit_skill_free(s);
 	skitx_buf_release(&b);
 
 	s = load(MAKE("d", "---\nname: d\ndescription: \"  \"\n"
-			   "compatibility:\n  a: b\n---\n"),
-		 0);
+	                   "compatibility:\n  a: b\n---\n"),
+	         0);
 	ASSERT(find(s, "description-empty"));
 	ASSERT(find(s, "compatibility-not-string"));
 	skit_skill_free(s);
 
 	s = load(MAKE("d", "---\ndescription: x\n---\n"), 0);
 	ASSERT_STR(find(s, "name-missing")->message,
-		   "Missing required field in frontmatter: name");
+	           "Missing required field in frontmatter: name");
 	skit_skill_free(s);
 }
 
 static void test_skill__unknown_fields(void)
 {
 	static const char text[] = "---\nname: u\ndescription: x\n"
-				   "version: 1\ndisable-model-invocation: yes\n"
-				   "---\n";
+	                           "version: 1\ndisable-model-invocation: yes\n"
+	                           "---\n";
 	skit_skill *s = load(MAKE("u", text), 0);
 
-	ASSERT_STR(find(s, "unknown-fields")->message,
-		   "Unexpected fields in frontmatter: disable-model-invocation, "
-		   "version. Only ['allowed-tools', 'compatibility', "
-		   "'description', 'license', 'metadata', 'name'] are "
-		   "allowed.");
+	ASSERT_STR(
+	        find(s, "unknown-fields")->message,
+	        "Unexpected fields in frontmatter: disable-model-invocation, "
+	        "version. Only ['allowed-tools', 'compatibility', "
+	        "'description', 'license', 'metadata', 'name'] are "
+	        "allowed.");
 	skit_skill_free(s);
 
 	s = load(MAKE("u", text), SKIT_SKILL_LENIENT);
@@ -350,8 +351,8 @@ static void test_skill__unknown_fields(void)
 
 	/* a malformed run-time flag fails closed */
 	s = load(MAKE("u", "---\nname: u\ndescription: x\n"
-			   "disable-model-invocation: maybe\n---\n"),
-		 SKIT_SKILL_LENIENT);
+	                   "disable-model-invocation: maybe\n---\n"),
+	         SKIT_SKILL_LENIENT);
 	ASSERT(!skit_skill_valid(s));
 	ASSERT(find(s, "field-not-boolean"));
 	skit_skill_free(s);
@@ -360,10 +361,10 @@ static void test_skill__unknown_fields(void)
 static void test_skill__allowed_tools_and_metadata(void)
 {
 	skit_skill *s = load(MAKE("t", "---\nname: t\ndescription: x\n"
-				       "allowed-tools:\n  - Read\n  - "
-				       "Bash(git:*)\nmetadata:\n  author: me\n"
-				       "  nested:\n    a: b\n---\n"),
-			     SKIT_SKILL_LENIENT);
+	                               "allowed-tools:\n  - Read\n  - "
+	                               "Bash(git:*)\nmetadata:\n  author: me\n"
+	                               "  nested:\n    a: b\n---\n"),
+	                     SKIT_SKILL_LENIENT);
 	const char *k, *v;
 
 	ASSERT(skit_skill_valid(s));
@@ -379,18 +380,19 @@ static void test_skill__allowed_tools_and_metadata(void)
 
 static void test_skill__properties_json(void)
 {
-	skit_skill *s = load(MAKE("p", "---\nname: p\ndescription: \xE6\x8A\x80 "
-				       "\xF0\x9F\x9A\x80\nallowed-tools: \"\"\n"
-				       "metadata:\n  n:\n    - a\n    - b\n"
-				       "---\n"),
-			     0);
+	skit_skill *s =
+	        load(MAKE("p", "---\nname: p\ndescription: \xE6\x8A\x80 "
+	                       "\xF0\x9F\x9A\x80\nallowed-tools: \"\"\n"
+	                       "metadata:\n  n:\n    - a\n    - b\n"
+	                       "---\n"),
+	             0);
 	char *json = NULL;
 
 	ASSERT_OK(skit_skill_properties_json(&json, s, NULL));
 	ASSERT_STR(json, "{\n  \"name\": \"p\",\n  \"description\": "
-			 "\"\\u6280 \\ud83d\\ude80\",\n  \"allowed-tools\": "
-			 "\"\",\n  \"metadata\": {\n    \"n\": \"['a', "
-			 "'b']\"\n  }\n}\n");
+	                 "\"\\u6280 \\ud83d\\ude80\",\n  \"allowed-tools\": "
+	                 "\"\",\n  \"metadata\": {\n    \"n\": \"['a', "
+	                 "'b']\"\n  }\n}\n");
 	skit_free(json);
 	skit_skill_free(s);
 
@@ -398,9 +400,9 @@ static void test_skill__properties_json(void)
 	{
 		skit_error err;
 		ASSERT_EQ(skit_skill_properties_json(&json, s, &err),
-			  SKIT_EINVALID);
+		          SKIT_EINVALID);
 		ASSERT_STR(err.message, "Missing required field in "
-					"frontmatter: description");
+		                        "frontmatter: description");
 	}
 	skit_skill_free(s);
 }
@@ -412,12 +414,13 @@ static void test_skill__encoding_errors(void)
 
 	s = load(MAKE("e", "---\nna\xC0\xAEme: e\n---\n"), 0);
 	ASSERT_STR(find(s, "invalid-utf8")->message,
-		   "SKILL.md is not valid UTF-8 (byte offset 6)");
+	           "SKILL.md is not valid UTF-8 (byte offset 6)");
 	skit_skill_free(s);
 	s = load(make_skill("e", "---\nname: e\0\n---\n", 17), 0);
 	ASSERT(find(s, "nul-byte"));
 	skit_skill_free(s);
-	s = load(MAKE("e", "---\nname: e\ndescription: \xED\xA0\x80\n---\n"), 0);
+	s = load(MAKE("e", "---\nname: e\ndescription: \xED\xA0\x80\n---\n"),
+	         0);
 	ASSERT(find(s, "invalid-utf8"));
 	skit_skill_free(s);
 }
@@ -443,7 +446,7 @@ static void test_skill__hostile_files(void)
 	ASSERT_OK(mkdir(file, 0755));
 	s = load(path, 0);
 	ASSERT_CONTAINS(find(s, "skill-md-not-file")->message,
-			"is a directory");
+	                "is a directory");
 	skit_skill_free(s);
 	rmdir(file);
 
@@ -465,7 +468,7 @@ static void test_skill__hostile_files(void)
 
 	s = load(path, 0);
 	ASSERT_STR(find(s, "missing-skill-md")->message,
-		   "Missing required file: SKILL.md");
+	           "Missing required file: SKILL.md");
 	skit_skill_free(s);
 }
 
@@ -475,7 +478,7 @@ static void test_skill__skill_md_file_argument(void)
 	skit_skill *s;
 
 	snprintf(file, sizeof(file), "%s/SKILL.md",
-		 MAKE("arg", "---\nname: arg\ndescription: x\n---\n"));
+	         MAKE("arg", "---\nname: arg\ndescription: x\n---\n"));
 	s = load(file, 0);
 	ASSERT(skit_skill_valid(s));
 	ASSERT_STR(skit_skill_dir_name(s), "arg");
@@ -483,7 +486,7 @@ static void test_skill__skill_md_file_argument(void)
 	{
 		skit_skill *none = NULL;
 		ASSERT_EQ(skit_skill_load(&none, "/nonexistent/x", NULL, NULL),
-			  SKIT_ENOTFOUND);
+		          SKIT_ENOTFOUND);
 		ASSERT(!none);
 	}
 }
@@ -505,9 +508,9 @@ static void test_skill__lints(void)
 	int fd;
 
 	path = MAKE("lint", "---\nname: lint\ndescription: x \xE2\x80\xAE y\n"
-			    "---\n\nSee [a](references/a.md), [gone](nope.md), "
-			    "[web](https://x.org) and [top](#top).\n"
-			    "key AKIAABCDEFGHIJKLMNOP\n");
+	                    "---\n\nSee [a](references/a.md), [gone](nope.md), "
+	                    "[web](https://x.org) and [top](#top).\n"
+	                    "key AKIAABCDEFGHIJKLMNOP\n");
 	snprintf(p, sizeof(p), "%s/references", path);
 	skitx_fs_mkdir_p(p, 0755);
 	snprintf(p, sizeof(p), "%s/scripts", path);
@@ -528,12 +531,12 @@ static void test_skill__lints(void)
 	ASSERT_CONTAINS(find(s, "link-missing")->message, "nope.md");
 	ASSERT_EQ(find(s, "link-missing")->line, 6);
 	ASSERT_CONTAINS(find(s, "reference-nested")->message,
-			"references/a.md links to references/b.md");
+	                "references/a.md links to references/b.md");
 	ASSERT(find(s, "script-not-executable"));
 	ASSERT_EQ(find(s, "secret-suspected")->line, 7);
 	ASSERT_OK(skit_skill_foreach_file(s, count_cb, &list, NULL));
 	ASSERT_STR(list.ptr, "references;references/a.md;references/b.md;"
-			     "scripts;scripts/run.sh;");
+	                     "scripts;scripts/run.sh;");
 	skitx_buf_release(&list);
 	skit_skill_free(s);
 
@@ -548,8 +551,8 @@ static void test_skill__lints(void)
 static void test_skill__out_of_memory(void)
 {
 	const char *path = MAKE("oom", "---\nname: oom\ndescription: |\n  x\n"
-				       "metadata:\n  a: b\n  c:\n    - d\n"
-				       "---\n[l](x.md)\n");
+	                               "metadata:\n  a: b\n  c:\n    - d\n"
+	                               "---\n[l](x.md)\n");
 	bool succeeded = false;
 
 	for (long n = 1; n < 2000 && !succeeded; n++) {
@@ -572,17 +575,18 @@ static void test_skill__out_of_memory(void)
 	ASSERT(succeeded);
 }
 
-TEST_MAIN(TEST(test_skill__valid_minimal)
-	  TEST(test_skill__index_reads_frontmatter_only)
-	  TEST(test_skill__line_endings_equivalent)
-	  TEST(test_skill__fences_are_whole_lines)
-	  TEST(test_skill__yaml_refusals) TEST(test_skill__yaml_bombs)
-	  TEST(test_skill__scalars_stay_strings)
-	  TEST(test_skill__name_rules_in_order) TEST(test_skill__name_nfkc)
-	  TEST(test_skill__description_and_compatibility)
-	  TEST(test_skill__unknown_fields)
-	  TEST(test_skill__allowed_tools_and_metadata)
-	  TEST(test_skill__properties_json)
-	  TEST(test_skill__encoding_errors) TEST(test_skill__hostile_files)
-	  TEST(test_skill__skill_md_file_argument) TEST(test_skill__lints)
-	  TEST(test_skill__out_of_memory))
+TEST_MAIN(
+        TEST(test_skill__valid_minimal) TEST(test_skill__index_reads_frontmatter_only) TEST(
+                test_skill__line_endings_equivalent) TEST(test_skill__fences_are_whole_lines)
+                TEST(test_skill__yaml_refusals) TEST(test_skill__yaml_bombs) TEST(
+                        test_skill__scalars_stay_strings) TEST(test_skill__name_rules_in_order)
+                        TEST(test_skill__name_nfkc) TEST(
+                                test_skill__description_and_compatibility)
+                                TEST(test_skill__unknown_fields) TEST(
+                                        test_skill__allowed_tools_and_metadata)
+                                        TEST(test_skill__properties_json) TEST(
+                                                test_skill__encoding_errors)
+                                                TEST(test_skill__hostile_files) TEST(
+                                                        test_skill__skill_md_file_argument)
+                                                        TEST(test_skill__lints) TEST(
+                                                                test_skill__out_of_memory))
