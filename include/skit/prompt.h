@@ -35,12 +35,21 @@ typedef struct {
 typedef struct {
 	unsigned int version; /**< SKIT_PROMPT_OPTIONS_VERSION */
 	skit_prompt_format format;
-	size_t budget; /**< limit in characters (code points); 0: none */
+	size_t budget;      /**< limit in characters (code points); 0: none */
+	unsigned int flags; /**< SKIT_PROMPT_VERBATIM */
 } skit_prompt_options;
+
+/**
+ * Keep hidden characters (controls, bidirectional, zero-width, TAG) in
+ * names and descriptions, as the reference does. By default they are
+ * stripped, because skill text is untrusted and goes into a model's
+ * prompt (`skit validate` flags them as `hidden-unicode`).
+ */
+#define SKIT_PROMPT_VERBATIM (1u << 0)
 
 /* clang-format off */
 #define SKIT_PROMPT_OPTIONS_VERSION 1
-#define SKIT_PROMPT_OPTIONS_INIT { SKIT_PROMPT_OPTIONS_VERSION, SKIT_PROMPT_XML, 0 }
+#define SKIT_PROMPT_OPTIONS_INIT { SKIT_PROMPT_OPTIONS_VERSION, SKIT_PROMPT_XML, 0, 0 }
 /* clang-format on */
 
 /** What rendering did (all may be NULL-ignored by passing NULL). */

@@ -27,7 +27,10 @@ static void help(void)
 	       "first, then the\n"
 	       "                 last skills are left out, and the output "
 	       "says how many\n"
-	       "  -h, --help     show this help\n");
+	       "  -h, --help     show this help\n\n"
+	       "The XML keeps names and descriptions verbatim, as the reference "
+	       "does; markdown\nand json strip invisible and bidirectional "
+	       "characters (skit validate flags them).\n");
 }
 
 int cmd_to_prompt(int argc, char **argv)
@@ -76,6 +79,12 @@ int cmd_to_prompt(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return cli_usage_error(argv[0], "missing PATH");
+	/*
+	 * The XML is the reference's, so it keeps what the reference keeps;
+	 * the other formats strip hidden characters as the agent does.
+	 */
+	if (popts.format == SKIT_PROMPT_XML)
+		popts.flags |= SKIT_PROMPT_VERBATIM;
 	for (int i = optind; i < argc; i++) {
 		struct stat st;
 		if (lstat(argv[i], &st) < 0) {
