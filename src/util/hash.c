@@ -36,7 +36,7 @@ static uint64_t mix64(uint64_t x)
 }
 
 static size_t strmap_find(const struct skitx_strmap *m, const char *key,
-			  size_t len, uint64_t hash)
+                          size_t len, uint64_t hash)
 {
 	size_t mask = m->cap - 1, i = (size_t)hash & mask;
 
@@ -76,7 +76,7 @@ static int strmap_grow(struct skitx_strmap *m)
 }
 
 uint32_t *skitx_strmap_get(const struct skitx_strmap *m, const char *key,
-			   size_t len)
+                           size_t len)
 {
 	size_t i;
 
@@ -87,7 +87,7 @@ uint32_t *skitx_strmap_get(const struct skitx_strmap *m, const char *key,
 }
 
 int skitx_strmap_put(struct skitx_strmap *m, const char *key, size_t len,
-		     uint32_t value, uint32_t *found)
+                     uint32_t value, uint32_t *found)
 {
 	uint64_t hash = skitx_hash_bytes(key, len);
 	struct skitx_strmap_slot *s;
@@ -159,7 +159,7 @@ static int idmap_grow(struct skitx_idmap *m)
 }
 
 int skitx_idmap_put(struct skitx_idmap *m, uint64_t a, uint64_t b,
-		    uint32_t value, uint32_t *found)
+                    uint32_t value, uint32_t *found)
 {
 	struct skitx_idmap_slot *s;
 	int error;

@@ -40,7 +40,7 @@ struct skitx_strmap {
 
 /* The value stored for the key, or NULL when absent. */
 uint32_t *skitx_strmap_get(const struct skitx_strmap *m, const char *key,
-			   size_t len);
+                           size_t len);
 
 /*
  * Insert `key` with `value` unless the key is present. Returns 1 when it
@@ -49,7 +49,7 @@ uint32_t *skitx_strmap_get(const struct skitx_strmap *m, const char *key,
  * refused with SKIT_ETOOBIG.
  */
 int skitx_strmap_put(struct skitx_strmap *m, const char *key, size_t len,
-		     uint32_t value, uint32_t *found);
+                     uint32_t value, uint32_t *found);
 
 void skitx_strmap_release(struct skitx_strmap *m);
 
@@ -70,7 +70,7 @@ struct skitx_idmap {
 
 /* Same contract as skitx_strmap_put(), keyed by the pair (a, b). */
 int skitx_idmap_put(struct skitx_idmap *m, uint64_t a, uint64_t b,
-		    uint32_t value, uint32_t *found);
+                    uint32_t value, uint32_t *found);
 
 /* The value stored for (a, b), or NULL. */
 uint32_t *skitx_idmap_get(const struct skitx_idmap *m, uint64_t a, uint64_t b);

@@ -1,0 +1,473 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_doctor.c - `skit doctor`: what the registry sees and what is wrong
+ * with it.
+ *
+ * The report is a list of sections, each one function writing either a
+ * block of text or one member of the JSON object. To add a check (the
+ * sandbox layers, say), write a section function and add it to the
+ * `sections` table; count what should fail the run in `d->findings`.
+ */
+#include "common.h"
+
+#include "cli/cmd.h"
+#include "cli/error.h"
+#include "cli/roots.h"
+#include "util/buf.h"
+
+struct doctor {
+	skit_registry *reg;
+	bool json;
+	struct cli_style st;
+	FILE *f;
+	bool explicit_roots; /* --root: no project search */
+	size_t findings;     /* problems: exit 1 when any */
+	size_t active, shadowed, skipped, hidden;
+};
+
+static void help(void)
+{
+	printf("usage: skit doctor [options]\n\n"
+	       "Report the skill roots (which exist, how many skills each "
+	       "holds), the\nshadowed copies, the skills that were skipped "
+	       "and why, what the scan found\n(link loops, aliases, name "
+	       "collisions...), and the size of the skills\nindex against the "
+	       "default prompt budget.\n\n"
+	       "Options:\n"
+	       "  --json              print the report as one JSON "
+	       "object\n" CLI_ROOTS_HELP
+	       "  -h, --help          show this help\n\n"
+	       "Exit status: 0 when nothing is wrong, 1 when a skill was "
+	       "skipped or the scan\nreported a problem, 2 on a usage "
+	       "error.\n");
+}
+
+static void text(struct doctor *d, const char *s)
+{
+	cli_put_text(d->f, s, true, 0);
+}
+
+/* ---- sections ---------------------------------------------------------- */
+
+static void sec_project(struct doctor *d)
+{
+	const char *p = skit_registry_project_dir(d->reg);
+
+	if (d->json) {
+		if (p)
+			cli_put_json_str(d->f, p);
+		else
+			fputs("null", d->f);
+		return;
+	}
+	fprintf(d->f, "%sProject:%s ", d->st.bold, d->st.reset);
+	if (p)
+		text(d, p);
+	else if (d->explicit_roots)
+		fputs("not searched (roots given with --root)", d->f);
+	else
+		fputs("none (no .agents/, .agent/ or .git above the working "
+		      "folder)",
+		      d->f);
+	fputc('\n', d->f);
+}
+
+/* Shadowed and skipped entries of root `r`. */
+static void root_counts(const skit_registry *reg, size_t r, size_t *shadowed,
+                        size_t *skipped)
+{
+	*shadowed = *skipped = 0;
+	for (size_t i = 0; i < skit_registry_all_count(reg); i++) {
+		const skit_entry *e = skit_registry_all_entry(reg, i);
+
+		if (e->root_index != r)
+			continue;
+		if (e->state == SKIT_ENTRY_SHADOWED)
+			(*shadowed)++;
+		else if (e->state == SKIT_ENTRY_SKIPPED)
+			(*skipped)++;
+	}
+}
+
+static void sec_roots(struct doctor *d)
+{
+	size_t n = skit_registry_root_count(d->reg), srcw = 0, pathw = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *source, *path;
+
+		skit_registry_root(d->reg, i, &source, &path, NULL, NULL);
+		if (cli_text_width(source) > srcw)
+			srcw = cli_text_width(source);
+		if (cli_text_width(path) > pathw && cli_text_width(path) < 60)
+			pathw = cli_text_width(path);
+	}
+	if (d->json)
+		fputs(n ? "[\n" : "[]", d->f);
+	else
+		fprintf(d->f, "%sRoots%s (highest precedence first):\n",
+		        d->st.bold, d->st.reset);
+	for (size_t i = 0; i < n; i++) {
+		const char *source, *path;
+		size_t skills, shadowed, skipped;
+		bool exists;
+
+		skit_registry_root(d->reg, i, &source, &path, &exists, &skills);
+		root_counts(d->reg, i, &shadowed, &skipped);
+		if (d->json) {
+			fputs("    {\n", d->f);
+			cli_put_json_kv(d->f, "      ", "source", source, true);
+			cli_put_json_kv(d->f, "      ", "path", path, true);
+			fprintf(d->f,
+			        "      \"exists\": %s,\n"
+			        "      \"skills\": %zu,\n"
+			        "      \"shadowed\": %zu,\n"
+			        "      \"skipped\": %zu\n    }%s\n",
+			        exists ? "true" : "false", skills, shadowed,
+			        skipped, i + 1 < n ? "," : "");
+			continue;
+		}
+		fprintf(d->f, "  %s", d->st.cyan);
+		text(d, source);
+		fputs(d->st.reset, d->f);
+		for (size_t p = cli_text_width(source); p < srcw + 2; p++)
+			fputc(' ', d->f);
+		text(d, path);
+		fputs("  ", d->f);
+		for (size_t p = cli_text_width(path); p < pathw; p++)
+			fputc(' ', d->f);
+		if (!exists) {
+			fprintf(d->f, "%smissing%s\n", d->st.dim, d->st.reset);
+			continue;
+		}
+		fprintf(d->f, "%zu skill%s", skills, skills == 1 ? "" : "s");
+		if (shadowed || skipped)
+			fprintf(d->f, " (%zu shadowed, %zu skipped)", shadowed,
+			        skipped);
+		fputc('\n', d->f);
+	}
+	if (d->json && n)
+		fputs("  ]", d->f);
+}
+
+static void sec_skills(struct doctor *d)
+{
+	if (d->json) {
+		fprintf(d->f,
+		        "{\n    \"active\": %zu,\n    \"shadowed\": %zu,\n"
+		        "    \"skipped\": %zu,\n"
+		        "    \"hidden_from_model\": %zu\n  }",
+		        d->active, d->shadowed, d->skipped, d->hidden);
+		return;
+	}
+	fprintf(d->f, "%sSkills:%s %zu active, %zu shadowed, %zu skipped",
+	        d->st.bold, d->st.reset, d->active, d->shadowed, d->skipped);
+	if (d->hidden)
+		fprintf(d->f,
+		        "; %zu hidden from the model "
+		        "(disable-model-invocation)",
+		        d->hidden);
+	fputc('\n', d->f);
+}
+
+/* Entries in `state`, as a JSON array or a text block (none: nothing). */
+static void list_state(struct doctor *d, skit_entry_state state,
+                       const char *title)
+{
+	size_t n = skit_registry_all_count(d->reg), shown = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const skit_entry *e = skit_registry_all_entry(d->reg, i);
+		const skit_entry *win;
+
+		if (e->state != state)
+			continue;
+		if (d->json) {
+			fputs(shown ? ",\n    {\n" : "[\n    {\n", d->f);
+			cli_put_json_kv(d->f, "      ", "name", e->name, true);
+			cli_put_json_kv(d->f, "      ", "source", e->source,
+			                true);
+			cli_put_json_kv(d->f, "      ", "dir", e->dir, true);
+			if (state == SKIT_ENTRY_SKIPPED) {
+				cli_put_json_kv(d->f, "      ", "reason",
+				                e->reason, false);
+			} else {
+				win = skit_registry_find(d->reg, e->name, NULL);
+				cli_put_json_kv(d->f, "      ", "winner_source",
+				                e->reason, true);
+				cli_put_json_kv(d->f, "      ", "winner_dir",
+				                win ? win->dir : NULL, false);
+			}
+			fputs("    }", d->f);
+			shown++;
+			continue;
+		}
+		if (!shown)
+			fprintf(d->f, "%s%s%s\n", d->st.bold, title,
+			        d->st.reset);
+		fputs("  ", d->f);
+		text(d, e->name);
+		fprintf(d->f, " (%s%s%s) ", d->st.cyan, e->source, d->st.reset);
+		text(d, e->dir);
+		if (state == SKIT_ENTRY_SKIPPED) {
+			fprintf(d->f, "\n    %s", d->st.red);
+			text(d, e->reason ? e->reason : "");
+			fputs(d->st.reset, d->f);
+		} else {
+			win = skit_registry_find(d->reg, e->name, NULL);
+			fprintf(d->f, "\n    shadowed by %s", e->reason);
+			if (win) {
+				fputs(" ", d->f);
+				text(d, win->dir);
+			}
+		}
+		fputc('\n', d->f);
+		shown++;
+	}
+	if (d->json)
+		fputs(shown ? "\n  ]" : "[]", d->f);
+}
+
+static void sec_shadowed(struct doctor *d)
+{
+	list_state(d, SKIT_ENTRY_SHADOWED,
+	           "Shadowed (the same name in a higher root wins):");
+}
+
+static void sec_skipped(struct doctor *d)
+{
+	list_state(d, SKIT_ENTRY_SKIPPED, "Skipped (not loaded):");
+	d->findings += d->skipped;
+}
+
+static void sec_diags(struct doctor *d)
+{
+	size_t n;
+	const skit_diag *dg = skit_registry_diags(d->reg, &n);
+
+	d->findings += n;
+	if (d->json) {
+		fputs(n ? "[\n" : "[]", d->f);
+		for (size_t i = 0; i < n; i++) {
+			fputs("    {\n", d->f);
+			cli_put_json_kv(d->f, "      ", "severity",
+			                dg[i].severity == SKIT_SEVERITY_ERROR
+			                        ? "error"
+			                        : "warning",
+			                true);
+			cli_put_json_kv(d->f, "      ", "code", dg[i].code,
+			                true);
+			cli_put_json_kv(d->f, "      ", "path", dg[i].path,
+			                true);
+			cli_put_json_kv(d->f, "      ", "message",
+			                dg[i].message, false);
+			fputs(i + 1 < n ? "    },\n" : "    }\n  ]", d->f);
+		}
+		return;
+	}
+	if (!n)
+		return;
+	fprintf(d->f, "%sScan findings:%s\n", d->st.bold, d->st.reset);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(d->f, "  %s%s%s ",
+		        dg[i].severity == SKIT_SEVERITY_ERROR ? d->st.red
+		                                              : d->st.yellow,
+		        dg[i].severity == SKIT_SEVERITY_ERROR ? "error"
+		                                              : "warning",
+		        d->st.reset);
+		if (dg[i].path) {
+			text(d, dg[i].path);
+			fputs(": ", d->f);
+		}
+		text(d, dg[i].message);
+		fprintf(d->f, " %s[%s]%s\n", d->st.dim, dg[i].code,
+		        d->st.reset);
+	}
+}
+
+/*
+ * The level-1 index as the agent would put it in the prompt: the active
+ * skills the model may see (not disable-model-invocation), in index
+ * order, description plus when_to_use, rendered as XML.
+ */
+static void sec_index(struct doctor *d)
+{
+	size_t n = skit_registry_count(d->reg), m = 0;
+	skit_prompt_options opts = SKIT_PROMPT_OPTIONS_INIT;
+	skit_prompt_stats full = { 0 }, cut = { 0 };
+	skit_prompt_item *items;
+	char **joined, *out = NULL;
+	skit_error err = { 0 };
+	int error = SKIT_ENOMEM;
+
+	items = skitx_calloc(n ? n : 1, sizeof(*items));
+	joined = skitx_calloc(n ? n : 1, sizeof(*joined));
+	if (!items || !joined)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		const skit_entry *e = skit_registry_entry(d->reg, i);
+		struct skitx_buf b = SKITX_BUF_INIT;
+
+		if (e->flags & SKIT_SKILL_DISABLE_MODEL_INVOCATION)
+			continue;
+		items[m].name = e->name;
+		items[m].description = e->description;
+		items[m].location = e->file;
+		if (e->when_to_use) {
+			if (skitx_buf_printf(&b, "%s %s", e->description,
+			                     e->when_to_use) < 0)
+				goto out;
+			joined[m] = skitx_buf_detach(&b, NULL);
+			if (!joined[m])
+				goto out;
+			items[m].description = joined[m];
+		}
+		m++;
+	}
+	error = skit_prompt_render(&out, items, m, &opts, &full, &err);
+	skit_free(out);
+	out = NULL;
+	if (error < 0)
+		goto out;
+	cut = full;
+	if (full.chars > SKIT_PROMPT_DEFAULT_BUDGET) {
+		opts.budget = SKIT_PROMPT_DEFAULT_BUDGET;
+		error = skit_prompt_render(&out, items, m, &opts, &cut, &err);
+		skit_free(out);
+		if (error < 0 && error != SKIT_ETOOBIG)
+			goto out;
+	}
+	error = 0;
+out:
+	if (d->json) {
+		fprintf(d->f,
+		        "{\n    \"format\": \"xml\",\n    \"skills\": %zu,\n"
+		        "    \"chars\": %zu,\n    \"tokens\": %zu,\n"
+		        "    \"budget\": %d,\n    \"fits\": %s,\n"
+		        "    \"shown\": %zu,\n    \"shortened\": %zu,\n"
+		        "    \"omitted\": %zu\n  }",
+		        m, full.chars, skit_prompt_estimate_tokens(full.chars),
+		        SKIT_PROMPT_DEFAULT_BUDGET,
+		        full.chars <= SKIT_PROMPT_DEFAULT_BUDGET ? "true"
+		                                                 : "false",
+		        cut.shown, cut.shortened, cut.omitted);
+	} else if (error < 0) {
+		fprintf(d->f, "%sIndex:%s cannot be rendered: %s\n", d->st.bold,
+		        d->st.reset,
+		        err.message[0] ? err.message : skit_strerror(error));
+	} else {
+		fprintf(d->f,
+		        "%sIndex:%s %zu characters (~%zu tokens) for %zu "
+		        "skill%s; default budget %d characters: ",
+		        d->st.bold, d->st.reset, full.chars,
+		        skit_prompt_estimate_tokens(full.chars), m,
+		        m == 1 ? "" : "s", SKIT_PROMPT_DEFAULT_BUDGET);
+		if (full.chars <= SKIT_PROMPT_DEFAULT_BUDGET)
+			fprintf(d->f, "%sfits%s\n", d->st.green, d->st.reset);
+		else
+			fprintf(d->f,
+			        "%sover%s; %zu description%s shortened, %zu "
+			        "skill%s left out (search_skills finds "
+			        "them)\n",
+			        d->st.yellow, d->st.reset, cut.shortened,
+			        cut.shortened == 1 ? "" : "s", cut.omitted,
+			        cut.omitted == 1 ? "" : "s");
+	}
+	for (size_t i = 0; joined && i < n; i++)
+		skitx_free(joined[i]);
+	skitx_free(joined);
+	skitx_free(items);
+}
+
+static const struct {
+	const char *key; /* the JSON member */
+	void (*fn)(struct doctor *d);
+} sections[] = {
+	{ "project", sec_project }, { "roots", sec_roots },
+	{ "skills", sec_skills },   { "shadowed", sec_shadowed },
+	{ "skipped", sec_skipped }, { "diagnostics", sec_diags },
+	{ "index", sec_index },
+};
+
+int cmd_doctor(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		CLI_ROOTS_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	struct cli_roots roots = { { NULL }, 0, NULL, false };
+	struct doctor d;
+	int c, status;
+
+	memset(&d, 0, sizeof(d));
+	d.f = stdout;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		status = cli_roots_option(&roots, c, optarg, argv[0]);
+		if (status == 1)
+			continue;
+		if (status)
+			return status;
+		switch (c) {
+		case 'j':
+			d.json = true;
+			break;
+		case 'h':
+			help();
+			return CLI_OK;
+		default:
+			return cli_bad_option(argv[0], c, argv);
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error(argv[0], "unexpected argument '%s'",
+		                       argv[optind]);
+	d.explicit_roots = roots.nroots > 0;
+	status = cli_open_registry(&d.reg, &roots, argv[0]);
+	if (status != CLI_OK)
+		return status;
+	cli_style_init(&d.st, !d.json && cli_color(stdout));
+
+	for (size_t i = 0; i < skit_registry_all_count(d.reg); i++) {
+		const skit_entry *e = skit_registry_all_entry(d.reg, i);
+
+		if (e->state == SKIT_ENTRY_ACTIVE) {
+			d.active++;
+			if (e->flags & SKIT_SKILL_DISABLE_MODEL_INVOCATION)
+				d.hidden++;
+		} else if (e->state == SKIT_ENTRY_SHADOWED) {
+			d.shadowed++;
+		} else {
+			d.skipped++;
+		}
+	}
+
+	if (d.json)
+		fputs("{\n", d.f);
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(sections); i++) {
+		if (d.json)
+			fprintf(d.f, "  \"%s\": ", sections[i].key);
+		sections[i].fn(&d);
+		if (d.json)
+			fputs(",\n", d.f);
+	}
+	if (d.json)
+		fprintf(d.f, "  \"findings\": %zu\n}\n", d.findings);
+	else if (d.findings)
+		fprintf(d.f, "%s%zu problem%s found.%s\n", d.st.yellow,
+		        d.findings, d.findings == 1 ? "" : "s", d.st.reset);
+	else
+		fprintf(d.f, "%sNo problems found.%s\n", d.st.green,
+		        d.st.reset);
+
+	status = d.findings ? CLI_FAIL : CLI_OK;
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		cli_error(argv[0], "cannot write the output");
+		status = CLI_FAIL;
+	}
+	skit_registry_free(d.reg);
+	return status;
+}

@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_list.c - `skit list [--all] [--json]`: the skills the roots hold.
+ *
+ * Text: one line a skill, "name  source  description", the description on
+ * one line and, on a terminal, cut to its width. Without --all, the active
+ * skills in index order (root precedence, then name); with --all, every
+ * entry by name then root, shadowed and skipped ones marked with why.
+ */
+#include "common.h"
+
+#include "cli/cmd.h"
+#include "cli/error.h"
+#include "cli/roots.h"
+
+/* Names wider than this do not widen the column for everyone. */
+#define MAX_NAME_COL 40
+
+static void help(void)
+{
+	printf("usage: skit list [options]\n\n"
+	       "List the skills found in the skill roots (level 1: name, "
+	       "source,\ndescription), highest precedence first.\n\n"
+	       "Options:\n"
+	       "  --all               also list shadowed copies and skipped "
+	       "skills, with why\n"
+	       "  --json              print a JSON array of entries\n" CLI_ROOTS_HELP
+	       "  -h, --help          show this help\n\n"
+	       "Exit status: 0 (also when some skills were skipped: see "
+	       "--all and\n'skit doctor'), 1 on failure, 2 on a usage "
+	       "error.\n");
+}
+
+static const char *state_name(skit_entry_state s)
+{
+	switch (s) {
+	case SKIT_ENTRY_SHADOWED:
+		return "shadowed";
+	case SKIT_ENTRY_SKIPPED:
+		return "skipped";
+	case SKIT_ENTRY_ACTIVE:
+	default:
+		return "active";
+	}
+}
+
+static void put_bool(FILE *f, const char *key, bool v, bool comma)
+{
+	fprintf(f, "    \"%s\": %s%s\n", key, v ? "true" : "false",
+	        comma ? "," : "");
+}
+
+static void json_entry(FILE *f, const skit_entry *e, bool last)
+{
+	fputs("  {\n", f);
+	cli_put_json_kv(f, "    ", "name", e->name, true);
+	cli_put_json_kv(f, "    ", "description", e->description, true);
+	if (e->when_to_use)
+		cli_put_json_kv(f, "    ", "when_to_use", e->when_to_use, true);
+	if (e->argument_hint)
+		cli_put_json_kv(f, "    ", "argument_hint", e->argument_hint,
+		                true);
+	cli_put_json_kv(f, "    ", "source", e->source, true);
+	fprintf(f, "    \"root_index\": %zu,\n", e->root_index);
+	cli_put_json_kv(f, "    ", "dir", e->dir, true);
+	cli_put_json_kv(f, "    ", "file", e->file, true);
+	cli_put_json_kv(f, "    ", "state", state_name(e->state), true);
+	if (e->reason)
+		cli_put_json_kv(f, "    ", "reason", e->reason, true);
+	fprintf(f, "    \"warnings\": %zu,\n", e->warnings);
+	put_bool(f, "disable_model_invocation",
+	         e->flags & SKIT_SKILL_DISABLE_MODEL_INVOCATION, true);
+	put_bool(f, "user_invocable",
+	         !(e->flags & SKIT_SKILL_NOT_USER_INVOCABLE), true);
+	put_bool(f, "lowercase_file", e->flags & SKIT_SKILL_LOWERCASE_FILE,
+	         false);
+	fputs(last ? "  }\n" : "  },\n", f);
+}
+
+struct cols {
+	size_t name, source, width; /* width: terminal columns, 0: none */
+};
+
+static void pad(FILE *f, size_t used, size_t col)
+{
+	for (; used < col; used++)
+		fputc(' ', f);
+}
+
+static void text_entry(FILE *f, const skit_entry *e, const struct cols *c,
+                       const struct cli_style *st)
+{
+	size_t w = cli_text_width(e->name), rest = 0, used;
+	const char *text = e->description;
+	const char *color = e->state == SKIT_ENTRY_SKIPPED    ? st->red
+	                    : e->state == SKIT_ENTRY_SHADOWED ? st->yellow
+	                                                      : st->bold;
+
+	fputs(color, f);
+	cli_put_text(f, e->name, true, 0);
+	fputs(st->reset, f);
+	pad(f, w, c->name);
+	fputs("  ", f);
+	fputs(st->cyan, f);
+	cli_put_text(f, e->source, true, 0);
+	fputs(st->reset, f);
+	pad(f, cli_text_width(e->source), c->source);
+	fputs("  ", f);
+	used = (w > c->name ? w : c->name) + 2 + c->source + 2;
+	if (e->state == SKIT_ENTRY_SHADOWED) {
+		fprintf(f, "%s[shadowed by ", st->yellow);
+		cli_put_text(f, e->reason, true, 0);
+		fprintf(f, "]%s ", st->reset);
+		used += cli_text_width(e->reason) + 15;
+		text = e->description;
+	} else if (e->state == SKIT_ENTRY_SKIPPED) {
+		fprintf(f, "%s[skipped]%s ", st->red, st->reset);
+		used += 10;
+		text = e->reason ? e->reason : "";
+	}
+	/* on a terminal, cut to its width (but show at least 10 columns) */
+	if (c->width)
+		rest = c->width > used + 10 ? c->width - used : 10;
+	cli_put_text(f, text, true, rest);
+	fputc('\n', f);
+}
+
+int cmd_list(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "all", no_argument, NULL, 'a' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		CLI_ROOTS_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	struct cli_roots roots = { { NULL }, 0, NULL, false };
+	skit_registry *reg = NULL;
+	struct cli_style st;
+	struct cols cols = { 0, 0, 0 };
+	bool all = false, json = false;
+	size_t n;
+	int c, status;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		status = cli_roots_option(&roots, c, optarg, argv[0]);
+		if (status == 1)
+			continue;
+		if (status)
+			return status;
+		switch (c) {
+		case 'a':
+			all = true;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			help();
+			return CLI_OK;
+		default:
+			return cli_bad_option(argv[0], c, argv);
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error(argv[0], "unexpected argument '%s'",
+		                       argv[optind]);
+
+	status = cli_open_registry(&reg, &roots, argv[0]);
+	if (status != CLI_OK)
+		return status;
+	n = all ? skit_registry_all_count(reg) : skit_registry_count(reg);
+
+	if (json) {
+		fputs(n ? "[\n" : "[", stdout);
+		for (size_t i = 0; i < n; i++)
+			json_entry(stdout,
+			           all ? skit_registry_all_entry(reg, i)
+			               : skit_registry_entry(reg, i),
+			           i + 1 == n);
+		fputs("]\n", stdout);
+		goto out;
+	}
+
+	cli_style_init(&st, cli_color(stdout));
+	cols.width = (size_t)cli_term_width();
+	for (size_t i = 0; i < n; i++) {
+		const skit_entry *e = all ? skit_registry_all_entry(reg, i)
+		                          : skit_registry_entry(reg, i);
+		size_t w = cli_text_width(e->name);
+
+		if (w > cols.name && w <= MAX_NAME_COL)
+			cols.name = w;
+		w = cli_text_width(e->source);
+		if (w > cols.source)
+			cols.source = w;
+	}
+	for (size_t i = 0; i < n; i++)
+		text_entry(stdout,
+		           all ? skit_registry_all_entry(reg, i)
+		               : skit_registry_entry(reg, i),
+		           &cols, &st);
+	if (!n && cols.width)
+		fprintf(stderr, "skit list: no skills found; 'skit doctor' "
+		                "shows the roots searched\n");
+out:
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		cli_error(argv[0], "cannot write the output");
+		status = CLI_FAIL;
+	}
+	skit_registry_free(reg);
+	return status;
+}

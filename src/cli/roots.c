@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * roots.c - the roots options, cli_open_registry(), and safe output of
+ * skill text for the registry commands. See roots.h and docs/registry.md.
+ */
+#include "common.h"
+
+#include "cli/cmd.h"
+#include "cli/error.h"
+#include "cli/roots.h"
+#include "util/buf.h"
+#include "util/path.h"
+#include "util/utf8.h"
+
+#define MAX_LABEL 32
+
+int cli_roots_option(struct cli_roots *r, int c, const char *arg,
+                     const char *verb)
+{
+	switch (c) {
+	case CLI_OPT_ROOT:
+		if (r->nroots >= (int)SKIT_ARRAY_SIZE(r->roots))
+			return cli_usage_error(verb,
+			                       "too many --root options (at "
+			                       "most %zu)",
+			                       SKIT_ARRAY_SIZE(r->roots));
+		if (!*arg)
+			return cli_usage_error(verb, "--root needs a folder");
+		r->roots[r->nroots++] = arg;
+		return 1;
+	case CLI_OPT_CONFIG:
+		r->config = arg;
+		return 1;
+	case CLI_OPT_NO_CONFIG:
+		r->no_config = true;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int cli_bad_option(const char *verb, int c, char **argv)
+{
+	const char *opt = argv[optind - 1];
+
+	if (c == ':')
+		return cli_usage_error(verb, "option '%s' needs a value", opt);
+	if (optopt && optopt < 0x100 && opt[0] == '-' && opt[1] != '-')
+		return cli_usage_error(verb, "unknown option '-%c'", optopt);
+	return cli_usage_error(verb, "unknown option '%s'", opt);
+}
+
+/* The length of a "LABEL=" prefix of `arg`, or 0 when there is none. */
+static size_t label_len(const char *arg)
+{
+	size_t n = 0;
+
+	if (!(arg[0] >= 'a' && arg[0] <= 'z'))
+		return 0;
+	while ((arg[n] >= 'a' && arg[n] <= 'z') ||
+	       (arg[n] >= '0' && arg[n] <= '9') || arg[n] == '-' ||
+	       arg[n] == '_')
+		n++;
+	if (arg[n] != '=' || n > MAX_LABEL || !arg[n + 1])
+		return 0;
+	return n;
+}
+
+static int add_cli_roots(skit_registry *reg, const struct cli_roots *r,
+                         const char *verb)
+{
+	char label[MAX_LABEL + 16];
+	skit_error err = { 0 };
+	int unlabelled = 0, k = 0;
+
+	for (int i = 0; i < r->nroots; i++)
+		if (!label_len(r->roots[i]))
+			unlabelled++;
+	for (int i = 0; i < r->nroots; i++) {
+		const char *arg = r->roots[i];
+		size_t n = label_len(arg);
+		char *abs;
+		int error;
+
+		if (n) {
+			snprintf(label, sizeof(label), "%.*s", (int)n, arg);
+			arg += n + 1;
+		} else if (unlabelled == 1) {
+			snprintf(label, sizeof(label), "root");
+		} else {
+			snprintf(label, sizeof(label), "root%d", ++k);
+		}
+		/* absolute, so listings and prompts name real places */
+		abs = skitx_path_absolute(arg);
+		if (!abs) {
+			cli_error(verb, "out of memory");
+			return CLI_FAIL;
+		}
+		error = skit_registry_add_root(reg, label, abs, &err);
+		skitx_free(abs);
+		if (error < 0) {
+			cli_error(verb, "%s", err.message);
+			return error == SKIT_EINVALID ? CLI_USAGE : CLI_FAIL;
+		}
+	}
+	return CLI_OK;
+}
+
+int cli_open_registry(skit_registry **out, const struct cli_roots *r,
+                      const char *verb)
+{
+	skit_roots_options opts = SKIT_ROOTS_OPTIONS_INIT;
+	skit_registry *reg = NULL;
+	skit_error err = { 0 };
+	int error, status;
+
+	*out = NULL;
+	if (skit_registry_new(&reg, &err) < 0) {
+		cli_error(verb, "%s", err.message);
+		return CLI_FAIL;
+	}
+	if (r->nroots) {
+		status = add_cli_roots(reg, r, verb);
+		if (status != CLI_OK)
+			goto fail;
+	} else {
+		opts.config_file = r->config;
+		opts.no_config = r->no_config;
+		error = skit_registry_add_default_roots(reg, &opts, &err);
+		if (error < 0) {
+			cli_error(verb, "%s", err.message);
+			/* a missing --config file is missing input */
+			status = error == SKIT_ENOTFOUND ? CLI_USAGE : CLI_FAIL;
+			goto fail;
+		}
+	}
+	if (skit_registry_scan(reg, &err) < 0) {
+		cli_error(verb, "%s", err.message);
+		status = CLI_FAIL;
+		goto fail;
+	}
+	*out = reg;
+	return CLI_OK;
+fail:
+	skit_registry_free(reg);
+	return status;
+}
+
+/* ---- output ------------------------------------------------------------ */
+
+void cli_style_init(struct cli_style *st, bool on)
+{
+	st->bold = on ? "\033[1m" : "";
+	st->dim = on ? "\033[2m" : "";
+	st->red = on ? "\033[31m" : "";
+	st->yellow = on ? "\033[33m" : "";
+	st->green = on ? "\033[32m" : "";
+	st->cyan = on ? "\033[36m" : "";
+	st->reset = on ? "\033[0m" : "";
+}
+
+static bool is_space_cp(int32_t cp)
+{
+	return cp == ' ' || cp == '\t' || cp == '\n' || cp == '\r' ||
+	       cp == '\v' || cp == '\f';
+}
+
+static bool is_control_cp(int32_t cp)
+{
+	return cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0);
+}
+
+/*
+ * Decode one code point at `p`, strictly: its length, or 0 when the bytes
+ * there are not valid UTF-8 (the caller then skips one byte).
+ */
+static size_t decode(const char *p, const char *end, int32_t *cp)
+{
+	unsigned char c = (unsigned char)*p;
+	size_t n = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+
+	if ((size_t)(end - p) < n || skitx_utf8_check(p, n, NULL))
+		return 0;
+	skitx_utf8_decode(p, n, cp);
+	return n;
+}
+
+/*
+ * A walk over `s` by printable pieces, the shared core of cli_put_text()
+ * and cli_text_width(): invalid bytes and controls become U+FFFD; with
+ * `one_line`, whitespace runs become one space and the ends are trimmed.
+ */
+struct text_walk {
+	const char *p, *end;
+	bool one_line, pending_space, started;
+};
+
+/* The next piece's bytes in `*piece`/`*len`; false at the end. */
+static bool next_piece(struct text_walk *w, const char **piece, size_t *len)
+{
+	static const char replacement[] = "\xEF\xBF\xBD";
+
+	while (w->p < w->end) {
+		int32_t cp = 0xFFFD;
+		size_t n = decode(w->p, w->end, &cp), adv = n ? n : 1;
+
+		if (n && (w->one_line ? is_space_cp(cp) : cp == '\r')) {
+			w->p += adv;
+			if (w->one_line && w->started)
+				w->pending_space = true;
+			continue;
+		}
+		if (w->pending_space) {
+			/* the space first; this piece comes next call */
+			w->pending_space = false;
+			*piece = " ";
+			*len = 1;
+			return true;
+		}
+		w->started = true;
+		w->p += adv;
+		if (!n || (is_control_cp(cp) && cp != '\n' && cp != '\t')) {
+			*piece = replacement;
+			*len = 3;
+		} else {
+			*piece = w->p - n;
+			*len = n;
+		}
+		return true;
+	}
+	return false;
+}
+
+size_t cli_text_width(const char *s)
+{
+	struct text_walk w = { s, s + strlen(s), true, false, false };
+	const char *piece;
+	size_t len, cols = 0;
+
+	while (next_piece(&w, &piece, &len))
+		cols++;
+	return cols;
+}
+
+void cli_put_text(FILE *f, const char *s, bool one_line, size_t max_cols)
+{
+	struct text_walk w = { s, s + strlen(s), one_line, false, false };
+	const char *piece;
+	size_t len, cols = 0, total = 0;
+
+	if (max_cols)
+		total = one_line ? cli_text_width(s) : 0;
+	while (next_piece(&w, &piece, &len)) {
+		if (max_cols && total > max_cols && cols + 1 >= max_cols) {
+			fputs("\xE2\x80\xA6", f); /* … */
+			return;
+		}
+		fwrite(piece, 1, len, f);
+		cols++;
+	}
+}
+
+void cli_put_json_str(FILE *f, const char *s)
+{
+	const char *p = s, *end = s + strlen(s), *run = s;
+
+	/* Plain bytes go out in runs; only the rest is looked at twice. */
+	fputc('"', f);
+	while (p < end) {
+		unsigned char c = (unsigned char)*p;
+		int32_t cp;
+		size_t n;
+
+		if (c >= 0x20 && c != 0x7F && c != '"' && c != '\\') {
+			if (c < 0x80) {
+				p++;
+				continue;
+			}
+			n = decode(p, end, &cp);
+			if (n) {
+				p += n;
+				continue;
+			}
+		}
+		fwrite(run, 1, (size_t)(p - run), f);
+		switch (c) {
+		case '"':
+			fputs("\\\"", f);
+			break;
+		case '\\':
+			fputs("\\\\", f);
+			break;
+		case '\n':
+			fputs("\\n", f);
+			break;
+		case '\r':
+			fputs("\\r", f);
+			break;
+		case '\t':
+			fputs("\\t", f);
+			break;
+		default:
+			if (c < 0x80)
+				fprintf(f, "\\u%04x", c);
+			else
+				fputs("\\ufffd", f); /* invalid UTF-8 */
+		}
+		run = ++p;
+	}
+	fwrite(run, 1, (size_t)(p - run), f);
+	fputc('"', f);
+}
+
+void cli_put_json_kv(FILE *f, const char *indent, const char *key,
+                     const char *s, bool comma)
+{
+	fprintf(f, "%s\"%s\": ", indent, key);
+	if (s)
+		cli_put_json_str(f, s);
+	else
+		fputs("null", f);
+	fputs(comma ? ",\n" : "\n", f);
+}

@@ -1,0 +1,1369 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * registry.c - skill roots, the scan that builds the level-1 index, and
+ * lookups. Default roots and config files are in registry_config.c, BM25
+ * search in search.c; docs/registry.md states every policy written here.
+ *
+ * The scan reads `<root>/<name>/` for each folder of each root, in this
+ * order: roots by precedence; inside a root, real folders before symbolic
+ * links, each group in byte order of the folder name. Order decides which
+ * copy wins when two folders are the same (an alias) or give the same
+ * name, so the result never depends on readdir() order.
+ *
+ * Each folder's SKILL.md frontmatter is read by skit_skill_load(); only the
+ * strings an entry needs are copied into the index's arena, and the skill
+ * is freed at once, so memory is a few hundred bytes a skill. A bad folder
+ * never stops the scan: it becomes a skipped entry or a diagnostic.
+ */
+#include "common.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "skit/registry.h"
+#include "lib/registry_int.h"
+#include "lib/error.h"
+#include "util/buf.h"
+#include "util/hash.h"
+#include "util/utf8.h"
+
+#include <utf8proc.h>
+
+/* Arena chunks; a string over a quarter of this gets a chunk of its own. */
+#define ARENA_CHUNK (256 * 1024)
+
+/* Parent folders walked up from a root when looking for link loops. */
+#define MAX_ANCESTORS 256
+
+/* A value in the identity table that is not an entry. */
+#define NO_ITEM UINT32_MAX
+
+struct skit__arena_chunk {
+	struct skit__arena_chunk *next;
+	size_t size, used;
+	char data[];
+};
+
+/* ---- arena -------------------------------------------------------------- */
+
+static char *arena_alloc(struct skit__arena *a, size_t size)
+{
+	struct skit__arena_chunk *c = a->head;
+	size_t csize, total;
+
+	if (c && c->size - c->used >= size) {
+		char *p = c->data + c->used;
+		c->used += size;
+		return p;
+	}
+	csize = size > ARENA_CHUNK / 4 ? size : ARENA_CHUNK;
+	if (skitx_add_overflow(csize, sizeof(*c), &total))
+		return NULL;
+	c = skitx_malloc(total);
+	if (!c)
+		return NULL;
+	c->size = csize;
+	c->used = size;
+	if (csize != ARENA_CHUNK && a->head) {
+		/* keep the partly used chunk at the head for small strings */
+		c->next = a->head->next;
+		a->head->next = c;
+	} else {
+		c->next = a->head;
+		a->head = c;
+	}
+	return c->data;
+}
+
+char *skit__arena_strndup(struct skit__arena *a, const char *s, size_t len)
+{
+	char *p;
+
+	if (len == SIZE_MAX)
+		return NULL;
+	p = arena_alloc(a, len + 1);
+	if (!p)
+		return NULL;
+	memcpy(p, s, len);
+	p[len] = '\0';
+	return p;
+}
+
+char *skit__arena_strdup(struct skit__arena *a, const char *s)
+{
+	return skit__arena_strndup(a, s, strlen(s));
+}
+
+static char *arena_vprintf(struct skit__arena *a, const char *fmt, va_list ap)
+        SKIT_PRINTF(2, 0);
+
+static char *arena_vprintf(struct skit__arena *a, const char *fmt, va_list ap)
+{
+	va_list cp;
+	char *p;
+	int n;
+
+	va_copy(cp, ap);
+	n = vsnprintf(NULL, 0, fmt, cp);
+	va_end(cp);
+	if (n < 0)
+		return NULL;
+	p = arena_alloc(a, (size_t)n + 1);
+	if (!p)
+		return NULL;
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	return p;
+}
+
+char *skit__arena_printf(struct skit__arena *a, const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+
+	va_start(ap, fmt);
+	p = arena_vprintf(a, fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+void skit__arena_release(struct skit__arena *a)
+{
+	struct skit__arena_chunk *c = a->head, *next;
+
+	for (; c; c = next) {
+		next = c->next;
+		skitx_free(c);
+	}
+	a->head = NULL;
+}
+
+/* ---- diagnostics -------------------------------------------------------- */
+
+static int diags_push(struct skit__diags *d, const skit_diag *diag)
+{
+	if (d->len == d->alloc) {
+		size_t n = d->alloc ? d->alloc * 2 : 16;
+		skit_diag *items;
+
+		if (n > SIZE_MAX / sizeof(*items))
+			return SKIT_ENOMEM;
+		items = skitx_realloc(d->items, n * sizeof(*items));
+		if (!items)
+			return SKIT_ENOMEM;
+		d->items = items;
+		d->alloc = n;
+	}
+	d->items[d->len++] = *diag;
+	return 0;
+}
+
+int skit__diags_add(struct skit__diags *d, struct skit__arena *a,
+                    skit_severity sev, const char *code, const char *path,
+                    const char *fmt, ...)
+{
+	skit_diag diag = { 0 };
+	va_list ap;
+
+	diag.severity = sev;
+	diag.code = code;
+	if (path) {
+		diag.path = skit__arena_strdup(a, path);
+		if (!diag.path)
+			return SKIT_ENOMEM;
+	}
+	va_start(ap, fmt);
+	diag.message = arena_vprintf(a, fmt, ap);
+	va_end(ap);
+	if (!diag.message)
+		return SKIT_ENOMEM;
+	return diags_push(d, &diag);
+}
+
+static void diags_release(struct skit__diags *d)
+{
+	skitx_free(d->items);
+	d->items = NULL;
+	d->len = d->alloc = 0;
+}
+
+/* ---- strings ------------------------------------------------------------ */
+
+/*
+ * Python's pathlib spelling of a root path: repeated slashes folded, "."
+ * components and trailing slashes dropped. skit_skill_load() spells the
+ * folders it reports the same way, so paths compare equal.
+ */
+static char *clean_path(const char *path)
+{
+	struct skitx_buf b = SKITX_BUF_INIT;
+	const char *p = path;
+
+	if (*p == '/' && skitx_buf_putc(&b, '/') < 0)
+		goto oom;
+	while (*p) {
+		const char *e;
+		size_t n;
+
+		while (*p == '/')
+			p++;
+		e = strchr(p, '/');
+		n = e ? (size_t)(e - p) : strlen(p);
+		if (n && !(n == 1 && *p == '.')) {
+			if (b.len && b.ptr[b.len - 1] != '/' &&
+			    skitx_buf_putc(&b, '/') < 0)
+				goto oom;
+			if (skitx_buf_add(&b, p, n) < 0)
+				goto oom;
+		}
+		p += n;
+	}
+	if (!b.len && skitx_buf_putc(&b, '.') < 0)
+		goto oom;
+	return skitx_buf_detach(&b, NULL);
+oom:
+	skitx_buf_release(&b);
+	return NULL;
+}
+
+/*
+ * A folder name for display: valid UTF-8 is kept, every invalid byte
+ * becomes U+FFFD, so names can go into JSON and terminals. The path fields
+ * keep the raw bytes: they must still open the folder.
+ */
+static char *arena_utf8(struct skit__arena *a, const char *s, size_t len)
+{
+	struct skitx_buf b = SKITX_BUF_INIT;
+	size_t bad;
+	char *out;
+
+	if (!skitx_utf8_check(s, len, NULL))
+		return skit__arena_strndup(a, s, len);
+	while (len) {
+		if (!skitx_utf8_check(s, len, &bad)) {
+			bad = len;
+		}
+		if (skitx_buf_add(&b, s, bad) < 0)
+			goto oom;
+		if (bad == len)
+			break;
+		if (skitx_buf_puts(&b, "\xEF\xBF\xBD") < 0)
+			goto oom;
+		s += bad + 1;
+		len -= bad + 1;
+	}
+	out = skit__arena_strndup(a, b.ptr, b.len);
+	skitx_buf_release(&b);
+	return out;
+oom:
+	skitx_buf_release(&b);
+	return NULL;
+}
+
+/*
+ * The key under which names collide: NFKC + case folding. ASCII names take
+ * a fast path (NFKC leaves ASCII alone; folding is tolower), and most
+ * names are already lowercase ASCII, so they are their own key. Returns
+ * `name` itself, a copy in `a`, or NULL on out-of-memory.
+ */
+static const char *fold_key(struct skit__arena *a, const char *name)
+{
+	utf8proc_int32_t buf[1024];
+	utf8proc_ssize_t n;
+	size_t len = strlen(name);
+	bool ascii = true, lower = true;
+	char *out;
+
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)name[i];
+
+		if (c >= 0x80)
+			ascii = false;
+		else if (c >= 'A' && c <= 'Z')
+			lower = false;
+	}
+	if (ascii) {
+		if (lower)
+			return name;
+		out = skit__arena_strndup(a, name, len);
+		if (!out)
+			return NULL;
+		for (size_t i = 0; i < len; i++)
+			if (out[i] >= 'A' && out[i] <= 'Z')
+				out[i] = (char)(out[i] - 'A' + 'a');
+		return out;
+	}
+	/* utf8proc into a stack buffer: no allocation outside skitx_. */
+	n = utf8proc_decompose(
+	        (const utf8proc_uint8_t *)name, (utf8proc_ssize_t)len, buf,
+	        (utf8proc_ssize_t)SKIT_ARRAY_SIZE(buf),
+	        UTF8PROC_STABLE | UTF8PROC_COMPAT | UTF8PROC_CASEFOLD);
+	if (n < 0 || n > (utf8proc_ssize_t)SKIT_ARRAY_SIZE(buf))
+		return name; /* not foldable here: compare as is */
+	/* reencode composes (NFKC) and writes UTF-8 over the buffer */
+	n = utf8proc_reencode(buf, n, UTF8PROC_STABLE | UTF8PROC_COMPOSE);
+	if (n < 0)
+		return name;
+	return skit__arena_strndup(a, (const char *)buf, (size_t)n);
+}
+
+/* ---- lifecycle and roots ------------------------------------------------ */
+
+static void index_free(struct skit__index *ix)
+{
+	if (!ix)
+		return;
+	skit__search_free(ix->search[0]);
+	skit__search_free(ix->search[1]);
+	skitx_free(ix->all);
+	skitx_free(ix->active);
+	skitx_free(ix->roots);
+	diags_release(&ix->diags);
+	skit__arena_release(&ix->strings);
+	skitx_free(ix);
+}
+
+int skit_registry_new(skit_registry **out, skit_error *err)
+{
+	skit_registry *reg;
+
+	assert(out);
+	*out = NULL;
+	reg = skitx_calloc(1, sizeof(*reg));
+	if (!reg)
+		return skit__error_oom(err);
+	*out = reg;
+	return 0;
+}
+
+int skit_registry_add_root(skit_registry *reg, const char *source,
+                           const char *path, skit_error *err)
+{
+	struct skit__root root = { NULL, NULL };
+
+	assert(reg && source && path);
+	if (!*source)
+		return skit__error_set(err, SKIT_EINVALID, 0,
+		                       "a root needs a non-empty label");
+	if (!*path)
+		return skit__error_set(err, SKIT_EINVALID, 0,
+		                       "root '%s' has an empty path", source);
+	if (reg->nroots == reg->roots_alloc) {
+		size_t n = reg->roots_alloc ? reg->roots_alloc * 2 : 8;
+		struct skit__root *roots;
+
+		roots = skitx_realloc(reg->roots, n * sizeof(*roots));
+		if (!roots)
+			return skit__error_oom(err);
+		reg->roots = roots;
+		reg->roots_alloc = n;
+	}
+	root.source = skitx_strdup(source);
+	root.path = clean_path(path);
+	if (!root.source || !root.path) {
+		skitx_free(root.source);
+		skitx_free(root.path);
+		return skit__error_oom(err);
+	}
+	reg->roots[reg->nroots++] = root;
+	return 0;
+}
+
+const char *skit_registry_project_dir(const skit_registry *reg)
+{
+	assert(reg);
+	return reg->project_dir;
+}
+
+void skit__registry_set_scan_hook(skit_registry *reg, skit__scan_hook hook,
+                                  void *payload)
+{
+	reg->hook = hook;
+	reg->hook_payload = payload;
+}
+
+void skit__registry_set_max_per_root(skit_registry *reg, size_t max)
+{
+	reg->max_per_root = max;
+}
+
+/* ---- the scan ----------------------------------------------------------- */
+
+/* One folder name read from a root. */
+struct cand {
+	size_t name_off;  /* into scan.names while it grows */
+	const char *name; /* set once the listing is complete */
+	uint64_t ino;
+	bool link;
+};
+
+struct scan {
+	skit_registry *reg;
+	struct skit__index *ix;
+	struct skit__arena tmp; /* fold keys; freed after the scan */
+
+	struct skit__item *items;
+	size_t nitems, items_alloc;
+
+	/* (st_dev, st_ino) of each folder seen -> its item, or NO_ITEM */
+	struct skitx_idmap seen;
+	/* roots -> root index; their parent folders -> NO_ITEM */
+	struct skitx_idmap fences;
+	int *fds; /* an open fd per root, or -1 */
+
+	struct skitx_buf names;
+	struct cand *cands;
+	size_t ncands, cands_alloc;
+	struct skitx_buf path;
+	skit_skill_options opts;
+};
+
+static int scan_diag(struct scan *sc, const char *code, const char *path,
+                     const char *fmt, ...) SKIT_PRINTF(4, 5);
+
+static int scan_diag(struct scan *sc, const char *code, const char *path,
+                     const char *fmt, ...)
+{
+	struct skit__index *ix = sc->ix;
+	skit_diag diag = { 0 };
+	va_list ap;
+
+	diag.severity = SKIT_SEVERITY_WARNING;
+	diag.code = code;
+	if (path) {
+		diag.path = skit__arena_strdup(&ix->strings, path);
+		if (!diag.path)
+			return SKIT_ENOMEM;
+	}
+	va_start(ap, fmt);
+	diag.message = arena_vprintf(&ix->strings, fmt, ap);
+	va_end(ap);
+	if (!diag.message)
+		return SKIT_ENOMEM;
+	return diags_push(&ix->diags, &diag);
+}
+
+static struct skit__item *new_item(struct scan *sc)
+{
+	struct skit__item *it;
+
+	if (sc->nitems == sc->items_alloc) {
+		size_t n = sc->items_alloc ? sc->items_alloc * 2 : 64;
+		struct skit__item *items;
+
+		if (n > SIZE_MAX / sizeof(*items) || n > UINT32_MAX - 1)
+			return NULL;
+		items = skitx_realloc(sc->items, n * sizeof(*items));
+		if (!items)
+			return NULL;
+		sc->items = items;
+		sc->items_alloc = n;
+	}
+	it = &sc->items[sc->nitems++];
+	memset(it, 0, sizeof(*it));
+	return it;
+}
+
+/*
+ * Record the identity of every root and of each of its parent folders. A
+ * linked folder that leads back to one of them (`x -> ..`, `x -> .`, a
+ * link from one root into another) is a loop, never followed. A root
+ * that is the same folder as a higher root is scanned once.
+ */
+static int open_roots(struct scan *sc)
+{
+	skit_registry *reg = sc->reg;
+	struct stat st, up;
+	uint32_t found;
+	int error = 0, fd, cur, next;
+
+	for (size_t i = 0; i < reg->nroots; i++)
+		sc->fds[i] = -1;
+	for (size_t i = 0; i < reg->nroots; i++) {
+		const char *path = reg->roots[i].path;
+
+		fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0) {
+			int e = errno;
+
+			if (e == ENOENT)
+				continue; /* a missing root is empty */
+			if (stat(path, &st) == 0 && !S_ISDIR(st.st_mode)) {
+				sc->ix->roots[i].exists = true;
+				error = scan_diag(sc, "root-not-dir", path,
+				                  "root is not a folder");
+			} else if (e == ENOTDIR) {
+				continue; /* a parent is a file: missing */
+			} else {
+				sc->ix->roots[i].exists = true;
+				error = scan_diag(sc, "root-unreadable", path,
+				                  "root cannot be read: %s",
+				                  strerror(e));
+			}
+			if (error < 0)
+				return error;
+			continue;
+		}
+		sc->ix->roots[i].exists = true;
+		if (fstat(fd, &st) < 0) {
+			close(fd);
+			continue;
+		}
+		error = skitx_idmap_put(&sc->fences, (uint64_t)st.st_dev,
+		                        (uint64_t)st.st_ino, (uint32_t)i,
+		                        &found);
+		if (error < 0) {
+			close(fd);
+			return error;
+		}
+		if (!error && found != NO_ITEM) {
+			close(fd);
+			error = scan_diag(sc, "root-duplicate", path,
+			                  "same folder as the %s root %s; "
+			                  "scanned once",
+			                  reg->roots[found].source,
+			                  reg->roots[found].path);
+			if (error < 0)
+				return error;
+			continue;
+		}
+		if (!error) {
+			/* it was a parent of an earlier root; now a root */
+			uint32_t *v = skitx_idmap_get(&sc->fences,
+			                              (uint64_t)st.st_dev,
+			                              (uint64_t)st.st_ino);
+			*v = (uint32_t)i;
+		}
+		sc->fds[i] = fd;
+
+		/* Walk up with "..": the physical parents, as links see. */
+		cur = fd;
+		for (int depth = 0; depth < MAX_ANCESTORS; depth++) {
+			next = openat(cur, "..",
+			              O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			if (cur != fd)
+				close(cur);
+			cur = -1;
+			if (next < 0)
+				break;
+			if (fstat(next, &up) < 0) {
+				close(next);
+				break;
+			}
+			error = skitx_idmap_put(
+			        &sc->fences, (uint64_t)up.st_dev,
+			        (uint64_t)up.st_ino, NO_ITEM, NULL);
+			if (error < 0) {
+				close(next);
+				return error;
+			}
+			if (up.st_dev == st.st_dev && up.st_ino == st.st_ino) {
+				close(next);
+				break; /* "/" is its own parent */
+			}
+			st = up;
+			cur = next;
+		}
+		if (cur >= 0 && cur != fd)
+			close(cur);
+	}
+	return 0;
+}
+
+/* Real folders first, then links; each group in byte order. */
+static int cand_cmp(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	if (x->link != y->link)
+		return x->link ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static size_t max_per_root(const skit_registry *reg)
+{
+	return reg->max_per_root ? reg->max_per_root
+	                         : SKIT__REGISTRY_MAX_PER_ROOT;
+}
+
+/* Read the folder names of root `i` into sc->cands, sorted. */
+static int list_root(struct scan *sc, size_t i, bool *truncated)
+{
+	const char *path = sc->reg->roots[i].path;
+	size_t max = max_per_root(sc->reg);
+	struct dirent *de;
+	struct stat st;
+	DIR *dir;
+	int fd, error = 0;
+
+	*truncated = false;
+	sc->ncands = 0;
+	skitx_buf_clear(&sc->names);
+	fd = dup(sc->fds[i]);
+	if (fd < 0)
+		return scan_diag(sc, "root-unreadable", path,
+		                 "root cannot be read: %s", strerror(errno));
+	dir = fdopendir(fd);
+	if (!dir) {
+		close(fd);
+		return scan_diag(sc, "root-unreadable", path,
+		                 "root cannot be read: %s", strerror(errno));
+	}
+	rewinddir(dir);
+	for (;;) {
+		struct cand *c;
+		bool link, isdir;
+		uint64_t ino;
+
+		errno = 0;
+		de = readdir(dir);
+		if (!de) {
+			if (errno)
+				error = scan_diag(sc, "root-unreadable", path,
+				                  "reading the root stopped: "
+				                  "%s",
+				                  strerror(errno));
+			break;
+		}
+		/* Dot-entries: ".", "..", ".git", ".system", "._x"... */
+		if (de->d_name[0] == '.')
+			continue;
+		ino = (uint64_t)de->d_ino;
+		link = de->d_type == DT_LNK;
+		isdir = de->d_type == DT_DIR;
+		if (de->d_type == DT_UNKNOWN) {
+			if (fstatat(sc->fds[i], de->d_name, &st,
+			            AT_SYMLINK_NOFOLLOW) < 0)
+				continue; /* gone already */
+			link = S_ISLNK(st.st_mode);
+			isdir = S_ISDIR(st.st_mode);
+			ino = (uint64_t)st.st_ino;
+		}
+		if (!link && !isdir)
+			continue; /* files beside the skills */
+		if (sc->ncands >= max) {
+			*truncated = true;
+			break;
+		}
+		if (sc->ncands == sc->cands_alloc) {
+			size_t n = sc->cands_alloc ? sc->cands_alloc * 2 : 256;
+			struct cand *cands;
+
+			cands = skitx_realloc(sc->cands, n * sizeof(*cands));
+			if (!cands) {
+				error = SKIT_ENOMEM;
+				break;
+			}
+			sc->cands = cands;
+			sc->cands_alloc = n;
+		}
+		c = &sc->cands[sc->ncands++];
+		c->name_off = sc->names.len;
+		c->ino = ino;
+		c->link = link;
+		error = skitx_buf_add(&sc->names, de->d_name,
+		                      strlen(de->d_name) + 1);
+		if (error < 0)
+			break;
+	}
+	closedir(dir);
+	if (error < 0)
+		return error;
+	for (size_t k = 0; k < sc->ncands; k++)
+		sc->cands[k].name = sc->names.ptr + sc->cands[k].name_off;
+	qsort(sc->cands, sc->ncands, sizeof(*sc->cands), cand_cmp);
+	return 0;
+}
+
+static bool has_diag_code(const skit_diag *d, size_t n, const char *code)
+{
+	for (size_t i = 0; i < n; i++)
+		if (d[i].severity == SKIT_SEVERITY_ERROR &&
+		    !strcmp(d[i].code, code))
+			return true;
+	return false;
+}
+
+/*
+ * The entry's name. A valid skill's name is its NFKC name, which matches
+ * the folder. A skipped one keeps its frontmatter name only when that name
+ * obeys the rules and matches the folder (identity is the folder, so a
+ * broken `bird-co/` with `name: bird` is listed as bird-co); otherwise it
+ * is listed under its folder name.
+ */
+static const char *entry_name(struct scan *sc, skit_skill *s, bool valid,
+                              const char *folder)
+{
+	struct skit__arena *a = &sc->ix->strings;
+	const skit_diag *d;
+	const char *name = skit_skill_name(s);
+	size_t n;
+
+	if (valid)
+		return skit__arena_strdup(a, name);
+	d = skit_skill_diags(s, &n);
+	if (name && skit_skill_name_ok(name) &&
+	    !has_diag_code(d, n, "name-dir-mismatch"))
+		return skit__arena_strdup(a, name);
+	return arena_utf8(a, folder, strlen(folder));
+}
+
+/* Copy what the entry needs out of `s` into the index. */
+static int add_item(struct scan *sc, size_t ri, skit_skill *s,
+                    const char *folder, uint32_t *index)
+{
+	struct skit__arena *a = &sc->ix->strings;
+	const skit_diag *diags;
+	const char *reason = NULL, *v;
+	struct skit__item *it;
+	size_t n, warnings = 0;
+	bool valid;
+
+	diags = skit_skill_diags(s, &n);
+	for (size_t i = 0; i < n; i++) {
+		if (diags[i].severity == SKIT_SEVERITY_ERROR && !reason)
+			reason = diags[i].message;
+		else if (diags[i].severity == SKIT_SEVERITY_WARNING)
+			warnings++;
+	}
+	valid = !reason;
+	it = new_item(sc);
+	if (!it)
+		return SKIT_ENOMEM;
+	*index = (uint32_t)(sc->nitems - 1);
+	it->e.name = entry_name(sc, s, valid, folder);
+	it->e.dir = skit__arena_strndup(a, sc->path.ptr, sc->path.len);
+	it->e.file = skit__arena_printf(
+	        a, "%s/%s", sc->path.ptr,
+	        (skit_skill_flags(s) & SKIT_SKILL_LOWERCASE_FILE) ? "skill.md"
+	                                                          : "SKILL.md");
+	if (!it->e.name || !it->e.dir || !it->e.file)
+		return SKIT_ENOMEM;
+	it->folder = it->e.dir + (sc->path.len - strlen(folder));
+	it->canonical = !strcmp(it->folder, it->e.name);
+	it->e.source = sc->reg->roots[ri].source;
+	it->e.root_index = ri;
+	it->e.flags = skit_skill_flags(s);
+	it->e.warnings = warnings;
+	if (!valid) {
+		it->e.state = SKIT_ENTRY_SKIPPED;
+		it->e.description = "";
+		it->e.reason = skit__arena_strdup(a, reason);
+		return it->e.reason ? 0 : SKIT_ENOMEM;
+	}
+	it->e.state = SKIT_ENTRY_ACTIVE;
+	v = skit_skill_description(s);
+	it->e.description = skit__arena_strdup(a, v ? v : "");
+	if (!it->e.description)
+		return SKIT_ENOMEM;
+	v = skit_skill_when_to_use(s);
+	if (v) {
+		it->e.when_to_use = skit__arena_strdup(a, v);
+		if (!it->e.when_to_use)
+			return SKIT_ENOMEM;
+	}
+	v = skit_skill_argument_hint(s);
+	if (v) {
+		it->e.argument_hint = skit__arena_strdup(a, v);
+		if (!it->e.argument_hint)
+			return SKIT_ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * A folder whose path is too long to open is listed as skipped when it
+ * holds a SKILL.md (checked relative to the root, which still works).
+ */
+static int add_too_long(struct scan *sc, size_t ri, const char *folder)
+{
+	struct skit__arena *a = &sc->ix->strings;
+	struct skitx_buf rel = SKITX_BUF_INIT;
+	struct stat st;
+	struct skit__item *it;
+	bool lower = false;
+	int error;
+
+	error = skitx_buf_printf(&rel, "%s/SKILL.md", folder);
+	if (error < 0)
+		goto out;
+	if (fstatat(sc->fds[ri], rel.ptr, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		skitx_buf_clear(&rel);
+		error = skitx_buf_printf(&rel, "%s/skill.md", folder);
+		if (error < 0)
+			goto out;
+		lower = true;
+		if (fstatat(sc->fds[ri], rel.ptr, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			goto out; /* not a skill */
+	}
+	error = SKIT_ENOMEM;
+	it = new_item(sc);
+	if (!it)
+		goto out;
+	it->e.name = arena_utf8(a, folder, strlen(folder));
+	it->e.dir = skit__arena_strndup(a, sc->path.ptr, sc->path.len);
+	it->e.file = skit__arena_printf(a, "%s/%s", sc->path.ptr,
+	                                lower ? "skill.md" : "SKILL.md");
+	it->e.reason = skit__arena_printf(a,
+	                                  "path is too long to open (%zu "
+	                                  "bytes; the limit is %d)",
+	                                  sc->path.len + 9, PATH_MAX);
+	if (!it->e.name || !it->e.dir || !it->e.file || !it->e.reason)
+		goto out;
+	it->folder = it->e.dir + (sc->path.len - strlen(folder));
+	it->canonical = !strcmp(it->folder, it->e.name);
+	it->e.description = "";
+	it->e.source = sc->reg->roots[ri].source;
+	it->e.root_index = ri;
+	it->e.flags = lower ? SKIT_SKILL_LOWERCASE_FILE : 0;
+	it->e.state = SKIT_ENTRY_SKIPPED;
+	error = 0;
+out:
+	skitx_buf_release(&rel);
+	return error;
+}
+
+/* Examine one folder of root `ri`. */
+static int scan_folder(struct scan *sc, size_t ri, const struct cand *c,
+                       dev_t root_dev, int *dino_ok)
+{
+	const char *folder = c->name;
+	const char *rpath = sc->reg->roots[ri].path;
+	skit_error err = { 0 };
+	skit_skill *s = NULL;
+	uint64_t dev, ino;
+	uint32_t *hit, item = NO_ITEM;
+	struct stat st;
+	int error;
+
+	if (sc->reg->hook)
+		sc->reg->hook(rpath, folder, sc->reg->hook_payload);
+	skitx_buf_clear(&sc->path);
+	error = skitx_buf_printf(&sc->path, "%s%s%s", rpath,
+	                         strcmp(rpath, "/") ? "/" : "", folder);
+	if (error < 0)
+		return error;
+
+	if (c->link) {
+		if (fstatat(sc->fds[ri], folder, &st, 0) < 0) {
+			if (errno == ENOENT)
+				return scan_diag(sc, "symlink-dangling",
+				                 sc->path.ptr,
+				                 "dangling symbolic link; "
+				                 "skipped");
+			if (errno == ELOOP)
+				return scan_diag(sc, "symlink-loop",
+				                 sc->path.ptr,
+				                 "symbolic link loop; skipped");
+			return scan_diag(sc, "unreadable", sc->path.ptr,
+			                 "cannot follow the link: %s",
+			                 strerror(errno));
+		}
+		if (!S_ISDIR(st.st_mode))
+			return 0; /* links to files are not skills */
+		dev = (uint64_t)st.st_dev;
+		ino = (uint64_t)st.st_ino;
+	} else if (*dino_ok > 0) {
+		/* readdir's d_ino: no syscall per folder */
+		dev = (uint64_t)root_dev;
+		ino = c->ino;
+	} else {
+		/*
+		 * Some file systems (overlayfs without xino) report a d_ino
+		 * that differs from st_ino; the first folder of each root
+		 * tells, and then either every folder is stat'ed or none.
+		 */
+		if (fstatat(sc->fds[ri], folder, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			return scan_diag(sc, "removed", sc->path.ptr,
+			                 "removed during the scan; skipped");
+		if (!*dino_ok)
+			*dino_ok = st.st_dev == root_dev &&
+			                           st.st_ino == (ino_t)c->ino
+			                   ? 1
+			                   : -1;
+		dev = (uint64_t)st.st_dev;
+		ino = (uint64_t)st.st_ino;
+	}
+
+	hit = skitx_idmap_get(&sc->fences, dev, ino);
+	if (hit)
+		return scan_diag(sc, "symlink-loop", sc->path.ptr,
+		                 "leads back to a skill root or one of its "
+		                 "parent folders; not followed");
+	hit = skitx_idmap_get(&sc->seen, dev, ino);
+	if (hit) {
+		if (*hit == NO_ITEM)
+			return 0; /* an alias of a folder with no skill */
+		return scan_diag(sc, "alias", sc->path.ptr,
+		                 "same folder as %s; listed once",
+		                 sc->items[*hit].e.dir);
+	}
+
+	if (sc->path.len + sizeof("/SKILL.md") > PATH_MAX) {
+		size_t before = sc->nitems;
+
+		error = add_too_long(sc, ri, folder);
+		if (error < 0)
+			return error;
+		if (sc->nitems > before)
+			item = (uint32_t)before;
+		goto record;
+	}
+
+	error = skit_skill_load(&s, sc->path.ptr, &sc->opts, &err);
+	if (error == SKIT_ENOTFOUND)
+		return scan_diag(sc, "removed", sc->path.ptr,
+		                 "removed during the scan; skipped");
+	if (error == SKIT_ENOMEM)
+		return error;
+	if (error < 0)
+		return scan_diag(sc, "unreadable", sc->path.ptr, "%s",
+		                 err.message);
+	{
+		size_t n;
+		const skit_diag *d = skit_skill_diags(s, &n);
+
+		/* No SKILL.md at all: not a skill, and not worth a word. */
+		if (n && d[0].severity == SKIT_SEVERITY_ERROR &&
+		    !strcmp(d[0].code, "missing-skill-md")) {
+			skit_skill_free(s);
+			goto record;
+		}
+		/* The folder vanished between listing and loading. */
+		if (n && !strcmp(d[0].code, "not-a-directory") &&
+		    lstat(sc->path.ptr, &st) < 0 && errno == ENOENT) {
+			skit_skill_free(s);
+			return scan_diag(sc, "removed", sc->path.ptr,
+			                 "removed during the scan; skipped");
+		}
+	}
+	error = add_item(sc, ri, s, folder, &item);
+	skit_skill_free(s);
+	if (error < 0)
+		return error;
+record:
+	/* later links to this folder are aliases */
+	error = skitx_idmap_put(&sc->seen, dev, ino, item, NULL);
+	return error < 0 ? error : 0;
+}
+
+static int scan_root(struct scan *sc, size_t ri)
+{
+	bool truncated;
+	struct stat st;
+	int error, dino_ok = 0; /* unknown; 1: trust d_ino; -1: stat */
+
+	if (sc->fds[ri] < 0 || fstat(sc->fds[ri], &st) < 0)
+		return 0;
+	error = list_root(sc, ri, &truncated);
+	if (error < 0)
+		return error;
+	if (truncated) {
+		error = scan_diag(sc, "truncated", sc->reg->roots[ri].path,
+		                  "more than %zu folders; the rest were not "
+		                  "scanned",
+		                  max_per_root(sc->reg));
+		if (error < 0)
+			return error;
+	}
+	for (size_t i = 0; i < sc->ncands; i++) {
+		error = scan_folder(sc, ri, &sc->cands[i], st.st_dev, &dino_ok);
+		if (error < 0)
+			return error;
+	}
+	return 0;
+}
+
+/* Name, then root, then the canonical spelling, then folder bytes. */
+static int item_cmp(const void *a, const void *b)
+{
+	const struct skit__item *x = *(const struct skit__item *const *)a;
+	const struct skit__item *y = *(const struct skit__item *const *)b;
+	int c = strcmp(x->e.name, y->e.name);
+
+	if (c)
+		return c;
+	if (x->e.root_index != y->e.root_index)
+		return x->e.root_index < y->e.root_index ? -1 : 1;
+	if (x->canonical != y->canonical)
+		return x->canonical ? -1 : 1;
+	return strcmp(x->folder, y->folder);
+}
+
+/*
+ * Within each run of equal names (all sorted by name, then root): the
+ * first loadable entry wins; a loadable one in a lower root is shadowed;
+ * one in the winner's own root can only come from NFKC (`ｆｏｏ/` and
+ * `foo/`), and is skipped with a diagnostic. Skipped entries never shadow
+ * anything: a broken copy does not hide a working one.
+ */
+static int resolve_names(struct scan *sc)
+{
+	struct skit__index *ix = sc->ix;
+	size_t i = 0, j, w;
+	int error;
+
+	while (i < ix->nall) {
+		for (j = i + 1; j < ix->nall &&
+		                !strcmp(ix->all[j].e.name, ix->all[i].e.name);
+		     j++)
+			;
+		for (w = i; w < j && ix->all[w].e.state == SKIT_ENTRY_SKIPPED;
+		     w++)
+			;
+		for (size_t k = w + 1; k < j; k++) {
+			skit_entry *e = &ix->all[k].e, *win = &ix->all[w].e;
+
+			if (e->state == SKIT_ENTRY_SKIPPED)
+				continue;
+			if (e->root_index != win->root_index) {
+				e->state = SKIT_ENTRY_SHADOWED;
+				e->reason = win->source;
+				continue;
+			}
+			e->state = SKIT_ENTRY_SKIPPED;
+			e->reason = skit__arena_printf(
+			        &ix->strings,
+			        "name '%s' is already taken by %s in the "
+			        "same root (NFKC collision)",
+			        e->name, win->dir);
+			if (!e->reason)
+				return SKIT_ENOMEM;
+			error = scan_diag(sc, "nfkc-collision", e->dir,
+			                  "gives the same name '%s' as %s "
+			                  "after NFKC normalisation; %s is "
+			                  "kept",
+			                  e->name, win->dir, win->dir);
+			if (error < 0)
+				return error;
+		}
+		i = j;
+	}
+	return 0;
+}
+
+/*
+ * Names that differ but fold to the same key (case, or compatibility
+ * forms): `Foo` and `foo`, `straße` and `strasse`. Each distinct name is
+ * reported once against the first name with its key. No entry changes
+ * state: distinct names do not shadow each other.
+ */
+static int report_collisions(struct scan *sc)
+{
+	struct skit__index *ix = sc->ix;
+	struct skitx_strmap keys = SKITX_STRMAP_INIT;
+	int error = 0;
+
+	for (size_t i = 0; i < ix->nall; i++) {
+		const skit_entry *e = &ix->all[i].e, *first;
+		const char *key;
+		uint32_t found;
+
+		if (i && !strcmp(ix->all[i - 1].e.name, e->name))
+			continue;
+		key = fold_key(&sc->tmp, e->name);
+		if (!key) {
+			error = SKIT_ENOMEM;
+			break;
+		}
+		error = skitx_strmap_put(&keys, key, strlen(key), (uint32_t)i,
+		                         &found);
+		if (error < 0)
+			break;
+		if (error == 1)
+			continue;
+		first = &ix->all[found].e;
+		error = scan_diag(sc, "name-collision", e->dir,
+		                  "'%s' (%s) and '%s' (%s, %s) differ only in "
+		                  "letter case or Unicode form",
+		                  e->name, e->source, first->name,
+		                  first->source, first->dir);
+		if (error < 0)
+			break;
+	}
+	skitx_strmap_release(&keys);
+	return error < 0 ? error : 0;
+}
+
+/* Order the entries, settle shadowing, and build the active list. */
+static int finish(struct scan *sc)
+{
+	struct skit__index *ix = sc->ix;
+	struct skit__item **order = NULL;
+	size_t *from = NULL, *start = NULL;
+	int error = SKIT_ENOMEM;
+
+	if (sc->nitems) {
+		order = skitx_malloc(sc->nitems * sizeof(*order));
+		from = skitx_malloc(sc->nitems * sizeof(*from));
+		if (!order || !from)
+			goto out;
+		for (size_t i = 0; i < sc->nitems; i++)
+			order[i] = &sc->items[i];
+		qsort(order, sc->nitems, sizeof(*order), item_cmp);
+		for (size_t i = 0; i < sc->nitems; i++)
+			from[i] = (size_t)(order[i] - sc->items);
+		skitx_free(order);
+		order = NULL;
+		/*
+		 * Permute in place (slot i takes the item from[i]), following
+		 * each cycle once: no second copy of 100k entries.
+		 */
+		for (size_t i = 0; i < sc->nitems; i++) {
+			struct skit__item tmp;
+			size_t j = i, k;
+
+			if (from[i] == i)
+				continue;
+			tmp = sc->items[i];
+			for (;;) {
+				k = from[j];
+				from[j] = j;
+				if (k == i) {
+					sc->items[j] = tmp;
+					break;
+				}
+				sc->items[j] = sc->items[k];
+				j = k;
+			}
+		}
+		ix->all = sc->items;
+		ix->nall = sc->nitems;
+		if (sc->items_alloc > sc->nitems) {
+			/* give back the growth slack; keep it if that fails */
+			struct skit__item *fit = skitx_realloc(
+			        ix->all, sc->nitems * sizeof(*fit));
+
+			if (fit)
+				ix->all = fit;
+		}
+		sc->items = NULL;
+		sc->nitems = sc->items_alloc = 0;
+	}
+	error = resolve_names(sc);
+	if (error < 0)
+		goto out;
+	error = report_collisions(sc);
+	if (error < 0)
+		goto out;
+
+	/* A counting sort by root keeps the name order inside each root. */
+	error = SKIT_ENOMEM;
+	start = skitx_calloc(ix->nroots + 1, sizeof(*start));
+	if (!start)
+		goto out;
+	for (size_t i = 0; i < ix->nall; i++)
+		if (ix->all[i].e.state == SKIT_ENTRY_ACTIVE)
+			ix->roots[ix->all[i].e.root_index].skills++;
+	for (size_t r = 0; r < ix->nroots; r++)
+		start[r + 1] = start[r] + ix->roots[r].skills;
+	ix->nactive = start[ix->nroots];
+	if (ix->nactive) {
+		ix->active = skitx_malloc(ix->nactive * sizeof(*ix->active));
+		if (!ix->active)
+			goto out;
+	}
+	for (size_t i = 0; i < ix->nall; i++)
+		if (ix->all[i].e.state == SKIT_ENTRY_ACTIVE)
+			ix->active[start[ix->all[i].e.root_index]++] =
+			        &ix->all[i].e;
+	error = 0;
+out:
+	skitx_free(order);
+	skitx_free(from);
+	skitx_free(start);
+	return error;
+}
+
+int skit_registry_scan(skit_registry *reg, skit_error *err)
+{
+	struct scan sc;
+	int error = SKIT_ENOMEM;
+
+	assert(reg);
+	memset(&sc, 0, sizeof(sc));
+	sc.reg = reg;
+	sc.opts = (skit_skill_options)SKIT_SKILL_OPTIONS_INIT;
+	sc.opts.flags = SKIT_SKILL_LENIENT;
+	skitx_buf_init(&sc.names, 0);
+	skitx_buf_init(&sc.path, 0);
+
+	sc.ix = skitx_calloc(1, sizeof(*sc.ix));
+	if (!sc.ix)
+		goto out;
+	sc.ix->nroots = reg->nroots;
+	sc.ix->roots = skitx_calloc(reg->nroots + 1, sizeof(*sc.ix->roots));
+	sc.fds = skitx_calloc(reg->nroots + 1, sizeof(*sc.fds));
+	if (!sc.ix->roots || !sc.fds)
+		goto out;
+	/* config findings come first, then the scan's own */
+	for (size_t i = 0; i < reg->config_diags.len; i++) {
+		error = diags_push(&sc.ix->diags, &reg->config_diags.items[i]);
+		if (error < 0)
+			goto out;
+	}
+
+	error = open_roots(&sc);
+	for (size_t i = 0; !error && i < reg->nroots; i++)
+		error = scan_root(&sc, i);
+	if (!error)
+		error = finish(&sc);
+	if (error < 0)
+		goto out;
+
+	/* Complete: only now does the new index replace the old one. */
+	index_free(reg->index);
+	reg->index = sc.ix;
+	sc.ix = NULL;
+out:
+	if (sc.fds)
+		for (size_t i = 0; i < reg->nroots; i++)
+			if (sc.fds[i] >= 0)
+				close(sc.fds[i]);
+	skitx_free(sc.fds);
+	index_free(sc.ix);
+	skitx_free(sc.items);
+	skitx_free(sc.cands);
+	skitx_idmap_release(&sc.seen);
+	skitx_idmap_release(&sc.fences);
+	skitx_buf_release(&sc.names);
+	skitx_buf_release(&sc.path);
+	skit__arena_release(&sc.tmp);
+	if (error < 0)
+		return error == SKIT_ENOMEM ? skit__error_oom(err)
+		                            : skit__error_code(err, error);
+	return 0;
+}
+
+/* ---- queries ------------------------------------------------------------ */
+
+size_t skit_registry_root_count(const skit_registry *reg)
+{
+	assert(reg);
+	return reg->nroots;
+}
+
+void skit_registry_root(const skit_registry *reg, size_t i, const char **source,
+                        const char **path, bool *exists, size_t *skills)
+{
+	const struct skit__index *ix = reg->index;
+	bool scanned;
+
+	assert(reg && i < reg->nroots);
+	scanned = ix && i < ix->nroots;
+	if (source)
+		*source = reg->roots[i].source;
+	if (path)
+		*path = reg->roots[i].path;
+	if (exists)
+		*exists = scanned && ix->roots[i].exists;
+	if (skills)
+		*skills = scanned ? ix->roots[i].skills : 0;
+}
+
+size_t skit_registry_count(const skit_registry *reg)
+{
+	assert(reg);
+	return reg->index ? reg->index->nactive : 0;
+}
+
+const skit_entry *skit_registry_entry(const skit_registry *reg, size_t i)
+{
+	assert(reg && reg->index && i < reg->index->nactive);
+	return reg->index->active[i];
+}
+
+size_t skit_registry_all_count(const skit_registry *reg)
+{
+	assert(reg);
+	return reg->index ? reg->index->nall : 0;
+}
+
+const skit_entry *skit_registry_all_entry(const skit_registry *reg, size_t i)
+{
+	assert(reg && reg->index && i < reg->index->nall);
+	return &reg->index->all[i].e;
+}
+
+const skit_entry *skit_registry_find(const skit_registry *reg, const char *name,
+                                     const char *source)
+{
+	const struct skit__index *ix;
+	const skit_entry *found = NULL;
+	char *nf = NULL;
+	size_t lo = 0, hi;
+	bool ascii = true;
+
+	assert(reg && name);
+	ix = reg->index;
+	if (!ix)
+		return NULL;
+	/* Names are stored NFKC; accept any compatible spelling. */
+	for (const char *p = name; *p; p++)
+		if ((unsigned char)*p >= 0x80)
+			ascii = false;
+	if (!ascii && !skitx_utf8_check(name, strlen(name), NULL)) {
+		nf = skitx_utf8_nfkc(name, strlen(name));
+		if (nf)
+			name = nf;
+	}
+	hi = ix->nall;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(ix->all[mid].e.name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < ix->nall && !strcmp(ix->all[lo].e.name, name); lo++) {
+		const skit_entry *e = &ix->all[lo].e;
+
+		if (source ? e->state != SKIT_ENTRY_SKIPPED &&
+		                     !strcmp(e->source, source)
+		           : e->state == SKIT_ENTRY_ACTIVE) {
+			found = e;
+			break;
+		}
+	}
+	skitx_free(nf);
+	return found;
+}
+
+const skit_diag *skit_registry_diags(const skit_registry *reg, size_t *count)
+{
+	assert(reg && count);
+	if (!reg->index) {
+		*count = reg->config_diags.len;
+		return reg->config_diags.items;
+	}
+	*count = reg->index->diags.len;
+	return reg->index->diags.items;
+}
+
+int skit_registry_load(skit_skill **out, const skit_registry *reg,
+                       const skit_entry *entry, skit_error *err)
+{
+	skit_skill_options opts = SKIT_SKILL_OPTIONS_INIT;
+
+	assert(out && reg && entry);
+	opts.flags = SKIT_SKILL_LENIENT;
+	return skit_skill_load(out, entry->dir, &opts, err);
+}
+
+void skit_registry_free(skit_registry *reg)
+{
+	if (!reg)
+		return;
+	for (size_t i = 0; i < reg->nroots; i++) {
+		skitx_free(reg->roots[i].source);
+		skitx_free(reg->roots[i].path);
+	}
+	skitx_free(reg->roots);
+	skitx_free(reg->project_dir);
+	diags_release(&reg->config_diags);
+	skit__arena_release(&reg->config_strings);
+	index_free(reg->index);
+	skitx_free(reg);
+}

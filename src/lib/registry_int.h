@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * registry_int.h - the registry's private structures, shared by
+ * registry.c (roots, scan, lookup), registry_config.c (default roots and
+ * config files) and search.c (BM25).
+ *
+ * A registry owns its roots and one *index*: the result of the last
+ * complete scan (entries, their strings, diagnostics, per-root counts, and
+ * the search indexes built from it). A scan builds a new index on the side
+ * and swaps it in only when it is complete, so a failed rescan leaves the
+ * old one untouched.
+ */
+#ifndef SKIT_LIB_REGISTRY_INT_H
+#define SKIT_LIB_REGISTRY_INT_H
+
+#include "skit/registry.h"
+
+/*
+ * A chunked string arena. Strings never move once stored, so entries can
+ * point into it; everything is freed at once. (skitx_pool is for parsed
+ * skills, STYLE rule 9; the registry keeps its own, with bigger chunks.)
+ */
+struct skit__arena_chunk;
+
+struct skit__arena {
+	struct skit__arena_chunk *head;
+};
+
+/* A NUL-terminated copy of `len` bytes at `s`; NULL on out-of-memory. */
+char *skit__arena_strndup(struct skit__arena *a, const char *s, size_t len);
+char *skit__arena_strdup(struct skit__arena *a, const char *s);
+char *skit__arena_printf(struct skit__arena *a, const char *fmt, ...)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 2, 3)))
+#endif
+        ;
+void skit__arena_release(struct skit__arena *a);
+
+/* A growable list of diagnostics whose strings live in an arena. */
+struct skit__diags {
+	skit_diag *items;
+	size_t len, alloc;
+};
+
+/*
+ * Append a warning about `path` with a printf-style message (formatted
+ * into `a`). `code` must be a string literal. 0 or SKIT_ENOMEM.
+ */
+int skit__diags_add(struct skit__diags *d, struct skit__arena *a,
+                    skit_severity sev, const char *code, const char *path,
+                    const char *fmt, ...)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 6, 7)))
+#endif
+        ;
+
+struct skit__search;
+
+/* A root as configured. */
+struct skit__root {
+	char *source;
+	char *path;
+};
+
+/* What the last scan found in a root. */
+struct skit__root_stat {
+	bool exists;
+	size_t skills; /* active entries */
+};
+
+/* An entry, with what ordering it needs. */
+struct skit__item {
+	skit_entry e;
+	const char *folder; /* the folder's last component (raw) */
+	bool canonical;     /* folder name == entry name */
+};
+
+/* The result of one complete scan. */
+struct skit__index {
+	struct skit__item *all; /* by name, then root */
+	size_t nall;
+	const skit_entry **active; /* by root, then name */
+	size_t nactive;
+	struct skit__root_stat *roots;
+	size_t nroots;
+	struct skit__diags diags;
+	struct skit__arena strings;
+	struct skit__search *search[2]; /* [0] name+description, [1] +body */
+};
+
+/* Called before each folder of a root is examined (tests only). */
+typedef void (*skit__scan_hook)(const char *root, const char *name,
+                                void *payload);
+
+struct skit_registry {
+	struct skit__root *roots;
+	size_t nroots, roots_alloc;
+	char *project_dir;
+
+	/* Findings of skit_registry_add_default_roots() (config files). */
+	struct skit__diags config_diags;
+	struct skit__arena config_strings;
+
+	struct skit__index *index; /* NULL before the first scan */
+
+	skit__scan_hook hook;
+	void *hook_payload;
+	size_t max_per_root; /* 0: SKIT__REGISTRY_MAX_PER_ROOT */
+};
+
+/* Tests: call `hook` before each folder a scan examines. */
+void skit__registry_set_scan_hook(skit_registry *reg, skit__scan_hook hook,
+                                  void *payload);
+
+/* Tests: lower the per-root folder cap (0 restores the default). */
+void skit__registry_set_max_per_root(skit_registry *reg, size_t max);
+
+/* Most folders read from one root; the rest are reported, not scanned. */
+#define SKIT__REGISTRY_MAX_PER_ROOT 262144
+
+/* search.c */
+void skit__search_free(struct skit__search *s);
+
+#endif

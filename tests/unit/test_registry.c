@@ -1,0 +1,1094 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_registry.c - roots, precedence and shadowing, the hostile trees of
+ * HOSTILE.md part B (each fixture built here, under SKIT_TEST_DIR), the
+ * default roots and config files, rescans, and BM25 search.
+ *
+ * Every hostile case asserts three things: the scan returns (an alarm
+ * kills a hang), the expected diagnostic or skipped entry is there, and a
+ * good skill beside the bad one is still found.
+ */
+#include "common.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "skit/registry.h"
+#include "lib/registry_int.h"
+#include "util/fs.h"
+
+static char base[PATH_MAX / 4];
+
+/*
+ * rm -rf through directory fds, so that trees deeper than PATH_MAX (see
+ * name_too_long) and mode-000 folders still go away.
+ */
+static void rm_at(int dfd, const char *name)
+{
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+	int fd;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return;
+	if (!S_ISDIR(st.st_mode)) {
+		unlinkat(dfd, name, 0);
+		return;
+	}
+	fchmodat(dfd, name, 0755, 0);
+	for (int pass = 0; pass < 16; pass++) {
+		bool any = false;
+
+		fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+		if (fd < 0)
+			break;
+		d = fdopendir(fd);
+		if (!d) {
+			close(fd);
+			break;
+		}
+		while ((de = readdir(d))) {
+			if (!strcmp(de->d_name, ".") ||
+			    !strcmp(de->d_name, ".."))
+				continue;
+			rm_at(dirfd(d), de->d_name);
+			any = true;
+		}
+		closedir(d);
+		if (!any)
+			break;
+	}
+	unlinkat(dfd, name, AT_REMOVEDIR);
+}
+
+/* A fresh, empty folder SKIT_TEST_DIR/<name>; its path in `base`. */
+static const char *fresh(const char *name)
+{
+	const char *top = getenv("SKIT_TEST_DIR");
+
+	snprintf(base, sizeof(base), "%s/%s",
+	         top ? top : "/tmp/skit-test-registry", name);
+	rm_at(AT_FDCWD, base);
+	ASSERT_OK(skitx_fs_mkdir_p(base, 0755));
+	return base;
+}
+
+/* "base/rel" in a rotating static buffer (a few live at once). */
+static const char *at(const char *rel)
+{
+	static char bufs[8][PATH_MAX];
+	static int next;
+	char *b = bufs[next++ % 8];
+
+	if (snprintf(b, PATH_MAX, "%s/%s", base, rel) >= PATH_MAX)
+		HARNESS_FAIL("path too long: %s", rel);
+	return b;
+}
+
+static void write_file(const char *path, const char *text)
+{
+	char *dir = strdup(path);
+	int fd;
+
+	ASSERT(dir);
+	*strrchr(dir, '/') = '\0';
+	ASSERT_OK(skitx_fs_mkdir_p(dir, 0755));
+	free(dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ASSERT(fd >= 0);
+	ASSERT_EQ(write(fd, text, strlen(text)), (long long)strlen(text));
+	close(fd);
+}
+
+/* base/<root>/<folder>/SKILL.md naming `name` (NULL: the folder). */
+static void skill(const char *root, const char *folder, const char *name,
+                  const char *desc)
+{
+	char path[PATH_MAX], text[2048];
+
+	snprintf(path, sizeof(path), "%s/%s/%s/SKILL.md", base, root, folder);
+	snprintf(text, sizeof(text),
+	         "---\nname: %s\ndescription: %s\n---\n# %s\n\nBody of %s.\n",
+	         name ? name : folder, desc, folder, folder);
+	write_file(path, text);
+}
+
+static skit_registry *reg_new(void)
+{
+	skit_registry *reg = NULL;
+
+	ASSERT_OK(skit_registry_new(&reg, NULL));
+	return reg;
+}
+
+static void add_root(skit_registry *reg, const char *source, const char *rel)
+{
+	ASSERT_OK(skit_registry_add_root(reg, source, at(rel), NULL));
+}
+
+static void scan(skit_registry *reg)
+{
+	skit_error err = { 0 };
+
+	alarm(60); /* a hang is a failure, not a stuck CI job */
+	ASSERT_OK(skit_registry_scan(reg, &err));
+	alarm(0);
+}
+
+/* The first scan diagnostic with `code` (and a path ending in `tail`). */
+static const skit_diag *diag(const skit_registry *reg, const char *code,
+                             const char *tail)
+{
+	size_t n;
+	const skit_diag *d = skit_registry_diags(reg, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		size_t pl, tl;
+
+		if (strcmp(d[i].code, code))
+			continue;
+		if (!tail)
+			return &d[i];
+		pl = d[i].path ? strlen(d[i].path) : 0;
+		tl = strlen(tail);
+		if (pl >= tl && !strcmp(d[i].path + pl - tl, tail))
+			return &d[i];
+	}
+	return NULL;
+}
+
+/* The entry in any state with this name from this source, or NULL. */
+static const skit_entry *any(const skit_registry *reg, const char *name,
+                             const char *source)
+{
+	for (size_t i = 0; i < skit_registry_all_count(reg); i++) {
+		const skit_entry *e = skit_registry_all_entry(reg, i);
+
+		if (!strcmp(e->name, name) &&
+		    (!source || !strcmp(e->source, source)))
+			return e;
+	}
+	return NULL;
+}
+
+/* ---- precedence, shadowing, lookup ---------------------------------- */
+
+static void test_registry__precedence_and_shadowing(void)
+{
+	skit_registry *reg;
+	const skit_entry *e;
+	const char *src, *path;
+	size_t skills;
+	bool exists;
+
+	fresh("precedence");
+	skill("p", "pdf", NULL, "Project PDF.");
+	skill("p", "zeta", NULL, "Project zeta.");
+	skill("u", "pdf", NULL, "User PDF.");
+	skill("u", "alpha", NULL, "User alpha.");
+	skill("b", "alpha", NULL, "Builtin alpha.");
+	skill("b", "beta", NULL, "Builtin beta.");
+	write_file(at("p/README.md"), "not a skill\n");
+	ASSERT_OK(skitx_fs_mkdir_p(at("p/empty"), 0755)); /* no SKILL.md */
+
+	reg = reg_new();
+	add_root(reg, "project", "p");
+	add_root(reg, "user", "u");
+	add_root(reg, "builtin", "b");
+	add_root(reg, "missing", "nope");
+	scan(reg);
+
+	/* active: by root, then name */
+	ASSERT_EQ(skit_registry_count(reg), 4);
+	ASSERT_STR(skit_registry_entry(reg, 0)->name, "pdf");
+	ASSERT_STR(skit_registry_entry(reg, 1)->name, "zeta");
+	ASSERT_STR(skit_registry_entry(reg, 2)->name, "alpha");
+	ASSERT_STR(skit_registry_entry(reg, 3)->name, "beta");
+	ASSERT_STR(skit_registry_entry(reg, 2)->source, "user");
+
+	/* all: by name, then root */
+	ASSERT_EQ(skit_registry_all_count(reg), 6);
+	ASSERT_STR(skit_registry_all_entry(reg, 0)->name, "alpha");
+	ASSERT_STR(skit_registry_all_entry(reg, 0)->source, "user");
+	ASSERT_STR(skit_registry_all_entry(reg, 1)->source, "builtin");
+	ASSERT_EQ(skit_registry_all_entry(reg, 1)->state, SKIT_ENTRY_SHADOWED);
+	ASSERT_STR(skit_registry_all_entry(reg, 1)->reason, "user");
+
+	e = skit_registry_find(reg, "pdf", NULL);
+	ASSERT(e && e->state == SKIT_ENTRY_ACTIVE);
+	ASSERT_STR(e->description, "Project PDF.");
+	ASSERT_STR(e->dir, at("p/pdf"));
+	ASSERT_STR(e->file, at("p/pdf/SKILL.md"));
+	ASSERT_EQ(e->root_index, 0);
+	e = skit_registry_find(reg, "pdf", "user");
+	ASSERT(e && e->state == SKIT_ENTRY_SHADOWED);
+	ASSERT_STR(e->reason, "project");
+	ASSERT_STR(e->description, "User PDF.");
+	ASSERT(!skit_registry_find(reg, "pdf", "builtin"));
+	ASSERT(!skit_registry_find(reg, "nothing", NULL));
+	ASSERT(!skit_registry_find(reg, "empty", NULL));
+
+	ASSERT_EQ(skit_registry_root_count(reg), 4);
+	skit_registry_root(reg, 0, &src, &path, &exists, &skills);
+	ASSERT_STR(src, "project");
+	ASSERT(exists);
+	ASSERT_EQ(skills, 2);
+	skit_registry_root(reg, 2, NULL, NULL, &exists, &skills);
+	ASSERT_EQ(skills, 1); /* beta; alpha is shadowed */
+	skit_registry_root(reg, 3, NULL, &path, &exists, &skills);
+	ASSERT(!exists); /* a missing root is silently empty */
+	ASSERT_EQ(skills, 0);
+	{
+		size_t n;
+		skit_registry_diags(reg, &n);
+		ASSERT_EQ(n, 0);
+	}
+	skit_registry_free(reg);
+}
+
+static void test_registry__entry_fields(void)
+{
+	skit_registry *reg;
+	const skit_entry *e;
+	skit_skill *s = NULL;
+	const char *body;
+
+	fresh("fields");
+	write_file(at("r/tool/SKILL.md"),
+	           "---\nname: tool\ndescription: |\n  Two\n  lines.\n"
+	           "when_to_use: When asked.\nargument-hint: '[file]'\n"
+	           "disable-model-invocation: true\n"
+	           "version: 1\n---\nThe body.\n");
+	reg = reg_new();
+	add_root(reg, "user", "r/");
+	scan(reg);
+	e = skit_registry_find(reg, "tool", NULL);
+	ASSERT(e);
+	ASSERT_STR(e->description, "Two\nlines.");
+	ASSERT_STR(e->when_to_use, "When asked.");
+	ASSERT_STR(e->argument_hint, "[file]");
+	ASSERT(e->flags & SKIT_SKILL_DISABLE_MODEL_INVOCATION);
+	ASSERT_EQ(e->warnings, 1);        /* `version`: unknown, lenient */
+	ASSERT_STR(e->dir, at("r/tool")); /* the root's slash is dropped */
+	ASSERT_OK(skit_registry_load(&s, reg, e, NULL));
+	ASSERT_OK(skit_skill_body(s, &body, NULL, NULL));
+	ASSERT_STR(body, "The body.");
+	skit_skill_free(s);
+	skit_registry_free(reg);
+}
+
+/* A broken copy is skipped and never hides a working lower one. */
+static void test_registry__skipped_do_not_shadow(void)
+{
+	skit_registry *reg;
+	const skit_entry *e;
+
+	fresh("skipped");
+	write_file(at("p/pdf/SKILL.md"), "---\nname: pdf\n---\n");
+	write_file(at("p/bird-co/SKILL.md"),
+	           "---\nname: bird\ndescription: squatter\n---\n");
+	skill("u", "pdf", NULL, "User PDF.");
+	skill("u", "bird", NULL, "The real bird.");
+	reg = reg_new();
+	add_root(reg, "project", "p");
+	add_root(reg, "user", "u");
+	scan(reg);
+
+	e = skit_registry_find(reg, "pdf", NULL);
+	ASSERT(e && !strcmp(e->source, "user"));
+	e = any(reg, "pdf", "project");
+	ASSERT(e && e->state == SKIT_ENTRY_SKIPPED);
+	ASSERT_CONTAINS(e->reason, "description");
+	ASSERT_STR(e->description, "");
+	/* identity is the folder: bird-co cannot pose as bird */
+	e = any(reg, "bird-co", "project");
+	ASSERT(e && e->state == SKIT_ENTRY_SKIPPED);
+	ASSERT_CONTAINS(e->reason, "must match");
+	e = skit_registry_find(reg, "bird", NULL);
+	ASSERT(e && !strcmp(e->source, "user"));
+	ASSERT(!skit_registry_find(reg, "pdf", "project"));
+	skit_registry_free(reg);
+}
+
+/* ---- HOSTILE B ------------------------------------------------------- */
+
+/* B1: x -> .., y -> ., a cycle between two roots, a self-loop. */
+static void test_registry__symlink_loops(void)
+{
+	skit_registry *reg;
+
+	fresh("loops");
+	skill("a", "good", NULL, "Still found.");
+	skill("b", "other", NULL, "Also found.");
+	ASSERT_OK(symlink("..", at("a/up")));
+	ASSERT_OK(symlink(".", at("a/self")));
+	ASSERT_OK(symlink("../b", at("a/to-b")));
+	ASSERT_OK(symlink("../a", at("b/to-a")));
+	ASSERT_OK(symlink("knot", at("a/knot"))); /* ELOOP */
+	reg = reg_new();
+	add_root(reg, "a", "a");
+	add_root(reg, "b", "b");
+	scan(reg);
+	ASSERT(diag(reg, "symlink-loop", "/a/up"));
+	ASSERT(diag(reg, "symlink-loop", "/a/self"));
+	ASSERT(diag(reg, "symlink-loop", "/a/to-b"));
+	ASSERT(diag(reg, "symlink-loop", "/b/to-a"));
+	ASSERT(diag(reg, "symlink-loop", "/a/knot"));
+	ASSERT_EQ(skit_registry_count(reg), 2);
+	ASSERT(skit_registry_find(reg, "good", NULL));
+	ASSERT(skit_registry_find(reg, "other", NULL));
+	skit_registry_free(reg);
+}
+
+/* B2: dangling links are reported, not fatal. */
+static void test_registry__dangling_symlink(void)
+{
+	skit_registry *reg;
+
+	fresh("dangling");
+	skill("r", "good", NULL, "Still found.");
+	ASSERT_OK(symlink("/nonexistent/skit/nowhere", at("r/gone")));
+	ASSERT_OK(symlink("missing-target", at("r/good/link")));
+	reg = reg_new();
+	add_root(reg, "r", "r");
+	scan(reg);
+	ASSERT(diag(reg, "symlink-dangling", "/r/gone"));
+	ASSERT(skit_registry_find(reg, "good", NULL));
+	skit_registry_free(reg);
+}
+
+/*
+ * B9: an unreadable folder is skipped and reported. Root reads through
+ * mode 000 (CAP_DAC_OVERRIDE), so as root only the "scan goes on" half of
+ * the test can be asserted; the skip of that one assertion is printed.
+ */
+static void test_registry__unreadable_folder(void)
+{
+	skit_registry *reg;
+	const skit_entry *e;
+
+	fresh("unreadable");
+	skill("r", "good", NULL, "Still found.");
+	skill("r", "locked", NULL, "Cannot be read.");
+	ASSERT_OK(chmod(at("r/locked"), 0));
+	reg = reg_new();
+	add_root(reg, "r", "r");
+	scan(reg);
+	chmod(at("r/locked"), 0755);
+	ASSERT(skit_registry_find(reg, "good", NULL));
+	e = any(reg, "locked", NULL);
+	if (geteuid() == 0) {
+		printf("note: running as root; mode 000 does not deny reads, "
+		       "so the EACCES assertion is skipped\n");
+	} else {
+		ASSERT(e && e->state == SKIT_ENTRY_SKIPPED);
+		ASSERT_CONTAINS(e->reason, "ermission");
+	}
+	skit_registry_free(reg);
+}
+
+/* B3: a FIFO named SKILL.md must not block the scan. */
+static void test_registry__fifo_skill_md(void)
+{
+	skit_registry *reg;
+	const skit_entry *e;
+
+	fresh("fifo");
+	skill("r", "good", NULL, "Still found.");
+	ASSERT_OK(skitx_fs_mkdir_p(at("r/pipe"), 0755));
+	ASSERT_OK(mkfifo(at("r/pipe/SKILL.md"), 0644));
+	ASSERT_OK(skitx_fs_mkdir_p(at("r/dir/SKILL.md"), 0755));
+	reg = reg_new();
+	add_root(reg, "r", "r");
+	scan(reg);
+	e = any(reg, "pipe", NULL);
+	ASSERT(e && e->state == SKIT_ENTRY_SKIPPED);
+	ASSERT_CONTAINS(e->reason, "not a regular file");
+	e = any(reg, "dir", NULL);
+	ASSERT(e && e->state == SKIT_ENTRY_SKIPPED);
+	ASSERT_CONTAINS(e->reason, "directory");
+	ASSERT(skit_registry_find(reg, "good", NULL));
+	skit_registry_free(reg);
+}
+
+/* B2: SKILL.md linked to /dev/zero or /etc/passwd is refused, not read. */
+static void test_registry__skill_md_symlink(void)
+{
+	skit_registry *reg;
+	const skit_entry *e;
+
+	fresh("mdlink");
+	skill("r", "good", NULL, "Still found.");
+	ASSERT_OK(skitx_fs_mkdir_p(at("r/zero"), 0755));
+	ASSERT_OK(symlink("/dev/zero", at("r/zero/SKILL.md")));
+	ASSERT_OK(skitx_fs_mkdir_p(at("r/passwd"), 0755));
+	ASSERT_OK(symlink("/etc/passwd", at("r/passwd/SKILL.md")));
+	reg = reg_new();
+	add_root(reg, "r", "r");
+	scan(reg);
+	e = any(reg, "zero", NULL);
+	ASSERT(e && e->state == SKIT_ENTRY_SKIPPED);
+	ASSERT_CONTAINS(e->reason, "symbolic link");
+	e = any(reg, "passwd", NULL);
+	ASSERT(e && e->state == SKIT_ENTRY_SKIPPED);
+	ASSERT_CONTAINS(e->reason, "symbolic link");
+	ASSERT(skit_registry_find(reg, "good", NULL));
+	skit_registry_free(reg);
+}
+
+/* B4: a sparse 2 GB SKILL.md is an error at once, never read. */
+static void test_registry__huge_sparse_file(void)
+{
+	skit_registry *reg;
+	const skit_entry *e;
+	int fd;
+
+	fresh("huge");
+	skill("r", "good", NULL, "Still found.");
+	write_file(at("r/huge/SKILL.md"), "---\nname: huge\n");
+	fd = open(at("r/huge/SKILL.md"), O_WRONLY);
+	ASSERT(fd >= 0);
+	ASSERT_OK(ftruncate(fd, (off_t)2048 * 1024 * 1024));
+	close(fd);
+	reg = reg_new();
+	add_root(reg, "r", "r");
+	scan(reg);
+	e = any(reg, "huge", NULL);
+	ASSERT(e && e->state == SKIT_ENTRY_SKIPPED);
+	ASSERT_CONTAINS(e->reason, "limit");
+	ASSERT(skit_registry_find(reg, "good", NULL));
+	skit_registry_free(reg);
+	unlink(at("r/huge/SKILL.md"));
+}
+
+/* B8: `Foo` and `foo` are reported; the valid lowercase one is kept. */
+static void test_registry__case_collision(void)
+{
+	skit_registry *reg;
+	const skit_entry *e;
+	const skit_diag *d;
+
+	fresh("case");
+	skill("r", "foo", NULL, "The real foo.");
+	skill("r", "Foo", NULL, "Uppercase twin.");
+	skill("u", "FOO", NULL, "Another twin.");
+	reg = reg_new();
+	add_root(reg, "project", "r");
+	add_root(reg, "user", "u");
+	scan(reg);
+	e = skit_registry_find(reg, "foo", NULL);
+	ASSERT(e && !strcmp(e->description, "The real foo."));
+	e = any(reg, "Foo", NULL);
+	ASSERT(e && e->state == SKIT_ENTRY_SKIPPED);
+	ASSERT_CONTAINS(e->reason, "lowercase");
+	d = diag(reg, "name-collision", "/r/foo");
+	ASSERT(d);
+	ASSERT_CONTAINS(d->message, "'foo'");
+	ASSERT_CONTAINS(d->message, "'FOO'");
+	ASSERT(diag(reg, "name-collision", "/r/Foo"));
+	skit_registry_free(reg);
+}
+
+/*
+ * B8: a fullwidth folder `ｆｏｏ` whose frontmatter says `name: ｆｏｏ` is a
+ * valid skill named "foo" (NFKC) - so is the ASCII `foo` beside it. The
+ * ASCII spelling (the name as written) is kept; the other is skipped with
+ * a diagnostic. The order of creation does not matter.
+ */
+static void test_registry__nfkc_collision(void)
+{
+	static const char fw[] = "\xEF\xBD\x86\xEF\xBD\x8F\xEF\xBD\x8F";
+	skit_registry *reg;
+	const skit_entry *e;
+	char rel[64];
+
+	fresh("nfkc");
+	snprintf(rel, sizeof(rel), "r/%s/SKILL.md", fw);
+	write_file(at(rel), "---\nname: \xEF\xBD\x86\xEF\xBD\x8F\xEF\xBD\x8F\n"
+	                    "description: Fullwidth.\n---\n");
+	skill("r", "foo", NULL, "ASCII.");
+	reg = reg_new();
+	add_root(reg, "r", "r");
+	scan(reg);
+	ASSERT_EQ(skit_registry_count(reg), 1);
+	e = skit_registry_find(reg, "foo", NULL);
+	ASSERT(e && !strcmp(e->description, "ASCII."));
+	/* lookups are NFKC too */
+	ASSERT(skit_registry_find(reg, fw, NULL) == e);
+	ASSERT_EQ(skit_registry_all_count(reg), 2);
+	e = skit_registry_all_entry(reg, 1);
+	ASSERT_EQ(e->state, SKIT_ENTRY_SKIPPED);
+	ASSERT_CONTAINS(e->reason, "NFKC");
+	ASSERT(diag(reg, "nfkc-collision", fw));
+	skit_registry_free(reg);
+}
+
+/* B7: only <root>/<name>/SKILL.md is a skill; inner ones are not. */
+static void test_registry__nested_skills(void)
+{
+	skit_registry *reg;
+
+	fresh("nested");
+	skill("r", "outer", NULL, "Outer.");
+	skill("r/outer", "inner", NULL, "Inner.");
+	skill("r/group", "deep", NULL, "Two levels down.");
+	reg = reg_new();
+	add_root(reg, "r", "r");
+	scan(reg);
+	ASSERT_EQ(skit_registry_all_count(reg), 1);
+	ASSERT(skit_registry_find(reg, "outer", NULL));
+	ASSERT(!any(reg, "inner", NULL));
+	ASSERT(!any(reg, "deep", NULL));
+	skit_registry_free(reg);
+}
+
+/* skill.md (lowercase) is accepted like the reference, and flagged. */
+static void test_registry__lowercase_skill_md(void)
+{
+	skit_registry *reg;
+	const skit_entry *e;
+
+	fresh("lower");
+	write_file(at("r/low/skill.md"),
+	           "---\nname: low\ndescription: Lowercase file.\n---\n");
+	reg = reg_new();
+	add_root(reg, "r", "r");
+	scan(reg);
+	e = skit_registry_find(reg, "low", NULL);
+	ASSERT(e);
+	ASSERT(e->flags & SKIT_SKILL_LOWERCASE_FILE);
+	ASSERT_STR(e->file, at("r/low/skill.md"));
+	skit_registry_free(reg);
+}
+
+/* B6: dot-folders (.git, .system) and AppleDouble ._x are skipped. */
+static void test_registry__dot_folders(void)
+{
+	skit_registry *reg;
+
+	fresh("dots");
+	skill("r", "good", NULL, "Visible.");
+	skill("r", ".git", "git", "Hidden.");
+	skill("r", ".system", "system", "Hidden.");
+	skill("r", "._good", "good", "AppleDouble.");
+	write_file(at("r/._SKILL.md"), "junk");
+	write_file(at("r/.DS_Store"), "junk");
+	reg = reg_new();
+	add_root(reg, "r", "r");
+	scan(reg);
+	ASSERT_EQ(skit_registry_all_count(reg), 1);
+	ASSERT(skit_registry_find(reg, "good", NULL));
+	skit_registry_free(reg);
+}
+
+/* B1: a root that is itself a symbolic link is followed. */
+static void test_registry__root_symlink(void)
+{
+	skit_registry *reg;
+
+	fresh("rootlink");
+	skill("real", "good", NULL, "Through the link.");
+	ASSERT_OK(symlink("real", at("linked")));
+	reg = reg_new();
+	add_root(reg, "r", "linked");
+	add_root(reg, "again", "real"); /* the same folder twice */
+	scan(reg);
+	ASSERT_EQ(skit_registry_count(reg), 1);
+	ASSERT_STR(skit_registry_entry(reg, 0)->dir, at("linked/good"));
+	ASSERT(diag(reg, "root-duplicate", "/real"));
+	ASSERT_EQ(skit_registry_all_count(reg), 1);
+	skit_registry_free(reg);
+}
+
+/*
+ * B1: linked skill folders are followed once; an alias of a folder already
+ * seen (in this root or a higher one) is reported and listed once. Real
+ * folders go first, so a link never displaces the folder it points at.
+ */
+static void test_registry__symlinked_folders(void)
+{
+	skit_registry *reg;
+	const skit_entry *e;
+
+	fresh("aliases");
+	skill("r", "zed", NULL, "Real folder.");
+	skill("elsewhere", "ext", NULL, "Linked in from outside.");
+	ASSERT_OK(symlink("zed", at("r/a-alias"))); /* sorts first */
+	ASSERT_OK(symlink("../elsewhere/ext", at("r/ext")));
+	ASSERT_OK(skitx_fs_mkdir_p(at("u"), 0755));
+	ASSERT_OK(symlink("../r/zed", at("u/zed")));
+	ASSERT_OK(symlink("../elsewhere/README", at("r/file-link")));
+	write_file(at("elsewhere/README"), "a file\n");
+	reg = reg_new();
+	add_root(reg, "project", "r");
+	add_root(reg, "user", "u");
+	scan(reg);
+	e = skit_registry_find(reg, "zed", NULL);
+	ASSERT(e && !strcmp(e->dir, at("r/zed")));
+	e = skit_registry_find(reg, "ext", NULL);
+	ASSERT(e && !strcmp(e->dir, at("r/ext")));
+	ASSERT(diag(reg, "alias", "/r/a-alias"));
+	ASSERT(diag(reg, "alias", "/u/zed"));
+	ASSERT(!any(reg, "a-alias", NULL));
+	ASSERT(!skit_registry_find(reg, "zed", "user")); /* deduped */
+	ASSERT_EQ(skit_registry_all_count(reg), 2);
+	skit_registry_free(reg);
+}
+
+/* B5: past the per-root cap the scan stops and says so. */
+static void test_registry__folder_cap(void)
+{
+	skit_registry *reg;
+	char rel[64];
+
+	/* the real cap must hold the 100k-skill benchmark twice */
+	ASSERT(SKIT__REGISTRY_MAX_PER_ROOT >= 200000);
+	fresh("cap");
+	for (int i = 0; i < 30; i++) {
+		snprintf(rel, sizeof(rel), "s%02d", i);
+		skill("r", rel, NULL, "One of many.");
+	}
+	skill("u", "after", NULL, "The next root is still scanned.");
+	reg = reg_new();
+	skit__registry_set_max_per_root(reg, 20);
+	add_root(reg, "r", "r");
+	add_root(reg, "u", "u");
+	scan(reg);
+	ASSERT(diag(reg, "truncated", "/r"));
+	ASSERT_EQ(skit_registry_count(reg), 21);
+	ASSERT(skit_registry_find(reg, "after", NULL));
+	skit_registry_free(reg);
+}
+
+/* B9: a path too long to open is skipped and reported. */
+static void test_registry__name_too_long(void)
+{
+	char rel[PATH_MAX], folder[256];
+	skit_registry *reg;
+	const skit_entry *e;
+	size_t len;
+
+	fresh("toolong");
+	/* a root path near PATH_MAX, in components of 200 bytes */
+	len = (size_t)snprintf(rel, sizeof(rel), "r");
+	while (strlen(base) + len < PATH_MAX - 220) {
+		rel[len++] = '/';
+		memset(rel + len, 'd', 200);
+		len += 200;
+		rel[len] = '\0';
+	}
+	memset(folder, 'x', 250);
+	folder[250] = '\0';
+	ASSERT_OK(skitx_fs_mkdir_p(at(rel), 0755));
+	{
+		char srel[PATH_MAX + 300];
+		int dfd = open(at(rel), O_RDONLY | O_DIRECTORY);
+
+		ASSERT(dfd >= 0);
+		ASSERT_OK(mkdirat(dfd, folder, 0755));
+		snprintf(srel, sizeof(srel), "%s/SKILL.md", folder);
+		close(openat(dfd, srel, O_WRONLY | O_CREAT, 0644));
+		ASSERT_OK(mkdirat(dfd, "short", 0755));
+		close(openat(dfd, "short/SKILL.md", O_WRONLY | O_CREAT, 0644));
+		close(dfd);
+	}
+	write_file(at("u/good/SKILL.md"),
+	           "---\nname: good\ndescription: Found.\n---\n");
+	reg = reg_new();
+	add_root(reg, "r", rel);
+	add_root(reg, "u", "u");
+	scan(reg);
+	e = any(reg, folder, NULL);
+	ASSERT(e && e->state == SKIT_ENTRY_SKIPPED);
+	ASSERT_CONTAINS(e->reason, "too long");
+	ASSERT(skit_registry_find(reg, "good", NULL));
+	skit_registry_free(reg);
+}
+
+struct victim {
+	const char *name;
+	int hits;
+};
+
+static void remove_victim(const char *root, const char *name, void *payload)
+{
+	struct victim *v = payload;
+	char path[PATH_MAX];
+
+	if (!strcmp(name, "swapped")) {
+		/* a folder replaced by a link to another skill */
+		char to[PATH_MAX];
+
+		snprintf(path, sizeof(path), "%s/swapped", root);
+		snprintf(to, sizeof(to), "%s/swapped.old", root);
+		rename(path, to);
+		symlink("a-first", path);
+		v->hits++;
+		return;
+	}
+	if (strcmp(name, v->name))
+		return;
+	snprintf(path, sizeof(path), "%s/%s/SKILL.md", root, name);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/%s", root, name);
+	rmdir(path);
+	v->hits++;
+}
+
+/*
+ * B9: a folder removed between listing and loading is reported; one
+ * replaced by a symbolic link is loaded through it, and its name no longer
+ * matches, so it is skipped. The rest of the scan is unaffected.
+ */
+static void test_registry__removed_mid_scan(void)
+{
+	struct victim v = { "gone", 0 };
+	skit_registry *reg;
+
+	fresh("removed");
+	skill("r", "a-first", NULL, "Before.");
+	skill("r", "gone", NULL, "Removed while scanning.");
+	skill("r", "z-last", NULL, "After.");
+	skill("r", "swapped", NULL, "Replaced by a link while scanning.");
+	reg = reg_new();
+	skit__registry_set_scan_hook(reg, remove_victim, &v);
+	add_root(reg, "r", "r");
+	scan(reg);
+	ASSERT_EQ(v.hits, 2);
+	ASSERT(diag(reg, "removed", "/r/gone"));
+	ASSERT_EQ(skit_registry_count(reg), 2);
+	ASSERT(skit_registry_find(reg, "a-first", NULL));
+	ASSERT(skit_registry_find(reg, "z-last", NULL));
+	/* the swapped folder now names another skill: skipped, not loaded */
+	ASSERT(!skit_registry_find(reg, "swapped", NULL));
+	skit_registry_free(reg);
+}
+
+/* An allocator that fails from the Nth call on (for the rescan test). */
+static long fail_after = -1, calls;
+
+static bool fail_now(void)
+{
+	return fail_after >= 0 && ++calls > fail_after;
+}
+
+static void *t_malloc(size_t n)
+{
+	return fail_now() ? NULL : malloc(n);
+}
+
+static void *t_calloc(size_t c, size_t n)
+{
+	return fail_now() ? NULL : calloc(c, n);
+}
+
+static void *t_realloc(void *p, size_t n)
+{
+	return fail_now() ? NULL : realloc(p, n);
+}
+
+/*
+ * B10: a rescan that fails (here: out of memory at every possible point)
+ * leaves the previous index whole; one that succeeds sees the changes.
+ */
+static void test_registry__rescan_keeps_old_index(void)
+{
+	static const skit_allocator failing = { t_malloc, t_calloc, t_realloc,
+		                                free };
+	skit_registry *reg;
+	skit_error err;
+	long n;
+	int error = -1;
+
+	fresh("rescan");
+	skill("r", "one", NULL, "First.");
+	skill("r", "two", NULL, "Second.");
+	reg = reg_new();
+	add_root(reg, "r", "r");
+	scan(reg);
+	ASSERT_EQ(skit_registry_count(reg), 2);
+	skill("r", "three", NULL, "Third.");
+	ASSERT_OK(symlink(".", at("r/loop")));
+
+	ASSERT_OK(skit_set_allocator(&failing));
+	for (n = 0; n < 100000 && error; n++) {
+		calls = 0;
+		fail_after = n;
+		error = skit_registry_scan(reg, &err);
+		fail_after = -1;
+		if (error) {
+			if (error != SKIT_ENOMEM)
+				break;
+			/* the old index, intact */
+			if (skit_registry_count(reg) != 2 ||
+			    strcmp(skit_registry_entry(reg, 1)->name, "two"))
+				break;
+		}
+	}
+	skit_set_allocator(NULL);
+	ASSERT_OK(error);
+	ASSERT(n > 10); /* it did fail at many points first */
+	ASSERT_EQ(skit_registry_count(reg), 3);
+	ASSERT(diag(reg, "symlink-loop", "/r/loop"));
+	skit_registry_free(reg);
+}
+
+/* ---- default roots and config ---------------------------------------- */
+
+static void test_registry__default_roots(void)
+{
+	skit_roots_options opts = SKIT_ROOTS_OPTIONS_INIT;
+	skit_registry *reg;
+	const char *src, *path;
+	char expect[PATH_MAX], cwd[PATH_MAX], home[PATH_MAX], sk[PATH_MAX];
+
+	fresh("defaults");
+	ASSERT_OK(skitx_fs_mkdir_p(at("proj/.git"), 0755));
+	ASSERT_OK(skitx_fs_mkdir_p(at("proj/src/deep"), 0755));
+	ASSERT_OK(skitx_fs_mkdir_p(at("home/.agents/skills"), 0755));
+	skill("proj/.claude/skills", "claude", NULL, "Interop.");
+	skill("home/.agents/skills", "mine", NULL, "User skill.");
+	snprintf(cwd, sizeof(cwd), "%s", at("proj/src/deep"));
+	snprintf(home, sizeof(home), "%s", at("home"));
+	opts.cwd = cwd;
+	opts.home = home;
+	opts.no_config = true;
+	setenv("SKIT_HOME", "", 1);
+	reg = reg_new();
+	ASSERT_OK(skit_registry_add_default_roots(reg, &opts, NULL));
+	ASSERT_STR(skit_registry_project_dir(reg), at("proj"));
+	ASSERT_EQ(skit_registry_root_count(reg), 5);
+	skit_registry_root(reg, 0, &src, &path, NULL, NULL);
+	ASSERT_STR(src, "project");
+	ASSERT_STR(path, at("proj/.agents/skills"));
+	skit_registry_root(reg, 1, NULL, &path, NULL, NULL);
+	ASSERT_STR(path, at("proj/.agent/skills"));
+	skit_registry_root(reg, 2, NULL, &path, NULL, NULL);
+	ASSERT_STR(path, at("proj/.claude/skills"));
+	skit_registry_root(reg, 3, &src, &path, NULL, NULL);
+	ASSERT_STR(src, "user");
+	ASSERT_STR(path, at("home/.agents/skills"));
+	skit_registry_root(reg, 4, &src, &path, NULL, NULL);
+	ASSERT_STR(src, "builtin");
+	snprintf(expect, sizeof(expect), "%s/skit/skills",
+	         SKIT_INSTALL_DATADIR);
+	ASSERT_STR(path, expect);
+	scan(reg);
+	ASSERT(skit_registry_find(reg, "claude", "project"));
+	ASSERT(skit_registry_find(reg, "mine", "user"));
+	skit_registry_free(reg);
+
+	/* SKIT_HOME moves the user root; home itself is never a project */
+	opts.cwd = home;
+	snprintf(sk, sizeof(sk), "%s", at("sk"));
+	opts.skit_home = sk;
+	reg = reg_new();
+	ASSERT_OK(skit_registry_add_default_roots(reg, &opts, NULL));
+	ASSERT(!skit_registry_project_dir(reg) ||
+	       strcmp(skit_registry_project_dir(reg), home));
+	for (size_t i = 0; i < skit_registry_root_count(reg); i++) {
+		skit_registry_root(reg, i, &src, &path, NULL, NULL);
+		if (!strcmp(src, "user"))
+			ASSERT_STR(path, at("sk/skills"));
+	}
+	skit_registry_free(reg);
+}
+
+static void test_registry__config_files(void)
+{
+	skit_roots_options opts = SKIT_ROOTS_OPTIONS_INIT;
+	skit_registry *reg;
+	skit_error err = { 0 };
+	const char *src, *path;
+	char cwd[PATH_MAX], home[PATH_MAX];
+	size_t n, k;
+
+	fresh("config");
+	ASSERT_OK(skitx_fs_mkdir_p(at("proj/.agents"), 0755));
+	write_file(at("proj/.agents/skit.json"),
+	           "{\"roots\": {\"project\": [\"skills-here\", \"/abs/p\"],"
+	           " \"user\": [\"/evil\"]}, \"other\": 1}\n");
+	write_file(at("xdg/skit/config.json"),
+	           "{\"roots\": {\"user\": [\"~/mine\", \"rel\"],"
+	           " \"builtin\": []}}\n");
+	setenv("XDG_CONFIG_HOME", at("xdg"), 1);
+	/* at() rotates its buffers: keep these two */
+	snprintf(cwd, sizeof(cwd), "%s", at("proj"));
+	snprintf(home, sizeof(home), "%s", at("home"));
+	opts.cwd = cwd;
+	opts.home = home;
+	reg = reg_new();
+	ASSERT_OK(skit_registry_add_default_roots(reg, &opts, &err));
+	ASSERT_EQ(skit_registry_root_count(reg), 4);
+	skit_registry_root(reg, 0, &src, &path, NULL, NULL);
+	ASSERT_STR(path, at("proj/skills-here"));
+	skit_registry_root(reg, 1, &src, &path, NULL, NULL);
+	ASSERT_STR(path, "/abs/p");
+	skit_registry_root(reg, 2, &src, &path, NULL, NULL);
+	ASSERT_STR(src, "user");
+	ASSERT_STR(path, at("home/mine")); /* not /evil */
+	skit_registry_root(reg, 3, &src, &path, NULL, NULL);
+	ASSERT_STR(path, at("xdg/skit/rel"));
+	skit_registry_diags(reg, &n);
+	ASSERT_EQ(n, 1);
+	ASSERT_STR(skit_registry_diags(reg, &n)[0].code, "config-ignored");
+	scan(reg); /* config findings survive the scan */
+	ASSERT(diag(reg, "config-ignored", "skit.json"));
+	skit_registry_free(reg);
+
+	/* --config overrides; --no-config drops project and user files */
+	write_file(at("extra.json"), "{\"roots\": {\"builtin\": [\"/b\"]}}");
+	opts.config_file = at("extra.json");
+	opts.no_config = true;
+	reg = reg_new();
+	ASSERT_OK(skit_registry_add_default_roots(reg, &opts, &err));
+	k = skit_registry_root_count(reg);
+	skit_registry_root(reg, k - 1, &src, &path, NULL, NULL);
+	ASSERT_STR(src, "builtin");
+	ASSERT_STR(path, "/b");
+	skit_registry_root(reg, k - 2, &src, &path, NULL, NULL);
+	ASSERT_STR(path, at("home/.agents/skills")); /* the default */
+	skit_registry_free(reg);
+
+	/* malformed: one line naming the file */
+	write_file(at("bad.json"), "{\"roots\": {\"project\": [1]}}");
+	opts.config_file = at("bad.json");
+	reg = reg_new();
+	ASSERT_EQ(skit_registry_add_default_roots(reg, &opts, &err),
+	          SKIT_EINVALID);
+	ASSERT_CONTAINS(err.message, "bad.json");
+	ASSERT(!strchr(err.message, '\n'));
+	write_file(at("bad.json"), "{\"roots\": ");
+	ASSERT_EQ(skit_registry_add_default_roots(reg, &opts, &err),
+	          SKIT_EINVALID);
+	ASSERT_CONTAINS(err.message, "bad.json:1:");
+	write_file(at("bad.json"), "{\"roots\": {\"usr\": []}}");
+	ASSERT_EQ(skit_registry_add_default_roots(reg, &opts, &err),
+	          SKIT_EINVALID);
+	ASSERT_CONTAINS(err.message, "roots.usr");
+	opts.config_file = at("none.json");
+	ASSERT_EQ(skit_registry_add_default_roots(reg, &opts, &err),
+	          SKIT_ENOTFOUND);
+	skit_registry_free(reg);
+
+	/* a malformed project config is an error too */
+	write_file(at("proj/.agents/skit.json"), "[]");
+	opts.config_file = NULL;
+	opts.no_config = false;
+	reg = reg_new();
+	ASSERT_EQ(skit_registry_add_default_roots(reg, &opts, &err),
+	          SKIT_EINVALID);
+	ASSERT_CONTAINS(err.message, "skit.json");
+	skit_registry_free(reg);
+	unsetenv("XDG_CONFIG_HOME");
+}
+
+/* ---- search ------------------------------------------------------------ */
+
+static void test_registry__search(void)
+{
+	skit_search_hit hits[8];
+	skit_registry *reg;
+	size_t n;
+
+	fresh("search");
+	skill("r", "pdf-tools", NULL, "Extract text and tables from files.");
+	skill("r", "csv-tools", NULL, "Clean CSV files; also reads PDF.");
+	skill("r", "weather", NULL, "Forecasts for a city.");
+	skill("r", "same-a", NULL, "Identical words here.");
+	skill("r", "same-b", NULL, "Identical words here.");
+	write_file(at("r/bodyonly/SKILL.md"),
+	           "---\nname: bodyonly\ndescription: Nothing to see.\n---\n"
+	           "The zanzibar keyword lives only in this body.\n");
+	reg = reg_new();
+	add_root(reg, "r", "r");
+	scan(reg);
+
+	ASSERT_OK(skit_registry_search(reg, "pdf", 0, hits, 8, &n, NULL));
+	ASSERT_EQ(n, 2);
+	ASSERT_STR(hits[0].entry->name, "pdf-tools"); /* name counts more */
+	ASSERT(hits[0].score > hits[1].score && hits[1].score > 0);
+
+	ASSERT_OK(skit_registry_search(reg, "PDF-Tools", 0, hits, 8, &n, NULL));
+	ASSERT_STR(hits[0].entry->name, "pdf-tools");
+	ASSERT_OK(
+	        skit_registry_search(reg, "tools tools", 0, hits, 1, &n, NULL));
+	ASSERT_EQ(n, 1); /* k bounds the results */
+
+	/* equal scores keep index order */
+	ASSERT_OK(skit_registry_search(reg, "identical", 0, hits, 8, &n, NULL));
+	ASSERT_EQ(n, 2);
+	ASSERT_STR(hits[0].entry->name, "same-a");
+	ASSERT_STR(hits[1].entry->name, "same-b");
+	ASSERT(hits[0].score == hits[1].score);
+
+	ASSERT_OK(skit_registry_search(reg, "zanzibar", 0, hits, 8, &n, NULL));
+	ASSERT_EQ(n, 0);
+	ASSERT_OK(skit_registry_search(reg, "zanzibar", SKIT_SEARCH_BODY, hits,
+	                               8, &n, NULL));
+	ASSERT_EQ(n, 1);
+	ASSERT_STR(hits[0].entry->name, "bodyonly");
+	ASSERT_OK(skit_registry_search(reg, "--- !!", 0, hits, 8, &n, NULL));
+	ASSERT_EQ(n, 0);
+
+	/* a rescan drops the old search index with the old entries */
+	skill("r", "zanzibar", NULL, "Now in a name.");
+	scan(reg);
+	ASSERT_OK(skit_registry_search(reg, "zanzibar", 0, hits, 8, &n, NULL));
+	ASSERT_EQ(n, 1);
+	ASSERT_STR(hits[0].entry->name, "zanzibar");
+	skit_registry_free(reg);
+}
+
+/* Search before any scan, and an empty registry. */
+static void test_registry__empty(void)
+{
+	skit_search_hit hits[2];
+	skit_registry *reg = reg_new();
+	size_t n = 99;
+
+	ASSERT_EQ(skit_registry_count(reg), 0);
+	ASSERT(!skit_registry_find(reg, "x", NULL));
+	ASSERT_OK(skit_registry_search(reg, "x", 0, hits, 2, &n, NULL));
+	ASSERT_EQ(n, 0);
+	scan(reg);
+	ASSERT_EQ(skit_registry_all_count(reg), 0);
+	ASSERT_OK(skit_registry_search(reg, "x", 0, hits, 2, &n, NULL));
+	ASSERT_EQ(n, 0);
+	ASSERT_EQ(skit_registry_add_root(reg, "", "/x", NULL), SKIT_EINVALID);
+	skit_registry_free(reg);
+	skit_registry_free(NULL);
+}
+
+/* clang-format off */
+TEST_MAIN(
+	TEST(test_registry__precedence_and_shadowing)
+	TEST(test_registry__entry_fields)
+	TEST(test_registry__skipped_do_not_shadow)
+	TEST(test_registry__symlink_loops)
+	TEST(test_registry__dangling_symlink)
+	TEST(test_registry__unreadable_folder)
+	TEST(test_registry__fifo_skill_md)
+	TEST(test_registry__skill_md_symlink)
+	TEST(test_registry__huge_sparse_file)
+	TEST(test_registry__case_collision)
+	TEST(test_registry__nfkc_collision)
+	TEST(test_registry__nested_skills)
+	TEST(test_registry__lowercase_skill_md)
+	TEST(test_registry__dot_folders)
+	TEST(test_registry__root_symlink)
+	TEST(test_registry__symlinked_folders)
+	TEST(test_registry__folder_cap)
+	TEST(test_registry__name_too_long)
+	TEST(test_registry__removed_mid_scan)
+	TEST(test_registry__rescan_keeps_old_index)
+	TEST(test_registry__default_roots)
+	TEST(test_registry__config_files)
+	TEST(test_registry__search)
+	TEST(test_registry__empty))
+/* clang-format on */
