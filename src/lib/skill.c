@@ -950,20 +950,20 @@ static int order_diags(struct skit_skill *s)
 	return 0;
 }
 
-static int load(struct skit_skill *s, const char *path)
+/*
+ * Settle which folder `path` names: itself, or the parent when it is a
+ * SKILL.md file. Only called when opening <path>/SKILL.md directly failed,
+ * so the common case costs no stat() at all.
+ */
+static int resolve_dir(struct skit_skill *s, const char *path)
 {
-	struct skitx_buf yaml = SKITX_BUF_INIT;
-	char msg[256];
-	unsigned int line, col;
 	struct stat st;
 	const char *name;
 	size_t name_len;
-	int fd = -1, error;
 
-	s->dir = pathlib_str(&s->pool, path);
-	if (!s->dir)
-		return SKIT_ENOMEM;
 	if (stat(path, &st) < 0) {
+		if (lstat(path, &st) < 0 && errno == ENOENT)
+			return SKIT_ENOTFOUND;
 		/* a dangling link or a vanished path: not a folder */
 		return fatal(s, "not-a-directory", 0, 0, "Not a directory: %s",
 		             s->dir);
@@ -991,10 +991,54 @@ static int load(struct skit_skill *s, const char *path)
 	if (!S_ISDIR(st.st_mode))
 		return fatal(s, "not-a-directory", 0, 0, "Not a directory: %s",
 		             s->dir);
+	return 0;
+}
 
-	error = open_skill_md(s, &st, &fd);
-	if (error < 0 || s->fatal)
-		return error;
+static int load(struct skit_skill *s, const char *path)
+{
+	struct skitx_buf yaml = SKITX_BUF_INIT;
+	char msg[256], *direct;
+	unsigned int line, col;
+	enum skitx_fs_why why;
+	struct stat st;
+	const char *name;
+	size_t name_len;
+	int fd = -1, error;
+
+	s->dir = pathlib_str(&s->pool, path);
+	if (!s->dir)
+		return SKIT_ENOMEM;
+
+	/* The common case: a folder holding a regular SKILL.md. */
+	direct = skitx_path_join(s->dir, "SKILL.md");
+	if (!direct)
+		return SKIT_ENOMEM;
+	fd = skitx_fs_open_regular(AT_FDCWD, direct, &st, &why);
+	if (fd >= 0) {
+		s->file = skitx_pool_strdup(&s->pool, direct);
+		name = skitx_path_name(s->dir, &name_len);
+		s->dir_name = skitx_pool_strndup(&s->pool, name, name_len);
+		skitx_free(direct);
+		if (!s->file || !s->dir_name) {
+			close(fd);
+			return SKIT_ENOMEM;
+		}
+		if ((size_t)st.st_size > s->opts.max_file) {
+			close(fd);
+			return fatal(s, "file-too-big", 0, 0,
+			             "SKILL.md is %lld bytes; the limit is %zu",
+			             (long long)st.st_size, s->opts.max_file);
+		}
+	} else {
+		skitx_free(direct);
+		error = resolve_dir(s, path);
+		if (error < 0 || s->fatal)
+			return error;
+		error = open_skill_md(s, &st, &fd);
+		if (error < 0 || s->fatal)
+			return error;
+	}
+
 	error = read_frontmatter(s, fd, st.st_size, &yaml);
 	close(fd);
 	if (error < 0 || s->fatal)
@@ -1023,7 +1067,6 @@ int skit_skill_load(skit_skill **out, const char *path,
 {
 	static const skit_skill_options defaults = SKIT_SKILL_OPTIONS_INIT;
 	struct skit_skill *s;
-	struct stat st;
 	int error;
 
 	assert(out && path);
@@ -1034,10 +1077,6 @@ int skit_skill_load(skit_skill **out, const char *path,
 		return skit__error_set(err, SKIT_EUSAGE, 0,
 		                       "unknown skill options version %u",
 		                       opts->version);
-	if (lstat(path, &st) < 0 && errno == ENOENT)
-		return skit__error_set(err, SKIT_ENOTFOUND, 0,
-		                       "Path does not exist: %s", path);
-
 	s = skitx_calloc(1, sizeof(*s));
 	if (!s)
 		return skit__error_oom(err);
@@ -1049,6 +1088,11 @@ int skit_skill_load(skit_skill **out, const char *path,
 		s->opts.max_file = DEFAULT_MAX_FILE;
 
 	error = load(s, path);
+	if (error == SKIT_ENOTFOUND) {
+		skit_skill_free(s);
+		return skit__error_set(err, SKIT_ENOTFOUND, 0,
+		                       "Path does not exist: %s", path);
+	}
 	if (!error)
 		error = order_diags(s);
 	if (error < 0) {
