@@ -6,6 +6,7 @@
 #include "common.h"
 
 #include <getopt.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "cli/cmd.h"
@@ -103,26 +104,33 @@ int cmd_to_prompt(int argc, char **argv)
 		goto out;
 	}
 	for (int i = 0; i < n; i++) {
-		char resolved[PATH_MAX];
-		size_t blen;
+		const char *arg = argv[optind + i];
+		char resolved[PATH_MAX], *folder = NULL;
 		const char *base;
+		struct stat st;
+		size_t blen;
 
-		/* The reference resolves the folder (symbolic links too). */
-		if (skit_skill_load(&skills[i], argv[optind + i], NULL, &err) <
-		            0 ||
+		/*
+		 * Like the reference: a SKILL.md argument means its folder,
+		 * and the folder is resolved (symbolic links too) before it
+		 * is read, so messages and <location> name the real path.
+		 */
+		base = skitx_path_name(arg, &blen);
+		if (stat(arg, &st) == 0 && S_ISREG(st.st_mode) && blen == 8 &&
+		    !strncasecmp(base, "skill.md", 8))
+			folder = skitx_path_dirname(arg);
+		if (!realpath(folder ? folder : arg, resolved))
+			snprintf(resolved, sizeof(resolved), "%s",
+			         folder ? folder : arg);
+		skitx_free(folder);
+		if (skit_skill_load(&skills[i], resolved, NULL, &err) < 0 ||
 		    skit_skill_check_properties(skills[i], &err) < 0) {
 			cli_error(argv[0], "%s", err.message);
 			status = CLI_FAIL;
 			goto out;
 		}
-		if (!realpath(skit_skill_dir(skills[i]), resolved)) {
-			cli_error(argv[0], "%s: %s", skit_skill_dir(skills[i]),
-			          strerror(errno));
-			status = CLI_FAIL;
-			goto out;
-		}
 		base = skitx_path_name(skit_skill_file(skills[i]), &blen);
-		locations[i] = skitx_path_join(resolved, base);
+		locations[i] = skitx_path_join(skit_skill_dir(skills[i]), base);
 		if (!locations[i]) {
 			cli_error(argv[0], "out of memory");
 			status = CLI_FAIL;

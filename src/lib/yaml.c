@@ -215,12 +215,13 @@ static int on_event(struct builder *b, yaml_event_t *ev, int *documents)
 		                    mark);
 		if (error)
 			return error;
+		/* strictyaml says "mapping" for [...] too; keep its words */
 		if (flow)
-			return fail(b, mark,
-			            "Found ugly disallowed JSONesque flow %s "
-			            "(surround with ' and ' to make text "
-			            "appear literally)",
-			            map ? "mapping" : "sequence");
+			return fail(
+			        b, mark,
+			        "Found ugly disallowed JSONesque flow mapping "
+			        "(surround with ' and ' to make text appear "
+			        "literally)");
 		if (b->depth >= SKIT_YAML_MAX_DEPTH)
 			return fail(b, mark, "nesting deeper than %d levels",
 			            SKIT_YAML_MAX_DEPTH);

@@ -1,0 +1,7 @@
+#!/bin/sh
+# spec_eol_crlf.sh - every exact case with CRLF line endings gives the
+# reference's output unchanged (SPEC-RULES.md section 2.1; HOSTILE.md C8).
+
+. "${SKIT_SOURCE_DIR:-$(dirname "$0")/../..}/tests/cli/spec_lib.inc"
+spec_eol_run crlf
+spec_done
