@@ -58,6 +58,6 @@ int skit__skill_diag(struct skit_skill *s, skit_severity sev, const char *code,
 int skit__skill_lint(struct skit_skill *s);
 
 /* Bytes read from SKILL.md so far, for the progressive-disclosure tests. */
-SKIT_EXTERN size_t skit__skill_bytes_read(const skit_skill *s);
+size_t skit__skill_bytes_read(const skit_skill *s);
 
 #endif
