@@ -64,6 +64,11 @@ size_t skitx_utf8_decode(const char *s, size_t len, int32_t *cp)
 {
 	utf8proc_ssize_t n;
 
+	/* Most skill text is ASCII: skip utf8proc for it. */
+	if (len && (unsigned char)*s < 0x80) {
+		*cp = (unsigned char)*s;
+		return 1;
+	}
 	n = utf8proc_iterate((const utf8proc_uint8_t *)s, (utf8proc_ssize_t)len,
 	                     cp);
 	if (n <= 0) {
@@ -119,6 +124,9 @@ bool skitx_utf8_isspace(int32_t cp)
 
 bool skitx_utf8_isalnum(int32_t cp)
 {
+	if (cp < 0x80)
+		return (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z') ||
+		       (cp >= '0' && cp <= '9');
 	switch (utf8proc_category(cp)) {
 	case UTF8PROC_CATEGORY_LU:
 	case UTF8PROC_CATEGORY_LL:
@@ -204,7 +212,8 @@ bool skitx_utf8_is_lower(const char *s, size_t len)
 
 	while (i < len) {
 		i += skitx_utf8_decode(s + i, len - i, &cp);
-		if (utf8proc_tolower(cp) != cp)
+		if (cp < 0x80 ? (cp >= 'A' && cp <= 'Z')
+		              : utf8proc_tolower(cp) != cp)
 			return false;
 	}
 	return true;
