@@ -44,7 +44,11 @@ int skitx_buf_printf(struct skitx_buf *b, const char *fmt, ...)
         __attribute__((format(printf, 2, 3)))
 #endif
         ;
-int skitx_buf_vprintf(struct skitx_buf *b, const char *fmt, va_list ap);
+int skitx_buf_vprintf(struct skitx_buf *b, const char *fmt, va_list ap)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 2, 0)))
+#endif
+        ;
 /* Shorten to `len` bytes (must be <= current length). */
 void skitx_buf_truncate(struct skitx_buf *b, size_t len);
 /* Empty the buffer, keeping its memory. */
