@@ -26,6 +26,7 @@
 #include "lib/registry_int.h"
 #include "lib/error.h"
 #include "util/buf.h"
+#include "util/path.h"
 #include "util/hash.h"
 #include "util/utf8.h"
 
@@ -191,43 +192,6 @@ static void diags_release(struct skit__diags *d)
 /* ---- strings ------------------------------------------------------------ */
 
 /*
- * Python's pathlib spelling of a root path: repeated slashes folded, "."
- * components and trailing slashes dropped. skit_skill_load() spells the
- * folders it reports the same way, so paths compare equal.
- */
-static char *clean_path(const char *path)
-{
-	struct skitx_buf b = SKITX_BUF_INIT;
-	const char *p = path;
-
-	if (*p == '/' && skitx_buf_putc(&b, '/') < 0)
-		goto oom;
-	while (*p) {
-		const char *e;
-		size_t n;
-
-		while (*p == '/')
-			p++;
-		e = strchr(p, '/');
-		n = e ? (size_t)(e - p) : strlen(p);
-		if (n && !(n == 1 && *p == '.')) {
-			if (b.len && b.ptr[b.len - 1] != '/' &&
-			    skitx_buf_putc(&b, '/') < 0)
-				goto oom;
-			if (skitx_buf_add(&b, p, n) < 0)
-				goto oom;
-		}
-		p += n;
-	}
-	if (!b.len && skitx_buf_putc(&b, '.') < 0)
-		goto oom;
-	return skitx_buf_detach(&b, NULL);
-oom:
-	skitx_buf_release(&b);
-	return NULL;
-}
-
-/*
  * A folder name for display: valid UTF-8 is kept, every invalid byte
  * becomes U+FFFD, so names can go into JSON and terminals. The path fields
  * keep the raw bytes: they must still open the folder.
@@ -360,7 +324,7 @@ int skit_registry_add_root(skit_registry *reg, const char *source,
 		reg->roots_alloc = n;
 	}
 	root.source = skitx_strdup(source);
-	root.path = clean_path(path);
+	root.path = skitx_path_clean(path);
 	if (!root.source || !root.path) {
 		skitx_free(root.source);
 		skitx_free(root.path);

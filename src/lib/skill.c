@@ -107,44 +107,16 @@ static int fatal(struct skit_skill *s, const char *code, unsigned int line,
 	return 0;
 }
 
-/*
- * Python's pathlib spelling of `path`: repeated slashes folded, "."
- * components and a trailing slash dropped. The reference prints paths this
- * way, so messages match.
- */
+/* skitx_path_clean() copied into the skill's pool. */
 static char *pathlib_str(struct skitx_pool *pool, const char *path)
 {
-	struct skitx_buf b = SKITX_BUF_INIT;
-	const char *p = path;
-	char *out;
+	char *clean = skitx_path_clean(path), *out;
 
-	if (*p == '/' && skitx_buf_putc(&b, '/') < 0)
-		goto oom;
-	while (*p) {
-		const char *e;
-		size_t n;
-
-		while (*p == '/')
-			p++;
-		e = strchr(p, '/');
-		n = e ? (size_t)(e - p) : strlen(p);
-		if (n && !(n == 1 && *p == '.')) {
-			if (b.len && b.ptr[b.len - 1] != '/' &&
-			    skitx_buf_putc(&b, '/') < 0)
-				goto oom;
-			if (skitx_buf_add(&b, p, n) < 0)
-				goto oom;
-		}
-		p += n;
-	}
-	if (!b.len && skitx_buf_putc(&b, '.') < 0)
-		goto oom;
-	out = skitx_pool_strndup(pool, b.ptr, b.len);
-	skitx_buf_release(&b);
+	if (!clean)
+		return NULL;
+	out = skitx_pool_strdup(pool, clean);
+	skitx_free(clean);
 	return out;
-oom:
-	skitx_buf_release(&b);
-	return NULL;
 }
 
 static bool ascii_ieq(const char *a, size_t alen, const char *b)

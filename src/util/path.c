@@ -96,3 +96,35 @@ fail:
 	skitx_buf_release(&buf);
 	return NULL;
 }
+
+char *skitx_path_clean(const char *path)
+{
+	struct skitx_buf b = SKITX_BUF_INIT;
+	const char *p = path;
+
+	if (*p == '/' && skitx_buf_putc(&b, '/') < 0)
+		goto oom;
+	while (*p) {
+		const char *e;
+		size_t n;
+
+		while (*p == '/')
+			p++;
+		e = strchr(p, '/');
+		n = e ? (size_t)(e - p) : strlen(p);
+		if (n && !(n == 1 && *p == '.')) {
+			if (b.len && b.ptr[b.len - 1] != '/' &&
+			    skitx_buf_putc(&b, '/') < 0)
+				goto oom;
+			if (skitx_buf_add(&b, p, n) < 0)
+				goto oom;
+		}
+		p += n;
+	}
+	if (!b.len && skitx_buf_putc(&b, '.') < 0)
+		goto oom;
+	return skitx_buf_detach(&b, NULL);
+oom:
+	skitx_buf_release(&b);
+	return NULL;
+}

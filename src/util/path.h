@@ -24,4 +24,12 @@ char *skitx_path_dirname(const char *path);
  */
 char *skitx_path_absolute(const char *path);
 
+/*
+ * Python's pathlib spelling of `path`: repeated slashes folded, "."
+ * components and trailing slashes dropped ("." when nothing is left). The
+ * reference prints paths this way, and the registry and the skill module
+ * must spell the same folder the same way. skitx_malloc'd; NULL on OOM.
+ */
+char *skitx_path_clean(const char *path);
+
 #endif
