@@ -95,9 +95,9 @@ int cmd_to_prompt(int argc, char **argv)
 	}
 
 	n = argc - optind;
-	items = calloc((size_t)n, sizeof(*items));
-	skills = calloc((size_t)n, sizeof(*skills));
-	locations = calloc((size_t)n, sizeof(*locations));
+	items = skitx_calloc((size_t)n, sizeof(*items));
+	skills = skitx_calloc((size_t)n, sizeof(*skills));
+	locations = skitx_calloc((size_t)n, sizeof(*locations));
 	if (!items || !skills || !locations) {
 		cli_error(argv[0], "out of memory");
 		status = CLI_FAIL;
@@ -154,8 +154,8 @@ out:
 		skitx_free(locations ? locations[i] : NULL);
 	}
 	skit_free(out);
-	free(items);
-	free(skills);
-	free(locations);
+	skitx_free(items);
+	skitx_free(skills);
+	skitx_free(locations);
 	return status;
 }

@@ -54,11 +54,15 @@ static int cmp_names(const void *a, const void *b)
 static int walk_dir(struct walk *w, const char *rel, int depth)
 {
 	struct skitx_vec names = SKITX_VEC_INIT;
+	const char *skill_md = "";
 	char *abs = NULL;
+	size_t skill_md_len;
 	struct dirent *de;
 	DIR *d;
 	int rc = 0;
 
+	if (w->s->file)
+		skill_md = skitx_path_name(w->s->file, &skill_md_len);
 	abs = *rel ? skitx_path_join(w->s->dir, rel) : skitx_strdup(w->s->dir);
 	if (!abs)
 		return SKIT_ENOMEM;
@@ -104,8 +108,7 @@ static int walk_dir(struct walk *w, const char *rel, int depth)
 		is_dir = lstat(child_abs, &st) == 0 && S_ISDIR(st.st_mode);
 		skitx_free(child_abs);
 		/* SKILL.md itself is level 2, not a resource */
-		if (!*rel && w->s->file &&
-		    !strcmp(child_rel, w->s->file + strlen(w->s->dir) + 1)) {
+		if (!*rel && w->s->file && !strcmp(child_rel, skill_md)) {
 			skitx_free(child_rel);
 			continue;
 		}
@@ -373,7 +376,7 @@ static int check_nesting(struct skit_skill *s, struct skitx_vec *targets)
 	return error;
 }
 
-/* ---- secrets -------------------------------------------------------- */
+/* ---- secrets and script modes -------------------------------------- */
 
 static const struct {
 	const char *what, *re;
@@ -422,20 +425,39 @@ struct scan_ctx {
 	int error;
 };
 
+static int check_script(struct scan_ctx *c, const char *rel, const char *abs)
+{
+	struct stat st;
+
+	if (strncmp(rel, "scripts/", 8) || lstat(abs, &st) < 0 ||
+	    !S_ISREG(st.st_mode) ||
+	    (st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH)))
+		return 0;
+	return skit__skill_diag(c->s, SKIT_SEVERITY_WARNING,
+	                        "script-not-executable",
+	                        skitx_pool_strdup(&c->s->pool, abs), 0, 0,
+	                        "%s is not executable (chmod +x it, or say "
+	                        "which interpreter runs it)",
+	                        rel);
+}
+
+/* One walk for both per-file lints: script modes and secrets. */
 static int scan_file_cb(const char *rel, bool is_dir, void *payload)
 {
 	struct scan_ctx *c = payload;
 	struct skitx_buf text = SKITX_BUF_INIT;
 	char *abs;
-	int error = 0;
+	int error;
 
-	if (is_dir || ++c->files > SCAN_MAX_FILES)
+	if (is_dir)
 		return 0;
 	abs = skitx_path_join(c->s->dir, rel);
 	if (!abs)
 		return c->error = SKIT_ENOMEM;
-	/* binary and oversized files are skipped */
-	if (!skitx_fs_read_file(abs, &text, SCAN_MAX_FILESIZE) &&
+	error = check_script(c, rel, abs);
+	/* binary and oversized files are not scanned for secrets */
+	if (!error && ++c->files <= SCAN_MAX_FILES &&
+	    !skitx_fs_read_file(abs, &text, SCAN_MAX_FILESIZE) &&
 	    !memchr(text.ptr, '\0', text.len)) {
 		const char *path = skitx_pool_strdup(&c->s->pool, abs);
 		error = path ? scan_secrets(c->s, c->sec, path, 0, text.ptr)
@@ -458,32 +480,6 @@ static int scan_yaml(struct skit_skill *s, struct secrets *sec,
 	for (size_t i = 0; i < n->n && !error; i++)
 		error = scan_yaml(s, sec, n->items[i]);
 	return error;
-}
-
-/* ---- scripts ------------------------------------------------------- */
-
-static int script_cb(const char *rel, bool is_dir, void *payload)
-{
-	struct scan_ctx *c = payload;
-	struct stat st;
-	char *abs;
-	int error = 0;
-
-	if (is_dir || strncmp(rel, "scripts/", 8))
-		return 0;
-	abs = skitx_path_join(c->s->dir, rel);
-	if (!abs)
-		return c->error = SKIT_ENOMEM;
-	if (lstat(abs, &st) == 0 && S_ISREG(st.st_mode) &&
-	    !(st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH)))
-		error = skit__skill_diag(
-		        c->s, SKIT_SEVERITY_WARNING, "script-not-executable",
-		        skitx_pool_strdup(&c->s->pool, abs), 0, 0,
-		        "%s is not executable (chmod +x it, "
-		        "or say which interpreter runs it)",
-		        rel);
-	skitx_free(abs);
-	return c->error = error;
 }
 
 /* ---- entry point ---------------------------------------------------- */
@@ -560,10 +556,6 @@ int skit__skill_lint(struct skit_skill *s)
 	sc.sec = &sec;
 	if (!error) {
 		skit_skill_foreach_file(s, scan_file_cb, &sc, NULL);
-		error = sc.error;
-	}
-	if (!error) {
-		skit_skill_foreach_file(s, script_cb, &sc, NULL);
 		error = sc.error;
 	}
 out:

@@ -383,12 +383,6 @@ static int open_skill_md(struct skit_skill *s, struct stat *st, int *fd_out)
 			             strerror(errno));
 		}
 	}
-	if ((size_t)st->st_size > s->opts.max_file) {
-		close(fd);
-		return fatal(s, "file-too-big", 0, 0,
-		             "SKILL.md is %lld bytes; the limit is %zu",
-		             (long long)st->st_size, s->opts.max_file);
-	}
 	*fd_out = fd;
 	return 0;
 }
@@ -555,9 +549,9 @@ static int check_name(struct skit_skill *s)
 		                    "name");
 		goto out;
 	}
-	if (node->kind != SKIT_YSCALAR ||
-	    !(s->name_raw = pool_strip(s, node->value, node->len, &rawlen))) {
-		if (node->kind == SKIT_YSCALAR)
+	if (node->kind == SKIT_YSCALAR) {
+		s->name_raw = pool_strip(s, node->value, node->len, &rawlen);
+		if (!s->name_raw)
 			return SKIT_ENOMEM;
 	}
 	if (node->kind != SKIT_YSCALAR || !rawlen) {
@@ -995,12 +989,6 @@ static int load(struct skit_skill *s, const char *path)
 			close(fd);
 			return SKIT_ENOMEM;
 		}
-		if ((size_t)st.st_size > s->opts.max_file) {
-			close(fd);
-			return fatal(s, "file-too-big", 0, 0,
-			             "SKILL.md is %lld bytes; the limit is %zu",
-			             (long long)st.st_size, s->opts.max_file);
-		}
 	} else {
 		skitx_free(direct);
 		error = resolve_dir(s, path);
@@ -1011,6 +999,13 @@ static int load(struct skit_skill *s, const char *path)
 			return error;
 	}
 
+	/* Checked before reading: a giant (or sparse) file is never read. */
+	if ((size_t)st.st_size > s->opts.max_file) {
+		close(fd);
+		return fatal(s, "file-too-big", 0, 0,
+		             "SKILL.md is %lld bytes; the limit is %zu",
+		             (long long)st.st_size, s->opts.max_file);
+	}
 	error = read_frontmatter(s, fd, st.st_size, &yaml);
 	close(fd);
 	if (error < 0 || s->fatal)
