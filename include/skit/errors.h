@@ -25,7 +25,12 @@ SKIT_BEGIN_DECL
 	X(EEXISTS,  -7,  "already exists")                                 \
 	X(EENCODING,-8,  "invalid UTF-8 or NUL byte")                      \
 	X(EUNSAFE,  -9,  "refused: unsafe path or file type")              \
-	X(EUSAGE,   -10, "invalid argument")
+	X(EUSAGE,   -10, "invalid argument")                               \
+	X(EPROVIDER,-11, "model provider error")                           \
+	X(ETIMEOUT, -12, "timed out")                                      \
+	X(ELIMIT,   -13, "run budget exhausted")                           \
+	X(ECANCELED,-14, "canceled")                                       \
+	X(EDENIED,  -15, "denied by policy")
 /* clang-format on */
 
 /** Status codes; SKIT_OK is 0, failures are negative. */

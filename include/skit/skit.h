@@ -12,5 +12,8 @@
 #include "skit/skill.h"
 #include "skit/registry.h"
 #include "skit/prompt.h"
+#include "skit/model.h"
+#include "skit/agent.h"
+#include "skit/audit.h"
 
 #endif /* SKIT_SKIT_H */

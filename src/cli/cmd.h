@@ -29,6 +29,17 @@ int cmd_list(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_search(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_chat(int argc, char **argv);
+int cmd_runs(int argc, char **argv);
+
+/*
+ * The folder agent runs are written to and read from: $SKIT_RUNS_DIR when
+ * set, else <project>/.agents/runs (the project the default roots find),
+ * else ./.agents/runs made absolute. `*out` is skitx_malloc'd (free with
+ * skitx_free). Returns 0 or SKIT_ENOMEM.
+ */
+int cli_default_runs_dir(char **out);
 
 /* True when colour may be used on `f` (a TTY, and NO_COLOR unset). */
 bool cli_color(FILE *f);

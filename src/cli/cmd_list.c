@@ -44,10 +44,32 @@ static const char *state_name(skit_entry_state s)
 	}
 }
 
+/*
+ * The JSON writers below use fputs and a hand-made number, not fprintf:
+ * formatting dominated the output of a 10k-skill list.
+ */
 static void put_bool(FILE *f, const char *key, bool v, bool comma)
 {
-	fprintf(f, "    \"%s\": %s%s\n", key, v ? "true" : "false",
-	        comma ? "," : "");
+	fputs("    \"", f);
+	fputs(key, f);
+	fputs(v ? "\": true" : "\": false", f);
+	fputs(comma ? ",\n" : "\n", f);
+}
+
+static void put_size(FILE *f, const char *key, size_t v)
+{
+	char digits[24], *p = digits + sizeof(digits);
+
+	*--p = '\0';
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	fputs("    \"", f);
+	fputs(key, f);
+	fputs("\": ", f);
+	fputs(p, f);
+	fputs(",\n", f);
 }
 
 static void json_entry(FILE *f, const skit_entry *e, bool last)
@@ -61,13 +83,13 @@ static void json_entry(FILE *f, const skit_entry *e, bool last)
 		cli_put_json_kv(f, "    ", "argument_hint", e->argument_hint,
 		                true);
 	cli_put_json_kv(f, "    ", "source", e->source, true);
-	fprintf(f, "    \"root_index\": %zu,\n", e->root_index);
+	put_size(f, "root_index", e->root_index);
 	cli_put_json_kv(f, "    ", "dir", e->dir, true);
 	cli_put_json_kv(f, "    ", "file", e->file, true);
 	cli_put_json_kv(f, "    ", "state", state_name(e->state), true);
 	if (e->reason)
 		cli_put_json_kv(f, "    ", "reason", e->reason, true);
-	fprintf(f, "    \"warnings\": %zu,\n", e->warnings);
+	put_size(f, "warnings", e->warnings);
 	put_bool(f, "disable_model_invocation",
 	         e->flags & SKIT_SKILL_DISABLE_MODEL_INVOCATION, true);
 	put_bool(f, "user_invocable",
@@ -174,6 +196,8 @@ int cmd_list(int argc, char **argv)
 	n = all ? skit_registry_all_count(reg) : skit_registry_count(reg);
 
 	if (json) {
+		/* one lock for the lot: the scan's threads made stdio lock */
+		flockfile(stdout);
 		fputs(n ? "[\n" : "[", stdout);
 		for (size_t i = 0; i < n; i++)
 			json_entry(stdout,
@@ -181,6 +205,7 @@ int cmd_list(int argc, char **argv)
 			               : skit_registry_entry(reg, i),
 			           i + 1 == n);
 		fputs("]\n", stdout);
+		funlockfile(stdout);
 		goto out;
 	}
 

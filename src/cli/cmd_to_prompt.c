@@ -34,6 +34,72 @@ static void help(void)
 	       "characters (skit validate flags them).\n");
 }
 
+/*
+ * The folder `arg` names, resolved as realpath(3) would, into `out`.
+ * realpath reads every component of every path (a readlink each); a run
+ * of folders in one parent (the usual `skit to-prompt dir/<glob>`) needs the
+ * parent resolved once. `st` is lstat(arg); `parent` caches the last
+ * parent and its resolution.
+ */
+struct parent_cache {
+	char *path;
+	char resolved[PATH_MAX];
+	bool ok;
+};
+
+static void resolve_folder(char out[PATH_MAX], const char *arg,
+                           const struct stat *st, struct parent_cache *pc)
+{
+	const char *slash = strrchr(arg, '/'), *base;
+	char *folder = NULL, *parent;
+	size_t blen;
+	struct stat fst;
+
+	base = slash ? slash + 1 : arg;
+	/*
+	 * A real folder (not a link) with a plain last component: resolve
+	 * its parent only. Anything else takes the general path.
+	 */
+	if (S_ISDIR(st->st_mode) && *base && strcmp(base, ".") &&
+	    strcmp(base, "..")) {
+		parent = slash ? skitx_strndup(arg, (size_t)(slash - arg))
+		               : skitx_strdup(".");
+		if (parent && !*parent) {
+			skitx_free(parent);
+			parent = skitx_strdup("/");
+		}
+		if (parent && (!pc->path || strcmp(pc->path, parent))) {
+			skitx_free(pc->path);
+			pc->path = parent;
+			parent = NULL;
+			pc->ok = realpath(pc->path, pc->resolved) != NULL;
+		}
+		skitx_free(parent);
+		if (pc->path && pc->ok &&
+		    (size_t)snprintf(out, PATH_MAX, "%s%s%s", pc->resolved,
+		                     strcmp(pc->resolved, "/") ? "/" : "",
+		                     base) < PATH_MAX)
+			return;
+	}
+	/*
+	 * Like the reference: a SKILL.md argument means its folder, and the
+	 * folder is resolved (symbolic links too) before it is read, so
+	 * messages and <location> name the real path.
+	 */
+	base = skitx_path_name(arg, &blen);
+	if (stat(arg, &fst) == 0 && S_ISREG(fst.st_mode) && blen == 8 &&
+	    !strncasecmp(base, "skill.md", 8))
+		folder = skitx_path_dirname(arg);
+	if (!realpath(folder ? folder : arg, out))
+		snprintf(out, PATH_MAX, "%s", folder ? folder : arg);
+	skitx_free(folder);
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? skitx_strdup(s) : NULL;
+}
+
 int cmd_to_prompt(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -43,10 +109,11 @@ int cmd_to_prompt(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	skit_prompt_options popts = SKIT_PROMPT_OPTIONS_INIT;
+	struct parent_cache pc = { NULL, { 0 }, false };
 	skit_prompt_item *items = NULL;
-	skit_skill **skills = NULL;
+	struct stat *sts = NULL;
 	skit_error err = { 0 };
-	char **locations = NULL, *out = NULL;
+	char *out = NULL;
 	int c, n = 0, status = CLI_OK;
 
 	opterr = 0;
@@ -86,59 +153,58 @@ int cmd_to_prompt(int argc, char **argv)
 	 */
 	if (popts.format == SKIT_PROMPT_XML)
 		popts.flags |= SKIT_PROMPT_VERBATIM;
-	for (int i = optind; i < argc; i++) {
-		struct stat st;
-		if (lstat(argv[i], &st) < 0) {
-			cli_error(argv[0], "Path '%s' does not exist", argv[i]);
-			return CLI_USAGE;
-		}
-	}
 
 	n = argc - optind;
 	items = skitx_calloc((size_t)n, sizeof(*items));
-	skills = skitx_calloc((size_t)n, sizeof(*skills));
-	locations = skitx_calloc((size_t)n, sizeof(*locations));
-	if (!items || !skills || !locations) {
+	sts = skitx_calloc((size_t)n, sizeof(*sts));
+	if (!items || !sts) {
 		cli_error(argv[0], "out of memory");
 		status = CLI_FAIL;
+		n = 0;
 		goto out;
 	}
 	for (int i = 0; i < n; i++) {
-		const char *arg = argv[optind + i];
-		char resolved[PATH_MAX], *folder = NULL;
+		if (lstat(argv[optind + i], &sts[i]) < 0) {
+			cli_error(argv[0], "Path '%s' does not exist",
+			          argv[optind + i]);
+			status = CLI_USAGE;
+			n = 0;
+			goto out;
+		}
+	}
+	/*
+	 * Each skill is freed as soon as its three strings are copied: 10k
+	 * loaded skills would hold some 45 MB for a few hundred kB of text.
+	 */
+	for (int i = 0; i < n; i++) {
+		char resolved[PATH_MAX];
+		skit_skill *skill = NULL;
 		const char *base;
-		struct stat st;
 		size_t blen;
+		bool oom;
 
-		/*
-		 * Like the reference: a SKILL.md argument means its folder,
-		 * and the folder is resolved (symbolic links too) before it
-		 * is read, so messages and <location> name the real path.
-		 */
-		base = skitx_path_name(arg, &blen);
-		if (stat(arg, &st) == 0 && S_ISREG(st.st_mode) && blen == 8 &&
-		    !strncasecmp(base, "skill.md", 8))
-			folder = skitx_path_dirname(arg);
-		if (!realpath(folder ? folder : arg, resolved))
-			snprintf(resolved, sizeof(resolved), "%s",
-			         folder ? folder : arg);
-		skitx_free(folder);
-		if (skit_skill_load(&skills[i], resolved, NULL, &err) < 0 ||
-		    skit_skill_check_properties(skills[i], &err) < 0) {
+		resolve_folder(resolved, argv[optind + i], &sts[i], &pc);
+		if (skit_skill_load(&skill, resolved, NULL, &err) < 0 ||
+		    skit_skill_check_properties(skill, &err) < 0) {
+			skit_skill_free(skill);
 			cli_error(argv[0], "%s", err.message);
 			status = CLI_FAIL;
 			goto out;
 		}
-		base = skitx_path_name(skit_skill_file(skills[i]), &blen);
-		locations[i] = skitx_path_join(skit_skill_dir(skills[i]), base);
-		if (!locations[i]) {
+		base = skitx_path_name(skit_skill_file(skill), &blen);
+		items[i].location = skitx_path_join(skit_skill_dir(skill), base);
+		items[i].name = dup_or_null(skit_skill_name_raw(skill));
+		items[i].description =
+		        dup_or_null(skit_skill_description(skill));
+		oom = !items[i].location ||
+		      (!items[i].name && skit_skill_name_raw(skill)) ||
+		      (!items[i].description && skit_skill_description(skill));
+		skit_skill_free(skill);
+		if (oom) {
 			cli_error(argv[0], "out of memory");
 			status = CLI_FAIL;
 			goto out;
 		}
-		items[i].name = skit_skill_name_raw(skills[i]);
-		items[i].description = skit_skill_description(skills[i]);
-		items[i].location = locations[i];
 	}
 	if (skit_prompt_render(&out, items, (size_t)n, &popts, NULL, &err) <
 	    0) {
@@ -149,13 +215,14 @@ int cmd_to_prompt(int argc, char **argv)
 	fputs(out, stdout);
 	fputc('\n', stdout);
 out:
-	for (int i = 0; i < n; i++) {
-		skit_skill_free(skills ? skills[i] : NULL);
-		skitx_free(locations ? locations[i] : NULL);
+	for (int i = 0; items && i < n; i++) {
+		skitx_free((char *)items[i].name);
+		skitx_free((char *)items[i].description);
+		skitx_free((char *)items[i].location);
 	}
+	skitx_free(pc.path);
 	skit_free(out);
 	skitx_free(items);
-	skitx_free(skills);
-	skitx_free(locations);
+	skitx_free(sts);
 	return status;
 }

@@ -20,6 +20,9 @@ static const struct cmd commands[] = {
 	{ "show", cmd_show, "print a skill's body and files" },
 	{ "search", cmd_search, "rank skills against a query" },
 	{ "doctor", cmd_doctor, "report roots, collisions and problems" },
+	{ "run", cmd_run, "run one task with the agent" },
+	{ "chat", cmd_chat, "talk with the agent (REPL)" },
+	{ "runs", cmd_runs, "list and show agent runs (audit trail)" },
 };
 
 static void usage(FILE *f)

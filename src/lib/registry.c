@@ -18,6 +18,7 @@
 #include "common.h"
 
 #include <dirent.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -25,10 +26,12 @@
 #include "skit/registry.h"
 #include "lib/registry_int.h"
 #include "lib/error.h"
+#include "lib/skill_int.h"
 #include "util/buf.h"
 #include "util/path.h"
 #include "util/hash.h"
 #include "util/utf8.h"
+#include "util/parallel.h"
 
 #include <utf8proc.h>
 
@@ -37,6 +40,12 @@
 
 /* Parent folders walked up from a root when looking for link loops. */
 #define MAX_ANCESTORS 256
+
+/* Fewer folders than this in a root are loaded on the calling thread. */
+#define PARALLEL_MIN 64
+
+/* Folders a loading thread takes at a time, at most. */
+#define PARALLEL_BATCH 256
 
 /* A value in the identity table that is not an entry. */
 #define NO_ITEM UINT32_MAX
@@ -138,6 +147,27 @@ void skit__arena_release(struct skit__arena *a)
 		skitx_free(c);
 	}
 	a->head = NULL;
+}
+
+/*
+ * Move every chunk of `src` into `dst`, after dst's head (which stays the
+ * partly used chunk small strings go to). Strings keep their addresses.
+ */
+static void arena_splice(struct skit__arena *dst, struct skit__arena *src)
+{
+	struct skit__arena_chunk *last = src->head;
+
+	if (!last)
+		return;
+	while (last->next)
+		last = last->next;
+	if (dst->head) {
+		last->next = dst->head->next;
+		dst->head->next = src->head;
+	} else {
+		dst->head = src->head;
+	}
+	src->head = NULL;
 }
 
 /* ---- diagnostics -------------------------------------------------------- */
@@ -347,6 +377,11 @@ void skit__registry_set_scan_hook(skit_registry *reg, skit__scan_hook hook,
 	reg->hook_payload = payload;
 }
 
+void skit__registry_set_threads(skit_registry *reg, size_t n)
+{
+	reg->threads = n;
+}
+
 void skit__registry_set_max_per_root(skit_registry *reg, size_t max)
 {
 	reg->max_per_root = max;
@@ -381,6 +416,39 @@ struct scan {
 	size_t ncands, cands_alloc;
 	struct skitx_buf path;
 	skit_skill_options opts;
+
+	/*
+	 * The parallel load (see load_root): threads to use (1: none), the
+	 * root being loaded, its outcome per candidate, where candidate i's
+	 * entry is written (items[base + i]), and each thread's state.
+	 */
+	size_t nthreads, ri, base;
+	struct loaded *loaded; /* NULL: load each folder as it is merged */
+	struct loaded *loaded_buf;
+	size_t loaded_alloc;
+	struct loader *loaders;
+	atomic_bool stop; /* a load failed for want of memory */
+};
+
+/* What loading one folder gave. */
+enum load_kind {
+	LOAD_NONE,       /* not loaded (yet): a link, or a path too long */
+	LOAD_ITEM,       /* an entry, in items[base + i] */
+	LOAD_NOT_SKILL,  /* no SKILL.md: not a skill, not a word said */
+	LOAD_REMOVED,    /* gone since the listing */
+	LOAD_UNREADABLE, /* `message` says why */
+};
+
+struct loaded {
+	int error; /* < 0: the load failed (SKIT_ENOMEM) */
+	enum load_kind kind;
+	const char *message;
+};
+
+/* One loading thread's own state. */
+struct loader {
+	struct skit__arena strings; /* spliced into the index afterwards */
+	struct skitx_buf path;
 };
 
 static int scan_diag(struct scan *sc, const char *code, const char *path,
@@ -656,10 +724,9 @@ static bool has_diag_code(const skit_diag *d, size_t n, const char *code)
  * broken `bird-co/` with `name: bird` is listed as bird-co); otherwise it
  * is listed under its folder name.
  */
-static const char *entry_name(struct scan *sc, skit_skill *s, bool valid,
-                              const char *folder)
+static const char *entry_name(struct skit__arena *a, skit_skill *s,
+                              bool valid, const char *folder)
 {
-	struct skit__arena *a = &sc->ix->strings;
 	const skit_diag *d;
 	const char *name = skit_skill_name(s);
 	size_t n;
@@ -673,15 +740,19 @@ static const char *entry_name(struct scan *sc, skit_skill *s, bool valid,
 	return arena_utf8(a, folder, strlen(folder));
 }
 
-/* Copy what the entry needs out of `s` into the index. */
-static int add_item(struct scan *sc, size_t ri, skit_skill *s,
-                    const char *folder, uint32_t *index)
+/*
+ * Copy what the entry needs out of `s` (loaded from `path`, the folder
+ * `folder` of root `ri`) into `it`, its strings into `a`. Runs on the
+ * loading threads: it touches nothing of the scan but its arguments.
+ */
+static int fill_item(struct skit__item *it, struct skit__arena *a,
+                     const skit_registry *reg, size_t ri, skit_skill *s,
+                     const char *path, size_t path_len, const char *folder)
 {
-	struct skit__arena *a = &sc->ix->strings;
 	const skit_diag *diags;
 	const char *reason = NULL, *v;
-	struct skit__item *it;
 	size_t n, warnings = 0;
+	char *file;
 	bool valid;
 
 	diags = skit_skill_diags(s, &n);
@@ -692,21 +763,22 @@ static int add_item(struct scan *sc, size_t ri, skit_skill *s,
 			warnings++;
 	}
 	valid = !reason;
-	it = new_item(sc);
-	if (!it)
+	memset(it, 0, sizeof(*it));
+	it->e.name = entry_name(a, s, valid, folder);
+	it->e.dir = skit__arena_strndup(a, path, path_len);
+	/* "<dir>/SKILL.md" (or skill.md), without a printf per entry */
+	file = arena_alloc(a, path_len + sizeof("/SKILL.md"));
+	if (!it->e.name || !it->e.dir || !file)
 		return SKIT_ENOMEM;
-	*index = (uint32_t)(sc->nitems - 1);
-	it->e.name = entry_name(sc, s, valid, folder);
-	it->e.dir = skit__arena_strndup(a, sc->path.ptr, sc->path.len);
-	it->e.file = skit__arena_printf(
-	        a, "%s/%s", sc->path.ptr,
-	        (skit_skill_flags(s) & SKIT_SKILL_LOWERCASE_FILE) ? "skill.md"
-	                                                          : "SKILL.md");
-	if (!it->e.name || !it->e.dir || !it->e.file)
-		return SKIT_ENOMEM;
-	it->folder = it->e.dir + (sc->path.len - strlen(folder));
+	memcpy(file, path, path_len);
+	memcpy(file + path_len,
+	       (skit_skill_flags(s) & SKIT_SKILL_LOWERCASE_FILE) ? "/skill.md"
+	                                                         : "/SKILL.md",
+	       sizeof("/SKILL.md"));
+	it->e.file = file;
+	it->folder = it->e.dir + (path_len - strlen(folder));
 	it->canonical = !strcmp(it->folder, it->e.name);
-	it->e.source = sc->reg->roots[ri].source;
+	it->e.source = reg->roots[ri].source;
 	it->e.root_index = ri;
 	it->e.flags = skit_skill_flags(s);
 	it->e.warnings = warnings;
@@ -734,6 +806,70 @@ static int add_item(struct scan *sc, size_t ri, skit_skill *s,
 			return SKIT_ENOMEM;
 	}
 	return 0;
+}
+
+/*
+ * Load the folder `folder` of root `ri` (at `path`) and settle what it
+ * is: an entry written to `it` (strings in `a`), or no entry and why.
+ * Thread-safe: it reads the scan's roots and options and writes only
+ * `it`, `a` and `out`.
+ */
+static void load_folder(const struct scan *sc, size_t ri, const char *folder,
+                        const char *path, size_t path_len,
+                        struct skit__arena *a, struct skit__item *it,
+                        struct loaded *out)
+{
+	skit_error err = { 0 };
+	skit_skill *s = NULL;
+	const skit_diag *d;
+	struct stat st;
+	size_t n;
+	int error;
+
+	out->error = 0;
+	out->message = NULL;
+	error = skit__skill_load_at(&s, sc->fds[ri], folder, path, &sc->opts,
+	                            &err);
+	if (error == SKIT_ENOTFOUND) {
+		out->kind = LOAD_REMOVED;
+		return;
+	}
+	if (error == SKIT_ENOMEM) {
+		out->error = error;
+		return;
+	}
+	if (error < 0) {
+		out->kind = LOAD_UNREADABLE;
+		out->message = skit__arena_strdup(a, err.message);
+		if (!out->message)
+			out->error = SKIT_ENOMEM;
+		return;
+	}
+	d = skit_skill_diags(s, &n);
+	if (n && d[0].severity == SKIT_SEVERITY_ERROR &&
+	    !strcmp(d[0].code, "missing-skill-md")) {
+		out->kind = LOAD_NOT_SKILL;
+	} else if (n && !strcmp(d[0].code, "not-a-directory") &&
+	           lstat(path, &st) < 0 && errno == ENOENT) {
+		/* The folder vanished between listing and loading. */
+		out->kind = LOAD_REMOVED;
+	} else {
+		out->kind = LOAD_ITEM;
+		out->error = fill_item(it, a, sc->reg, ri, s, path, path_len,
+		                       folder);
+	}
+	skit_skill_free(s);
+}
+
+/* "<root>/<folder>" into `b`. */
+static int folder_path(struct skitx_buf *b, const char *rpath,
+                       const char *folder)
+{
+	skitx_buf_clear(b);
+	if (skitx_buf_puts(b, rpath) < 0 ||
+	    (strcmp(rpath, "/") && skitx_buf_putc(b, '/') < 0))
+		return SKIT_ENOMEM;
+	return skitx_buf_puts(b, folder) < 0 ? SKIT_ENOMEM : 0;
 }
 
 /*
@@ -788,14 +924,19 @@ out:
 	return error;
 }
 
-/* Examine one folder of root `ri`. */
-static int scan_folder(struct scan *sc, size_t ri, const struct cand *c,
-                       dev_t root_dev, int *dino_ok)
+/*
+ * Examine candidate `ci` of root `ri`, in the scan's order: which folder
+ * it is (aliases and loops are decided here, so they depend on that order
+ * alone), then its entry: loaded beforehand by load_root(), or now.
+ */
+static int scan_folder(struct scan *sc, size_t ri, size_t ci, dev_t root_dev,
+                       int *dino_ok)
 {
+	const struct cand *c = &sc->cands[ci];
 	const char *folder = c->name;
 	const char *rpath = sc->reg->roots[ri].path;
-	skit_error err = { 0 };
-	skit_skill *s = NULL;
+	struct loaded now, *l;
+	struct skit__item tmp, *it;
 	uint64_t dev, ino;
 	uint32_t *hit, item = NO_ITEM;
 	struct stat st;
@@ -803,9 +944,7 @@ static int scan_folder(struct scan *sc, size_t ri, const struct cand *c,
 
 	if (sc->reg->hook)
 		sc->reg->hook(rpath, folder, sc->reg->hook_payload);
-	skitx_buf_clear(&sc->path);
-	error = skitx_buf_printf(&sc->path, "%s%s%s", rpath,
-	                         strcmp(rpath, "/") ? "/" : "", folder);
+	error = folder_path(&sc->path, rpath, folder);
 	if (error < 0)
 		return error;
 
@@ -875,41 +1014,131 @@ static int scan_folder(struct scan *sc, size_t ri, const struct cand *c,
 		goto record;
 	}
 
-	error = skit_skill_load(&s, sc->path.ptr, &sc->opts, &err);
-	if (error == SKIT_ENOTFOUND)
+	l = sc->loaded ? &sc->loaded[ci] : NULL;
+	if (l && (l->kind != LOAD_NONE || l->error)) {
+		it = &sc->items[sc->base + ci];
+	} else {
+		l = &now;
+		it = &tmp;
+		load_folder(sc, ri, folder, sc->path.ptr, sc->path.len,
+		            &sc->ix->strings, it, l);
+	}
+	if (l->error < 0)
+		return l->error;
+	switch (l->kind) {
+	case LOAD_REMOVED:
 		return scan_diag(sc, "removed", sc->path.ptr,
 		                 "removed during the scan; skipped");
-	if (error == SKIT_ENOMEM)
-		return error;
-	if (error < 0)
+	case LOAD_UNREADABLE:
 		return scan_diag(sc, "unreadable", sc->path.ptr, "%s",
-		                 err.message);
-	{
-		size_t n;
-		const skit_diag *d = skit_skill_diags(s, &n);
-
-		/* No SKILL.md at all: not a skill, and not worth a word. */
-		if (n && d[0].severity == SKIT_SEVERITY_ERROR &&
-		    !strcmp(d[0].code, "missing-skill-md")) {
-			skit_skill_free(s);
-			goto record;
-		}
-		/* The folder vanished between listing and loading. */
-		if (n && !strcmp(d[0].code, "not-a-directory") &&
-		    lstat(sc->path.ptr, &st) < 0 && errno == ENOENT) {
-			skit_skill_free(s);
-			return scan_diag(sc, "removed", sc->path.ptr,
-			                 "removed during the scan; skipped");
-		}
+		                 l->message);
+	case LOAD_ITEM:
+		/*
+		 * Append it. A preloaded entry sits at items[base + ci],
+		 * at or after the end of the list (each earlier candidate
+		 * added one entry at most), so copy it out first.
+		 */
+		tmp = *it;
+		it = new_item(sc);
+		if (!it)
+			return SKIT_ENOMEM;
+		*it = tmp;
+		item = (uint32_t)(sc->nitems - 1);
+		break;
+	default:
+		break; /* not a skill */
 	}
-	error = add_item(sc, ri, s, folder, &item);
-	skit_skill_free(s);
-	if (error < 0)
-		return error;
 record:
 	/* later links to this folder are aliases */
 	error = skitx_idmap_put(&sc->seen, dev, ino, item, NULL);
 	return error < 0 ? error : 0;
+}
+
+/* Load candidates [begin, end) of the root being loaded (a thread). */
+static void load_batch(void *payload, size_t worker, size_t begin,
+                       size_t end)
+{
+	struct scan *sc = payload;
+	struct loader *w = &sc->loaders[worker];
+	const char *rpath = sc->reg->roots[sc->ri].path;
+
+	for (size_t i = begin; i < end; i++) {
+		const struct cand *c = &sc->cands[i];
+		struct loaded *l = &sc->loaded[i];
+
+		l->kind = LOAD_NONE;
+		l->error = 0;
+		/*
+		 * Links are followed only after the merge has checked where
+		 * they lead; paths too long to open are the merge's too.
+		 */
+		if (c->link || atomic_load_explicit(&sc->stop,
+		                                    memory_order_relaxed))
+			continue;
+		if (folder_path(&w->path, rpath, c->name) < 0) {
+			l->error = SKIT_ENOMEM;
+		} else if (w->path.len + sizeof("/SKILL.md") <= PATH_MAX) {
+			load_folder(sc, sc->ri, c->name, w->path.ptr,
+			            w->path.len, &w->strings,
+			            &sc->items[sc->base + i], l);
+		}
+		if (l->error < 0)
+			atomic_store(&sc->stop, true);
+	}
+}
+
+/*
+ * Load the candidates of root `ri` on a few threads, each into its own
+ * slot: the outcome in loaded[i], the entry in items[base + i], its
+ * strings in the thread's arena. Folders are read and parsed in parallel;
+ * what depends on order (aliases, loops, diagnostics) is left to the merge
+ * in scan_folder(), which visits the candidates in order as the sequential
+ * scan does, so the result is the same byte for byte. Returns 0 with
+ * sc->loaded NULL when the root is too small to be worth it.
+ */
+static int load_root(struct scan *sc, size_t ri)
+{
+	size_t n = sc->ncands, want, batch;
+
+	sc->loaded = NULL;
+	if (sc->nthreads < 2 || !n ||
+	    (!sc->reg->threads && n < PARALLEL_MIN))
+		return 0;
+	if (sc->loaded_alloc < n) {
+		struct loaded *l;
+
+		if (n > SIZE_MAX / sizeof(*l))
+			return SKIT_ENOMEM;
+		l = skitx_realloc(sc->loaded_buf, n * sizeof(*l));
+		if (!l)
+			return SKIT_ENOMEM;
+		sc->loaded_buf = l;
+		sc->loaded_alloc = n;
+	}
+	/* room for an entry per candidate: the merge never reallocates */
+	if (skitx_add_overflow(sc->nitems, n, &want) || want > UINT32_MAX - 1 ||
+	    want > SIZE_MAX / sizeof(*sc->items))
+		return SKIT_ENOMEM;
+	if (sc->items_alloc < want) {
+		struct skit__item *items;
+
+		items = skitx_realloc(sc->items, want * sizeof(*items));
+		if (!items)
+			return SKIT_ENOMEM;
+		sc->items = items;
+		sc->items_alloc = want;
+	}
+	sc->ri = ri;
+	sc->base = sc->nitems;
+	sc->loaded = sc->loaded_buf;
+	atomic_store(&sc->stop, false);
+	/* a few batches a thread, so a slow one does not hold up the rest */
+	batch = n / (sc->nthreads * 4);
+	batch = batch < 8 ? 8 : batch > PARALLEL_BATCH ? PARALLEL_BATCH : batch;
+	skitx_parallel_for(n, batch, sc->nthreads, load_batch, sc);
+	for (size_t w = 0; w < sc->nthreads; w++)
+		arena_splice(&sc->ix->strings, &sc->loaders[w].strings);
+	return 0;
 }
 
 static int scan_root(struct scan *sc, size_t ri)
@@ -931,12 +1160,11 @@ static int scan_root(struct scan *sc, size_t ri)
 		if (error < 0)
 			return error;
 	}
-	for (size_t i = 0; i < sc->ncands; i++) {
-		error = scan_folder(sc, ri, &sc->cands[i], st.st_dev, &dino_ok);
-		if (error < 0)
-			return error;
-	}
-	return 0;
+	error = load_root(sc, ri);
+	for (size_t i = 0; !error && i < sc->ncands; i++)
+		error = scan_folder(sc, ri, i, st.st_dev, &dino_ok);
+	sc->loaded = NULL;
+	return error < 0 ? error : 0;
 }
 
 /* Name, then root, then the canonical spelling, then folder bytes. */
@@ -1147,6 +1375,7 @@ int skit_registry_scan(skit_registry *reg, skit_error *err)
 
 	assert(reg);
 	memset(&sc, 0, sizeof(sc));
+	atomic_init(&sc.stop, false);
 	sc.reg = reg;
 	sc.opts = (skit_skill_options)SKIT_SKILL_OPTIONS_INIT;
 	sc.opts.flags = SKIT_SKILL_LENIENT;
@@ -1166,6 +1395,25 @@ int skit_registry_scan(skit_registry *reg, skit_error *err)
 		error = diags_push(&sc.ix->diags, &reg->config_diags.items[i]);
 		if (error < 0)
 			goto out;
+	}
+
+	/*
+	 * Folders are loaded on a few threads unless a test watches each
+	 * folder as it goes (the hook), or the embedder's allocator, which
+	 * is not promised to be thread-safe, is in use.
+	 */
+	sc.nthreads = 1;
+	if (!reg->hook && skitx_alloc_is_default())
+		sc.nthreads = reg->threads ? reg->threads
+		                           : skitx_parallel_threads();
+	if (sc.nthreads > SKITX_PARALLEL_MAX)
+		sc.nthreads = SKITX_PARALLEL_MAX;
+	if (sc.nthreads > 1) {
+		sc.loaders = skitx_calloc(sc.nthreads, sizeof(*sc.loaders));
+		if (!sc.loaders)
+			goto out;
+		for (size_t i = 0; i < sc.nthreads; i++)
+			skitx_buf_init(&sc.loaders[i].path, 0);
 	}
 
 	error = open_roots(&sc);
@@ -1194,6 +1442,12 @@ out:
 	skitx_buf_release(&sc.names);
 	skitx_buf_release(&sc.path);
 	skit__arena_release(&sc.tmp);
+	for (size_t i = 0; sc.loaders && i < sc.nthreads; i++) {
+		skit__arena_release(&sc.loaders[i].strings);
+		skitx_buf_release(&sc.loaders[i].path);
+	}
+	skitx_free(sc.loaders);
+	skitx_free(sc.loaded_buf);
 	if (error < 0)
 		return error == SKIT_ENOMEM ? skit__error_oom(err)
 		                            : skit__error_code(err, error);

@@ -106,11 +106,20 @@ struct skit_registry {
 	skit__scan_hook hook;
 	void *hook_payload;
 	size_t max_per_root; /* 0: SKIT__REGISTRY_MAX_PER_ROOT */
+	size_t threads;      /* 0: automatic; 1: sequential; n: n threads */
 };
 
 /* Tests: call `hook` before each folder a scan examines. */
 void skit__registry_set_scan_hook(skit_registry *reg, skit__scan_hook hook,
                                   void *payload);
+
+/*
+ * Tests: how many threads a scan loads folders on. 0 (the default): one
+ * per online CPU, at most 8, for roots of 64 folders or more; 1: none
+ * (the sequential scan); n > 1: n, whatever the root's size. A scan hook
+ * or an allocator set with skit_set_allocator() always means 1.
+ */
+void skit__registry_set_threads(skit_registry *reg, size_t n);
 
 /* Tests: lower the per-root folder cap (0 restores the default). */
 void skit__registry_set_max_per_root(skit_registry *reg, size_t max);

@@ -204,8 +204,11 @@ static int normalize_newlines(struct skitx_buf *out, const char *p, size_t len)
 	if (error < 0)
 		return error;
 	for (; i < len; i++) {
-		if (p[i] != '\r')
-			continue;
+		const char *cr = memchr(p + i, '\r', len - i);
+
+		if (!cr)
+			break; /* the common case: no CR at all */
+		i = (size_t)(cr - p);
 		error = skitx_buf_add(out, p + start, i - start);
 		if (!error)
 			error = skitx_buf_putc(out, '\n');
@@ -855,10 +858,15 @@ static int check_hidden(struct skit_skill *s)
 		if (!node || node->kind != SKIT_YSCALAR)
 			continue;
 		while (i < node->len) {
-			i += skitx_utf8_decode(node->value + i, node->len - i,
-			                       &cp);
+			/* ASCII (the common case) needs no decoding */
+			if ((unsigned char)node->value[i] < 0x80)
+				cp = (unsigned char)node->value[i++];
+			else
+				i += skitx_utf8_decode(node->value + i,
+				                       node->len - i, &cp);
 			if (cp == '\n' || cp == '\t' ||
-			    !skitx_utf8_is_hidden(cp))
+			    (cp < 0x80 ? cp >= 0x20 && cp != 0x7F
+			               : !skitx_utf8_is_hidden(cp)))
 				continue;
 			key_position(s, keys[k], &line, &col);
 			WARN("hidden-unicode",
@@ -960,37 +968,67 @@ static int resolve_dir(struct skit_skill *s, const char *path)
 	return 0;
 }
 
-static int load(struct skit_skill *s, const char *path)
+/*
+ * "<dir>/SKILL.md" in the skill's pool: the path of the common case, kept
+ * as s->file when it opens (and a few wasted bytes of the pool if not).
+ */
+static char *pool_skill_md(struct skit_skill *s)
+{
+	size_t len = strlen(s->dir);
+	bool slash = len && s->dir[len - 1] != '/';
+	char *p;
+
+	p = skitx_pool_alloc(&s->pool, len + slash + sizeof("SKILL.md"));
+	if (!p)
+		return NULL;
+	memcpy(p, s->dir, len);
+	if (slash)
+		p[len++] = '/';
+	memcpy(p + len, "SKILL.md", sizeof("SKILL.md"));
+	return p;
+}
+
+static int load(struct skit_skill *s, const char *path, int dirfd,
+                const char *rel)
 {
 	struct skitx_buf yaml = SKITX_BUF_INIT;
-	char msg[256], *direct;
+	char msg[256], *direct, relmd[PATH_MAX];
 	unsigned int line, col;
 	enum skitx_fs_why why;
 	struct stat st;
 	const char *name;
-	size_t name_len;
+	size_t name_len, rel_len;
 	int fd = -1, error;
 
 	s->dir = pathlib_str(&s->pool, path);
 	if (!s->dir)
 		return SKIT_ENOMEM;
 
-	/* The common case: a folder holding a regular SKILL.md. */
-	direct = skitx_path_join(s->dir, "SKILL.md");
+	/*
+	 * The common case: a folder holding a regular SKILL.md. A scan
+	 * opens it relative to the root it holds open, which spares the
+	 * kernel the walk of every component of the root's path.
+	 */
+	direct = pool_skill_md(s);
 	if (!direct)
 		return SKIT_ENOMEM;
-	fd = skitx_fs_open_regular(AT_FDCWD, direct, &st, &why);
+	rel_len = rel ? strlen(rel) : 0;
+	if (rel && rel_len + sizeof("/SKILL.md") <= sizeof(relmd)) {
+		memcpy(relmd, rel, rel_len);
+		memcpy(relmd + rel_len, "/SKILL.md", sizeof("/SKILL.md"));
+		fd = skitx_fs_open_regular(dirfd, relmd, &st, &why);
+	} else {
+		fd = skitx_fs_open_regular(AT_FDCWD, direct, &st, &why);
+	}
 	if (fd >= 0) {
-		s->file = skitx_pool_strdup(&s->pool, direct);
+		s->file = direct;
 		name = skitx_path_name(s->dir, &name_len);
 		s->dir_name = skitx_pool_strndup(&s->pool, name, name_len);
-		skitx_free(direct);
-		if (!s->file || !s->dir_name) {
+		if (!s->dir_name) {
 			close(fd);
 			return SKIT_ENOMEM;
 		}
 	} else {
-		skitx_free(direct);
 		error = resolve_dir(s, path);
 		if (error < 0 || s->fatal)
 			return error;
@@ -1029,8 +1067,9 @@ out:
 	return error;
 }
 
-int skit_skill_load(skit_skill **out, const char *path,
-                    const skit_skill_options *opts, skit_error *err)
+int skit__skill_load_at(skit_skill **out, int dirfd, const char *rel,
+                       const char *path, const skit_skill_options *opts,
+                       skit_error *err)
 {
 	static const skit_skill_options defaults = SKIT_SKILL_OPTIONS_INIT;
 	struct skit_skill *s;
@@ -1054,7 +1093,7 @@ int skit_skill_load(skit_skill **out, const char *path,
 	if (!s->opts.max_file)
 		s->opts.max_file = DEFAULT_MAX_FILE;
 
-	error = load(s, path);
+	error = load(s, path, dirfd, rel);
 	if (error == SKIT_ENOTFOUND) {
 		skit_skill_free(s);
 		return skit__error_set(err, SKIT_ENOTFOUND, 0,
@@ -1069,6 +1108,12 @@ int skit_skill_load(skit_skill **out, const char *path,
 	}
 	*out = s;
 	return 0;
+}
+
+int skit_skill_load(skit_skill **out, const char *path,
+                    const skit_skill_options *opts, skit_error *err)
+{
+	return skit__skill_load_at(out, AT_FDCWD, NULL, path, opts, err);
 }
 
 bool skit_skill_valid(const skit_skill *s)

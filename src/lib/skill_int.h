@@ -57,6 +57,18 @@ int skit__skill_diag(struct skit_skill *s, skit_severity sev, const char *code,
 /* The lints of SKIT_SKILL_LINT (lint.c). */
 int skit__skill_lint(struct skit_skill *s);
 
+/*
+ * skit_skill_load() of `path`, which names the same folder as `rel` taken
+ * relative to the open folder `dirfd`: SKILL.md is first opened as
+ * `rel`/SKILL.md under `dirfd` (a registry scan holds each root open),
+ * and everything else, messages included, uses `path`. A NULL `rel` is
+ * plain skit_skill_load(). Safe on several threads at once, one skill
+ * each.
+ */
+int skit__skill_load_at(skit_skill **out, int dirfd, const char *rel,
+                        const char *path, const skit_skill_options *opts,
+                        skit_error *err);
+
 /* Bytes read from SKILL.md so far, for the progressive-disclosure tests. */
 size_t skit__skill_bytes_read(const skit_skill *s);
 

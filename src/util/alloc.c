@@ -5,46 +5,64 @@
  */
 #include "common.h"
 
+#include <stdatomic.h>
+
+static const skit_allocator libc_allocator = { malloc, calloc, realloc,
+	                                        free };
 static skit_allocator allocator = { malloc, calloc, realloc, free };
 
 /*
  * The torture counter is read once from the environment. It is the one
  * piece of process state skit keeps outside skit_set_allocator(), and it
- * only exists for tests.
+ * only exists for tests. Both numbers are atomic because a registry scan
+ * loads skills on several threads: the Nth allocation of the process, on
+ * whichever thread, fails, and every later one too. -1: not read yet.
  */
-static long fail_at = -1;
-static long alloc_count;
+static atomic_long fail_at = -1;
+static atomic_long alloc_count;
 
 static bool should_fail(void)
 {
-	if (fail_at < 0) {
+	long at = atomic_load_explicit(&fail_at, memory_order_relaxed);
+
+	if (at < 0) {
 		const char *v = getenv("SKIT_FAIL_ALLOC");
+		long expected = -1;
 		char *end;
 
-		fail_at = 0;
+		at = 0;
 		if (v && *v) {
 			long n = strtol(v, &end, 10);
 			if (!*end && n > 0)
-				fail_at = n;
+				at = n;
 		}
+		/* a racing thread read the same environment */
+		if (!atomic_compare_exchange_strong(&fail_at, &expected, at))
+			at = expected;
 	}
-	if (!fail_at)
+	if (!at)
 		return false;
-	return ++alloc_count >= fail_at;
+	return atomic_fetch_add(&alloc_count, 1) + 1 >= at;
 }
 
 void skitx_alloc_fail_at(long n)
 {
-	fail_at = n > 0 ? n : 0;
-	alloc_count = 0;
+	atomic_store(&alloc_count, 0);
+	atomic_store(&fail_at, n > 0 ? n : 0);
+}
+
+bool skitx_alloc_is_default(void)
+{
+	return allocator.malloc_fn == libc_allocator.malloc_fn &&
+	       allocator.calloc_fn == libc_allocator.calloc_fn &&
+	       allocator.realloc_fn == libc_allocator.realloc_fn &&
+	       allocator.free_fn == libc_allocator.free_fn;
 }
 
 int skit_set_allocator(const skit_allocator *alloc)
 {
-	static const skit_allocator libc = { malloc, calloc, realloc, free };
-
 	if (!alloc) {
-		allocator = libc;
+		allocator = libc_allocator;
 		return 0;
 	}
 	if (!alloc->malloc_fn || !alloc->calloc_fn || !alloc->realloc_fn ||

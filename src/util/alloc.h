@@ -10,6 +10,7 @@
 #ifndef SKITX_ALLOC_H
 #define SKITX_ALLOC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 void *skitx_malloc(size_t size);
@@ -28,5 +29,11 @@ int skitx_add_overflow(size_t a, size_t b, size_t *out);
  * failures off). Overrides SKIT_FAIL_ALLOC.
  */
 void skitx_alloc_fail_at(long n);
+/*
+ * True while the C library's allocator is in use (no skit_set_allocator(),
+ * or a reset to NULL). Code that allocates on several threads at once
+ * checks it: an embedder's hooks are not promised to be thread-safe.
+ */
+bool skitx_alloc_is_default(void);
 
 #endif

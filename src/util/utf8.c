@@ -8,6 +8,22 @@
 
 #include "util/utf8.h"
 
+#define HIGH_BITS UINT64_C(0x8080808080808080)
+#define LOW_BITS  UINT64_C(0x0101010101010101)
+
+/*
+ * True when the 8 bytes at `s` are all ASCII and none is NUL: the common
+ * case, tested a word at a time (names and descriptions are mostly
+ * ASCII). memcpy keeps the load legal at any alignment.
+ */
+static bool word_plain_ascii(const unsigned char *s)
+{
+	uint64_t w;
+
+	memcpy(&w, s, sizeof(w));
+	return !(w & HIGH_BITS) && !((w - LOW_BITS) & ~w & HIGH_BITS);
+}
+
 int skitx_utf8_check(const char *str, size_t len, size_t *bad)
 {
 	const unsigned char *s = (const unsigned char *)str;
@@ -18,6 +34,10 @@ int skitx_utf8_check(const char *str, size_t len, size_t *bad)
 		size_t need;
 		uint32_t cp, min;
 
+		if (len - i >= 8 && word_plain_ascii(s + i)) {
+			i += 8;
+			continue;
+		}
 		if (c < 0x80) {
 			if (!c) {
 				if (bad)
@@ -82,8 +102,22 @@ size_t skitx_utf8_count(const char *s, size_t len)
 {
 	size_t n = 0;
 
+	size_t i = 0;
+
 	/* Count every byte that does not continue a sequence. */
-	for (size_t i = 0; i < len; i++)
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, s + i, sizeof(w));
+		if (!(w & HIGH_BITS)) {
+			n += 8; /* ASCII: a character a byte */
+			continue;
+		}
+		for (size_t k = i; k < i + 8; k++)
+			if (((unsigned char)s[k] & 0xC0) != 0x80)
+				n++;
+	}
+	for (; i < len; i++)
 		if (((unsigned char)s[i] & 0xC0) != 0x80)
 			n++;
 	return n;

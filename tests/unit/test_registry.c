@@ -838,6 +838,185 @@ static void test_registry__rescan_keeps_old_index(void)
 	skit_registry_free(reg);
 }
 
+/* ---- the parallel scan ------------------------------------------------ */
+
+/* Two strings, either possibly NULL, are the same. */
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* `a` and `b` hold the same entries, diagnostics and counts, in order. */
+static void assert_same_index(const skit_registry *a, const skit_registry *b)
+{
+	const skit_diag *da, *db;
+	size_t na, nb;
+
+	ASSERT_EQ(skit_registry_all_count(a), skit_registry_all_count(b));
+	ASSERT_EQ(skit_registry_count(a), skit_registry_count(b));
+	for (size_t i = 0; i < skit_registry_all_count(a); i++) {
+		const skit_entry *x = skit_registry_all_entry(a, i);
+		const skit_entry *y = skit_registry_all_entry(b, i);
+
+		ASSERT_STR(x->name, y->name);
+		ASSERT_STR(x->dir, y->dir);
+		ASSERT_STR(x->file, y->file);
+		ASSERT_STR(x->source, y->source);
+		ASSERT(same_str(x->description, y->description));
+		ASSERT(same_str(x->reason, y->reason));
+		ASSERT(same_str(x->when_to_use, y->when_to_use));
+		ASSERT(same_str(x->argument_hint, y->argument_hint));
+		ASSERT_EQ(x->state, y->state);
+		ASSERT_EQ(x->root_index, y->root_index);
+		ASSERT_EQ(x->flags, y->flags);
+		ASSERT_EQ(x->warnings, y->warnings);
+	}
+	for (size_t i = 0; i < skit_registry_count(a); i++)
+		ASSERT_STR(skit_registry_entry(a, i)->dir,
+		           skit_registry_entry(b, i)->dir);
+	for (size_t r = 0; r < skit_registry_root_count(a); r++) {
+		size_t sa, sb;
+
+		skit_registry_root(a, r, NULL, NULL, NULL, &sa);
+		skit_registry_root(b, r, NULL, NULL, NULL, &sb);
+		ASSERT_EQ(sa, sb);
+	}
+	da = skit_registry_diags(a, &na);
+	db = skit_registry_diags(b, &nb);
+	ASSERT_EQ(na, nb);
+	for (size_t i = 0; i < na; i++) {
+		ASSERT_STR(da[i].code, db[i].code);
+		ASSERT(same_str(da[i].path, db[i].path));
+		ASSERT_STR(da[i].message, db[i].message);
+	}
+}
+
+static skit_registry *scan_with_threads(size_t threads)
+{
+	skit_registry *reg = reg_new();
+
+	skit__registry_set_threads(reg, threads);
+	add_root(reg, "project", "p");
+	add_root(reg, "user", "u");
+	scan(reg);
+	return reg;
+}
+
+/*
+ * A tree of a few hundred folders of every kind (valid, broken, shadowed,
+ * aliased, colliding, not skills) gives the same index, byte for byte and
+ * in the same order, whether its folders are loaded on one thread or on
+ * several.
+ */
+static void test_registry__parallel_same_as_sequential(void)
+{
+	skit_registry *seq, *par;
+	char folder[32], name[128], text[512];
+
+	fresh("parallel");
+	for (int i = 0; i < 300; i++) {
+		snprintf(folder, sizeof(folder), "skill-%03d", i);
+		switch (i % 10) {
+		case 0: /* broken YAML: skipped */
+			snprintf(text, sizeof(text), "p/%s/SKILL.md", folder);
+			write_file(at(text),
+			           "---\nname: [unclosed\n---\nBody.\n");
+			break;
+		case 1: /* no SKILL.md: not a skill */
+			snprintf(text, sizeof(text), "p/%s", folder);
+			ASSERT_OK(skitx_fs_mkdir_p(at(text), 0755));
+			break;
+		case 2: /* name and folder differ: skipped, listed */
+			snprintf(name, sizeof(name), "other-%03d", i);
+			skill("p", folder, name, "Mismatched.");
+			break;
+		case 3: /* a warning, and the runtime fields */
+			snprintf(name, sizeof(name), "p/%s/SKILL.md", folder);
+			snprintf(text, sizeof(text),
+			         "---\nname: %s\ndescription: Has a "
+			         "warning.\nmetadata: [1]\nwhen_to_use: "
+			         "Now.\nargument-hint: <x>\n---\n",
+			         folder);
+			write_file(at(name), text);
+			break;
+		case 4: /* also in the user root: shadowed there */
+			skill("p", folder, NULL, "Project copy.");
+			skill("u", folder, NULL, "User copy.");
+			break;
+		case 5: /* a link to an earlier folder: an alias */
+			skill("p", folder, NULL, "Linked to.");
+			snprintf(text, sizeof(text), "p/zz-link-%03d", i);
+			ASSERT_OK(symlink(folder, at(text)));
+			break;
+		case 6: /* a dangling link */
+			snprintf(text, sizeof(text), "p/dangling-%03d", i);
+			ASSERT_OK(symlink("nowhere", at(text)));
+			skill("p", folder, NULL, "Beside a dangling link.");
+			break;
+		case 7: /* letter case collides with a lowercase twin */
+			snprintf(name, sizeof(name), "Case-%03d", i);
+			skill("p", name, NULL, "Upper case.");
+			snprintf(name, sizeof(name), "case-%03d", i);
+			skill("u", name, NULL, "Lower case.");
+			break;
+		default:
+			skill("p", folder, NULL, "A plain skill.");
+		}
+	}
+	/* a loop and a file beside the skills */
+	ASSERT_OK(symlink("..", at("p/up")));
+	write_file(at("p/README.md"), "not a skill\n");
+
+	seq = scan_with_threads(1);
+	ASSERT(skit_registry_all_count(seq) > 300);
+	ASSERT(diag(seq, "alias", NULL));
+	ASSERT(diag(seq, "symlink-dangling", NULL));
+	ASSERT(diag(seq, "symlink-loop", "/p/up"));
+	ASSERT(diag(seq, "name-collision", NULL));
+	for (size_t threads = 2; threads <= 5; threads += 3) {
+		par = scan_with_threads(threads);
+		assert_same_index(seq, par);
+		skit_registry_free(par);
+	}
+	/* automatic: as many threads as CPUs (300 folders is enough) */
+	par = scan_with_threads(0);
+	assert_same_index(seq, par);
+	skit_registry_free(par);
+	skit_registry_free(seq);
+}
+
+/* Out of memory on any thread, at any point: ENOMEM, nothing leaked. */
+static void test_registry__parallel_out_of_memory(void)
+{
+	skit_registry *reg;
+	skit_error err;
+	long n;
+	int error = -1;
+
+	fresh("parallel-oom");
+	for (int i = 0; i < 40; i++) {
+		char folder[32];
+
+		snprintf(folder, sizeof(folder), "s%02d", i);
+		skill("p", folder, NULL, "Some skill.");
+	}
+	for (n = 1; n < 100000 && error; n += 7) {
+		reg = reg_new();
+		skit__registry_set_threads(reg, 3);
+		add_root(reg, "project", "p");
+		skitx_alloc_fail_at(n);
+		error = skit_registry_scan(reg, &err);
+		skitx_alloc_fail_at(0);
+		if (error)
+			ASSERT_EQ(error, SKIT_ENOMEM);
+		else
+			ASSERT_EQ(skit_registry_count(reg), 40);
+		skit_registry_free(reg);
+	}
+	ASSERT_OK(error);
+	ASSERT(n > 50); /* it did fail at many points first */
+}
+
 /* ---- default roots and config ---------------------------------------- */
 
 static void test_registry__default_roots(void)
@@ -1087,6 +1266,8 @@ TEST_MAIN(
 	TEST(test_registry__name_too_long)
 	TEST(test_registry__removed_mid_scan)
 	TEST(test_registry__rescan_keeps_old_index)
+	TEST(test_registry__parallel_same_as_sequential)
+	TEST(test_registry__parallel_out_of_memory)
 	TEST(test_registry__default_roots)
 	TEST(test_registry__config_files)
 	TEST(test_registry__search)

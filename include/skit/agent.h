@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SKIT_AGENT_H
+#define SKIT_AGENT_H
+
+#include <stdint.h>
+
+#include "skit/common.h"
+#include "skit/model.h"
+#include "skit/registry.h"
+
+/**
+ * @file skit/agent.h
+ * @brief The agent loop: a model, the skills index, the skill tools, a
+ *        plan, budgets and an audit trail.
+ *
+ * The system prompt is a base prompt plus the skills index (level 1,
+ * budgeted). The model sees the tools `use_skill`, `read_skill_resource`,
+ * `update_plan`, `run_skill_script`, and `search_skills` when the index
+ * was cut or when asked for. A skill's body (level 2) reaches the model
+ * only once the skill is activated: by the model (`use_skill`), by the
+ * user (`/name args`), or by a `$name` mention in the user's text. A file
+ * of a skill (level 3) reaches it only when the model reads that file of
+ * an active skill. Skill text is untrusted data and is framed as such.
+ *
+ * Models without native tool calling use the same tools through a JSON
+ * action protocol in their text (`{"action": "use_skill", "name": ...}`).
+ *
+ * One agent is one conversation (a `skit run` task, or a whole `skit
+ * chat` session) and one run folder in the audit trail. Not thread-safe.
+ */
+
+SKIT_BEGIN_DECL
+
+typedef struct skit_agent skit_agent;
+
+/** What a trace event is about (skit_agent_hooks.on_trace). */
+typedef enum {
+	SKIT_TRACE_SKILL = 0, /**< a skill was activated */
+	SKIT_TRACE_TOOL = 1,  /**< a tool was called (and its outcome) */
+	SKIT_TRACE_PLAN = 2,  /**< the plan changed */
+	SKIT_TRACE_MODEL = 3, /**< a model request is about to be sent */
+	SKIT_TRACE_NOTE = 4,  /**< anything else worth a line */
+} skit_trace_kind;
+
+/** Callbacks; any may be NULL. */
+typedef struct {
+	/** Assistant text as it streams (not NUL-terminated). */
+	void (*on_text)(const char *text, size_t len, void *payload);
+	/** One human-readable line (no newline) about what is happening. */
+	void (*on_trace)(skit_trace_kind kind, const char *line, void *payload);
+	void *payload;
+} skit_agent_hooks;
+
+/** Options for skit_agent_new(); start from SKIT_AGENT_OPTIONS_INIT. */
+typedef struct {
+	unsigned int version;    /**< SKIT_AGENT_OPTIONS_VERSION */
+	skit_registry *registry; /**< scanned; borrowed; required */
+	skit_model *model;       /**< borrowed; required */
+	const char *base_prompt; /**< NULL: the built-in one */
+	size_t index_budget; /**< characters; 0: SKIT_PROMPT_DEFAULT_BUDGET */
+	bool search_tool;    /**< offer search_skills even when all fit */
+	bool json_actions;   /**< the model has no native tool calling */
+	unsigned int max_turns;       /**< model calls per task; 0: 25 */
+	unsigned int max_tool_calls;  /**< per task; 0: 100 */
+	unsigned int max_script_runs; /**< per task; 0: 20 */
+	uint64_t max_tokens; /**< input + output over the session; 0: none */
+	unsigned int max_skills_per_turn; /**< bodies loaded per turn; 0: 2 */
+	unsigned int max_output_tokens;   /**< per response; 0: provider's */
+	long script_timeout_ms;           /**< per script run; 0: 120 s */
+	size_t script_output_cap; /**< bytes kept per stream; 0: 64 KiB */
+	size_t resource_cap;      /**< bytes per resource read; 0: 64 KiB */
+	const char *workdir;      /**< scripts' working folder; NULL: cwd */
+	const char *runs_dir;     /**< audit trail root; NULL: no trail */
+	const volatile int
+	        *cancel; /**< set non-zero (e.g. by SIGINT) to stop */
+	skit_agent_hooks hooks;
+} skit_agent_options;
+
+/* clang-format off */
+#define SKIT_AGENT_OPTIONS_VERSION 1
+#define SKIT_AGENT_OPTIONS_INIT { SKIT_AGENT_OPTIONS_VERSION, NULL, NULL, NULL, 0, false, false, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, { NULL, NULL, NULL } }
+/* clang-format on */
+
+/**
+ * Create an agent: render the index, open the run folder (when
+ * `runs_dir` is set) and write its first event.
+ * @return SKIT_OK; SKIT_EUSAGE for bad options; SKIT_EIO when the run
+ *         folder cannot be created; SKIT_ENOMEM.
+ */
+SKIT_EXTERN int skit_agent_new(skit_agent **out, const skit_agent_options *opts,
+                               skit_error *err);
+
+/**
+ * Send one user message and run the loop until the model answers without
+ * calling a tool. `/name args` activates a user-invocable skill with those
+ * arguments; `$name` activates a skill mentioned in the text.
+ *
+ * @param[out] answer  the final answer, owned by the caller (skit_free());
+ *                     may be NULL
+ * @return SKIT_OK; SKIT_ELIMIT when a budget ran out (message says which);
+ *         SKIT_ECANCELED; SKIT_ENOTFOUND for `/name` naming no skill the
+ *         user may invoke; a model error (SKIT_EPROVIDER, SKIT_ETIMEOUT,
+ *         SKIT_EIO...). The conversation and the audit trail stay usable.
+ */
+SKIT_EXTERN int skit_agent_send(skit_agent *agent, const char *input,
+                                char **answer, skit_error *err);
+
+/** The run folder, or NULL without an audit trail. */
+SKIT_EXTERN const char *skit_agent_run_dir(const skit_agent *agent);
+
+/** Totals over the session so far. */
+typedef struct {
+	unsigned int turns; /**< model calls */
+	unsigned int tool_calls;
+	unsigned int script_runs;
+	skit_usage usage;
+	size_t index_chars;   /**< size of the rendered index */
+	size_t index_skills;  /**< skills listed in it */
+	size_t index_omitted; /**< skills cut by the budget */
+} skit_agent_stats;
+
+SKIT_EXTERN void skit_agent_get_stats(const skit_agent *agent,
+                                      skit_agent_stats *out);
+
+/** Plan step states. */
+typedef enum {
+	SKIT_STEP_PENDING = 0,
+	SKIT_STEP_IN_PROGRESS = 1,
+	SKIT_STEP_COMPLETED = 2,
+} skit_step_status;
+
+/** The plan (from update_plan): number of steps, and step `i`. */
+SKIT_EXTERN size_t skit_agent_plan_count(const skit_agent *agent);
+SKIT_EXTERN const char *skit_agent_plan_step(const skit_agent *agent, size_t i,
+                                             skit_step_status *status);
+
+/** Skills activated so far, in order of activation. Borrowed names. */
+SKIT_EXTERN size_t skit_agent_active_count(const skit_agent *agent);
+SKIT_EXTERN const char *skit_agent_active_skill(const skit_agent *agent,
+                                                size_t i);
+
+/**
+ * End the session: write run.json with `status` ("ok", "error", "limit",
+ * "canceled") and free the agent. NULL is a no-op. Errors writing the
+ * summary are reported in `err` (the agent is freed regardless).
+ */
+SKIT_EXTERN int skit_agent_finish(skit_agent *agent, const char *status,
+                                  int exit_code, skit_error *err);
+
+/** Free without writing run.json (events.jsonl stays). NULL is a no-op. */
+SKIT_EXTERN void skit_agent_free(skit_agent *agent);
+
+SKIT_END_DECL
+
+#endif /* SKIT_AGENT_H */

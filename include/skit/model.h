@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SKIT_MODEL_H
+#define SKIT_MODEL_H
+
+#include <stdint.h>
+
+#include "skit/common.h"
+
+/**
+ * @file skit/model.h
+ * @brief One interface to language models: `replay` (offline cassettes),
+ *        `openai` (Chat Completions and compatible servers) and `anthropic`
+ *        (Messages API), with HTTP behind a swappable transport.
+ *
+ * A request is a system prompt, a conversation (user, assistant and tool
+ * messages; assistant messages may carry tool calls) and the tools the model
+ * may call (name, description and a JSON Schema). A response is the
+ * assistant's text, its tool calls, why it stopped, and token usage. With a
+ * delta callback the providers stream (SSE) and report text as it arrives.
+ *
+ * Every string in requests and responses is UTF-8. Tool-call arguments and
+ * tool schemas travel as JSON text. API keys are never copied into error
+ * messages.
+ */
+
+SKIT_BEGIN_DECL
+
+/* ---- HTTP transport seam --------------------------------------------- */
+
+/** One HTTP request, as the providers build it. */
+typedef struct {
+	const char *method;         /**< "POST" or "GET" */
+	const char *url;            /**< absolute http(s) URL */
+	const char *const *headers; /**< "Name: value" strings, NULL-ended */
+	const char *body;           /**< may be NULL */
+	size_t body_len;
+	long connect_timeout_ms; /**< 0: the transport's default */
+	long total_timeout_ms;   /**< 0: none */
+} skit_http_request;
+
+/**
+ * Where a transport delivers a response. Each callback returns 0 to go
+ * on, or non-zero to abort the transfer (that value is returned by
+ * perform()). Header names are not NUL-terminated; compare with lengths.
+ */
+typedef struct {
+	int (*on_status)(long status, void *payload);
+	int (*on_header)(const char *name, size_t name_len, const char *value,
+	                 size_t value_len, void *payload);
+	int (*on_body)(const char *data, size_t len, void *payload);
+	void *payload;
+} skit_http_sink;
+
+/** A transport: a vtable and its state. */
+typedef struct skit_transport skit_transport;
+struct skit_transport {
+	/**
+	 * Perform `req`, calling `sink` as the response arrives.
+	 * @return 0 when a response was received (any status);
+	 *         SKIT_ETIMEOUT; SKIT_EIO (connection refused, reset, DNS,
+	 *         TLS — message in err); or a sink callback's non-zero value.
+	 */
+	int (*perform)(skit_transport *self, const skit_http_request *req,
+	               const skit_http_sink *sink, skit_error *err);
+	/** Release the transport. */
+	void (*free)(skit_transport *self);
+};
+
+/** The default transport, on libcurl. Free with `t->free(t)`. */
+SKIT_EXTERN int skit_transport_curl_new(skit_transport **out, skit_error *err);
+
+/* ---- messages ------------------------------------------------------- */
+
+/** Message roles. */
+typedef enum {
+	SKIT_ROLE_USER = 0,
+	SKIT_ROLE_ASSISTANT = 1,
+	SKIT_ROLE_TOOL = 2, /**< the result of one tool call */
+} skit_role;
+
+/** A tool call made by the model. */
+typedef struct {
+	const char *id;        /**< the provider's call id (never NULL) */
+	const char *name;      /**< tool name */
+	const char *arguments; /**< a JSON object text ("{}" when none) */
+} skit_tool_call;
+
+/** One conversation message. Borrowed by the request. */
+typedef struct {
+	skit_role role;
+	const char *text; /**< user/assistant text, or the tool result; may
+	                       be NULL for an assistant message of calls */
+	const skit_tool_call *tool_calls; /**< assistant only */
+	size_t tool_call_count;
+	const char *tool_call_id; /**< tool: the call this answers */
+	const char *tool_name;    /**< tool: the tool's name */
+	bool is_error;            /**< tool: the result is an error */
+} skit_message;
+
+/** A tool the model may call. */
+typedef struct {
+	const char *name;
+	const char *description;
+	const char *parameters; /**< JSON Schema (an object) as text */
+} skit_tool_schema;
+
+/** What to ask the model. All borrowed for the call's duration. */
+typedef struct {
+	const char *system; /**< may be NULL */
+	const skit_message *messages;
+	size_t message_count;
+	const skit_tool_schema *tools;
+	size_t tool_count;
+	unsigned int max_tokens; /**< output cap; 0: provider default */
+} skit_model_request;
+
+/** Token usage as the provider reported it (0 when it did not). */
+typedef struct {
+	uint64_t input_tokens;
+	uint64_t output_tokens;
+} skit_usage;
+
+/** A model's answer. Owned by the caller; release with
+ *  skit_model_response_release(). */
+typedef struct {
+	char *text;                 /**< "" when the model only called tools */
+	skit_tool_call *tool_calls; /**< strings owned by the response */
+	size_t tool_call_count;
+	char *stop_reason; /**< "end_turn", "tool_use", "max_tokens"... as
+	                        the provider said it; never NULL */
+	skit_usage usage;
+} skit_model_response;
+
+/**
+ * Streaming callback: `len` bytes of assistant text just arrived (not
+ * NUL-terminated). Return non-zero to cancel the request; the call then
+ * returns SKIT_ECANCELED.
+ */
+typedef int (*skit_model_delta_cb)(const char *text, size_t len, void *payload);
+
+/* ---- the model handle ------------------------------------------------ */
+
+typedef struct skit_model skit_model;
+
+/** Options for skit_model_new(). */
+typedef struct {
+	unsigned int version; /**< SKIT_MODEL_OPTIONS_VERSION */
+	/**
+	 * "PROVIDER:MODEL": "openai:gpt-4.1-mini", "anthropic:claude-...",
+	 * "replay:PATH/TO/CASSETTE.jsonl". Required.
+	 */
+	const char *spec;
+	const char *api_key;  /**< NULL: $OPENAI_API_KEY / $ANTHROPIC_API_KEY */
+	const char *base_url; /**< NULL: $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL,
+	                           then the public endpoint */
+	long connect_timeout_ms;  /**< 0: 10 s */
+	long total_timeout_ms;    /**< 0: 600 s */
+	unsigned int max_retries; /**< on 429/5xx/connection errors; 0: 4 */
+	long retry_base_ms;       /**< first backoff; 0: 500 ms */
+	long retry_max_ms; /**< backoff cap (and retry-after cap); 0: 30 s */
+	bool no_stream;    /**< never stream, even with a callback */
+	skit_transport *transport; /**< NULL: libcurl; borrowed */
+	/**
+	 * NULL, or a file to which every request is appended as one JSON
+	 * line (the provider-neutral form, never the API key): for
+	 * debugging and for tests that assert what a model was shown.
+	 */
+	const char *request_log;
+} skit_model_options;
+
+/* clang-format off */
+#define SKIT_MODEL_OPTIONS_VERSION 1
+#define SKIT_MODEL_OPTIONS_INIT { SKIT_MODEL_OPTIONS_VERSION, NULL, NULL, NULL, 0, 0, 0, 0, 0, false, NULL, NULL }
+/* clang-format on */
+
+/**
+ * Create a model from `opts->spec`.
+ * @return SKIT_OK; SKIT_EUSAGE for an unknown provider, a missing model
+ *         name, a missing API key or cassette (message says which);
+ *         SKIT_EIO / SKIT_EINVALID for an unreadable or malformed cassette.
+ */
+SKIT_EXTERN int skit_model_new(skit_model **out, const skit_model_options *opts,
+                               skit_error *err);
+
+/** "openai", "anthropic" or "replay". */
+SKIT_EXTERN const char *skit_model_provider(const skit_model *model);
+
+/** The model name (for replay, the cassette path). */
+SKIT_EXTERN const char *skit_model_name(const skit_model *model);
+
+/**
+ * Ask the model. With `on_delta` non-NULL (and streaming not disabled),
+ * text is reported as it arrives; the full response is returned either way.
+ * Retries 429/5xx and connection failures with exponential backoff and
+ * jitter, honouring `retry-after`.
+ *
+ * @param[out] out  filled on success; release it
+ * @return SKIT_OK; SKIT_EPROVIDER (HTTP error status, malformed or
+ *         truncated response: the message names the provider and status);
+ *         SKIT_ETIMEOUT; SKIT_EIO; SKIT_ECANCELED; SKIT_ENOTFOUND (replay:
+ *         the cassette has no more responses); SKIT_EINVALID (replay: a
+ *         request check failed).
+ */
+SKIT_EXTERN int skit_model_complete(skit_model *model, skit_model_response *out,
+                                    const skit_model_request *req,
+                                    skit_model_delta_cb on_delta, void *payload,
+                                    skit_error *err);
+
+/** Free what `resp` owns and zero it. NULL is a no-op. */
+SKIT_EXTERN void skit_model_response_release(skit_model_response *resp);
+
+/** Free the model. NULL is a no-op. */
+SKIT_EXTERN void skit_model_free(skit_model *model);
+
+SKIT_END_DECL
+
+#endif /* SKIT_MODEL_H */

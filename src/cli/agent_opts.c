@@ -1,0 +1,347 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * agent_opts.c - the options, set-up and output that `skit run` and
+ * `skit chat` share (see agent_opts.h).
+ */
+#include "common.h"
+
+#include <getopt.h>
+#include <unistd.h>
+
+#include "cli/agent_opts.h"
+#include "cli/error.h"
+
+volatile sig_atomic_t cli_interrupted;
+
+_Static_assert(sizeof(sig_atomic_t) == sizeof(int),
+               "the agent polls the SIGINT flag as an int");
+
+static int parse_count(unsigned long long *out, const char *arg,
+                       unsigned long long max)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!arg || *arg < '0' || *arg > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno || *end || v == 0 || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int cli_agent_option(struct cli_agent *ca, int c, const char *arg,
+                     const char *verb)
+{
+	unsigned long long v = 0;
+	skit_error err = { 0 };
+	int r;
+
+	r = cli_roots_option(&ca->roots, c, arg, verb);
+	if (r)
+		return r;
+	switch (c) {
+	case CLI_OPT_MODEL:
+		ca->model = arg;
+		return 1;
+	case CLI_OPT_MAX_TURNS:
+	case CLI_OPT_MAX_TOOL_CALLS:
+	case CLI_OPT_MAX_SCRIPTS:
+	case CLI_OPT_MAX_SKILLS:
+		if (parse_count(&v, arg, 100000))
+			return cli_usage_error(verb,
+			                       "expected a count from 1 to "
+			                       "100000, got '%s'",
+			                       arg);
+		if (c == CLI_OPT_MAX_TURNS)
+			ca->max_turns = (unsigned int)v;
+		else if (c == CLI_OPT_MAX_TOOL_CALLS)
+			ca->max_tool_calls = (unsigned int)v;
+		else if (c == CLI_OPT_MAX_SCRIPTS)
+			ca->max_scripts = (unsigned int)v;
+		else
+			ca->max_skills = (unsigned int)v;
+		return 1;
+	case CLI_OPT_MAX_TOKENS:
+		if (parse_count(&v, arg, 1000000000000ULL))
+			return cli_usage_error(
+			        verb,
+			        "--max-tokens expects a positive "
+			        "number, got '%s'",
+			        arg);
+		ca->max_tokens = v;
+		return 1;
+	case CLI_OPT_SCRIPT_TIMEOUT:
+		if (parse_count(&v, arg, 86400))
+			return cli_usage_error(
+			        verb,
+			        "--script-timeout expects seconds "
+			        "(1 to 86400), got '%s'",
+			        arg);
+		ca->script_timeout_ms = (long)v * 1000L;
+		return 1;
+	case CLI_OPT_BUDGET:
+		if (skit_prompt_parse_budget(&ca->budget, arg, &err) < 0 ||
+		    ca->budget == 0)
+			return cli_usage_error(
+			        verb,
+			        "--budget expects CHARS or Ntok, "
+			        "got '%s'",
+			        arg);
+		return 1;
+	case CLI_OPT_SEARCH:
+		ca->search = true;
+		return 1;
+	case CLI_OPT_JSON_ACTIONS:
+		ca->json_actions = true;
+		return 1;
+	case CLI_OPT_NO_STREAM:
+		ca->no_stream = true;
+		return 1;
+	case CLI_OPT_WORKDIR:
+		ca->workdir = arg;
+		return 1;
+	case CLI_OPT_RUNS_DIR:
+		ca->runs_dir = arg;
+		return 1;
+	case CLI_OPT_NO_AUDIT:
+		ca->no_audit = true;
+		return 1;
+	case CLI_OPT_REQUEST_LOG:
+		ca->request_log = arg;
+		return 1;
+	case CLI_OPT_TRACE:
+		ca->trace = true;
+		return 1;
+	case CLI_OPT_QUIET:
+		ca->quiet = true;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* --model, then $SKIT_MODEL, then a provider whose key is set, then the
+ * offline replay provider with $SKIT_CASSETTE. */
+static const char *default_model(char *buf, size_t len)
+{
+	const char *v = getenv("SKIT_MODEL");
+
+	if (v && *v)
+		return v;
+	v = getenv("OPENAI_API_KEY");
+	if (v && *v)
+		return "openai:gpt-4.1-mini";
+	v = getenv("ANTHROPIC_API_KEY");
+	if (v && *v)
+		return "anthropic:claude-sonnet-4-5";
+	v = getenv("SKIT_CASSETTE");
+	snprintf(buf, len, "replay:%s", v ? v : "");
+	return buf;
+}
+
+static void on_trace(skit_trace_kind kind, const char *line, void *payload)
+{
+	struct cli_agent *ca = payload;
+	const char *mark = kind == SKIT_TRACE_SKILL   ? "skill"
+	                   : kind == SKIT_TRACE_TOOL  ? "tool "
+	                   : kind == SKIT_TRACE_PLAN  ? "plan "
+	                   : kind == SKIT_TRACE_MODEL ? "model"
+	                                              : "note ";
+
+	if (!ca->show_trace)
+		return;
+	if (!ca->at_line_start) {
+		fputc('\n', stdout);
+		ca->at_line_start = true;
+	}
+	fflush(stdout);
+	fprintf(stderr, "%s[%s]%s ", ca->style.dim, mark, ca->style.reset);
+	cli_put_text(stderr, line, true, 0);
+	fputc('\n', stderr);
+}
+
+/* Bytes at the end of `s` that begin a UTF-8 sequence not yet complete. */
+static size_t incomplete_tail(const char *s, size_t n)
+{
+	for (size_t k = 0; k < 3 && k < n; k++) {
+		unsigned char c = (unsigned char)s[n - 1 - k];
+		size_t need;
+
+		if ((c & 0xC0) == 0x80)
+			continue;
+		need = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+		return need > k + 1 ? k + 1 : 0;
+	}
+	return 0;
+}
+
+/* Write streamed text; on a terminal, through the sanitizer, keeping a
+ * UTF-8 sequence cut by the chunk boundary for the next chunk. */
+static void on_text(const char *text, size_t len, void *payload)
+{
+	struct cli_agent *ca = payload;
+	char buf[4096 + 4];
+	size_t at = 0, n, take, keep;
+
+	if (!len)
+		return;
+	ca->at_line_start = text[len - 1] == '\n';
+	if (!isatty(STDOUT_FILENO)) {
+		fwrite(text, 1, len, stdout);
+		fflush(stdout);
+		return;
+	}
+	while (at < len) {
+		take = len - at < 4096 ? len - at : 4096;
+		n = ca->npend;
+		memcpy(buf, ca->pend, n);
+		memcpy(buf + n, text + at, take);
+		at += take;
+		n += take;
+		keep = incomplete_tail(buf, n);
+		memcpy(ca->pend, buf + n - keep, keep);
+		ca->npend = keep;
+		buf[n - keep] = '\0';
+		cli_put_text(stdout, buf, false, 0);
+	}
+	fflush(stdout);
+}
+
+void cli_agent_end_stream(struct cli_agent *ca)
+{
+	if (ca->npend) {
+		ca->pend[ca->npend] = '\0';
+		cli_put_text(stdout, ca->pend, false, 0);
+		ca->npend = 0;
+	}
+	if (!ca->at_line_start)
+		fputc('\n', stdout);
+	ca->at_line_start = true;
+	fflush(stdout);
+}
+
+static void sigint(int sig)
+{
+	(void)sig;
+	cli_interrupted = 1;
+}
+
+void cli_agent_catch_sigint(bool on)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	/* A second Ctrl-C while the run is stopping ends the process. */
+	sa.sa_flags = SA_RESETHAND;
+	sa.sa_handler = on ? sigint : SIG_DFL;
+	sigaction(SIGINT, &sa, NULL);
+}
+
+int cli_agent_open(struct cli_agent *ca, bool stream_answer, const char *verb)
+{
+	skit_model_options mo = SKIT_MODEL_OPTIONS_INIT;
+	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
+	skit_error err = { 0 };
+	char spec[4200];
+	int status, rc;
+
+	ca->at_line_start = true;
+	ca->show_trace = !ca->quiet && (ca->trace || isatty(STDERR_FILENO));
+	cli_style_init(&ca->style, cli_color(stderr));
+	status = cli_open_registry(&ca->reg, &ca->roots, verb);
+	if (status != CLI_OK)
+		return status;
+	mo.spec = ca->model ? ca->model : default_model(spec, sizeof(spec));
+	mo.no_stream = ca->no_stream;
+	mo.request_log = ca->request_log;
+	rc = skit_model_new(&ca->mod, &mo, &err);
+	if (rc < 0) {
+		cli_error(verb, "%s", err.message);
+		return rc == SKIT_EUSAGE ? CLI_USAGE : CLI_FAIL;
+	}
+	if (!ca->no_audit && !ca->runs_dir) {
+		if (cli_default_runs_dir(&ca->runs_dir_owned) != 0) {
+			cli_error(verb, "cannot find a folder for the audit "
+			                "trail; use --runs-dir or --no-audit");
+			return CLI_FAIL;
+		}
+		ca->runs_dir = ca->runs_dir_owned;
+	}
+	ao.registry = ca->reg;
+	ao.model = ca->mod;
+	ao.index_budget = ca->budget;
+	ao.search_tool = ca->search;
+	ao.json_actions = ca->json_actions;
+	ao.max_turns = ca->max_turns;
+	ao.max_tool_calls = ca->max_tool_calls;
+	ao.max_script_runs = ca->max_scripts;
+	ao.max_tokens = ca->max_tokens;
+	ao.max_skills_per_turn = ca->max_skills;
+	ao.script_timeout_ms = ca->script_timeout_ms;
+	ao.workdir = ca->workdir;
+	ao.runs_dir = ca->no_audit ? NULL : ca->runs_dir;
+	ao.cancel = (const volatile int *)&cli_interrupted;
+	ao.hooks.on_text = stream_answer ? on_text : NULL;
+	ao.hooks.on_trace = on_trace;
+	ao.hooks.payload = ca;
+	rc = skit_agent_new(&ca->agent, &ao, &err);
+	if (rc < 0) {
+		cli_error(verb, "%s", err.message);
+		return rc == SKIT_EUSAGE ? CLI_USAGE : CLI_FAIL;
+	}
+	return CLI_OK;
+}
+
+int cli_agent_exit_code(int rc)
+{
+	if (rc == 0)
+		return CLI_OK;
+	if (rc == SKIT_ECANCELED)
+		return 130;
+	return CLI_FAIL;
+}
+
+const char *cli_agent_status(int rc)
+{
+	switch (rc) {
+	case 0:
+		return "ok";
+	case SKIT_ELIMIT:
+		return "limit";
+	case SKIT_ECANCELED:
+		return "canceled";
+	default:
+		return "error";
+	}
+}
+
+int cli_agent_close(struct cli_agent *ca, int rc, const char *verb)
+{
+	skit_error err = { 0 };
+	char *dir = NULL;
+	int status = cli_agent_exit_code(rc);
+
+	if (ca->agent && skit_agent_run_dir(ca->agent))
+		dir = skitx_strdup(skit_agent_run_dir(ca->agent));
+	if (skit_agent_finish(ca->agent, cli_agent_status(rc), status, &err) <
+	    0) {
+		cli_error(verb, "%s", err.message);
+		status = status ? status : CLI_FAIL;
+	}
+	ca->agent = NULL;
+	if (dir && ca->show_trace)
+		fprintf(stderr, "%s[audit]%s %s\n", ca->style.dim,
+		        ca->style.reset, dir);
+	skitx_free(dir);
+	skit_model_free(ca->mod);
+	skit_registry_free(ca->reg);
+	skitx_free(ca->runs_dir_owned);
+	ca->mod = NULL;
+	ca->reg = NULL;
+	ca->runs_dir_owned = NULL;
+	return status;
+}

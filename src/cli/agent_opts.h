@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * agent_opts.h - what `skit run` and `skit chat` share: the model and
+ * budget options, opening registry + model + agent, the trace and
+ * streamed-answer output, and mapping results to exit codes.
+ *
+ * Options (CLI_AGENT_LONGOPTS; pass every getopt result to
+ * cli_agent_option() first):
+ *   --model PROVIDER:MODEL   openai:..., anthropic:..., replay:FILE
+ *   --max-turns N  --max-tool-calls N  --max-script-runs N  --max-tokens N
+ *   --max-skills-per-turn N  --budget CHARS|Ntok  --search
+ *   --json-actions  --no-stream  --script-timeout SECS  --workdir DIR
+ *   --runs-dir DIR  --no-audit  --request-log FILE  --trace  --quiet
+ *   plus the roots options (--root, --config, --no-config).
+ */
+#ifndef SKIT_CLI_AGENT_OPTS_H
+#define SKIT_CLI_AGENT_OPTS_H
+
+#include <signal.h>
+
+#include "cli/roots.h"
+
+enum {
+	CLI_OPT_MODEL = 0x1100,
+	CLI_OPT_MAX_TURNS,
+	CLI_OPT_MAX_TOOL_CALLS,
+	CLI_OPT_MAX_SCRIPTS,
+	CLI_OPT_MAX_TOKENS,
+	CLI_OPT_MAX_SKILLS,
+	CLI_OPT_BUDGET,
+	CLI_OPT_SEARCH,
+	CLI_OPT_JSON_ACTIONS,
+	CLI_OPT_NO_STREAM,
+	CLI_OPT_SCRIPT_TIMEOUT,
+	CLI_OPT_WORKDIR,
+	CLI_OPT_RUNS_DIR,
+	CLI_OPT_NO_AUDIT,
+	CLI_OPT_REQUEST_LOG,
+	CLI_OPT_TRACE,
+	CLI_OPT_QUIET,
+};
+
+/* clang-format off */
+#define CLI_AGENT_LONGOPTS                                                 \
+	CLI_ROOTS_LONGOPTS,                                                \
+	{ "model", required_argument, NULL, CLI_OPT_MODEL },               \
+	{ "max-turns", required_argument, NULL, CLI_OPT_MAX_TURNS },       \
+	{ "max-tool-calls", required_argument, NULL, CLI_OPT_MAX_TOOL_CALLS }, \
+	{ "max-script-runs", required_argument, NULL, CLI_OPT_MAX_SCRIPTS }, \
+	{ "max-tokens", required_argument, NULL, CLI_OPT_MAX_TOKENS },     \
+	{ "max-skills-per-turn", required_argument, NULL, CLI_OPT_MAX_SKILLS }, \
+	{ "budget", required_argument, NULL, CLI_OPT_BUDGET },             \
+	{ "search", no_argument, NULL, CLI_OPT_SEARCH },                   \
+	{ "json-actions", no_argument, NULL, CLI_OPT_JSON_ACTIONS },       \
+	{ "no-stream", no_argument, NULL, CLI_OPT_NO_STREAM },             \
+	{ "script-timeout", required_argument, NULL, CLI_OPT_SCRIPT_TIMEOUT }, \
+	{ "workdir", required_argument, NULL, CLI_OPT_WORKDIR },           \
+	{ "runs-dir", required_argument, NULL, CLI_OPT_RUNS_DIR },         \
+	{ "no-audit", no_argument, NULL, CLI_OPT_NO_AUDIT },               \
+	{ "request-log", required_argument, NULL, CLI_OPT_REQUEST_LOG },   \
+	{ "trace", no_argument, NULL, CLI_OPT_TRACE },                     \
+	{ "quiet", no_argument, NULL, CLI_OPT_QUIET }
+
+#define CLI_AGENT_HELP                                                     \
+	"  --model PROVIDER:MODEL  openai:MODEL, anthropic:MODEL or "      \
+	"replay:CASSETTE.jsonl\n"                                          \
+	"                      (default: $SKIT_MODEL, else openai or "     \
+	"anthropic when\n"                                                 \
+	"                      their API key is set, else replay:"         \
+	"$SKIT_CASSETTE)\n"                                                \
+	"  --max-turns N       model calls per task (default 25)\n"        \
+	"  --max-tool-calls N  tool calls per task (default 100)\n"        \
+	"  --max-script-runs N script runs per task (default 20)\n"        \
+	"  --max-tokens N      input+output tokens for the session "       \
+	"(default: no limit)\n"                                            \
+	"  --max-skills-per-turn N  skill bodies loaded per turn "         \
+	"(default 2)\n"                                                    \
+	"  --budget CHARS|Ntok skills index budget (default 32000 "        \
+	"characters)\n"                                                    \
+	"  --search            always offer the search_skills tool\n"      \
+	"  --json-actions      the model has no tool calling: use the "    \
+	"JSON action protocol\n"                                           \
+	"  --no-stream         do not stream responses\n"                  \
+	"  --script-timeout S  seconds per script run (default 120)\n"     \
+	"  --workdir DIR       scripts' working folder (default: .)\n"     \
+	"  --runs-dir DIR      audit trail folder (default: "              \
+	"<project>/.agents/runs)\n"                                        \
+	"  --no-audit          write no audit trail\n"                     \
+	"  --request-log FILE  append every model request to FILE "        \
+	"(JSON lines)\n"                                                   \
+	"  --trace             show the trace on stderr even when it is "  \
+	"not a terminal\n"                                                 \
+	"  --quiet             no trace\n"                                 \
+	CLI_ROOTS_HELP
+/* clang-format on */
+
+struct cli_agent {
+	struct cli_roots roots;
+	const char *model, *workdir, *runs_dir, *request_log;
+	bool no_audit, search, json_actions, no_stream, trace, quiet;
+	unsigned int max_turns, max_tool_calls, max_scripts, max_skills;
+	unsigned long long max_tokens;
+	size_t budget;
+	long script_timeout_ms;
+
+	/* Filled by cli_agent_open(). */
+	skit_registry *reg;
+	skit_model *mod;
+	skit_agent *agent;
+	char *runs_dir_owned;
+	bool show_trace;
+	struct cli_style style;
+	char pend[5]; /* a UTF-8 sequence cut by a stream chunk */
+	size_t npend;
+	bool at_line_start;
+};
+
+/* The flag SIGINT sets; the agent polls it. */
+extern volatile sig_atomic_t cli_interrupted;
+
+/* 1 when handled, 0 when `c` is not an agent option, CLI_USAGE on error. */
+int cli_agent_option(struct cli_agent *ca, int c, const char *arg,
+                     const char *verb);
+
+/*
+ * Scan the skills, create the model and the agent. With `stream_answer`
+ * the answer is written to stdout as it arrives. Returns CLI_OK, or an
+ * exit status after printing the error.
+ */
+int cli_agent_open(struct cli_agent *ca, bool stream_answer, const char *verb);
+
+/* Install / remove the SIGINT handler that sets cli_interrupted. */
+void cli_agent_catch_sigint(bool on);
+
+/* The exit status for an agent result (0, 1, or 130 when canceled). */
+int cli_agent_exit_code(int rc);
+
+/* "ok", "limit", "canceled" or "error" for an agent result. */
+const char *cli_agent_status(int rc);
+
+/* Flush a cut UTF-8 sequence and end the streamed answer's line. */
+void cli_agent_end_stream(struct cli_agent *ca);
+
+/* Finish the run (run.json), free everything, say where the trail is. */
+int cli_agent_close(struct cli_agent *ca, int rc, const char *verb);
+
+#endif

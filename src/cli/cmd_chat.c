@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_chat.c - `skit chat`: a conversation with the agent. On a terminal
+ * the input line is edited with libedit and kept in a history file;
+ * otherwise lines are read from stdin. Besides skills' `/name args`, the
+ * REPL knows /skills, /plan, /help and /exit. Ctrl-C stops the current
+ * answer, not the session.
+ */
+#include "common.h"
+
+#include <getopt.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <editline/readline.h>
+
+#include "cli/agent_opts.h"
+#include "cli/cmd.h"
+#include "cli/error.h"
+#include "util/buf.h"
+#include "util/fs.h"
+#include "util/path.h"
+
+#define LINE_MAX_BYTES (1024u * 1024)
+#define HISTORY_LINES  1000
+
+static void help(void)
+{
+	printf("usage: skit chat [options]\n\n"
+	       "Talk with the agent. Each line is a message; the conversation "
+	       "and the\nactivated skills carry over from one message to the "
+	       "next.\n\n"
+	       "In the chat:\n"
+	       "  /NAME ARGS          activate the skill NAME with ARGS\n"
+	       "  $NAME               mentioning a skill activates it\n"
+	       "  /skills             list the skills (* = active)\n"
+	       "  /plan               show the plan\n"
+	       "  /help               this list\n"
+	       "  /exit, /quit        leave (so does end of input)\n\n"
+	       "Options:\n" CLI_AGENT_HELP
+	       "  -h, --help          show this help\n");
+}
+
+static char *history_path(void)
+{
+	const char *state = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+	char *base, *dir, *file;
+
+	if (state && *state == '/')
+		base = skitx_strdup(state);
+	else if (home && *home == '/')
+		base = skitx_path_join(home, ".local/state");
+	else
+		return NULL;
+	dir = base ? skitx_path_join(base, "skit") : NULL;
+	skitx_free(base);
+	if (!dir || skitx_fs_mkdir_p(dir, 0700) < 0) {
+		skitx_free(dir);
+		return NULL;
+	}
+	file = skitx_path_join(dir, "history");
+	skitx_free(dir);
+	return file;
+}
+
+static void list_skills(struct cli_agent *ca)
+{
+	size_t n = skit_registry_count(ca->reg), na;
+	struct cli_style st;
+
+	cli_style_init(&st, cli_color(stdout));
+	na = skit_agent_active_count(ca->agent);
+	if (!n)
+		printf("No skills found.\n");
+	for (size_t i = 0; i < n; i++) {
+		const skit_entry *e = skit_registry_entry(ca->reg, i);
+		bool active = false;
+
+		for (size_t j = 0; j < na; j++)
+			active |= !strcmp(skit_agent_active_skill(ca->agent, j),
+			                  e->name);
+		printf("%s %s", active ? "*" : " ", st.bold);
+		cli_put_text(stdout, e->name, true, 0);
+		printf("%s%s  ", st.reset,
+		       e->flags & SKIT_SKILL_DISABLE_MODEL_INVOCATION
+		               ? " (user only)"
+		               : "");
+		cli_put_text(stdout, e->description, true, 100);
+		fputc('\n', stdout);
+	}
+}
+
+static void show_plan(struct cli_agent *ca)
+{
+	static const char *const marks[] = { "[ ]", "[>]", "[x]" };
+	size_t n = skit_agent_plan_count(ca->agent);
+
+	if (!n)
+		printf("No plan yet.\n");
+	for (size_t i = 0; i < n; i++) {
+		skit_step_status s;
+		const char *text = skit_agent_plan_step(ca->agent, i, &s);
+
+		printf("%s ", marks[s]);
+		cli_put_text(stdout, text, true, 0);
+		fputc('\n', stdout);
+	}
+}
+
+/* One line from a pipe or file; NULL at end of input. Owned. */
+static char *read_plain_line(void)
+{
+	struct skitx_buf b;
+	int ch;
+
+	skitx_buf_init(&b, LINE_MAX_BYTES);
+	while ((ch = getchar()) != EOF && ch != '\n')
+		if (skitx_buf_putc(&b, (char)ch) < 0)
+			break;
+	if (ch == EOF && !skitx_buf_len(&b)) {
+		skitx_buf_release(&b);
+		return NULL;
+	}
+	return skitx_buf_detach(&b, NULL);
+}
+
+/* readline() returns malloc'd lines; read_plain_line() skitx_ ones. */
+static void release_line(char *line, bool from_readline)
+{
+	if (from_readline)
+		free(line);
+	else
+		skitx_free(line);
+}
+
+/* Returns 1 to leave, 0 when the line was a REPL command, -1 otherwise. */
+static int repl_command(struct cli_agent *ca, const char *line)
+{
+	if (!strcmp(line, "/exit") || !strcmp(line, "/quit"))
+		return 1;
+	if (!strcmp(line, "/skills")) {
+		list_skills(ca);
+		return 0;
+	}
+	if (!strcmp(line, "/plan")) {
+		show_plan(ca);
+		return 0;
+	}
+	if (!strcmp(line, "/help")) {
+		printf("/NAME ARGS  activate a skill   $NAME  mention a skill\n"
+		       "/skills  /plan  /help  /exit\n");
+		return 0;
+	}
+	return -1;
+}
+
+int cmd_chat(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		CLI_AGENT_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	struct cli_agent ca;
+	char *line, *hist = NULL;
+	const char *p;
+	bool tty = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+	int c, status, rc = 0, r;
+
+	memset(&ca, 0, sizeof(ca));
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		status = cli_agent_option(&ca, c, optarg, argv[0]);
+		if (status == 1)
+			continue;
+		if (status)
+			return status;
+		if (c == 'h') {
+			help();
+			return CLI_OK;
+		}
+		return cli_bad_option(argv[0], c, argv);
+	}
+	if (optind < argc)
+		return cli_usage_error(argv[0], "unexpected argument '%s'",
+		                       argv[optind]);
+	status = cli_agent_open(&ca, true, argv[0]);
+	if (status != CLI_OK) {
+		cli_agent_close(&ca, SKIT_ERROR, argv[0]);
+		return status;
+	}
+	if (tty) {
+		hist = history_path();
+		stifle_history(HISTORY_LINES);
+		if (hist)
+			read_history(hist);
+		printf("skit chat: %zu skill(s), model %s:%s. /help for "
+		       "commands.\n",
+		       skit_registry_count(ca.reg), skit_model_provider(ca.mod),
+		       skit_model_name(ca.mod));
+	}
+	for (;;) {
+		char *answer = NULL;
+		skit_error err = { 0 };
+
+		line = tty ? readline("skit> ") : read_plain_line();
+		if (!line)
+			break;
+		for (p = line; *p == ' ' || *p == '\t'; p++)
+			;
+		if (!*p) {
+			release_line(line, tty);
+			continue;
+		}
+		if (tty)
+			add_history(p);
+		r = repl_command(&ca, p);
+		if (r >= 0) {
+			release_line(line, tty);
+			if (r)
+				break;
+			continue;
+		}
+		cli_interrupted = 0;
+		cli_agent_catch_sigint(true);
+		rc = skit_agent_send(ca.agent, p, &answer, &err);
+		cli_agent_catch_sigint(false);
+		cli_agent_end_stream(&ca);
+		if (rc)
+			cli_error(argv[0], "%s", err.message);
+		skit_free(answer);
+		release_line(line, tty);
+	}
+	if (hist)
+		write_history(hist);
+	skitx_free(hist);
+	/* The session ends well unless its last message failed badly. */
+	if (rc == SKIT_ELIMIT || rc == SKIT_ECANCELED || rc == SKIT_ENOTFOUND)
+		rc = 0;
+	return cli_agent_close(&ca, rc, argv[0]);
+}

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * agent_int.h - the agent's state, shared by agent.c (the loop, the
+ * conversation, activation) and tools.c (the tools the model calls).
+ */
+#ifndef SKIT_LIB_AGENT_INT_H
+#define SKIT_LIB_AGENT_INT_H
+
+#include <jansson.h>
+
+#include "skit/agent.h"
+#include "skit/audit.h"
+#include "util/buf.h"
+
+/* One message of the conversation; every string is owned. */
+struct agent_msg {
+	skit_role role;
+	char *text;
+	skit_tool_call *calls; /* strings owned */
+	size_t ncalls;
+	char *call_id, *tool_name;
+	bool is_error;
+};
+
+/* A skill activated in this session. */
+struct agent_skill {
+	char *name, *source;
+	skit_skill *skill; /* loaded in full (lenient) */
+	int dirfd;         /* the skill folder, for contained opens */
+};
+
+struct agent_step {
+	char *text;
+	skit_step_status status;
+};
+
+enum agent_trigger {
+	TRIGGER_MODEL,
+	TRIGGER_USER,
+	TRIGGER_MENTION,
+};
+
+struct skit_agent {
+	skit_registry *reg;
+	skit_model *model;
+	skit_agent_hooks hooks;
+	const volatile int *cancel;
+	bool json_actions, search_tool;
+	unsigned int max_turns, max_tool_calls, max_script_runs;
+	unsigned int max_skills_per_turn, max_output_tokens;
+	uint64_t max_tokens;
+	long script_timeout_ms;
+	size_t script_output_cap, resource_cap;
+	char *workdir;
+
+	char *system; /* base prompt + index (+ action protocol) */
+	char *task;   /* the first message: what the run is about */
+	skit_agent_stats stats;
+
+	struct agent_msg *msgs;
+	size_t nmsgs, msgs_cap;
+	struct agent_skill *active;
+	size_t nactive;
+	struct agent_step *plan;
+	size_t nplan;
+
+	/* Per task (one skit_agent_send) and per turn. */
+	unsigned int task_turns, task_calls, task_scripts;
+	unsigned int turn_activations;
+	unsigned int turn;
+
+	skit_audit *audit; /* NULL without a trail */
+	int audit_rc;      /* first audit failure, sticky */
+	skit_error audit_err;
+};
+
+/* Record an event (steals `fields`); failures are kept in a->audit_rc. */
+void skit__agent_audit(struct skit_agent *a, const char *type, json_t *fields);
+
+/* Report one trace line through the hooks (printf-style). */
+void skit__agent_trace(struct skit_agent *a, skit_trace_kind kind,
+                       const char *fmt, ...) SKIT_PRINTF(3, 4);
+
+/*
+ * Activate the skill `name` (from `source` when not NULL) with `args`,
+ * and write what the model is to see into `out`: the framed body with
+ * the arguments substituted and the list of the skill's files. Returns 0,
+ * or a negative status with a message for the model in `err`.
+ */
+int skit__agent_activate(struct skit_agent *a, const char *name,
+                         const char *source, const char *args,
+                         enum agent_trigger trigger, struct skitx_buf *out,
+                         skit_error *err);
+
+/* The active skill called `name`, or NULL. */
+struct agent_skill *skit__agent_find_active(struct skit_agent *a,
+                                            const char *name);
+
+/* The tools offered to the model this turn (borrowed, static strings). */
+size_t skit__tools_schemas(struct skit_agent *a, skit_tool_schema *out,
+                           size_t max);
+
+/*
+ * Run the tool `name` with `args` (a JSON object). The result for the
+ * model goes to `out`; *is_error tells whether it is an error message.
+ * Returns 0 once the call was handled (even as an error the model sees),
+ * or a negative status that must end the task (SKIT_ELIMIT, SKIT_ENOMEM,
+ * SKIT_ECANCELED), with `err` set.
+ */
+int skit__tools_call(struct skit_agent *a, const char *name, json_t *args,
+                     struct skitx_buf *out, bool *is_error, skit_error *err);
+
+#endif

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * model_int.h - what the model providers share (library-internal).
+ *
+ * model.c parses the spec, resolves keys and URLs, and dispatches to one
+ * provider through `struct skit__provider`. Each provider file
+ * (model_replay.c, model_openai.c, model_anthropic.c) defines one such
+ * table. model_http.c holds what the HTTP providers share: the request
+ * with retries and backoff, and the error messages.
+ */
+#ifndef SKIT_LIB_MODEL_INT_H
+#define SKIT_LIB_MODEL_INT_H
+
+#include <jansson.h>
+
+#include "skit/model.h"
+
+struct skit_model;
+
+struct skit__provider {
+	const char *name;
+	/* Check the options and set up `m->state`; keys are resolved. */
+	int (*init)(struct skit_model *m, skit_error *err);
+	int (*complete)(struct skit_model *m, skit_model_response *out,
+	                const skit_model_request *req,
+	                skit_model_delta_cb on_delta, void *payload,
+	                skit_error *err);
+	void (*release)(struct skit_model *m);
+};
+
+struct skit_model {
+	const struct skit__provider *provider;
+	char *name;     /* model name, or the cassette path for replay */
+	char *api_key;  /* NULL for replay; never put in messages */
+	char *base_url; /* without a trailing slash */
+	long connect_timeout_ms, total_timeout_ms;
+	long retry_base_ms, retry_max_ms;
+	unsigned int max_retries;
+	bool no_stream;
+	skit_transport *transport;     /* the one in use */
+	skit_transport *own_transport; /* created here, freed here */
+	char *request_log;
+	void *state; /* the provider's */
+};
+
+extern const struct skit__provider skit__provider_replay;
+extern const struct skit__provider skit__provider_openai;
+extern const struct skit__provider skit__provider_anthropic;
+
+/*
+ * The request in a provider-neutral JSON form: {"system", "messages":
+ * [{"role", "text", "tool_calls":[{"id","name","arguments"}],
+ * "tool_call_id", "tool_name", "is_error"}], "tools":[{"name",
+ * "description", "parameters"}], "max_tokens"}. Used for the request log,
+ * replay's checks and audit summaries. NULL on out-of-memory.
+ */
+json_t *skit__model_request_json(const skit_model_request *req);
+
+/* Add a tool call (strings copied) to `out`. */
+int skit__response_add_call(skit_model_response *out, const char *id,
+                            const char *name, const char *arguments,
+                            skit_error *err);
+
+#endif

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sandbox_int.h - run one program with a timeout and captured output
+ * (library-internal).
+ *
+ * The program gets its own process group, stdin from /dev/null, only the
+ * environment it is given, no inherited descriptors beyond 0-2, and the
+ * given working folder. stdout and stderr are captured up to a cap each;
+ * the rest is counted and dropped. On timeout or cancellation the group
+ * gets SIGTERM, then SIGKILL after a grace period.
+ */
+#ifndef SKIT_LIB_SANDBOX_INT_H
+#define SKIT_LIB_SANDBOX_INT_H
+
+#include "skit/common.h"
+#include "util/buf.h"
+
+struct skit__run_opts {
+	const char *path;  /* the program, executed directly (no shell) */
+	char *const *argv; /* NULL-ended; argv[0] first */
+	char *const *envp; /* NULL-ended; the whole environment */
+	const char *cwd;   /* NULL: inherit */
+	long timeout_ms;   /* > 0 */
+	long grace_ms;     /* SIGTERM to SIGKILL; 0: 2000 */
+	size_t output_cap; /* bytes kept per stream */
+	const volatile int *cancel; /* may be NULL */
+};
+
+struct skit__run_result {
+	int exit_code; /* -1 when killed by a signal */
+	int signal;    /* the terminating signal, or 0 */
+	bool timed_out;
+	bool canceled;
+	long duration_ms;
+	struct skitx_buf out, err;   /* captured, NUL-terminated */
+	size_t out_total, err_total; /* bytes produced */
+};
+
+/*
+ * Run the program and wait for it. `res` is initialised here; release it
+ * with skit__run_result_release() whatever the return value.
+ * Returns 0 when the program ran (whatever its exit status), SKIT_EIO
+ * when it could not be started (message in err), SKIT_ENOMEM.
+ */
+int skit__run(struct skit__run_result *res, const struct skit__run_opts *o,
+              skit_error *err);
+
+void skit__run_result_release(struct skit__run_result *res);
+
+#endif

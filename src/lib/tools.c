@@ -1,0 +1,882 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools.c - the tools the model may call: their schemas and handlers.
+ *
+ * use_skill (level 2), read_skill_resource (level 3: one file of an
+ * active skill, opened so that it cannot leave the skill folder),
+ * search_skills, update_plan, and run_skill_script (a script of an active
+ * skill, run with a timeout, a cleared environment and capped output).
+ * Errors the model can act on come back to it as error results; only
+ * budgets, cancellation and out-of-memory end the task.
+ *
+ * Permission policy and the OS sandbox layers are not here.
+ */
+#include "common.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#if defined(__linux__)
+# include <linux/openat2.h>
+#endif
+
+#include <openssl/evp.h>
+
+#include "lib/agent_int.h"
+#include "lib/audit_int.h"
+#include "lib/error.h"
+#include "lib/sandbox_int.h"
+#include "util/utf8.h"
+
+#define PATH_MAX_LEN    4096
+#define RESOURCE_SCAN   (8u * 1024 * 1024) /* bytes read to find lines */
+#define BINARY_PROBE    8192
+#define DIR_LIST_MAX    200
+#define PLAN_MAX_STEPS  50
+#define PLAN_STEP_MAX   500
+#define SCRIPT_ARGS_MAX 64
+#define SEARCH_HITS     10
+
+/* ---- schemas ---------------------------------------------------------- */
+
+/* clang-format off */
+static const skit_tool_schema tool_use_skill = {
+	"use_skill",
+	"Activate a skill from the index: returns its instructions and the "
+	"list of its files. Call it before doing work the skill covers.",
+	"{\"type\":\"object\",\"properties\":{"
+	"\"name\":{\"type\":\"string\",\"description\":\"the skill's name, "
+	"as in the index\"},"
+	"\"arguments\":{\"type\":\"string\",\"description\":\"optional "
+	"arguments for the skill\"},"
+	"\"source\":{\"type\":\"string\",\"description\":\"optional: the "
+	"root to take it from (project, user, builtin)\"}},"
+	"\"required\":[\"name\"],\"additionalProperties\":false}"
+};
+
+static const skit_tool_schema tool_read_resource = {
+	"read_skill_resource",
+	"Read a file of an active skill (e.g. references/guide.md), by "
+	"lines. Paths are relative to the skill folder.",
+	"{\"type\":\"object\",\"properties\":{"
+	"\"skill\":{\"type\":\"string\"},"
+	"\"path\":{\"type\":\"string\",\"description\":\"relative to the "
+	"skill folder\"},"
+	"\"offset\":{\"type\":\"integer\",\"minimum\":1,\"description\":"
+	"\"first line (1-based)\"},"
+	"\"limit\":{\"type\":\"integer\",\"minimum\":1,\"description\":"
+	"\"number of lines\"}},"
+	"\"required\":[\"skill\",\"path\"],\"additionalProperties\":false}"
+};
+
+static const skit_tool_schema tool_search = {
+	"search_skills",
+	"Search all installed skills by name and description, including "
+	"those left out of the index.",
+	"{\"type\":\"object\",\"properties\":{"
+	"\"query\":{\"type\":\"string\"}},"
+	"\"required\":[\"query\"],\"additionalProperties\":false}"
+};
+
+static const skit_tool_schema tool_plan = {
+	"update_plan",
+	"Record the plan for a multi-step task: the whole list of steps, "
+	"each pending, in_progress (at most one) or completed.",
+	"{\"type\":\"object\",\"properties\":{"
+	"\"steps\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
+	"\"properties\":{\"step\":{\"type\":\"string\"},"
+	"\"status\":{\"type\":\"string\",\"enum\":[\"pending\","
+	"\"in_progress\",\"completed\"]}},"
+	"\"required\":[\"step\",\"status\"]}}},"
+	"\"required\":[\"steps\"],\"additionalProperties\":false}"
+};
+
+static const skit_tool_schema tool_run_script = {
+	"run_skill_script",
+	"Run a script from an active skill's scripts/ folder with arguments "
+	"(no shell). Returns the exit code, stdout and stderr.",
+	"{\"type\":\"object\",\"properties\":{"
+	"\"skill\":{\"type\":\"string\"},"
+	"\"path\":{\"type\":\"string\",\"description\":\"e.g. "
+	"scripts/report.py\"},"
+	"\"args\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},"
+	"\"required\":[\"skill\",\"path\"],\"additionalProperties\":false}"
+};
+/* clang-format on */
+
+size_t skit__tools_schemas(struct skit_agent *a, skit_tool_schema *out,
+                           size_t max)
+{
+	size_t n = 0;
+
+	assert(max >= 5);
+	out[n++] = tool_use_skill;
+	out[n++] = tool_read_resource;
+	if (a->search_tool || a->stats.index_omitted)
+		out[n++] = tool_search;
+	out[n++] = tool_plan;
+	out[n++] = tool_run_script;
+	return n;
+}
+
+/* ---- helpers ---------------------------------------------------------- */
+
+static int tool_error(struct skitx_buf *out, bool *is_error, const char *fmt,
+                      ...) SKIT_PRINTF(3, 4);
+
+static int tool_error(struct skitx_buf *out, bool *is_error, const char *fmt,
+                      ...)
+{
+	va_list ap;
+	int rc;
+
+	skitx_buf_clear(out);
+	*is_error = true;
+	va_start(ap, fmt);
+	rc = skitx_buf_vprintf(out, fmt, ap);
+	va_end(ap);
+	return rc ? SKIT_ENOMEM : 0;
+}
+
+static const char *str_arg(json_t *args, const char *key)
+{
+	json_t *v = json_object_get(args, key);
+
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+/*
+ * Text for the model: invalid UTF-8 and control characters (but tab and
+ * newline; CR before LF is dropped) become U+FFFD, so escape sequences
+ * and mojibake from a file or a script never pass through.
+ */
+static int put_clean(struct skitx_buf *out, const char *s, size_t len)
+{
+	static const char repl[] = "\xEF\xBF\xBD";
+	size_t i = 0, run = 0, n;
+	int32_t cp;
+	int rc = 0;
+
+	while (i < len) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c >= 0x20 && c < 0x7F) {
+			i++;
+			continue;
+		}
+		if (i > run)
+			rc |= skitx_buf_add(out, s + run, i - run);
+		n = skitx_utf8_decode(s + i, len - i, &cp);
+		if (c == '\n' || c == '\t')
+			rc |= skitx_buf_putc(out, (char)c);
+		else if (c == '\r' && i + 1 < len && s[i + 1] == '\n')
+			;
+		else if (cp == 0xFFFD || cp < 0x20 || cp == 0x7F ||
+		         (cp >= 0x80 && cp < 0xA0))
+			rc |= skitx_buf_add(out, repl, 3);
+		else
+			rc |= skitx_buf_add(out, s + i, n);
+		i += n;
+		run = i;
+	}
+	if (i > run)
+		rc |= skitx_buf_add(out, s + run, i - run);
+	return rc ? SKIT_ENOMEM : 0;
+}
+
+/* A relative path that stays inside its folder, judged lexically. */
+static const char *check_rel_path(const char *p)
+{
+	const char *c = p;
+
+	if (!*p)
+		return "empty path";
+	if (strlen(p) > PATH_MAX_LEN)
+		return "path too long";
+	if (*p == '/')
+		return "absolute paths are refused";
+	while (*c) {
+		size_t n = strcspn(c, "/");
+
+		if (n == 2 && c[0] == '.' && c[1] == '.')
+			return "'..' is refused";
+		c += n;
+		while (*c == '/')
+			c++;
+	}
+	return NULL;
+}
+
+/*
+ * Open `rel` under `dirfd` so that no step leaves the folder or follows a
+ * symbolic link: openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS) where the
+ * kernel has it, else one O_NOFOLLOW step per component. Containment is
+ * enforced by the open itself, so there is no check-then-use window.
+ */
+static int open_beneath(int dirfd, const char *rel, int flags)
+{
+	char part[PATH_MAX_LEN + 1];
+	const char *c = rel;
+	int fd, next;
+
+#if defined(__linux__) && defined(SYS_openat2)
+	{
+		struct open_how how;
+
+		memset(&how, 0, sizeof(how));
+		how.flags = (uint64_t)(flags | O_CLOEXEC | O_NOFOLLOW);
+		how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+		              RESOLVE_NO_MAGICLINKS;
+		fd = (int)syscall(SYS_openat2, dirfd, rel, &how, sizeof(how));
+		if (fd >= 0 || (errno != ENOSYS && errno != EPERM))
+			return fd;
+	}
+#endif
+	fd = dup(dirfd);
+	while (fd >= 0 && *c) {
+		size_t n = strcspn(c, "/");
+		bool last;
+
+		memcpy(part, c, n);
+		part[n] = '\0';
+		c += n;
+		while (*c == '/')
+			c++;
+		last = !*c;
+		if (n == 0 || (n == 1 && part[0] == '.')) {
+			if (!last)
+				continue;
+			next = openat(fd, ".", flags | O_CLOEXEC);
+		} else {
+			next = openat(fd, part,
+			              (last ? flags : O_RDONLY | O_DIRECTORY) |
+			                      O_NOFOLLOW | O_CLOEXEC);
+		}
+		close(fd);
+		fd = next;
+	}
+	return fd;
+}
+
+static const char *open_failure(int e)
+{
+	switch (e) {
+	case ENOENT:
+		return "no such file";
+	case ELOOP:
+	case EXDEV:
+		return "refused: the path leaves the skill folder or goes "
+		       "through a symbolic link";
+	case ENOTDIR:
+		return "a component of the path is not a folder";
+	case EACCES:
+		return "permission denied";
+	default:
+		return strerror(e);
+	}
+}
+
+static int list_folder(int fd, struct skitx_buf *out, const char *rel)
+{
+	struct dirent *de;
+	size_t n = 0;
+	DIR *d;
+	int rc = 0;
+
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return skitx_buf_printf(out, "%s: cannot list: %s", rel,
+		                        strerror(errno))
+		               ? SKIT_ENOMEM
+		               : 0;
+	}
+	rc |= skitx_buf_printf(out, "%s is a folder; its entries:\n", rel);
+	while ((de = readdir(d)) && n < DIR_LIST_MAX) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		rc |= put_clean(out, de->d_name, strlen(de->d_name));
+		rc |= skitx_buf_puts(out, de->d_type == DT_DIR ? "/\n" : "\n");
+		n++;
+	}
+	if (de)
+		rc |= skitx_buf_puts(out, "[more entries not shown]\n");
+	closedir(d);
+	return rc ? SKIT_ENOMEM : 0;
+}
+
+static void sha256_hex(const char *data, size_t len, char hex[65])
+{
+	unsigned char md[32];
+	unsigned int mdlen = 0;
+
+	if (!EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL) ||
+	    mdlen != 32) {
+		hex[0] = '\0';
+		return;
+	}
+	for (unsigned int i = 0; i < 32; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+}
+
+/* The active skill for a tool call, or an error result. */
+static struct agent_skill *need_active(struct skit_agent *a, json_t *args,
+                                       struct skitx_buf *out, bool *is_error,
+                                       int *rc)
+{
+	const char *name = str_arg(args, "skill");
+	struct agent_skill *s;
+
+	*rc = 0;
+	if (!name) {
+		*rc = tool_error(out, is_error, "missing \"skill\"");
+		return NULL;
+	}
+	s = skit__agent_find_active(a, name);
+	if (!s) {
+		*rc = skit_registry_find(a->reg, name, NULL)
+		              ? tool_error(out, is_error,
+		                           "skill '%.64s' is not active: call "
+		                           "use_skill first",
+		                           name)
+		              : tool_error(out, is_error,
+		                           "no skill named '%.64s'", name);
+	}
+	return s;
+}
+
+/* ---- the tools -------------------------------------------------------- */
+
+static int do_use_skill(struct skit_agent *a, json_t *args,
+                        struct skitx_buf *out, bool *is_error, skit_error *err)
+{
+	const char *name = str_arg(args, "name");
+	skit_error e = { 0 };
+	int rc;
+
+	if (!name)
+		return tool_error(out, is_error, "missing \"name\"");
+	rc = skit__agent_activate(a, name, str_arg(args, "source"),
+	                          str_arg(args, "arguments"), TRIGGER_MODEL,
+	                          out, &e);
+	if (rc == SKIT_ENOMEM)
+		return skit__error_oom(err);
+	if (rc)
+		return tool_error(out, is_error, "%s", e.message);
+	return 0;
+}
+
+/* Lines [first, first + limit) of `data`; sets the range actually shown. */
+static int put_lines(struct skitx_buf *out, const char *data, size_t len,
+                     size_t first, size_t limit, size_t cap, size_t *last,
+                     size_t *total, bool *cut)
+{
+	size_t line = 1, at = 0, start = len, end = len;
+
+	*cut = false;
+	while (at < len && line < first) {
+		const char *nl = memchr(data + at, '\n', len - at);
+
+		if (!nl) {
+			at = len;
+			break;
+		}
+		at = (size_t)(nl - data) + 1;
+		line++;
+	}
+	start = at;
+	*last = first - 1;
+	while (at < len && *last - first + 1 < limit) {
+		const char *nl = memchr(data + at, '\n', len - at);
+		size_t next = nl ? (size_t)(nl - data) + 1 : len;
+
+		if (next - start > cap) {
+			*cut = true;
+			break;
+		}
+		at = next;
+		(*last)++;
+	}
+	end = at;
+	if (at < len)
+		*cut = true;
+	/* Count the remaining lines for the "of N" note. */
+	*total = *last;
+	for (size_t i = at; i < len; i++)
+		if (data[i] == '\n' || i + 1 == len)
+			(*total)++;
+	if (end == start && start < len && cap) {
+		/* One line longer than the cap: show its head. */
+		end = start + cap;
+		while (end > start && ((unsigned char)data[end] & 0xC0) == 0x80)
+			end--;
+		*last = first;
+		*cut = true;
+	}
+	return put_clean(out, data + start, end - start);
+}
+
+static int do_read_resource(struct skit_agent *a, json_t *args,
+                            struct skitx_buf *out, bool *is_error,
+                            skit_error *err)
+{
+	const char *path = str_arg(args, "path"), *why;
+	json_t *joff = json_object_get(args, "offset");
+	json_t *jlim = json_object_get(args, "limit");
+	struct skitx_buf data;
+	struct agent_skill *s;
+	size_t first = 1, limit = SIZE_MAX, last = 0, total = 0;
+	struct stat st;
+	bool cut = false, scan_cut;
+	ssize_t n;
+	int fd, rc;
+
+	s = need_active(a, args, out, is_error, &rc);
+	if (!s)
+		return rc;
+	if (!path)
+		return tool_error(out, is_error, "missing \"path\"");
+	why = check_rel_path(path);
+	if (why)
+		return tool_error(out, is_error, "%.200s: %s", path, why);
+	if (joff && (!json_is_integer(joff) || json_integer_value(joff) < 1))
+		return tool_error(out, is_error,
+		                  "\"offset\" must be an integer >= 1");
+	if (jlim && (!json_is_integer(jlim) || json_integer_value(jlim) < 1))
+		return tool_error(out, is_error,
+		                  "\"limit\" must be an integer >= 1");
+	if (joff)
+		first = (size_t)json_integer_value(joff);
+	if (jlim)
+		limit = (size_t)json_integer_value(jlim);
+	fd = open_beneath(s->dirfd, path, O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return tool_error(out, is_error, "%.200s: %s", path,
+		                  open_failure(errno));
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return tool_error(out, is_error, "%.200s: %s", path,
+		                  strerror(errno));
+	}
+	if (S_ISDIR(st.st_mode)) {
+		skitx_buf_clear(out);
+		return list_folder(fd, out, path);
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return tool_error(out, is_error,
+		                  "%.200s: not a regular file; refused", path);
+	}
+	skitx_buf_init(&data, 0);
+	rc = skitx_buf_grow(&data, st.st_size < (off_t)RESOURCE_SCAN
+	                                   ? (size_t)st.st_size
+	                                   : RESOURCE_SCAN);
+	while (!rc && skitx_buf_len(&data) < RESOURCE_SCAN) {
+		char chunk[65536];
+		size_t want = RESOURCE_SCAN - skitx_buf_len(&data);
+
+		n = read(fd, chunk,
+		         want < sizeof(chunk) ? want : sizeof(chunk));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		rc = skitx_buf_add(&data, chunk, (size_t)n);
+	}
+	scan_cut = (off_t)skitx_buf_len(&data) < st.st_size;
+	close(fd);
+	if (rc) {
+		skitx_buf_release(&data);
+		return skit__error_oom(err);
+	}
+	skitx_buf_clear(out);
+	if (memchr(skitx_buf_cstr(&data), '\0',
+	           skitx_buf_len(&data) < BINARY_PROBE ? skitx_buf_len(&data)
+	                                               : BINARY_PROBE)) {
+		rc = skitx_buf_printf(out,
+		                      "%.200s is a binary file (%lld bytes); "
+		                      "its content is not shown",
+		                      path, (long long)st.st_size);
+	} else {
+		rc = put_lines(out, skitx_buf_cstr(&data), skitx_buf_len(&data),
+		               first, limit, a->resource_cap, &last, &total,
+		               &cut);
+		if (!rc && skitx_buf_len(&data) == 0)
+			rc = skitx_buf_puts(out, "(empty file)");
+		else if (!rc && last < first)
+			rc = skitx_buf_printf(out,
+			                      "(no line %zu: the file has %zu "
+			                      "lines)",
+			                      first, total);
+		else if (!rc && (cut || scan_cut))
+			rc = skitx_buf_printf(
+			        out,
+			        "\n[truncated: lines %zu-%zu of %s%zu shown; "
+			        "continue with offset=%zu]",
+			        first, last, scan_cut ? "more than " : "",
+			        total, last + 1);
+	}
+	skit__agent_audit(
+	        a, "resource_read",
+	        json_pack("{s:s, s:s, s:I, s:I, s:b, s:I, s:b}", "skill",
+	                  s->name, "path", path, "offset", (json_int_t)first,
+	                  "bytes", (json_int_t)skitx_buf_len(out), "truncated",
+	                  cut || scan_cut, "file_bytes", (json_int_t)st.st_size,
+	                  "hardlinked", st.st_nlink > 1));
+	skit__agent_trace(a, SKIT_TRACE_TOOL, "read %s/%s (%zu bytes%s)",
+	                  s->name, path, skitx_buf_len(out),
+	                  cut || scan_cut ? ", truncated" : "");
+	skitx_buf_release(&data);
+	return rc ? skit__error_oom(err) : 0;
+}
+
+static int do_search(struct skit_agent *a, json_t *args, struct skitx_buf *out,
+                     bool *is_error, skit_error *err)
+{
+	const char *q = str_arg(args, "query");
+	skit_search_hit hits[SEARCH_HITS * 2];
+	size_t n = 0, shown = 0;
+	skit_error e = { 0 };
+	int rc;
+
+	if (!q || !*q)
+		return tool_error(out, is_error, "missing \"query\"");
+	rc = skit_registry_search(a->reg, q, 0, hits, SKIT_ARRAY_SIZE(hits), &n,
+	                          &e);
+	if (rc == SKIT_ENOMEM)
+		return skit__error_oom(err);
+	if (rc)
+		return tool_error(out, is_error, "search failed: %s",
+		                  e.message);
+	skitx_buf_clear(out);
+	for (size_t i = 0; i < n && shown < SEARCH_HITS; i++) {
+		const skit_entry *en = hits[i].entry;
+
+		if (en->flags & SKIT_SKILL_DISABLE_MODEL_INVOCATION)
+			continue;
+		rc |= skitx_buf_printf(out, "- %s (%s): ", en->name,
+		                       en->source);
+		rc |= put_clean(out, en->description, strlen(en->description));
+		rc |= skitx_buf_putc(out, '\n');
+		shown++;
+	}
+	if (!shown)
+		rc |= skitx_buf_puts(out, "No skill matches that query.");
+	skit__agent_trace(a, SKIT_TRACE_TOOL,
+	                  "search_skills \"%.60s\": %zu hit(s)", q, shown);
+	return rc ? skit__error_oom(err) : 0;
+}
+
+static int parse_status(const char *s, skit_step_status *st)
+{
+	if (!s)
+		return -1;
+	if (!strcmp(s, "pending"))
+		*st = SKIT_STEP_PENDING;
+	else if (!strcmp(s, "in_progress"))
+		*st = SKIT_STEP_IN_PROGRESS;
+	else if (!strcmp(s, "completed"))
+		*st = SKIT_STEP_COMPLETED;
+	else
+		return -1;
+	return 0;
+}
+
+static void plan_free(struct agent_step *steps, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		skitx_free(steps[i].text);
+	skitx_free(steps);
+}
+
+static int do_plan(struct skit_agent *a, json_t *args, struct skitx_buf *out,
+                   bool *is_error, skit_error *err)
+{
+	static const char *const names[] = { "pending", "in_progress",
+		                             "completed" };
+	json_t *steps = json_object_get(args, "steps"), *st, *ev, *list;
+	struct agent_step *plan;
+	size_t i, n, running = 0;
+
+	if (!json_is_array(steps))
+		return tool_error(
+		        out, is_error,
+		        "\"steps\" must be an array of {step, status}");
+	n = json_array_size(steps);
+	if (n > PLAN_MAX_STEPS)
+		return tool_error(out, is_error, "at most %d steps",
+		                  PLAN_MAX_STEPS);
+	json_array_foreach(steps, i, st)
+	{
+		const char *text = str_arg(st, "step");
+		skit_step_status s;
+
+		if (!text || !*text || strlen(text) > PLAN_STEP_MAX)
+			return tool_error(
+			        out, is_error,
+			        "step %zu: \"step\" must be a "
+			        "non-empty string of at most %d bytes",
+			        i + 1, PLAN_STEP_MAX);
+		if (parse_status(str_arg(st, "status"), &s))
+			return tool_error(
+			        out, is_error,
+			        "step %zu: \"status\" must be pending, "
+			        "in_progress or completed",
+			        i + 1);
+		running += s == SKIT_STEP_IN_PROGRESS;
+	}
+	if (running > 1)
+		return tool_error(out, is_error,
+		                  "at most one step may be in_progress");
+	plan = skitx_calloc(n ? n : 1, sizeof(*plan));
+	if (!plan)
+		return skit__error_oom(err);
+	json_array_foreach(steps, i, st)
+	{
+		parse_status(str_arg(st, "status"), &plan[i].status);
+		plan[i].text = skitx_strdup(str_arg(st, "step"));
+		if (!plan[i].text) {
+			plan_free(plan, i);
+			return skit__error_oom(err);
+		}
+	}
+	plan_free(a->plan, a->nplan);
+	a->plan = plan;
+	a->nplan = n;
+	list = json_array();
+	for (i = 0; list && i < n; i++)
+		json_array_append_new(list, json_pack("{s:s, s:s}", "step",
+		                                      plan[i].text, "status",
+		                                      names[plan[i].status]));
+	ev = json_object();
+	if (ev && list)
+		json_object_set_new(ev, "steps", list);
+	else
+		json_decref(list);
+	skit__agent_audit(a, "plan_updated", ev);
+	for (i = 0; i < n; i++)
+		if (plan[i].status == SKIT_STEP_IN_PROGRESS)
+			break;
+	skit__agent_trace(a, SKIT_TRACE_PLAN, "plan: %zu step(s)%s%.80s", n,
+	                  i < n ? ", now: " : "", i < n ? plan[i].text : "");
+	skitx_buf_clear(out);
+	return skitx_buf_printf(out, "Plan updated (%zu steps).", n)
+	               ? skit__error_oom(err)
+	               : 0;
+}
+
+/* The environment a script gets: an allow-list, nothing inherited. */
+static char **script_env(struct skit_agent *a, const char *skill_dir)
+{
+	const char *fixed[] = { "PATH=/usr/local/bin:/usr/bin:/bin",
+		                "LANG=C.UTF-8", "TMPDIR=/tmp", "TERM=dumb" };
+	size_t n = SKIT_ARRAY_SIZE(fixed), i;
+	char **env = skitx_calloc(n + 3, sizeof(*env));
+	bool ok = env != NULL;
+
+	for (i = 0; ok && i < n; i++) {
+		env[i] = skitx_strdup(fixed[i]);
+		ok = env[i] != NULL;
+	}
+	if (ok) {
+		env[n] = skitx_malloc(strlen(a->workdir) + 6);
+		env[n + 1] = skitx_malloc(strlen(skill_dir) + 11);
+		ok = env[n] && env[n + 1];
+	}
+	if (ok) {
+		snprintf(env[n], strlen(a->workdir) + 6, "HOME=%s", a->workdir);
+		snprintf(env[n + 1], strlen(skill_dir) + 11, "SKILL_DIR=%s",
+		         skill_dir);
+		return env;
+	}
+	for (i = 0; env && i < n + 2; i++)
+		skitx_free(env[i]);
+	skitx_free(env);
+	return NULL;
+}
+
+static void strv_free(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		skitx_free(v[i]);
+	skitx_free(v);
+}
+
+static int put_stream(struct skitx_buf *out, const char *label,
+                      const struct skitx_buf *b, size_t total)
+{
+	int rc = 0;
+
+	rc |= skitx_buf_printf(out, "--- %s ---\n", label);
+	rc |= put_clean(out, skitx_buf_cstr(b), skitx_buf_len(b));
+	if (total > skitx_buf_len(b))
+		rc |= skitx_buf_printf(out, "\n[truncated: %zu more bytes]",
+		                       total - skitx_buf_len(b));
+	if (skitx_buf_len(b) && skitx_buf_cstr(b)[skitx_buf_len(b) - 1] != '\n')
+		rc |= skitx_buf_putc(out, '\n');
+	return rc;
+}
+
+static int do_run_script(struct skit_agent *a, json_t *args,
+                         struct skitx_buf *out, bool *is_error, skit_error *err)
+{
+	const char *path = str_arg(args, "path"), *why, *dir;
+	json_t *jargs = json_object_get(args, "args"), *v, *ev, *arr;
+	struct skit__run_opts ro;
+	struct skit__run_result res;
+	struct agent_skill *s;
+	char outsum[65], errsum[65], *full = NULL, **argv = NULL, **env = NULL;
+	struct stat st;
+	size_t i, nargs;
+	int fd, rc;
+
+	s = need_active(a, args, out, is_error, &rc);
+	if (!s)
+		return rc;
+	if (!path)
+		return tool_error(out, is_error, "missing \"path\"");
+	why = check_rel_path(path);
+	if (why)
+		return tool_error(out, is_error, "%.200s: %s", path, why);
+	if (strncmp(path, "scripts/", 8) || !path[8])
+		return tool_error(
+		        out, is_error,
+		        "%.200s: only files under scripts/ can be run", path);
+	if (jargs && !json_is_array(jargs))
+		return tool_error(out, is_error,
+		                  "\"args\" must be an array of strings");
+	nargs = json_array_size(jargs);
+	if (nargs > SCRIPT_ARGS_MAX)
+		return tool_error(out, is_error, "at most %d arguments",
+		                  SCRIPT_ARGS_MAX);
+	json_array_foreach(jargs, i, v)
+	{
+		if (!json_is_string(v) || json_string_length(v) > PATH_MAX_LEN)
+			return tool_error(out, is_error,
+			                  "argument %zu must be a string of at "
+			                  "most %d bytes",
+			                  i + 1, PATH_MAX_LEN);
+	}
+	fd = open_beneath(s->dirfd, path, O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return tool_error(out, is_error, "%.200s: %s", path,
+		                  open_failure(errno));
+	rc = fstat(fd, &st);
+	close(fd);
+	if (rc < 0 || !S_ISREG(st.st_mode))
+		return tool_error(out, is_error,
+		                  "%.200s: not a regular file; refused", path);
+	if (!(st.st_mode & S_IXUSR))
+		return tool_error(out, is_error,
+		                  "%.200s is not executable (its author should "
+		                  "chmod +x it)",
+		                  path);
+	if (a->task_scripts >= a->max_script_runs)
+		return skit__error_set(err, SKIT_ELIMIT, 0,
+		                       "script-run budget exhausted (%u runs); "
+		                       "raise it with --max-script-runs",
+		                       a->max_script_runs);
+	a->task_scripts++;
+	a->stats.script_runs++;
+	dir = skit_skill_dir(s->skill);
+	full = skitx_malloc(strlen(dir) + strlen(path) + 2);
+	argv = skitx_calloc(nargs + 2, sizeof(*argv));
+	env = script_env(a, dir);
+	if (!full || !argv || !env) {
+		skitx_free(full);
+		skitx_free(argv);
+		strv_free(env);
+		return skit__error_oom(err);
+	}
+	snprintf(full, strlen(dir) + strlen(path) + 2, "%s/%s", dir, path);
+	argv[0] = full;
+	json_array_foreach(jargs, i, v) argv[i + 1] =
+	        (char *)json_string_value(v);
+	memset(&ro, 0, sizeof(ro));
+	ro.path = full;
+	ro.argv = argv;
+	ro.envp = env;
+	ro.cwd = a->workdir;
+	ro.timeout_ms = a->script_timeout_ms;
+	ro.output_cap = a->script_output_cap;
+	ro.cancel = a->cancel;
+	skit__agent_trace(a, SKIT_TRACE_TOOL, "run %s/%s%s", s->name, path,
+	                  nargs ? " ..." : "");
+	rc = skit__run(&res, &ro, err);
+	skitx_free(argv);
+	strv_free(env);
+	if (rc) {
+		skitx_free(full);
+		skit__run_result_release(&res);
+		if (rc == SKIT_ENOMEM)
+			return rc;
+		return tool_error(out, is_error, "%.200s: %s", path,
+		                  err ? err->message : "cannot run");
+	}
+	skitx_free(full);
+	sha256_hex(skitx_buf_cstr(&res.out), skitx_buf_len(&res.out), outsum);
+	sha256_hex(skitx_buf_cstr(&res.err), skitx_buf_len(&res.err), errsum);
+	skitx_buf_clear(out);
+	*is_error = res.exit_code != 0;
+	if (res.timed_out)
+		rc |= skitx_buf_printf(out,
+		                       "timed out after %ld ms; the script "
+		                       "was stopped\n",
+		                       a->script_timeout_ms);
+	else if (res.signal)
+		rc |= skitx_buf_printf(out, "killed by signal %d\n",
+		                       res.signal);
+	else
+		rc |= skitx_buf_printf(out, "exit code: %d\n", res.exit_code);
+	rc |= put_stream(out, "stdout", &res.out, res.out_total);
+	if (res.err_total)
+		rc |= put_stream(out, "stderr", &res.err, res.err_total);
+	arr = json_array();
+	json_array_foreach(jargs, i, v) json_array_append(arr, v);
+	ev = json_pack("{s:s, s:s, s:o?, s:i, s:i, s:b, s:I, s:s, s:s, s:I, "
+	               "s:I, s:b}",
+	               "skill", s->name, "path", path, "args", arr, "exit_code",
+	               res.exit_code, "signal", res.signal, "timed_out",
+	               res.timed_out, "duration_ms",
+	               (json_int_t)res.duration_ms, "stdout_sha256", outsum,
+	               "stderr_sha256", errsum, "stdout_bytes",
+	               (json_int_t)res.out_total, "stderr_bytes",
+	               (json_int_t)res.err_total, "truncated",
+	               res.out_total > skitx_buf_len(&res.out) ||
+	                       res.err_total > skitx_buf_len(&res.err));
+	skit__agent_audit(a, "script_run", ev);
+	skit__agent_trace(
+	        a, SKIT_TRACE_TOOL, "%s/%s: %s %d (%ld ms)", s->name, path,
+	        res.timed_out ? "timed out, signal"
+	        : res.signal  ? "signal"
+	                      : "exit",
+	        res.signal ? res.signal : res.exit_code, res.duration_ms);
+	rc = rc ? skit__error_oom(err) : 0;
+	if (!rc && res.canceled)
+		rc = skit__error_set(err, SKIT_ECANCELED, 0, "canceled");
+	skit__run_result_release(&res);
+	return rc;
+}
+
+int skit__tools_call(struct skit_agent *a, const char *name, json_t *args,
+                     struct skitx_buf *out, bool *is_error, skit_error *err)
+{
+	*is_error = false;
+	skitx_buf_clear(out);
+	if (!json_is_object(args))
+		return tool_error(out, is_error,
+		                  "the arguments must be a JSON object");
+	if (!strcmp(name, "use_skill"))
+		return do_use_skill(a, args, out, is_error, err);
+	if (!strcmp(name, "read_skill_resource"))
+		return do_read_resource(a, args, out, is_error, err);
+	if (!strcmp(name, "search_skills"))
+		return do_search(a, args, out, is_error, err);
+	if (!strcmp(name, "update_plan"))
+		return do_plan(a, args, out, is_error, err);
+	if (!strcmp(name, "run_skill_script"))
+		return do_run_script(a, args, out, is_error, err);
+	return tool_error(out, is_error, "unknown tool '%.64s'", name);
+}
