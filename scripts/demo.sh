@@ -1,5 +1,6 @@
 #!/bin/sh
-# `make demo`: the authoring tour over the bundled example skills.
+# `make demo`: the authoring tour over the bundled example skills, then the
+# agent end to end with the offline replay model and a bundled cassette.
 # Usage: scripts/demo.sh path/to/skit
 set -eu
 SKIT=${1:-build/skit}
@@ -18,5 +19,15 @@ step "$SKIT" to-prompt --format markdown "$ROOT"/*/
 step "$SKIT" to-prompt --budget 120tok "$ROOT"/*/
 step "$SKIT" search --root "$ROOT" "summarise a csv file"
 step "$SKIT" show --root "$ROOT" csv-report
+
+# The agent: the recorded model activates csv-report, reads one of its
+# references, runs its script and answers. Nothing leaves this machine.
+RUNS=$(cd "$(dirname "$SKIT")" && pwd)/demo-runs
+step "$SKIT" run --root "$ROOT" --model replay:examples/cassettes/csv-report.jsonl \
+	--runs-dir "$RUNS" --trace \
+	"Summarise examples/skills/csv-report/assets/sample.csv: what is in it?"
+step "$SKIT" runs list --runs-dir "$RUNS" -n 3
 echo
-echo "demo: done. Try 'skit init my-skill' and 'skit validate my-skill'."
+echo "demo: done. The audit trail of that run is in $RUNS"
+echo "(see it with: $SKIT runs show last --runs-dir $RUNS)."
+echo "Try 'skit init my-skill' and 'skit validate my-skill'."

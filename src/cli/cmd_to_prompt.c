@@ -192,7 +192,8 @@ int cmd_to_prompt(int argc, char **argv)
 			goto out;
 		}
 		base = skitx_path_name(skit_skill_file(skill), &blen);
-		items[i].location = skitx_path_join(skit_skill_dir(skill), base);
+		items[i].location =
+		        skitx_path_join(skit_skill_dir(skill), base);
 		items[i].name = dup_or_null(skit_skill_name_raw(skill));
 		items[i].description =
 		        dup_or_null(skit_skill_description(skill));

@@ -935,6 +935,8 @@ static int cmp_desc(const void *x, const void *y)
 
 static void names_keep(struct names *n, size_t keep)
 {
+	if (!n->len)
+		return;
 	qsort(n->items, n->len, sizeof(*n->items), cmp_desc);
 	for (size_t i = keep; i < n->len; i++)
 		skitx_free(n->items[i]);

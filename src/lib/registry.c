@@ -724,8 +724,8 @@ static bool has_diag_code(const skit_diag *d, size_t n, const char *code)
  * broken `bird-co/` with `name: bird` is listed as bird-co); otherwise it
  * is listed under its folder name.
  */
-static const char *entry_name(struct skit__arena *a, skit_skill *s,
-                              bool valid, const char *folder)
+static const char *entry_name(struct skit__arena *a, skit_skill *s, bool valid,
+                              const char *folder)
 {
 	const skit_diag *d;
 	const char *name = skit_skill_name(s);
@@ -1055,8 +1055,7 @@ record:
 }
 
 /* Load candidates [begin, end) of the root being loaded (a thread). */
-static void load_batch(void *payload, size_t worker, size_t begin,
-                       size_t end)
+static void load_batch(void *payload, size_t worker, size_t begin, size_t end)
 {
 	struct scan *sc = payload;
 	struct loader *w = &sc->loaders[worker];
@@ -1072,8 +1071,8 @@ static void load_batch(void *payload, size_t worker, size_t begin,
 		 * Links are followed only after the merge has checked where
 		 * they lead; paths too long to open are the merge's too.
 		 */
-		if (c->link || atomic_load_explicit(&sc->stop,
-		                                    memory_order_relaxed))
+		if (c->link ||
+		    atomic_load_explicit(&sc->stop, memory_order_relaxed))
 			continue;
 		if (folder_path(&w->path, rpath, c->name) < 0) {
 			l->error = SKIT_ENOMEM;
@@ -1101,8 +1100,7 @@ static int load_root(struct scan *sc, size_t ri)
 	size_t n = sc->ncands, want, batch;
 
 	sc->loaded = NULL;
-	if (sc->nthreads < 2 || !n ||
-	    (!sc->reg->threads && n < PARALLEL_MIN))
+	if (sc->nthreads < 2 || !n || (!sc->reg->threads && n < PARALLEL_MIN))
 		return 0;
 	if (sc->loaded_alloc < n) {
 		struct loaded *l;
@@ -1404,8 +1402,8 @@ int skit_registry_scan(skit_registry *reg, skit_error *err)
 	 */
 	sc.nthreads = 1;
 	if (!reg->hook && skitx_alloc_is_default())
-		sc.nthreads = reg->threads ? reg->threads
-		                           : skitx_parallel_threads();
+		sc.nthreads =
+		        reg->threads ? reg->threads : skitx_parallel_threads();
 	if (sc.nthreads > SKITX_PARALLEL_MAX)
 		sc.nthreads = SKITX_PARALLEL_MAX;
 	if (sc.nthreads > 1) {

@@ -1068,8 +1068,8 @@ out:
 }
 
 int skit__skill_load_at(skit_skill **out, int dirfd, const char *rel,
-                       const char *path, const skit_skill_options *opts,
-                       skit_error *err)
+                        const char *path, const skit_skill_options *opts,
+                        skit_error *err)
 {
 	static const skit_skill_options defaults = SKIT_SKILL_OPTIONS_INIT;
 	struct skit_skill *s;

@@ -7,8 +7,7 @@
 
 #include <stdatomic.h>
 
-static const skit_allocator libc_allocator = { malloc, calloc, realloc,
-	                                        free };
+static const skit_allocator libc_allocator = { malloc, calloc, realloc, free };
 static skit_allocator allocator = { malloc, calloc, realloc, free };
 
 /*
