@@ -32,10 +32,11 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static const char *const words[] = { "Hello", " world", ",", " the",
-	                             " quick", " brown", " fox", " jumps",
-	                             " over", " lazy", " dogs", ".",
-	                             "\\n", " \\u00e9t\\u00e9", " 42", " and" };
+static const char *const words[] = {
+	"Hello", " world",           ",",     " the",  " quick", " brown",
+	" fox",  " jumps",           " over", " lazy", " dogs",  ".",
+	"\\n",   " \\u00e9t\\u00e9", " 42",   " and"
+};
 
 static void make_stream(size_t target)
 {
@@ -132,7 +133,7 @@ static double run_model(size_t *text_len)
 {
 	static skit_transport fake = { fake_perform, fake_free };
 	static const skit_message msg = { SKIT_ROLE_USER, "hi", NULL, 0,
-		                          NULL, NULL, false };
+		                          NULL,           NULL, false };
 	skit_model_options o = SKIT_MODEL_OPTIONS_INIT;
 	skit_model_request req = { 0 };
 	skit_model_response resp;

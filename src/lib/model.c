@@ -160,7 +160,7 @@ static json_t *message_json(const skit_message *msg)
 		calls = json_array();
 		json_object_set_new(o, "tool_calls", calls);
 		for (size_t i = 0; calls && i < msg->tool_call_count; i++) {
-			c = json_pack("{s:s, s:s, s:s}", "id",
+			c = json_pack("{s:s, s:s, s:s?}", "id",
 			              msg->tool_calls[i].id, "name",
 			              msg->tool_calls[i].name, "arguments",
 			              msg->tool_calls[i].arguments);
@@ -194,7 +194,7 @@ json_t *skit__model_request_json(const skit_model_request *req)
 	arr = json_array();
 	json_object_set_new(o, "tools", arr);
 	for (size_t i = 0; arr && i < req->tool_count; i++) {
-		t = json_pack("{s:s, s:s, s:s}", "name", req->tools[i].name,
+		t = json_pack("{s:s, s:s?, s:s?}", "name", req->tools[i].name,
 		              "description", req->tools[i].description,
 		              "parameters", req->tools[i].parameters);
 		json_array_append_new(arr, t);

@@ -61,8 +61,9 @@ static int anthropic_init(skit_model *m, skit_error *err)
 		                       "anthropic: the base URL must start "
 		                       "with http:// or https://");
 	if (!m->api_key)
-		return skit__error_set(err, SKIT_EUSAGE, 0,
-		                       "anthropic: ANTHROPIC_API_KEY is not set");
+		return skit__error_set(
+		        err, SKIT_EUSAGE, 0,
+		        "anthropic: ANTHROPIC_API_KEY is not set");
 	a = skitx_calloc(1, sizeof(*a));
 	if (!a)
 		return skit__error_oom(err);
@@ -159,14 +160,12 @@ static json_t *messages_json(const skit_model_request *req)
 			continue;
 		}
 		if (last && !strcmp(role, last_role)) {
-			bad |= json_array_extend(json_object_get(last,
-			                                         "content"),
-			                         blocks);
+			bad |= json_array_extend(
+			        json_object_get(last, "content"), blocks);
 			json_decref(blocks);
 			continue;
 		}
-		last = json_pack("{s:s, s:o}", "role", role, "content",
-		                 blocks);
+		last = json_pack("{s:s, s:o}", "role", role, "content", blocks);
 		last_role = role;
 		bad |= json_array_append_new(msgs, last);
 	}
@@ -212,8 +211,8 @@ static int tools_json(skit_model *m, json_t **out,
 	return 0;
 }
 
-static int build_body(skit_model *m, const skit_model_request *req,
-                      bool stream, char **out, size_t *len, skit_error *err)
+static int build_body(skit_model *m, const skit_model_request *req, bool stream,
+                      char **out, size_t *len, skit_error *err)
 {
 	json_t *body = json_object(), *tools = NULL;
 	int bad = !body;
@@ -225,10 +224,10 @@ static int build_body(skit_model *m, const skit_model_request *req,
 		return rc;
 	}
 	bad |= json_object_set_new(body, "model", json_string(m->name));
-	bad |= json_object_set_new(
-	        body, "max_tokens",
-	        json_integer(req->max_tokens ? req->max_tokens
-	                                     : DEFAULT_MAX_TOKENS));
+	bad |= json_object_set_new(body, "max_tokens",
+	                           json_integer(req->max_tokens
+	                                                ? req->max_tokens
+	                                                : DEFAULT_MAX_TOKENS));
 	if (req->system && *req->system)
 		bad |= json_object_set_new(body, "system",
 		                           json_string(req->system));
@@ -312,10 +311,9 @@ static int parse_whole(skit_model *m, skit_model_response *out,
 			}
 			args = json_dumps(json_object_get(b, "input"),
 			                  JSON_COMPACT);
-			rc = skit__response_add_call(out,
-			                             skit__json_str(b, "id"),
-			                             skit__json_str(b, "name"),
-			                             args, err);
+			rc = skit__response_add_call(
+			        out, skit__json_str(b, "id"),
+			        skit__json_str(b, "name"), args, err);
 			free(args); /* jansson's allocation */
 			if (rc)
 				goto out;

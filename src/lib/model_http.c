@@ -22,9 +22,9 @@
 #include "lib/error.h"
 #include "util/utf8.h"
 
-#define ERRBODY_MAX   (64u * 1024) /* what we keep of an error body */
+#define ERRBODY_MAX    (64u * 1024) /* what we keep of an error body */
 #define SERVER_MSG_MAX 200u         /* what we quote of its message */
-#define KEY_MIN_SCRUB 4u            /* shorter "keys" would eat words */
+#define KEY_MIN_SCRUB  4u           /* shorter "keys" would eat words */
 
 /* State of one attempt, shared with the sink callbacks. */
 struct attempt {
@@ -69,8 +69,8 @@ void skit__http_scrub(skit_model *m, skit_error *err)
 		scrub_key(err->message, m->api_key);
 }
 
-int skit__http_error(skit_model *m, skit_error *err, int code,
-                     const char *fmt, ...)
+int skit__http_error(skit_model *m, skit_error *err, int code, const char *fmt,
+                     ...)
 {
 	char msg[sizeof(err->message)];
 	va_list ap;
@@ -261,12 +261,13 @@ static int check_str(skit_model *m, const char *s, bool required,
 	if (!s) {
 		if (!required)
 			return 0;
-		return skit__http_error(m, err, SKIT_EINVALID, "%s %zu is missing",
-		                        what, i + 1);
+		return skit__http_error(m, err, SKIT_EINVALID,
+		                        "%s %zu is missing", what, i + 1);
 	}
 	if (skitx_utf8_check(s, strlen(s), NULL))
 		return skit__http_error(m, err, SKIT_EINVALID,
-		                        "%s %zu is not valid UTF-8", what, i + 1);
+		                        "%s %zu is not valid UTF-8", what,
+		                        i + 1);
 	return 0;
 }
 
@@ -281,19 +282,21 @@ int skit__http_check_request(skit_model *m, const skit_model_request *req,
 		rc = check_str(m, msg->text, false, "message", i, err);
 		if (!rc && msg->role == SKIT_ROLE_TOOL)
 			rc = check_str(m, msg->tool_call_id, true,
-			               "tool result's call id in message", i, err);
+			               "tool result's call id in message", i,
+			               err);
 		for (size_t j = 0; !rc && j < msg->tool_call_count; j++) {
 			const skit_tool_call *c = &msg->tool_calls[j];
 
-			rc = check_str(m, c->id, true, "tool call id in message",
-			               i, err);
+			rc = check_str(m, c->id, true,
+			               "tool call id in message", i, err);
 			if (!rc)
 				rc = check_str(m, c->name, true,
-				               "tool call name in message", i, err);
+				               "tool call name in message", i,
+				               err);
 			if (!rc)
 				rc = check_str(m, c->arguments, false,
-				               "tool call arguments in message", i,
-				               err);
+				               "tool call arguments in message",
+				               i, err);
 		}
 	}
 	for (size_t i = 0; !rc && i < req->tool_count; i++) {
@@ -528,9 +531,9 @@ int skit__http_perform(skit_model *m, struct skit__http_call *call,
 		call->attempts++;
 		rc = t->perform(t, &req, &sink, &terr);
 		call->status = a.status;
-		call->streamed = a.delivered ||
-		                 (call->on_data && a.is_sse && a.status >= 200 &&
-		                  a.status < 300);
+		call->streamed =
+		        a.delivered || (call->on_data && a.is_sse &&
+		                        a.status >= 200 && a.status < 300);
 		if (rc && rc == a.abort_rc)
 			break; /* our sink or the provider said why */
 		if (rc) {

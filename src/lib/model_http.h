@@ -73,8 +73,8 @@ int skit__http_perform(skit_model *m, struct skit__http_call *call,
  * Fill `err` with "PROVIDER: " and the formatted message, scrubbed of the
  * API key; return `code`.
  */
-int skit__http_error(skit_model *m, skit_error *err, int code,
-                     const char *fmt, ...) SKIT_PRINTF(4, 5);
+int skit__http_error(skit_model *m, skit_error *err, int code, const char *fmt,
+                     ...) SKIT_PRINTF(4, 5);
 
 /* Remove `m`'s API key from `err`'s message. */
 void skit__http_scrub(skit_model *m, skit_error *err);

@@ -57,9 +57,10 @@ static int openai_init(skit_model *m, skit_error *err)
 	struct skitx_buf b = SKITX_BUF_INIT;
 
 	if (!*m->name)
-		return skit__error_set(err, SKIT_EUSAGE, 0,
-		                       "openai: no model name (use "
-		                       "openai:MODEL, e.g. openai:gpt-4.1-mini)");
+		return skit__error_set(
+		        err, SKIT_EUSAGE, 0,
+		        "openai: no model name (use "
+		        "openai:MODEL, e.g. openai:gpt-4.1-mini)");
 	if (strncmp(base, "http://", 7) && strncmp(base, "https://", 8))
 		return skit__error_set(err, SKIT_EUSAGE, 0,
 		                       "openai: the base URL must start with "
@@ -100,11 +101,10 @@ static json_t *tool_calls_json(const skit_message *msg)
 	for (size_t i = 0; arr && i < msg->tool_call_count; i++) {
 		const skit_tool_call *tc = &msg->tool_calls[i];
 
-		c = json_pack("{s:s, s:s, s:{s:s, s:s}}", "id", tc->id, "type",
-		              "function", "function", "name", tc->name,
-		              "arguments",
-		              tc->arguments && *tc->arguments ? tc->arguments
-		                                              : "{}");
+		c = json_pack(
+		        "{s:s, s:s, s:{s:s, s:s}}", "id", tc->id, "type",
+		        "function", "function", "name", tc->name, "arguments",
+		        tc->arguments && *tc->arguments ? tc->arguments : "{}");
 		bad |= json_array_append_new(arr, c);
 	}
 	if (bad) {
@@ -124,13 +124,11 @@ static json_t *message_json(const skit_message *msg)
 	switch (msg->role) {
 	case SKIT_ROLE_USER:
 		bad |= json_object_set_new(o, "role", json_string("user"));
-		bad |= json_object_set_new(o, "content",
-		                           json_string(msg->text ? msg->text
-		                                                 : ""));
+		bad |= json_object_set_new(
+		        o, "content", json_string(msg->text ? msg->text : ""));
 		break;
 	case SKIT_ROLE_ASSISTANT:
-		bad |= json_object_set_new(o, "role",
-		                           json_string("assistant"));
+		bad |= json_object_set_new(o, "role", json_string("assistant"));
 		bad |= json_object_set_new(o, "content",
 		                           msg->text && *msg->text
 		                                   ? json_string(msg->text)
@@ -143,9 +141,8 @@ static json_t *message_json(const skit_message *msg)
 		bad |= json_object_set_new(o, "role", json_string("tool"));
 		bad |= json_object_set_new(o, "tool_call_id",
 		                           json_string(msg->tool_call_id));
-		bad |= json_object_set_new(o, "content",
-		                           json_string(msg->text ? msg->text
-		                                                 : ""));
+		bad |= json_object_set_new(
+		        o, "content", json_string(msg->text ? msg->text : ""));
 		break;
 	}
 	if (bad) {
@@ -187,8 +184,8 @@ static int tools_json(skit_model *m, json_t **out,
 	return 0;
 }
 
-static int build_body(skit_model *m, const skit_model_request *req,
-                      bool stream, char **out, size_t *len, skit_error *err)
+static int build_body(skit_model *m, const skit_model_request *req, bool stream,
+                      char **out, size_t *len, skit_error *err)
 {
 	json_t *body = json_object(), *msgs = json_array(), *tools = NULL;
 	int bad = !body;
@@ -268,10 +265,9 @@ static int parse_whole(skit_model *m, skit_model_response *out,
 		goto out;
 	}
 	content = json_object_get(msg, "content");
-	out->text = skitx_strndup(json_is_string(content)
-	                                  ? json_string_value(content)
-	                                  : "",
-	                          json_string_length(content));
+	out->text = skitx_strndup(
+	        json_is_string(content) ? json_string_value(content) : "",
+	        json_string_length(content));
 	if (!out->text) {
 		rc = skit__error_oom(err);
 		goto out;
@@ -291,10 +287,9 @@ static int parse_whole(skit_model *m, skit_model_response *out,
 			goto out;
 		}
 		snprintf(idbuf, sizeof(idbuf), "call_%zu", i + 1);
-		rc = skit__response_add_call(out, id ? id : idbuf,
-		                             skit__json_str(fn, "name"),
-		                             skit__json_str(fn, "arguments"),
-		                             err);
+		rc = skit__response_add_call(
+		        out, id ? id : idbuf, skit__json_str(fn, "name"),
+		        skit__json_str(fn, "arguments"), err);
 		if (rc)
 			goto out;
 	}
@@ -304,6 +299,15 @@ static int parse_whole(skit_model *m, skit_model_response *out,
 out:
 	json_decref(j);
 	return rc;
+}
+
+static int text_error(struct stream *s, int rc)
+{
+	if (rc == SKIT_ETOOBIG)
+		return skit__http_error(s->m, s->err, rc,
+		                        "response text over %u MiB",
+		                        SKIT__HTTP_TEXT_MAX >> 20);
+	return skit__error_oom(s->err);
 }
 
 static int stream_fail(struct stream *s, int rc)
@@ -369,12 +373,8 @@ static int chunk_json(struct stream *s, json_t *j)
 	len = json_string_length(v);
 	if (len) {
 		rc = skitx_buf_add(&s->text, json_string_value(v), len);
-		if (rc == SKIT_ETOOBIG)
-			return skit__http_error(s->m, s->err, rc,
-			                        "response text over %u MiB",
-			                        SKIT__HTTP_TEXT_MAX >> 20);
 		if (rc)
-			return skit__error_oom(s->err);
+			return text_error(s, rc);
 		if (s->on_delta(json_string_value(v), len, s->payload))
 			return skit__http_error(s->m, s->err, SKIT_ECANCELED,
 			                        "canceled");

@@ -203,14 +203,17 @@ static int request_text(struct skitx_buf *b, const skit_model_request *req)
 			rc |= skitx_buf_putc(b, '\n');
 			rc |= skitx_buf_puts(b, msg->tool_calls[j].name);
 			rc |= skitx_buf_putc(b, ' ');
-			rc |= skitx_buf_puts(b, msg->tool_calls[j].arguments);
+			if (msg->tool_calls[j].arguments)
+				rc |= skitx_buf_puts(
+				        b, msg->tool_calls[j].arguments);
 		}
 	}
 	for (size_t i = 0; i < req->tool_count; i++) {
 		rc |= skitx_buf_putc(b, '\n');
 		rc |= skitx_buf_puts(b, req->tools[i].name);
 		rc |= skitx_buf_putc(b, '\n');
-		rc |= skitx_buf_puts(b, req->tools[i].description);
+		if (req->tools[i].description)
+			rc |= skitx_buf_puts(b, req->tools[i].description);
 	}
 	return rc ? SKIT_ENOMEM : 0;
 }

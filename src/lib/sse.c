@@ -184,7 +184,8 @@ static int feed_lines(struct skit__sse *p, const char *buf, size_t len)
 			rc = skitx_buf_add(&p->line, s, (size_t)(eol - s));
 			if (!rc)
 				rc = process_line(p, skitx_buf_cstr(&p->line),
-				                  skitx_buf_len(&p->line), false);
+				                  skitx_buf_len(&p->line),
+				                  false);
 			skitx_buf_clear(&p->line);
 		} else {
 			rc = process_line(p, s, (size_t)(eol - s), true);

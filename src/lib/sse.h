@@ -50,11 +50,11 @@ struct skit__sse {
 	struct skitx_buf id;    /* the last event id */
 	const char *data_ref;   /* data not yet copied: points into a chunk */
 	size_t data_ref_len;
-	long retry_ms; /* last "retry" value, -1 when none */
-	unsigned int bom;   /* BOM bytes matched so far (before any line) */
-	bool started;       /* past the BOM check */
-	bool has_data;      /* the event has at least one data line */
-	bool skip_lf;       /* the last chunk ended with CR */
+	long retry_ms;    /* last "retry" value, -1 when none */
+	unsigned int bom; /* BOM bytes matched so far (before any line) */
+	bool started;     /* past the BOM check */
+	bool has_data;    /* the event has at least one data line */
+	bool skip_lf;     /* the last chunk ended with CR */
 };
 
 /* Set up `p`; `max_data` 0 means SKIT__SSE_MAX_DATA. */

@@ -29,7 +29,7 @@ struct curl_transport {
 /* State of one transfer, shared by the callbacks. */
 struct xfer {
 	const skit_http_sink *sink;
-	int abort_rc;   /* a sink callback's non-zero value */
+	int abort_rc;       /* a sink callback's non-zero value */
 	bool informational; /* inside a 1xx response's headers */
 };
 
@@ -152,10 +152,10 @@ static int set_options(struct curl_transport *t, const skit_http_request *req,
 	CURL *c = t->easy;
 	CURLcode rc = CURLE_OK;
 
-#define SET(opt, val)                                      \
- do {                                                      \
-  if (rc == CURLE_OK)                                      \
-   rc = curl_easy_setopt(c, opt, val);                     \
+#define SET(opt, val)                  \
+ do {                                  \
+  if (rc == CURLE_OK)                  \
+   rc = curl_easy_setopt(c, opt, val); \
  } while (0)
 	SET(CURLOPT_URL, req->url);
 	SET(CURLOPT_HTTPHEADER, headers);

@@ -93,7 +93,8 @@ static bool wait_ms(struct httpd *h, int ms)
 /* Read more bytes into `c`; false on EOF, error or deadline. */
 static bool fill(struct httpd *h, struct conn *c)
 {
-	struct pollfd p[2] = { { c->fd, POLLIN, 0 }, { h->wake[0], POLLIN, 0 } };
+	struct pollfd p[2] = { { c->fd, POLLIN, 0 },
+		               { h->wake[0], POLLIN, 0 } };
 	ssize_t n;
 
 	if (poll(p, 2, IO_DEADLINE) <= 0 || p[1].revents)
@@ -128,8 +129,7 @@ static bool need(struct httpd *h, struct conn *c, size_t n)
 }
 
 /* Position of "\r\n" at or after `from`, reading more as needed. */
-static bool find_crlf(struct httpd *h, struct conn *c, size_t from,
-                      size_t *at)
+static bool find_crlf(struct httpd *h, struct conn *c, size_t from, size_t *at)
 {
 	char *p;
 

@@ -36,8 +36,7 @@ static void stop(void)
 	srv = NULL;
 }
 
-static skit_model *model_at(const char *spec, const char *url,
-                            const char *key)
+static skit_model *model_at(const char *spec, const char *url, const char *key)
 {
 	skit_model_options o = SKIT_MODEL_OPTIONS_INIT;
 	skit_error err = { 0 };
@@ -337,6 +336,40 @@ static void test_model__openai_stream_text(void)
 	stop();
 }
 
+/* The in-place fast path and the jansson path agree on odd chunks. */
+static void test_model__openai_stream_odd_chunks(void)
+{
+	static const char *const ev[] = {
+		"{\"choices\":[{\"delta\":{\"content\":\"a\\\"\\n\\u00e9"
+		"\\ud83d\\ude00\"},\"finish_reason\":null}]}",
+		/* An escaped key: the fast path leaves it to jansson. */
+		"{\"choices\":[{\"delta\":{\"cont\\u0065nt\":\"|b\"}}]}",
+		"{\"choices\":[{\"delta\":{\"content\":\"|c\",\"refusal\":"
+		"null},\"logprobs\":{\"content\":[]}}],\"usage\":null}",
+		"{\"choices\":[{\"index\":0,\"delta\":{},"
+		"\"finish_reason\":\"length\"}]}",
+		NULL,
+	};
+	skit_model_request req = simple_request();
+	struct deltas d = { SKITX_BUF_INIT, 0, 0 };
+	skit_model_response resp;
+	char *body = sse(ev);
+	skit_model *m;
+
+	start();
+	m = openai();
+	push_sse(body, 0);
+	ASSERT_OK(skit_model_complete(m, &resp, &req, on_delta, &d, NULL));
+	ASSERT_STR(resp.text, "a\"\n\xc3\xa9\xf0\x9f\x98\x80|b|c");
+	ASSERT_STR(skitx_buf_cstr(&d.text), resp.text);
+	ASSERT_STR(resp.stop_reason, "length");
+	skit_model_response_release(&resp);
+	skitx_buf_release(&d.text);
+	skitx_free(body);
+	skit_model_free(m);
+	stop();
+}
+
 static void test_model__openai_stream_tool_calls(void)
 {
 	static const char *const ev[] = {
@@ -564,7 +597,8 @@ static void test_model__anthropic_stream_errors(void)
 	push_sse(anthropic_stream, 0);
 	ASSERT_EQ(skit_model_complete(m, &resp, &req, on_delta, &d, &err),
 	          SKIT_EPROVIDER);
-	ASSERT_STR(err.message, "anthropic: truncated stream (no message_stop)");
+	ASSERT_STR(err.message,
+	           "anthropic: truncated stream (no message_stop)");
 	/* An error event. */
 	push_sse("event: message_start\ndata: {\"type\":\"message_start\","
 	         "\"message\":{}}\n\nevent: error\ndata: {\"type\":\"error\","
@@ -635,8 +669,9 @@ static void test_model__retry_500_then_success_and_give_up(void)
 
 	start();
 	m = anthropic();
-	httpd_push_json(srv, 500, "{\"type\":\"error\",\"error\":{\"type\":"
-	                          "\"api_error\",\"message\":\"boom\"}}");
+	httpd_push_json(srv, 500,
+	                "{\"type\":\"error\",\"error\":{\"type\":"
+	                "\"api_error\",\"message\":\"boom\"}}");
 	httpd_push_json(srv, 529, "overloaded");
 	push_sse(anthropic_stream, 11);
 	/* The third answer is a stream without message_stop: the whole
@@ -695,8 +730,9 @@ static void test_model__http_errors_name_provider_not_key(void)
 	                        "https://x");
 	ASSERT(!strstr(err.message, "SECRET"));
 	ASSERT_EQ(httpd_request_count(srv), 1); /* 401 is not retried */
-	httpd_push_json(srv, 404, "{\"error\":{\"message\":\"The model "
-	                          "`gpt-test` does not exist\"}}");
+	httpd_push_json(srv, 404,
+	                "{\"error\":{\"message\":\"The model "
+	                "`gpt-test` does not exist\"}}");
 	ASSERT_EQ(skit_model_complete(m, &resp, &req, NULL, NULL, &err),
 	          SKIT_EPROVIDER);
 	ASSERT_STR(err.message, "openai: HTTP 404: The model `gpt-test` does "
@@ -704,9 +740,10 @@ static void test_model__http_errors_name_provider_not_key(void)
 	skit_model_free(m);
 
 	m = anthropic();
-	httpd_push_json(srv, 404, "{\"type\":\"error\",\"error\":{\"type\":"
-	                          "\"not_found_error\",\"message\":\"model: "
-	                          "claude-test\"}}");
+	httpd_push_json(srv, 404,
+	                "{\"type\":\"error\",\"error\":{\"type\":"
+	                "\"not_found_error\",\"message\":\"model: "
+	                "claude-test\"}}");
 	ASSERT_EQ(skit_model_complete(m, &resp, &req, NULL, NULL, &err),
 	          SKIT_EPROVIDER);
 	ASSERT_STR(err.message, "anthropic: HTTP 404: model: claude-test");
@@ -936,10 +973,10 @@ static int fake_perform(skit_transport *self, const skit_http_request *req,
 		rc = sink->on_header(ct, sizeof(ct) - 1, "text/event-stream",
 		                     17, sink->payload);
 	for (size_t i = 0; !rc && i < sizeof(body) - 1; i += 4)
-		rc = sink->on_body(body + i,
-		                   sizeof(body) - 1 - i < 4 ? sizeof(body) - 1 - i
-		                                            : 4,
-		                   sink->payload);
+		rc = sink->on_body(
+		        body + i,
+		        sizeof(body) - 1 - i < 4 ? sizeof(body) - 1 - i : 4,
+		        sink->payload);
 	return rc;
 }
 
@@ -994,8 +1031,8 @@ static void test_model__fake_transport_and_request_log(void)
 static const char *write_cassette(const char *name, const char *text)
 {
 	static char path[PATH_MAX / 2];
-	const char *dir = getenv("SKIT_TEST_DIR") ? getenv("SKIT_TEST_DIR")
-	                                          : ".";
+	const char *dir =
+	        getenv("SKIT_TEST_DIR") ? getenv("SKIT_TEST_DIR") : ".";
 	FILE *f;
 
 	mkdir(dir, 0755);
@@ -1030,17 +1067,18 @@ static void test_model__replay_cassette_errors(void)
 	ASSERT_EQ(rc, SKIT_EINVALID);
 	ASSERT_EQ(err.line, 4);
 	ASSERT_CONTAINS(err.message, "bad1.jsonl:4: \"text\" must be a string");
-	ASSERT(!replay(write_cassette("bad2.jsonl", "{\"text\":\"a\"}\n{oops\n"),
-	               &err, &rc));
+	ASSERT(!replay(
+	        write_cassette("bad2.jsonl", "{\"text\":\"a\"}\n{oops\n"), &err,
+	        &rc));
 	ASSERT_EQ(rc, SKIT_EINVALID);
 	ASSERT_EQ(err.line, 2);
 	ASSERT(!replay(write_cassette("bad3.jsonl",
 	                              "{\"tool_calls\":[{\"id\":\"x\"}]}\n"),
 	               &err, &rc));
 	ASSERT_CONTAINS(err.message, ":1: a tool call needs a \"name\"");
-	ASSERT(!replay(write_cassette("bad4.jsonl",
-	                              "{\"expect\":{\"maybe\":[]}}\n"),
-	               &err, &rc));
+	ASSERT(!replay(
+	        write_cassette("bad4.jsonl", "{\"expect\":{\"maybe\":[]}}\n"),
+	        &err, &rc));
 	ASSERT_EQ(rc, SKIT_EINVALID);
 	ASSERT(!replay("/nonexistent/cassette.jsonl", &err, &rc));
 	ASSERT_EQ(rc, SKIT_EUSAGE);
@@ -1139,20 +1177,19 @@ static void test_model__replay_out_of_memory(void)
 	ASSERT(succeeded);
 }
 
-TEST_MAIN(TEST(test_model__openai_text) TEST(test_model__openai_tool_calls)
-                  TEST(test_model__openai_stream_text)
-                          TEST(test_model__openai_stream_tool_calls)
-                                  TEST(test_model__anthropic_text)
-                                          TEST(test_model__anthropic_tool_use_and_merge)
-                                                  TEST(test_model__anthropic_stream)
-                                                          TEST(test_model__anthropic_stream_errors)
-                                                                  TEST(test_model__retry_429_retry_after)
-                                                                          TEST(test_model__retry_500_then_success_and_give_up)
-                                                                                  TEST(test_model__http_errors_name_provider_not_key)
-                                                                                          TEST(test_model__malformed_and_truncated)
-                                                                                                  TEST(test_model__connection_refused_and_timeout)
-                                                                                                          TEST(test_model__env_and_keys)
-                                                                                                                  TEST(test_model__fake_transport_and_request_log)
-                                                                                                                          TEST(test_model__replay_cassette_errors)
-                                                                                                                                  TEST(test_model__replay_play)
-                                                                                                                                          TEST(test_model__replay_out_of_memory))
+TEST_MAIN(
+        TEST(test_model__openai_text) TEST(test_model__openai_tool_calls) TEST(
+                test_model__openai_stream_text) TEST(test_model__openai_stream_odd_chunks)
+                TEST(test_model__openai_stream_tool_calls) TEST(
+                        test_model__anthropic_text) TEST(test_model__anthropic_tool_use_and_merge)
+                        TEST(test_model__anthropic_stream) TEST(
+                                test_model__anthropic_stream_errors) TEST(test_model__retry_429_retry_after)
+                                TEST(test_model__retry_500_then_success_and_give_up) TEST(
+                                        test_model__http_errors_name_provider_not_key)
+                                        TEST(test_model__malformed_and_truncated) TEST(
+                                                test_model__connection_refused_and_timeout)
+                                                TEST(test_model__env_and_keys) TEST(
+                                                        test_model__fake_transport_and_request_log)
+                                                        TEST(test_model__replay_cassette_errors)
+                                                                TEST(test_model__replay_play)
+                                                                        TEST(test_model__replay_out_of_memory))

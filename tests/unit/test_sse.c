@@ -22,14 +22,14 @@ static int collect(const struct skit__sse_event *ev, void *payload)
 
 	s->count++;
 	skitx_buf_printf(&s->out, "[%.*s|%.*s|%.*s]", (int)ev->event_len,
-	                 ev->event, (int)ev->id_len, ev->id,
-	                 (int)ev->data_len, ev->data);
+	                 ev->event, (int)ev->id_len, ev->id, (int)ev->data_len,
+	                 ev->data);
 	return s->count == s->stop_at ? 99 : 0;
 }
 
 /* Parse `text` in pieces of `step` bytes (0: all at once). */
-static int parse(const char *text, size_t step, struct seen *s,
-                 size_t max_data, long *retry)
+static int parse(const char *text, size_t step, struct seen *s, size_t max_data,
+                 long *retry)
 {
 	struct skit__sse p;
 	size_t len = strlen(text), at = 0, n;
@@ -64,13 +64,14 @@ static void check_all_splits(const char *text, const char *want)
 
 static void test_sse__basic_fields(void)
 {
-	check_all_splits("data: hello\n\n"
-	                 "event: add\ndata: x\nid: 7\n\n"
-	                 ": a comment\n\n"
-	                 "data\n\n"
-	                 "data:no space\n\n"
-	                 "data:  two spaces\n\n",
-	                 "[||hello][add|7|x][|7|][|7|no space][|7| two spaces]");
+	check_all_splits(
+	        "data: hello\n\n"
+	        "event: add\ndata: x\nid: 7\n\n"
+	        ": a comment\n\n"
+	        "data\n\n"
+	        "data:no space\n\n"
+	        "data:  two spaces\n\n",
+	        "[||hello][add|7|x][|7|][|7|no space][|7| two spaces]");
 }
 
 static void test_sse__multiline_and_line_ends(void)
@@ -107,8 +108,8 @@ static void test_sse__unknown_and_retry(void)
 	struct seen s = { SKITX_BUF_INIT, 0, 0 };
 	long retry = 0;
 
-	ASSERT_OK(parse("foo: bar\nretry: 1500\ndata: z\n\n", 3, &s, 0,
-	                &retry));
+	ASSERT_OK(
+	        parse("foo: bar\nretry: 1500\ndata: z\n\n", 3, &s, 0, &retry));
 	ASSERT_STR(skitx_buf_cstr(&s.out), "[||z]");
 	ASSERT_EQ(retry, 1500);
 	skitx_buf_release(&s.out);
@@ -125,8 +126,7 @@ static void test_sse__caps_and_abort(void)
 	ASSERT_EQ(parse("data: 0123456789abcdefg\n\n", 0, &s, 16, NULL),
 	          SKIT_ETOOBIG);
 	skitx_buf_release(&s.out);
-	ASSERT_EQ(parse("data: 0123456789\ndata: abcdef\n\n", 5, &s, 16,
-	                NULL),
+	ASSERT_EQ(parse("data: 0123456789\ndata: abcdef\n\n", 5, &s, 16, NULL),
 	          SKIT_ETOOBIG);
 	skitx_buf_release(&s.out);
 	ASSERT_OK(parse("data: 0123456789abcdef\n\n", 1, &s, 16, NULL));
@@ -138,8 +138,7 @@ static void test_sse__caps_and_abort(void)
 	skitx_buf_release(&s.out);
 }
 
-TEST_MAIN(TEST(test_sse__basic_fields)
-                  TEST(test_sse__multiline_and_line_ends)
-                          TEST(test_sse__bom_and_unfinished)
-                                  TEST(test_sse__unknown_and_retry)
-                                          TEST(test_sse__caps_and_abort))
+TEST_MAIN(TEST(test_sse__basic_fields) TEST(test_sse__multiline_and_line_ends)
+                  TEST(test_sse__bom_and_unfinished)
+                          TEST(test_sse__unknown_and_retry)
+                                  TEST(test_sse__caps_and_abort))
