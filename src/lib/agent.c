@@ -411,7 +411,7 @@ int skit__agent_activate(struct skit_agent *a, const char *name,
 		                       "user (/%s)",
 		                       e->name, e->name);
 	if (trigger != TRIGGER_MODEL && (flags & SKIT_SKILL_NOT_USER_INVOCABLE))
-		return skit__error_set(err, SKIT_EDENIED, 0,
+		return skit__error_set(err, SKIT_ENOTFOUND, 0,
 		                       "skill '%s' is not user-invocable",
 		                       e->name);
 	if (s && strcmp(s->source, e->source))
@@ -743,27 +743,51 @@ static int parse_action(const char *text, char **name, char **args, char *why,
 
 	while (*s == ' ' || *s == '\n' || *s == '\t' || *s == '\r')
 		s++;
-	if (!strncmp(s, "```", 3)) {
-		s = strchr(s, '\n');
-		if (!s)
-			return 0;
-		s++;
+	/* A fenced block anywhere in the reply may hold the action. */
+	if (*s != '{') {
+		const char *fence = strstr(s, "```");
+
+		while (fence) {
+			const char *body = strchr(fence + 3, '\n');
+
+			if (!body)
+				return 0;
+			body++;
+			while (*body == ' ' || *body == '\t')
+				body++;
+			if (*body == '{') {
+				s = body;
+				break;
+			}
+			fence = strstr(body, "```");
+			if (fence)
+				fence = strstr(fence + 3, "```");
+		}
 	}
 	if (*s != '{')
 		return 0;
-	e = s + strlen(s);
+	e = strstr(s, "```");
+	if (!e)
+		e = s + strlen(s);
 	while (e > s && (e[-1] == ' ' || e[-1] == '\n' || e[-1] == '\t' ||
 	                 e[-1] == '\r' || e[-1] == '`'))
 		e--;
+	/* JSON that is not about an action is an answer like any other. */
 	o = json_loadb(s, (size_t)(e - s), JSON_REJECT_DUPLICATES, &jerr);
 	if (!o) {
+		if (!strstr(s, "\"action\""))
+			return 0;
 		snprintf(why, whylen, "not valid JSON: %s", jerr.text);
 		return -1;
 	}
 	act = json_object_get(o, "action");
-	if (!json_is_object(o) || !json_is_string(act)) {
+	if (!json_is_object(o) || !act) {
 		json_decref(o);
-		snprintf(why, whylen, "an action needs an \"action\" string");
+		return 0;
+	}
+	if (!json_is_string(act)) {
+		json_decref(o);
+		snprintf(why, whylen, "\"action\" must be a tool name");
 		return -1;
 	}
 	*name = skitx_strdup(json_string_value(act));
@@ -929,6 +953,20 @@ static int run_calls(struct skit_agent *a, const skit_tool_call *calls,
 		close_calls(a, calls, ncalls, i,
 		            err && *err->message ? err->message : "not run");
 	return rc;
+}
+
+/* "EPROVIDER" for SKIT_EPROVIDER: the status's name, for the trail. */
+static const char *status_name(int rc)
+{
+	switch (rc) {
+#define SKIT__STATUS_NAME(name, value, text) \
+ case SKIT_##name:                           \
+  return #name;
+		SKIT_STATUS_MAP(SKIT__STATUS_NAME)
+#undef SKIT__STATUS_NAME
+	default:
+		return "ERROR";
+	}
 }
 
 static const char *status_of(int rc)
@@ -1145,7 +1183,7 @@ int skit_agent_send(skit_agent *a, const char *input, char **answer,
 	if (rc)
 		skit__agent_audit(a, "error",
 		                  json_pack("{s:s, s:s, s:s}", "code",
-		                            skit_strerror(rc), "status",
+		                            status_name(rc), "status",
 		                            status_of(rc), "message",
 		                            err ? err->message : ""));
 	return rc;

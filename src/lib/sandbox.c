@@ -22,6 +22,7 @@
 
 #define DEFAULT_GRACE_MS 2000L
 #define POLL_SLICE_MS    100
+#define DRAIN_MS         500L /* after the script exits */
 
 static long now_ms(void)
 {
@@ -100,7 +101,8 @@ int skit__run(struct skit__run_result *res, const struct skit__run_opts *o,
 	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 };
 	long start, deadline, kill_at = 0, grace;
 	struct pollfd pfd[2];
-	bool term_sent = false, killed = false;
+	bool term_sent = false, killed = false, reaped = false;
+	long drain_until = 0;
 	int status = 0, rc = 0, r;
 	pid_t pid, w;
 
@@ -154,8 +156,23 @@ int skit__run(struct skit__run_result *res, const struct skit__run_opts *o,
 		 * escaped descendants: stop reading and reap. */
 		if (killed || (pfd[0].fd < 0 && pfd[1].fd < 0))
 			break;
+		/* The script is done but a background child of it still
+		 * holds the pipes: give it a moment, then end the group. */
+		if (!reaped) {
+			w = waitpid(pid, &status, WNOHANG);
+			if (w == pid) {
+				reaped = true;
+				drain_until = now + DRAIN_MS;
+			}
+		} else if (now >= drain_until) {
+			kill(-pid, SIGKILL);
+			break;
+		}
 		pfd[0].events = pfd[1].events = POLLIN;
-		wait = (term_sent ? kill_at : deadline) - now;
+		wait = (term_sent ? kill_at
+		        : reaped  ? drain_until
+		                  : deadline) -
+		       now;
 		if (wait > POLL_SLICE_MS)
 			wait = POLL_SLICE_MS;
 		if (wait < 0)
@@ -190,9 +207,12 @@ int skit__run(struct skit__run_result *res, const struct skit__run_opts *o,
 			}
 		}
 	}
-	do {
+	w = pid;
+	while (!reaped) {
 		w = waitpid(pid, &status, 0);
-	} while (w < 0 && errno == EINTR);
+		if (w >= 0 || errno != EINTR)
+			break;
+	}
 	/* The leader is gone; make sure no member of its group lingers. */
 	kill(-pid, SIGKILL);
 	res->duration_ms = now_ms() - start;

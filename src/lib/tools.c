@@ -373,40 +373,40 @@ static int put_lines(struct skitx_buf *out, const char *data, size_t len,
                      size_t first, size_t limit, size_t cap, size_t *last,
                      size_t *total, bool *cut)
 {
-	size_t line = 1, at = 0, start = len, end = len;
+	size_t line = 1, at = 0, start, end;
 
 	*cut = false;
+	*total = 0;
+	for (const char *p = data, *e = data + len; p < e; p++) {
+		p = memchr(p, '\n', (size_t)(e - p));
+		if (!p)
+			break;
+		(*total)++;
+	}
+	if (len && data[len - 1] != '\n')
+		(*total)++;
+	*last = first - 1;
+	if (first > *total)
+		return 0;
 	while (at < len && line < first) {
 		const char *nl = memchr(data + at, '\n', len - at);
 
-		if (!nl) {
-			at = len;
-			break;
-		}
-		at = (size_t)(nl - data) + 1;
+		at = nl ? (size_t)(nl - data) + 1 : len;
 		line++;
 	}
 	start = at;
-	*last = first - 1;
 	while (at < len && *last - first + 1 < limit) {
 		const char *nl = memchr(data + at, '\n', len - at);
 		size_t next = nl ? (size_t)(nl - data) + 1 : len;
 
-		if (next - start > cap) {
-			*cut = true;
+		if (next - start > cap)
 			break;
-		}
 		at = next;
 		(*last)++;
 	}
 	end = at;
 	if (at < len)
 		*cut = true;
-	/* Count the remaining lines for the "of N" note. */
-	*total = *last;
-	for (size_t i = at; i < len; i++)
-		if (data[i] == '\n' || i + 1 == len)
-			(*total)++;
 	if (end == start && start < len && cap) {
 		/* One line longer than the cap: show its head. */
 		end = start + cap;

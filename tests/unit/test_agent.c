@@ -1,0 +1,1456 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_agent.c - the agent loop through the library API, driven by the
+ * replay cassettes in tests/fixtures/agent/ with every model request
+ * captured by the request log: progressive disclosure (markers planted in
+ * every body, reference and script, checked request by request), the
+ * three ways to activate a skill, composition and precedence,
+ * read_skill_resource and run_skill_script edge cases, the environment
+ * and timeouts of scripts, budgets, the plan, the JSON action protocol
+ * and the audit trail.
+ */
+#include "common.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <openssl/evp.h>
+
+#include "harness.h"
+#include "skit/agent.h"
+#include "skit/model.h"
+#include "skit/registry.h"
+
+#define MARKED_COUNT 5
+
+static const char *const marked[MARKED_COUNT] = { "alpha", "beta", "gamma",
+	                                          "delta", "epsilon" };
+
+static char world[PATH_MAX / 2];
+
+/* ---- files ------------------------------------------------------------ */
+
+/* snprintf that fails the test instead of truncating. */
+static void fmt(char *buf, size_t cap, const char *f, ...) SKIT_PRINTF(3, 4);
+
+static void fmt(char *buf, size_t cap, const char *f, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, f);
+	n = vsnprintf(buf, cap, f, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= cap)
+		HARNESS_FAIL("path too long: %s", buf);
+}
+
+static void rm_rf(const char *path)
+{
+	struct dirent *de;
+	struct stat st;
+	char sub[PATH_MAX];
+	DIR *d;
+
+	if (lstat(path, &st) < 0)
+		return;
+	if (!S_ISDIR(st.st_mode)) {
+		unlink(path);
+		return;
+	}
+	chmod(path, 0700);
+	d = opendir(path);
+	if (d) {
+		while ((de = readdir(d))) {
+			if (!strcmp(de->d_name, ".") ||
+			    !strcmp(de->d_name, ".."))
+				continue;
+			fmt(sub, sizeof(sub), "%s/%s", path, de->d_name);
+			rm_rf(sub);
+		}
+		closedir(d);
+	}
+	rmdir(path);
+}
+
+/* "dir/rel" in a rotating static buffer. */
+static const char *at(const char *dir, const char *rel)
+{
+	static char bufs[16][PATH_MAX];
+	static int next;
+	char *b = bufs[next++ % 16];
+
+	fmt(b, PATH_MAX, "%s/%s", dir, rel);
+	return b;
+}
+
+static void mkdirs(const char *path)
+{
+	char tmp[PATH_MAX];
+
+	fmt(tmp, sizeof(tmp), "%s", path);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		mkdir(tmp, 0755);
+		*p = '/';
+	}
+	mkdir(tmp, 0755);
+}
+
+/* Write `len` bytes to `path` (parents created), then chmod `mode`. */
+static void put_bytes(const char *path, const char *data, size_t len,
+                      mode_t mode)
+{
+	char parent[PATH_MAX];
+	char *slash;
+	FILE *f;
+
+	fmt(parent, sizeof(parent), "%s", path);
+	slash = strrchr(parent, '/');
+	ASSERT(slash);
+	*slash = '\0';
+	mkdirs(parent);
+	f = fopen(path, "wb");
+	ASSERT(f);
+	ASSERT_EQ(fwrite(data, 1, len, f), len);
+	ASSERT_OK(fclose(f));
+	ASSERT_OK(chmod(path, mode));
+}
+
+static void put(const char *path, const char *text, mode_t mode)
+{
+	put_bytes(path, text, strlen(text), mode);
+}
+
+/* The whole file, malloc'd and NUL-terminated; NULL when missing. */
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	size_t len = 0, cap = 4096, n;
+	char *s;
+
+	if (!f)
+		return NULL;
+	s = malloc(cap);
+	ASSERT(s);
+	while ((n = fread(s + len, 1, cap - len - 1, f)) > 0) {
+		len += n;
+		if (cap - len - 1 == 0) {
+			cap *= 2;
+			s = realloc(s, cap);
+			ASSERT(s);
+		}
+	}
+	s[len] = '\0';
+	fclose(f);
+	return s;
+}
+
+/* A skill folder ROOT/NAME with extra frontmatter lines and a body. */
+static void mkskill(const char *root, const char *name, const char *extra,
+                    const char *desc, const char *body)
+{
+	char dir[PATH_MAX], text[8192];
+
+	fmt(dir, sizeof(dir), "%s/%s", root, name);
+	fmt(text, sizeof(text), "---\nname: %s\ndescription: %s\n%s---\n%s",
+	    name, desc, extra ? extra : "", body);
+	put(at(dir, "SKILL.md"), text, 0644);
+}
+
+/*
+ * The world every test starts from, under SKIT_TEST_DIR/<name>:
+ *   project/  alpha..epsilon (markers), greet, plain, manual, nouser,
+ *             files (resource edge cases), scr (scripts), dup
+ *   user/     dup (shadowed)
+ *   outside/  secret.md (never reachable)
+ *   work/     the scripts' working folder
+ */
+static const char *build_world(const char *name)
+{
+	const char *top = getenv("SKIT_TEST_DIR");
+	char proj[PATH_MAX], user[PATH_MAX], dir[PATH_MAX], text[4096];
+	char *big;
+
+	fmt(world, sizeof(world), "%s/%s", top ? top : "/tmp/skit-test-agent",
+	    name);
+	rm_rf(world);
+	mkdirs(world);
+	fmt(proj, sizeof(proj), "%s/project", world);
+	fmt(user, sizeof(user), "%s/user", world);
+	mkdirs(at(world, "work"));
+	mkdirs(at(world, "runs"));
+	put(at(world, "outside/secret.md"), "OUTSIDE-SECRET\n", 0644);
+
+	for (size_t i = 0; i < MARKED_COUNT; i++) {
+		const char *n = marked[i];
+
+		fmt(text, sizeof(text),
+		    "# %s\n\nBODY-MARKER-%s\nRead references/guide.md, "
+		    "then run scripts/run.sh.\n",
+		    n, n);
+		fmt(dir, sizeof(dir), "The %s skill, for %s tasks.", n, n);
+		mkskill(proj, n, NULL, dir, text);
+		fmt(dir, sizeof(dir), "%s/%s", proj, n);
+		fmt(text, sizeof(text), "# Guide\n\nRES-MARKER-%s\n", n);
+		put(at(dir, "references/guide.md"), text, 0644);
+		fmt(text, sizeof(text),
+		    "#!/bin/sh\n# SRC-MARKER-%s\necho \"SCRIPT-OUT-%s "
+		    "$*\"\n",
+		    n, n);
+		put(at(dir, "scripts/run.sh"), text, 0755);
+	}
+
+	mkskill(proj, "greet", "argument-hint: WHO WHAT\n", "Greets people.",
+	        "GREET-BODY first=$1 second=$2 all=[$ARGUMENTS] "
+	        "ninth=[$9] dir=${SKILL_DIR} price=$USD\n");
+	mkskill(proj, "plain", NULL, "A skill with no argument slots.",
+	        "PLAIN-BODY takes no arguments.\n");
+	mkskill(proj, "manual", "disable-model-invocation: true\n",
+	        "MANUAL-DESC-TEXT only the user starts this.", "MANUAL-BODY\n");
+	mkskill(proj, "nouser", "user-invocable: false\n",
+	        "NOUSER-DESC-TEXT background knowledge.", "NOUSER-BODY\n");
+	mkskill(proj, "dup", NULL, "The project's dup.", "DUP-PROJECT-BODY\n");
+	mkskill(user, "dup", NULL, "The user's dup.", "DUP-USER-BODY\n");
+
+	/* files: read_skill_resource edge cases */
+	mkskill(proj, "files", NULL, "Files with edge cases.", "FILES-BODY\n");
+	fmt(dir, sizeof(dir), "%s/files", proj);
+	big = malloc(20000);
+	ASSERT(big);
+	big[0] = '\0';
+	for (int i = 1; i <= 100; i++)
+		snprintf(big + strlen(big), 20000 - strlen(big), "line %d\n",
+		         i);
+	put(at(dir, "references/long.md"), big, 0644);
+	memset(big, 'w', 10000);
+	memcpy(big + 10000, "\nWIDE-TAIL\n", 12);
+	put(at(dir, "references/wide.md"), big, 0644);
+	free(big);
+	ASSERT_OK(symlink(at(world, "outside/secret.md"),
+	                  at(dir, "references/escape.md")));
+	ASSERT_OK(symlink(at(world, "outside"), at(dir, "outdir")));
+	ASSERT_OK(mkfifo(at(dir, "references/pipe.md"), 0644));
+	put_bytes(at(dir, "assets/blob.bin"), "BIN\0\0\0BINARY-MARKER\n", 20,
+	          0644);
+	put(at(dir, "references/bad-utf8.md"),
+	    "abc\xff\xfe def \x1b[31mred\nUTF8-TAIL\n", 0644);
+
+	/* scr: run_skill_script edge cases */
+	mkskill(proj, "scr", NULL, "Scripts with edge cases.", "SCR-BODY\n");
+	fmt(dir, sizeof(dir), "%s/scr", proj);
+	put(at(dir, "scripts/exit3.sh"),
+	    "#!/bin/sh\necho \"OUT3 [$1] [$2]\"\necho ERR3 >&2\nexit 3\n",
+	    0755);
+	put(at(dir, "scripts/env.sh"), "#!/bin/sh\necho ENV-START\nenv\n",
+	    0755);
+	put(at(dir, "scripts/flood.sh"),
+	    "#!/bin/sh\nhead -c 300000 /dev/zero | tr '\\000' x\n", 0755);
+	put(at(dir, "scripts/noexec.sh"), "#!/bin/sh\necho NOEXEC-RAN\n", 0644);
+	put(at(dir, "scripts/ok.sh"), "#!/bin/sh\necho OK-RUN\n", 0755);
+	put(at(dir, "scripts/sleep.sh"),
+	    "#!/bin/sh\necho started\nsleep 30\necho SLEPT-THROUGH\n", 0755);
+	put(at(dir, "scripts/trap.sh"),
+	    "#!/bin/sh\ntrap '' TERM\necho $$ > trap.pid\nsleep 30 &\n"
+	    "echo $! > sleep.pid\nwait\necho TRAP-SURVIVED\n",
+	    0755);
+	put(at(dir, "references/notes.md"), "#!/bin/sh\necho NOTES-RAN\n",
+	    0755);
+	return world;
+}
+
+/* ---- the agent -------------------------------------------------------- */
+
+struct fx {
+	skit_registry *reg;
+	skit_model *model;
+	skit_agent *agent;
+	char log[PATH_MAX];
+	char run_dir[PATH_MAX];
+};
+
+static const char *fixture(const char *cassette)
+{
+	static char path[PATH_MAX];
+	const char *src = getenv("SKIT_SOURCE_DIR");
+
+	fmt(path, sizeof(path), "%s/tests/fixtures/agent/%s", src ? src : ".",
+	    cassette);
+	return path;
+}
+
+/* Open registry (project + user roots), model and agent over `world`. */
+static void fx_open(struct fx *f, const char *cassette,
+                    const skit_agent_options *tmpl)
+{
+	skit_model_options mo = SKIT_MODEL_OPTIONS_INIT;
+	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
+	char spec[PATH_MAX + 16];
+	skit_error err = { 0 };
+
+	memset(f, 0, sizeof(*f));
+	fmt(f->log, sizeof(f->log), "%s/requests.jsonl", world);
+	unlink(f->log);
+	ASSERT_OK(skit_registry_new(&f->reg, &err));
+	ASSERT_OK(skit_registry_add_root(f->reg, "project",
+	                                 at(world, "project"), &err));
+	ASSERT_OK(skit_registry_add_root(f->reg, "user", at(world, "user"),
+	                                 &err));
+	ASSERT_OK(skit_registry_scan(f->reg, &err));
+	fmt(spec, sizeof(spec), "replay:%s", fixture(cassette));
+	mo.spec = spec;
+	mo.request_log = f->log;
+	if (skit_model_new(&f->model, &mo, &err))
+		HARNESS_FAIL("model: %s", err.message);
+	if (tmpl)
+		ao = *tmpl;
+	ao.registry = f->reg;
+	ao.model = f->model;
+	if (!ao.workdir)
+		ao.workdir = at(world, "work");
+	if (!ao.runs_dir)
+		ao.runs_dir = at(world, "runs");
+	if (!ao.script_timeout_ms)
+		ao.script_timeout_ms = 5000;
+	if (skit_agent_new(&f->agent, &ao, &err))
+		HARNESS_FAIL("agent: %s", err.message);
+	ASSERT(skit_agent_run_dir(f->agent));
+	fmt(f->run_dir, sizeof(f->run_dir), "%s", skit_agent_run_dir(f->agent));
+}
+
+static void fx_close(struct fx *f, const char *status, int exit_code)
+{
+	skit_error err = { 0 };
+
+	ASSERT_OK(skit_agent_finish(f->agent, status, exit_code, &err));
+	f->agent = NULL;
+	skit_model_free(f->model);
+	skit_registry_free(f->reg);
+	f->model = NULL;
+	f->reg = NULL;
+}
+
+/* ---- the request log -------------------------------------------------- */
+
+struct reqs {
+	char *text;
+	char *line[32]; /* pointers into text */
+	json_t *json[32];
+	size_t n;
+};
+
+static void reqs_load(struct reqs *r, const char *path)
+{
+	char *p, *nl;
+
+	memset(r, 0, sizeof(*r));
+	r->text = slurp(path);
+	if (!r->text)
+		return;
+	for (p = r->text; (nl = strchr(p, '\n')); p = nl + 1) {
+		json_error_t je;
+
+		*nl = '\0';
+		ASSERT(r->n < 32);
+		r->line[r->n] = p;
+		r->json[r->n] = json_loads(p, 0, &je);
+		if (!r->json[r->n])
+			HARNESS_FAIL("request %zu does not parse: %s", r->n + 1,
+			             je.text);
+		r->n++;
+	}
+	ASSERT_EQ(*p, '\0');
+}
+
+static void reqs_free(struct reqs *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		json_decref(r->json[i]);
+	free(r->text);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Request `i` (0-based) as logged contains / lacks `s`. */
+#define REQ_HAS(r, i, s)                                       \
+ do {                                                          \
+  ASSERT((i) < (r)->n);                                        \
+  if (!strstr((r)->line[i], (s)))                              \
+   HARNESS_FAIL("request %d lacks \"%s\"", (int)(i) + 1, (s)); \
+ } while (0)
+#define REQ_LACKS(r, i, s)                                       \
+ do {                                                            \
+  ASSERT((i) < (r)->n);                                          \
+  if (strstr((r)->line[i], (s)))                                 \
+   HARNESS_FAIL("request %d carries \"%s\"", (int)(i) + 1, (s)); \
+ } while (0)
+
+/* The text of the tool result answering call `id` in the last request. */
+static const char *result_of(const struct reqs *r, const char *id,
+                             bool *is_error)
+{
+	json_t *msgs, *m;
+	size_t i;
+
+	ASSERT(r->n > 0);
+	msgs = json_object_get(r->json[r->n - 1], "messages");
+	json_array_foreach(msgs, i, m)
+	{
+		const char *cid =
+		        json_string_value(json_object_get(m, "tool_call_id"));
+
+		if (cid && !strcmp(cid, id)) {
+			if (is_error)
+				*is_error = json_is_true(
+				        json_object_get(m, "is_error"));
+			return json_string_value(json_object_get(m, "text"));
+		}
+	}
+	HARNESS_FAIL("no result for call %s", id);
+	return NULL;
+}
+
+/* The text of message `k` of request `i`. */
+static const char *msg_text(const struct reqs *r, size_t i, size_t k)
+{
+	json_t *m;
+
+	ASSERT(i < r->n);
+	m = json_array_get(json_object_get(r->json[i], "messages"), k);
+	ASSERT(m);
+	return json_string_value(json_object_get(m, "text"));
+}
+
+/* ---- the audit trail -------------------------------------------------- */
+
+struct events {
+	json_t *ev[256];
+	size_t n;
+};
+
+static void events_load(struct events *e, const char *run_dir)
+{
+	char *text = slurp(at(run_dir, "events.jsonl")), *p, *nl;
+
+	ASSERT(text);
+	memset(e, 0, sizeof(*e));
+	for (p = text; (nl = strchr(p, '\n')); p = nl + 1) {
+		json_error_t je;
+
+		ASSERT(e->n < 256);
+		e->ev[e->n] = json_loadb(p, (size_t)(nl - p), 0, &je);
+		if (!e->ev[e->n])
+			HARNESS_FAIL("event %zu does not parse: %s", e->n + 1,
+			             je.text);
+		e->n++;
+	}
+	free(text);
+}
+
+static void events_free(struct events *e)
+{
+	for (size_t i = 0; i < e->n; i++)
+		json_decref(e->ev[i]);
+	e->n = 0;
+}
+
+/* The `nth` (0-based) event of `type`, or NULL. */
+static json_t *event(const struct events *e, const char *type, size_t nth)
+{
+	for (size_t i = 0; i < e->n; i++) {
+		const char *t =
+		        json_string_value(json_object_get(e->ev[i], "type"));
+
+		if (t && !strcmp(t, type) && nth-- == 0)
+			return e->ev[i];
+	}
+	return NULL;
+}
+
+static const char *str_of(json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long)ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+/* ---- hooks ------------------------------------------------------------ */
+
+struct hook_log {
+	char text[4096];
+	size_t len;
+	int skill_lines, model_lines;
+};
+
+static void on_text(const char *text, size_t len, void *payload)
+{
+	struct hook_log *h = payload;
+
+	if (h->len + len < sizeof(h->text)) {
+		memcpy(h->text + h->len, text, len);
+		h->len += len;
+		h->text[h->len] = '\0';
+	}
+}
+
+static void on_trace(skit_trace_kind kind, const char *line, void *payload)
+{
+	struct hook_log *h = payload;
+
+	ASSERT(line && !strchr(line, '\n'));
+	h->skill_lines += kind == SKIT_TRACE_SKILL;
+	h->model_lines += kind == SKIT_TRACE_MODEL;
+}
+
+/* ---- progressive disclosure ------------------------------------------- */
+
+static void test_agent__disclosure(void)
+{
+	struct fx f;
+	struct reqs r;
+	skit_agent_stats st;
+	skit_error err = { 0 };
+	char *answer = NULL, m[64];
+
+	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
+	struct hook_log h;
+
+	alarm(60);
+	build_world("disclosure");
+	memset(&h, 0, sizeof(h));
+	ao.hooks.on_text = on_text;
+	ao.hooks.on_trace = on_trace;
+	ao.hooks.payload = &h;
+	fx_open(&f, "disclosure.jsonl", &ao);
+	if (skit_agent_send(f.agent, "Do the alpha thing", &answer, &err))
+		HARNESS_FAIL("send: %s", err.message);
+	ASSERT_STR(answer, "DONE-DISCLOSURE");
+	/* The answer streamed through on_text; the trace saw both skills. */
+	ASSERT_STR(h.text, "DONE-DISCLOSURE");
+	ASSERT_EQ(h.skill_lines, 2);
+	ASSERT_EQ(h.model_lines, 4);
+	skit_free(answer);
+	reqs_load(&r, f.log);
+	ASSERT_EQ(r.n, 4);
+
+	/* The index is there from the start; no body, file or script. */
+	REQ_HAS(&r, 0, "The alpha skill, for alpha tasks.");
+	REQ_HAS(&r, 0, "The epsilon skill, for epsilon tasks.");
+	for (size_t i = 0; i < MARKED_COUNT; i++) {
+		fmt(m, sizeof(m), "BODY-MARKER-%s", marked[i]);
+		REQ_LACKS(&r, 0, m);
+		fmt(m, sizeof(m), "RES-MARKER-%s", marked[i]);
+		REQ_LACKS(&r, 0, m);
+	}
+	/* After use_skill alpha: its body, not its reference. */
+	REQ_HAS(&r, 1, "BODY-MARKER-alpha");
+	REQ_LACKS(&r, 1, "RES-MARKER-alpha");
+	REQ_LACKS(&r, 1, "BODY-MARKER-beta");
+	/* After the read: the reference; beta still not loaded. */
+	REQ_HAS(&r, 2, "RES-MARKER-alpha");
+	REQ_LACKS(&r, 2, "BODY-MARKER-beta");
+	REQ_LACKS(&r, 2, "SCRIPT-OUT-alpha");
+	/* After use_skill beta and the script: beta's body, the output. */
+	REQ_HAS(&r, 3, "BODY-MARKER-beta");
+	REQ_HAS(&r, 3, "SCRIPT-OUT-alpha one two");
+	REQ_LACKS(&r, 3, "RES-MARKER-beta");
+	for (size_t k = 0; k < r.n; k++) {
+		for (size_t i = 2; i < MARKED_COUNT; i++) {
+			fmt(m, sizeof(m), "BODY-MARKER-%s", marked[i]);
+			REQ_LACKS(&r, k, m);
+			fmt(m, sizeof(m), "RES-MARKER-%s", marked[i]);
+			REQ_LACKS(&r, k, m);
+			fmt(m, sizeof(m), "SCRIPT-OUT-%s", marked[i]);
+			REQ_LACKS(&r, k, m);
+		}
+		for (size_t i = 0; i < MARKED_COUNT; i++) {
+			/* Running a script never shows its source. */
+			fmt(m, sizeof(m), "SRC-MARKER-%s", marked[i]);
+			REQ_LACKS(&r, k, m);
+		}
+		REQ_LACKS(&r, k, "RES-MARKER-beta");
+		REQ_LACKS(&r, k, "OUTSIDE-SECRET");
+		REQ_LACKS(&r, k, "DUP-PROJECT-BODY");
+	}
+	reqs_free(&r);
+
+	ASSERT_EQ(skit_agent_active_count(f.agent), 2);
+	ASSERT_STR(skit_agent_active_skill(f.agent, 0), "alpha");
+	ASSERT_STR(skit_agent_active_skill(f.agent, 1), "beta");
+	skit_agent_get_stats(f.agent, &st);
+	ASSERT_EQ(st.turns, 4);
+	ASSERT_EQ(st.tool_calls, 4);
+	ASSERT_EQ(st.script_runs, 1);
+	ASSERT_EQ(st.usage.input_tokens, 1000);
+	ASSERT_EQ(st.usage.output_tokens, 40);
+	fx_close(&f, "ok", 0);
+}
+
+/* The audit trail of the same run: every event type, and run.json. */
+static void test_agent__audit_events(void)
+{
+	static const char *const types[] = {
+		"run_start",       "user_input",    "model_request",
+		"model_response",  "tool_call",     "tool_result",
+		"skill_activated", "resource_read", "script_run",
+		"run_end",
+	};
+	struct fx f;
+	struct events e;
+	skit_error err = { 0 };
+	unsigned char md[32];
+	unsigned int mdlen = 0;
+	char hex[65], *sum;
+	const char out[] = "SCRIPT-OUT-alpha one two\n";
+	json_t *ev, *js;
+
+	alarm(60);
+	build_world("audit");
+	fx_open(&f, "disclosure.jsonl", NULL);
+	ASSERT_OK(skit_agent_send(f.agent, "Do the alpha thing", NULL, &err));
+	fx_close(&f, "ok", 0);
+	events_load(&e, f.run_dir);
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(types); i++)
+		if (!event(&e, types[i], 0))
+			HARNESS_FAIL("no %s event", types[i]);
+	ASSERT_STR(str_of(e.ev[0], "type"), "run_start");
+	ASSERT_STR(str_of(e.ev[e.n - 1], "type"), "run_end");
+	ASSERT_STR(str_of(event(&e, "user_input", 0), "text"),
+	           "Do the alpha thing");
+	ev = event(&e, "skill_activated", 0);
+	ASSERT_STR(str_of(ev, "skill"), "alpha");
+	ASSERT_STR(str_of(ev, "trigger"), "model");
+	ASSERT_STR(str_of(ev, "source"), "project");
+	ev = event(&e, "skill_activated", 1);
+	ASSERT_STR(str_of(ev, "skill"), "beta");
+	ev = event(&e, "resource_read", 0);
+	ASSERT_STR(str_of(ev, "skill"), "alpha");
+	ASSERT_STR(str_of(ev, "path"), "references/guide.md");
+	ev = event(&e, "script_run", 0);
+	ASSERT_STR(str_of(ev, "path"), "scripts/run.sh");
+	ASSERT(json_is_integer(json_object_get(ev, "exit_code")));
+	ASSERT_EQ(json_integer_value(json_object_get(ev, "exit_code")), 0);
+	ASSERT(EVP_Digest(out, strlen(out), md, &mdlen, EVP_sha256(), NULL));
+	for (unsigned int i = 0; i < 32; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+	ASSERT_STR(str_of(ev, "stdout_sha256"), hex);
+	ASSERT_EQ(json_array_size(json_object_get(ev, "args")), 2);
+	ASSERT(event(&e, "model_request", 3));
+	ASSERT(!event(&e, "model_request", 4));
+	ASSERT(event(&e, "tool_result", 3));
+	ASSERT_STR(str_of(e.ev[e.n - 1], "status"), "ok");
+	events_free(&e);
+
+	sum = slurp(at(f.run_dir, "run.json"));
+	ASSERT(sum);
+	js = json_loads(sum, 0, NULL);
+	free(sum);
+	ASSERT(js);
+	ASSERT_STR(str_of(js, "status"), "ok");
+	ASSERT_EQ(json_integer_value(json_object_get(js, "exit")), 0);
+	ASSERT_EQ(json_integer_value(json_object_get(js, "turns")), 4);
+	ASSERT_EQ(json_integer_value(json_object_get(js, "script_runs")), 1);
+	ASSERT_EQ(json_array_size(json_object_get(js, "skills_activated")), 2);
+	json_decref(js);
+}
+
+/* ---- activation ------------------------------------------------------- */
+
+static void test_agent__activate_user_arguments(void)
+{
+	struct fx f;
+	struct reqs r;
+	struct events e;
+	skit_error err = { 0 };
+	char *answer = NULL;
+	const char *t;
+	json_t *ev;
+
+	build_world("user-args");
+	fx_open(&f, "final.jsonl", NULL);
+	if (skit_agent_send(f.agent, "/greet hello \"big world\"", &answer,
+	                    &err))
+		HARNESS_FAIL("send: %s", err.message);
+	ASSERT_STR(answer, "FINAL-ANSWER");
+	skit_free(answer);
+	reqs_load(&r, f.log);
+	ASSERT_EQ(r.n, 1);
+	t = msg_text(&r, 0, 0);
+	ASSERT_CONTAINS(t, "GREET-BODY first=hello second=big world");
+	ASSERT_CONTAINS(t, "all=[hello \"big world\"]");
+	ASSERT_CONTAINS(t, "ninth=[]");
+	ASSERT_CONTAINS(t, "/project/greet");
+	ASSERT(!strstr(t, "${SKILL_DIR}"));
+	ASSERT(!strstr(t, "$ARGUMENTS"));
+	/* A '$' not followed by a placeholder stays as written. */
+	ASSERT_CONTAINS(t, "price=$USD");
+	/* Arguments were used, so they are not appended again. */
+	ASSERT(!strstr(t, "ARGUMENTS:"));
+	reqs_free(&r);
+	ASSERT_EQ(skit_agent_active_count(f.agent), 1);
+	fx_close(&f, "ok", 0);
+	events_load(&e, f.run_dir);
+	ev = event(&e, "skill_activated", 0);
+	ASSERT(ev);
+	ASSERT_STR(str_of(ev, "trigger"), "user");
+	ASSERT_STR(str_of(ev, "arguments"), "hello \"big world\"");
+	events_free(&e);
+}
+
+static void test_agent__activate_user_appends_arguments(void)
+{
+	struct fx f;
+	struct reqs r;
+	skit_error err = { 0 };
+
+	build_world("user-append");
+	fx_open(&f, "final.jsonl", NULL);
+	ASSERT_OK(skit_agent_send(f.agent, "/plain foo bar", NULL, &err));
+	reqs_load(&r, f.log);
+	ASSERT_EQ(r.n, 1);
+	ASSERT_CONTAINS(msg_text(&r, 0, 0), "PLAIN-BODY");
+	ASSERT_CONTAINS(msg_text(&r, 0, 0), "ARGUMENTS: foo bar");
+	reqs_free(&r);
+	fx_close(&f, "ok", 0);
+}
+
+static void test_agent__activate_mention(void)
+{
+	struct fx f;
+	struct reqs r;
+	struct events e;
+	skit_error err = { 0 };
+	json_t *ev;
+
+	build_world("mention");
+	fx_open(&f, "final.jsonl", NULL);
+	if (skit_agent_send(f.agent,
+	                    "Please use $alpha (not $nosuch) for $5 and "
+	                    "a$beta",
+	                    NULL, &err))
+		HARNESS_FAIL("send: %s", err.message);
+	reqs_load(&r, f.log);
+	ASSERT_EQ(r.n, 1);
+	ASSERT_CONTAINS(msg_text(&r, 0, 0), "BODY-MARKER-alpha");
+	ASSERT_CONTAINS(msg_text(&r, 0, 0), "Please use $alpha");
+	/* "a$beta" is not a mention: '$' inside a word. */
+	REQ_LACKS(&r, 0, "BODY-MARKER-beta");
+	reqs_free(&r);
+	ASSERT_EQ(skit_agent_active_count(f.agent), 1);
+	fx_close(&f, "ok", 0);
+	events_load(&e, f.run_dir);
+	ev = event(&e, "skill_activated", 0);
+	ASSERT(ev);
+	ASSERT_STR(str_of(ev, "skill"), "alpha");
+	ASSERT_STR(str_of(ev, "trigger"), "mention");
+	ASSERT(!event(&e, "skill_activated", 1));
+	events_free(&e);
+}
+
+static void test_agent__activate_unknown(void)
+{
+	struct fx f;
+	struct stat st;
+	skit_error err = { 0 };
+	char *answer = NULL;
+
+	build_world("unknown");
+	fx_open(&f, "final.jsonl", NULL);
+	ASSERT_EQ(skit_agent_send(f.agent, "/nosuch do it", &answer, &err),
+	          SKIT_ENOTFOUND);
+	ASSERT(answer == NULL);
+	ASSERT_CONTAINS(err.message, "nosuch");
+	/* Nothing was sent to the model. */
+	ASSERT(stat(f.log, &st) < 0 || st.st_size == 0);
+	ASSERT_EQ(skit_agent_active_count(f.agent), 0);
+	/* The conversation stays usable. */
+	ASSERT_OK(skit_agent_send(f.agent, "hello", &answer, &err));
+	ASSERT_STR(answer, "FINAL-ANSWER");
+	skit_free(answer);
+	fx_close(&f, "ok", 0);
+}
+
+/* ---- composition ------------------------------------------------------ */
+
+static void test_agent__max_skills_per_turn(void)
+{
+	struct fx f;
+	struct reqs r;
+	skit_error err = { 0 };
+	bool is_error = false;
+
+	build_world("per-turn");
+	fx_open(&f, "per_turn.jsonl", NULL);
+	if (skit_agent_send(f.agent, "all three", NULL, &err))
+		HARNESS_FAIL("send: %s", err.message);
+	reqs_load(&r, f.log);
+	ASSERT_EQ(r.n, 2);
+	ASSERT_CONTAINS(result_of(&r, "a", &is_error), "BODY-MARKER-alpha");
+	ASSERT(!is_error);
+	ASSERT_CONTAINS(result_of(&r, "b", &is_error), "BODY-MARKER-beta");
+	ASSERT(!is_error);
+	ASSERT_CONTAINS(result_of(&r, "g", &is_error), "at most 2");
+	ASSERT(is_error);
+	REQ_LACKS(&r, 1, "BODY-MARKER-gamma");
+	reqs_free(&r);
+	ASSERT_EQ(skit_agent_active_count(f.agent), 2);
+	fx_close(&f, "ok", 0);
+}
+
+static void test_agent__max_skills_per_turn_option(void)
+{
+	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
+	struct fx f;
+	struct reqs r;
+	skit_error err = { 0 };
+	bool is_error = false;
+
+	build_world("per-turn-3");
+	ao.max_skills_per_turn = 3;
+	fx_open(&f, "per_turn.jsonl", &ao);
+	ASSERT_OK(skit_agent_send(f.agent, "all three", NULL, &err));
+	reqs_load(&r, f.log);
+	ASSERT_CONTAINS(result_of(&r, "g", &is_error), "BODY-MARKER-gamma");
+	ASSERT(!is_error);
+	reqs_free(&r);
+	ASSERT_EQ(skit_agent_active_count(f.agent), 3);
+	fx_close(&f, "ok", 0);
+}
+
+static void test_agent__precedence_and_source(void)
+{
+	struct fx f;
+	struct reqs r;
+	struct events e;
+	skit_error err = { 0 };
+	bool is_error = false;
+
+	build_world("precedence");
+	fx_open(&f, "precedence.jsonl", NULL);
+	ASSERT_OK(skit_agent_send(f.agent, "use dup", NULL, &err));
+	reqs_load(&r, f.log);
+	ASSERT_EQ(r.n, 3);
+	ASSERT_CONTAINS(result_of(&r, "d1", &is_error), "DUP-PROJECT-BODY");
+	ASSERT(!is_error);
+	/* The same name from the other root while one is active: refused. */
+	ASSERT(result_of(&r, "d2", &is_error));
+	ASSERT(is_error);
+	for (size_t i = 0; i < r.n; i++)
+		REQ_LACKS(&r, i, "DUP-USER-BODY");
+	reqs_free(&r);
+	fx_close(&f, "ok", 0);
+
+	/* source picks the shadowed one. */
+	fx_open(&f, "source_user.jsonl", NULL);
+	ASSERT_OK(skit_agent_send(f.agent, "use dup", NULL, &err));
+	reqs_load(&r, f.log);
+	ASSERT_EQ(r.n, 2);
+	ASSERT_CONTAINS(result_of(&r, "d1", &is_error), "DUP-USER-BODY");
+	ASSERT(!is_error);
+	REQ_LACKS(&r, 1, "DUP-PROJECT-BODY");
+	reqs_free(&r);
+	fx_close(&f, "ok", 0);
+	events_load(&e, f.run_dir);
+	ASSERT_STR(str_of(event(&e, "skill_activated", 0), "source"), "user");
+	events_free(&e);
+}
+
+static void test_agent__disable_model_invocation(void)
+{
+	struct fx f;
+	struct reqs r;
+	skit_error err = { 0 };
+	bool is_error = false;
+
+	build_world("manual");
+	fx_open(&f, "manual.jsonl", NULL);
+	ASSERT_OK(skit_agent_send(f.agent, "use manual", NULL, &err));
+	reqs_load(&r, f.log);
+	ASSERT_EQ(r.n, 2);
+	/* Not in the index... */
+	REQ_LACKS(&r, 0, "MANUAL-DESC-TEXT");
+	REQ_HAS(&r, 0, "The alpha skill");
+	/* ...and the model cannot activate it. */
+	ASSERT(result_of(&r, "m1", &is_error));
+	ASSERT(is_error);
+	REQ_LACKS(&r, 1, "MANUAL-BODY");
+	reqs_free(&r);
+	ASSERT_EQ(skit_agent_active_count(f.agent), 0);
+	fx_close(&f, "ok", 0);
+
+	/* The user can. */
+	fx_open(&f, "final.jsonl", NULL);
+	ASSERT_OK(skit_agent_send(f.agent, "/manual", NULL, &err));
+	reqs_load(&r, f.log);
+	REQ_HAS(&r, 0, "MANUAL-BODY");
+	reqs_free(&r);
+	fx_close(&f, "ok", 0);
+}
+
+static void test_agent__not_user_invocable(void)
+{
+	struct fx f;
+	struct stat st;
+	skit_error err = { 0 };
+
+	build_world("nouser");
+	fx_open(&f, "final.jsonl", NULL);
+	/* agent.h: SKIT_ENOTFOUND for /name naming no skill the user may
+	 * invoke. */
+	ASSERT_EQ(skit_agent_send(f.agent, "/nouser", NULL, &err),
+	          SKIT_ENOTFOUND);
+	ASSERT(stat(f.log, &st) < 0 || st.st_size == 0);
+	ASSERT_EQ(skit_agent_active_count(f.agent), 0);
+	fx_close(&f, "ok", 0);
+}
+
+/* ---- read_skill_resource ---------------------------------------------- */
+
+static void test_agent__read_resource(void)
+{
+	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
+	struct fx f;
+	struct reqs r;
+	skit_error err = { 0 };
+	bool is_error = false;
+	const char *t;
+	long t0;
+
+	alarm(60);
+	build_world("resources");
+	ao.resource_cap = 4096;
+	fx_open(&f, "resources.jsonl", &ao);
+	t0 = now_ms();
+	if (skit_agent_send(f.agent, "read them", NULL, &err))
+		HARNESS_FAIL("send: %s", err.message);
+	ASSERT(now_ms() - t0 < 10000);
+	reqs_load(&r, f.log);
+	ASSERT_EQ(r.n, 3);
+
+	/* offset + limit: exactly those lines, and where to go on */
+	t = result_of(&r, "r01", &is_error);
+	ASSERT(!is_error);
+	ASSERT(!strncmp(t, "line 10\nline 11\nline 12\n", 24));
+	ASSERT(!strstr(t, "line 9\n"));
+	ASSERT(!strstr(t, "line 13\n"));
+	ASSERT_CONTAINS(t, "[truncated: lines 10-12 of 100 shown; continue "
+	                   "with offset=13]");
+	/* one line longer than the cap: its head and a marker */
+	t = result_of(&r, "r02", &is_error);
+	ASSERT(!is_error);
+	ASSERT_CONTAINS(t, "wwww");
+	ASSERT_CONTAINS(t, "[truncated");
+	ASSERT(!strstr(t, "WIDE-TAIL"));
+	ASSERT(strlen(t) < 4096 + 200);
+	/* '..', absolute, symlink out, symlinked folder out */
+	t = result_of(&r, "r03", &is_error);
+	ASSERT(is_error);
+	ASSERT_CONTAINS(t, "'..'");
+	t = result_of(&r, "r04", &is_error);
+	ASSERT(is_error);
+	ASSERT_CONTAINS(t, "absolute");
+	ASSERT(!strstr(t, "root:"));
+	t = result_of(&r, "r05", &is_error);
+	ASSERT(is_error);
+	ASSERT_CONTAINS(t, "refused");
+	t = result_of(&r, "r06", &is_error);
+	ASSERT(is_error);
+	ASSERT_CONTAINS(t, "refused");
+	/* a FIFO: refused, and the call did not block */
+	t = result_of(&r, "r07", &is_error);
+	ASSERT(is_error);
+	ASSERT_CONTAINS(t, "not a regular file");
+	/* binary: described, not shown */
+	t = result_of(&r, "r08", &is_error);
+	ASSERT_CONTAINS(t, "binary");
+	ASSERT(!strstr(t, "BINARY-MARKER"));
+	/* invalid UTF-8 and escapes become U+FFFD */
+	t = result_of(&r, "r09", &is_error);
+	ASSERT(!is_error);
+	ASSERT_CONTAINS(t, "abc\xEF\xBF\xBD");
+	ASSERT_CONTAINS(t, "UTF8-TAIL");
+	ASSERT(!strchr(t, '\x1b'));
+	/* a skill not yet activated */
+	t = result_of(&r, "r10", &is_error);
+	ASSERT(is_error);
+	ASSERT_CONTAINS(t, "use_skill");
+	/* the last two lines; no marker when the end is reached */
+	t = result_of(&r, "r11", &is_error);
+	ASSERT(!is_error);
+	ASSERT_STR(t, "line 99\nline 100\n");
+	t = result_of(&r, "r12", &is_error);
+	ASSERT(is_error);
+	ASSERT_CONTAINS(t, "no such file");
+	/* a folder: its entries */
+	t = result_of(&r, "r14", &is_error);
+	ASSERT(!is_error);
+	ASSERT_CONTAINS(t, "long.md");
+	/* offset 0 is out of range */
+	t = result_of(&r, "r15", &is_error);
+	ASSERT(is_error);
+	ASSERT_CONTAINS(t, "offset");
+	for (size_t i = 0; i < r.n; i++) {
+		REQ_LACKS(&r, i, "OUTSIDE-SECRET");
+		REQ_LACKS(&r, i, "RES-MARKER-alpha");
+		REQ_LACKS(&r, i, "BINARY-MARKER");
+	}
+	/* past the end: the note gives the file's real line count */
+	t = result_of(&r, "r13", &is_error);
+	ASSERT_CONTAINS(t, "has 100 lines");
+	reqs_free(&r);
+	fx_close(&f, "ok", 0);
+}
+
+/* ---- run_skill_script ------------------------------------------------- */
+
+static const char *const secrets[][2] = {
+	{ "OPENAI_API_KEY", "sk-test-secret-123456" },
+	{ "ANTHROPIC_API_KEY", "sk-ant-secret-654321" },
+	{ "GITHUB_TOKEN", "ghp-secret-token-777" },
+	{ "SKIT_UNIT_PRIVATE", "private-value-888" },
+	{ "SSH_AUTH_SOCK", "/tmp/ssh-agent-sock-999" },
+	{ "LD_PRELOAD", "/tmp/preload-me-000.so" },
+};
+
+static bool pid_gone(const char *pidfile)
+{
+	char *s = slurp(pidfile);
+	pid_t pid;
+
+	if (!s)
+		return true;
+	pid = (pid_t)atol(s);
+	free(s);
+	for (int i = 0; i < 50; i++) {
+		char stat_path[64], *st;
+
+		if (pid <= 0 || (kill(pid, 0) < 0 && errno == ESRCH))
+			return true;
+		/* A zombie is dead (some inits never reap orphans). */
+		fmt(stat_path, sizeof(stat_path), "/proc/%ld/stat", (long)pid);
+		st = slurp(stat_path);
+		if (st && strstr(st, ") Z")) {
+			free(st);
+			return true;
+		}
+		free(st);
+		usleep(20000);
+	}
+	return false;
+}
+
+static void test_agent__run_script(void)
+{
+	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
+	struct fx f;
+	struct reqs r;
+	struct events e;
+	skit_error err = { 0 };
+	bool is_error = false;
+	const char *t;
+	char *trail;
+	long t0, took;
+	json_t *ev;
+
+	alarm(60);
+	build_world("scripts");
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(secrets); i++)
+		setenv(secrets[i][0], secrets[i][1], 1);
+	ao.script_timeout_ms = 300;
+	ao.script_output_cap = 4096;
+	fx_open(&f, "scripts.jsonl", &ao);
+	t0 = now_ms();
+	if (skit_agent_send(f.agent, "run them", NULL, &err))
+		HARNESS_FAIL("send: %s", err.message);
+	took = now_ms() - t0;
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(secrets); i++)
+		unsetenv(secrets[i][0]);
+	/* sleep 30 and a script that ignores SIGTERM: killed quickly */
+	if (took > 8000)
+		HARNESS_FAIL("the scripts took %ld ms", took);
+	reqs_load(&r, f.log);
+	ASSERT_EQ(r.n, 4);
+
+	/* exit code, stdout, stderr and arguments reach the model */
+	t = result_of(&r, "s01", &is_error);
+	ASSERT(is_error);
+	ASSERT_CONTAINS(t, "exit code: 3");
+	ASSERT_CONTAINS(t, "OUT3 [a b] [c]");
+	ASSERT_CONTAINS(t, "ERR3");
+	/* the environment is an allow-list */
+	t = result_of(&r, "s02", &is_error);
+	ASSERT(!is_error);
+	ASSERT_CONTAINS(t, "ENV-START");
+	ASSERT_CONTAINS(t, "SKILL_DIR=");
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(secrets); i++) {
+		if (strstr(t, secrets[i][0]) || strstr(t, secrets[i][1]))
+			HARNESS_FAIL("the script saw %s", secrets[i][0]);
+	}
+	/* output flood: capped with a marker */
+	t = result_of(&r, "s03", &is_error);
+	ASSERT(!is_error);
+	ASSERT_CONTAINS(t, "xxxx");
+	ASSERT_CONTAINS(t, "[truncated");
+	ASSERT(strlen(t) < 4096 + 300);
+	/* not executable; not under scripts/; '..'; absolute */
+	t = result_of(&r, "s04", &is_error);
+	ASSERT(is_error);
+	ASSERT_CONTAINS(t, "not executable");
+	t = result_of(&r, "s05", &is_error);
+	ASSERT(is_error);
+	ASSERT_CONTAINS(t, "scripts/");
+	t = result_of(&r, "s06", &is_error);
+	ASSERT(is_error);
+	ASSERT_CONTAINS(t, "'..'");
+	t = result_of(&r, "s07", &is_error);
+	ASSERT(is_error);
+	/* timeouts */
+	t = result_of(&r, "s08", &is_error);
+	ASSERT(is_error);
+	ASSERT_CONTAINS(t, "timed out");
+	ASSERT(!strstr(t, "SLEPT-THROUGH"));
+	t = result_of(&r, "s09", &is_error);
+	ASSERT(is_error);
+	ASSERT_CONTAINS(t, "timed out");
+	ASSERT(!strstr(t, "TRAP-SURVIVED"));
+	for (size_t i = 0; i < r.n; i++) {
+		REQ_LACKS(&r, i, "NOEXEC-RAN");
+		REQ_LACKS(&r, i, "NOTES-RAN");
+		REQ_LACKS(&r, i, "SCRIPT-OUT-alpha");
+	}
+	reqs_free(&r);
+	/* nothing of the killed group lingers */
+	ASSERT(pid_gone(at(world, "work/trap.pid")));
+	ASSERT(pid_gone(at(world, "work/sleep.pid")));
+	fx_close(&f, "ok", 0);
+
+	/* the trail: script_run events, and no secret anywhere */
+	events_load(&e, f.run_dir);
+	ev = event(&e, "script_run", 0);
+	ASSERT(ev);
+	ASSERT_EQ(json_integer_value(json_object_get(ev, "exit_code")), 3);
+	ev = event(&e, "script_run", 4);
+	ASSERT(ev);
+	ASSERT(json_is_true(json_object_get(ev, "timed_out")));
+	events_free(&e);
+	trail = slurp(at(f.run_dir, "events.jsonl"));
+	ASSERT(trail);
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(secrets); i++)
+		ASSERT(!strstr(trail, secrets[i][1]));
+	free(trail);
+	trail = slurp(at(f.run_dir, "run.json"));
+	ASSERT(trail);
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(secrets); i++)
+		ASSERT(!strstr(trail, secrets[i][1]));
+	free(trail);
+}
+
+static void test_agent__script_budget(void)
+{
+	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
+	struct fx f;
+	skit_agent_stats st;
+	skit_error err = { 0 };
+	char *answer = NULL;
+
+	build_world("script-budget");
+	ao.max_script_runs = 2;
+	fx_open(&f, "script_budget.jsonl", &ao);
+	ASSERT_EQ(skit_agent_send(f.agent, "run thrice", &answer, &err),
+	          SKIT_ELIMIT);
+	ASSERT(answer == NULL);
+	ASSERT_CONTAINS(err.message, "script");
+	skit_agent_get_stats(f.agent, &st);
+	ASSERT_EQ(st.script_runs, 2);
+	fx_close(&f, "limit", 1);
+}
+
+/* ---- budgets ---------------------------------------------------------- */
+
+static void test_agent__max_turns(void)
+{
+	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
+	struct fx f;
+	struct reqs r;
+	skit_agent_stats st;
+	skit_error err = { 0 };
+	char *sum;
+
+	build_world("max-turns");
+	ao.max_turns = 3;
+	fx_open(&f, "loop.jsonl", &ao);
+	ASSERT_EQ(skit_agent_send(f.agent, "loop", NULL, &err), SKIT_ELIMIT);
+	ASSERT_CONTAINS(err.message, "turn");
+	skit_agent_get_stats(f.agent, &st);
+	ASSERT_EQ(st.turns, 3);
+	reqs_load(&r, f.log);
+	ASSERT_EQ(r.n, 3);
+	reqs_free(&r);
+	fx_close(&f, "limit", 1);
+	sum = slurp(at(f.run_dir, "run.json"));
+	ASSERT_CONTAINS(sum, "\"limit\"");
+	free(sum);
+}
+
+static void test_agent__max_tool_calls(void)
+{
+	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
+	struct fx f;
+	skit_agent_stats st;
+	skit_error err = { 0 };
+
+	build_world("max-calls");
+	ao.max_tool_calls = 2;
+	fx_open(&f, "many_calls.jsonl", &ao);
+	ASSERT_EQ(skit_agent_send(f.agent, "three calls", NULL, &err),
+	          SKIT_ELIMIT);
+	ASSERT_CONTAINS(err.message, "tool-call");
+	skit_agent_get_stats(f.agent, &st);
+	ASSERT_EQ(st.tool_calls, 2);
+	fx_close(&f, "limit", 1);
+}
+
+static void test_agent__max_tokens(void)
+{
+	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
+	struct fx f;
+	skit_agent_stats st;
+	skit_error err = { 0 };
+
+	build_world("max-tokens");
+	ao.max_tokens = 100;
+	fx_open(&f, "tokens.jsonl", &ao);
+	ASSERT_EQ(skit_agent_send(f.agent, "spend", NULL, &err), SKIT_ELIMIT);
+	ASSERT_CONTAINS(err.message, "token");
+	skit_agent_get_stats(f.agent, &st);
+	ASSERT_EQ(st.turns, 1);
+	ASSERT_EQ(st.usage.input_tokens + st.usage.output_tokens, 110);
+	fx_close(&f, "limit", 1);
+}
+
+static void test_agent__cassette_exhausted(void)
+{
+	struct fx f;
+	skit_error err = { 0 };
+	char *answer = NULL;
+	int rc;
+
+	build_world("exhausted");
+	fx_open(&f, "exhausted.jsonl", NULL);
+	rc = skit_agent_send(f.agent, "go", &answer, &err);
+	ASSERT(rc != 0);
+	ASSERT(rc != SKIT_ELIMIT);
+	ASSERT(answer == NULL);
+	ASSERT_CONTAINS(err.message, "no response");
+	fx_close(&f, "error", 1);
+}
+
+/* ---- the plan --------------------------------------------------------- */
+
+static void test_agent__plan(void)
+{
+	struct fx f;
+	struct reqs r;
+	struct events e;
+	skit_step_status s;
+	skit_error err = { 0 };
+	bool is_error = false;
+	json_t *ev;
+
+	build_world("plan");
+	fx_open(&f, "plan.jsonl", NULL);
+	ASSERT_EQ(skit_agent_plan_count(f.agent), 0);
+	ASSERT_OK(skit_agent_send(f.agent, "plan it", NULL, &err));
+	ASSERT_EQ(skit_agent_plan_count(f.agent), 3);
+	ASSERT_STR(skit_agent_plan_step(f.agent, 0, &s), "Read the data");
+	ASSERT_EQ(s, SKIT_STEP_COMPLETED);
+	ASSERT_STR(skit_agent_plan_step(f.agent, 1, &s), "Compute totals");
+	ASSERT_EQ(s, SKIT_STEP_IN_PROGRESS);
+	ASSERT_STR(skit_agent_plan_step(f.agent, 2, &s), "Write the report");
+	ASSERT_EQ(s, SKIT_STEP_PENDING);
+	reqs_load(&r, f.log);
+	ASSERT_EQ(r.n, 5);
+	ASSERT(result_of(&r, "p1", &is_error));
+	ASSERT(!is_error);
+	ASSERT_CONTAINS(result_of(&r, "p2", &is_error), "status");
+	ASSERT(is_error);
+	ASSERT_CONTAINS(result_of(&r, "p3", &is_error), "in_progress");
+	ASSERT(is_error);
+	ASSERT(result_of(&r, "p4", &is_error));
+	ASSERT(is_error);
+	reqs_free(&r);
+	fx_close(&f, "ok", 0);
+	events_load(&e, f.run_dir);
+	ev = event(&e, "plan_updated", 0);
+	ASSERT(ev);
+	ASSERT_EQ(json_array_size(json_object_get(ev, "steps")), 3);
+	ASSERT_STR(str_of(json_array_get(json_object_get(ev, "steps"), 1),
+	                  "status"),
+	           "in_progress");
+	/* Refused plans are not recorded as updates. */
+	ASSERT(!event(&e, "plan_updated", 1));
+	events_free(&e);
+}
+
+/* ---- the JSON action protocol ----------------------------------------- */
+
+static void test_agent__json_actions(void)
+{
+	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
+	struct fx f;
+	struct reqs r;
+	skit_error err = { 0 };
+	char *answer = NULL;
+
+	build_world("actions");
+	ao.json_actions = true;
+	fx_open(&f, "actions.jsonl", &ao);
+	if (skit_agent_send(f.agent, "act", &answer, &err))
+		HARNESS_FAIL("send: %s", err.message);
+	ASSERT_STR(answer, "All done: ACTIONS-FINAL");
+	skit_free(answer);
+	reqs_load(&r, f.log);
+	ASSERT_EQ(r.n, 4);
+	for (size_t i = 0; i < r.n; i++) {
+		/* No native tools; the protocol is in the system text. */
+		REQ_HAS(&r, i, "\"tools\":[]");
+		REQ_HAS(&r, i, "read_skill_resource");
+	}
+	REQ_LACKS(&r, 0, "BODY-MARKER-alpha");
+	REQ_HAS(&r, 1, "BODY-MARKER-alpha");
+	REQ_LACKS(&r, 1, "RES-MARKER-alpha");
+	REQ_HAS(&r, 2, "RES-MARKER-alpha");
+	REQ_LACKS(&r, 2, "malformed");
+	REQ_HAS(&r, 3, "malformed");
+	reqs_free(&r);
+	ASSERT_EQ(skit_agent_active_count(f.agent), 1);
+	fx_close(&f, "ok", 0);
+}
+
+/* ---- odd calls and cancellation ---------------------------------------- */
+
+static void test_agent__odd_calls(void)
+{
+	struct fx f;
+	struct reqs r;
+	skit_error err = { 0 };
+	bool is_error = false;
+	char *answer = NULL;
+
+	build_world("odd-calls");
+	fx_open(&f, "odd_calls.jsonl", NULL);
+	if (skit_agent_send(f.agent, "confuse", &answer, &err))
+		HARNESS_FAIL("send: %s", err.message);
+	ASSERT_STR(answer, "FINAL-ANSWER");
+	skit_free(answer);
+	reqs_load(&r, f.log);
+	ASSERT_EQ(r.n, 2);
+	ASSERT_CONTAINS(result_of(&r, "o1", &is_error), "JSON");
+	ASSERT(is_error);
+	ASSERT_CONTAINS(result_of(&r, "o2", &is_error), "rm_rf");
+	ASSERT(is_error);
+	ASSERT(result_of(&r, "o3", &is_error));
+	ASSERT(is_error);
+	ASSERT_CONTAINS(result_of(&r, "o4", &is_error), "name");
+	ASSERT(is_error);
+	ASSERT_CONTAINS(result_of(&r, "o5", &is_error), "nosuch");
+	ASSERT(is_error);
+	/* a script of a skill not yet active */
+	ASSERT_CONTAINS(result_of(&r, "o6", &is_error), "use_skill");
+	ASSERT(is_error);
+	REQ_LACKS(&r, 1, "SCRIPT-OUT-alpha");
+	ASSERT_CONTAINS(result_of(&r, "o7", &is_error), "BODY-MARKER-alpha");
+	ASSERT(!is_error);
+	/* twice: not loaded again */
+	ASSERT(!strstr(result_of(&r, "o8", &is_error), "BODY-MARKER-alpha"));
+	ASSERT(!is_error);
+	reqs_free(&r);
+	ASSERT_EQ(skit_agent_active_count(f.agent), 1);
+	fx_close(&f, "ok", 0);
+}
+
+static void test_agent__canceled(void)
+{
+	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
+	static volatile int cancel = 1;
+	struct fx f;
+	struct stat st;
+	skit_error err = { 0 };
+	char *sum;
+
+	build_world("canceled");
+	ao.cancel = &cancel;
+	fx_open(&f, "final.jsonl", &ao);
+	ASSERT_EQ(skit_agent_send(f.agent, "go", NULL, &err), SKIT_ECANCELED);
+	ASSERT(stat(f.log, &st) < 0 || st.st_size == 0);
+	fx_close(&f, "canceled", 130);
+	sum = slurp(at(f.run_dir, "run.json"));
+	ASSERT_CONTAINS(sum, "\"canceled\"");
+	free(sum);
+}
+
+/* ---- misc ------------------------------------------------------------- */
+
+static void test_agent__bad_options(void)
+{
+	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
+	skit_agent *a = NULL;
+	skit_error err = { 0 };
+
+	ASSERT_EQ(skit_agent_new(&a, &ao, &err), SKIT_EUSAGE);
+	ASSERT(a == NULL);
+}
+
+static void test_agent__model_missing_cassette(void)
+{
+	skit_model_options mo = SKIT_MODEL_OPTIONS_INIT;
+	skit_model *m = NULL;
+	skit_error err = { 0 };
+
+	mo.spec = "replay:/nonexistent/cassette.jsonl";
+	ASSERT_EQ(skit_model_new(&m, &mo, &err), SKIT_EUSAGE);
+	ASSERT(m == NULL);
+	ASSERT(!strchr(err.message, '\n'));
+	mo.spec = "nope:x";
+	ASSERT_EQ(skit_model_new(&m, &mo, &err), SKIT_EUSAGE);
+}
+
+/* clang-format off */
+TEST_MAIN(
+	TEST(test_agent__disclosure)
+	TEST(test_agent__audit_events)
+	TEST(test_agent__activate_user_arguments)
+	TEST(test_agent__activate_user_appends_arguments)
+	TEST(test_agent__activate_mention)
+	TEST(test_agent__activate_unknown)
+	TEST(test_agent__max_skills_per_turn)
+	TEST(test_agent__max_skills_per_turn_option)
+	TEST(test_agent__precedence_and_source)
+	TEST(test_agent__disable_model_invocation)
+	TEST(test_agent__not_user_invocable)
+	TEST(test_agent__read_resource)
+	TEST(test_agent__run_script)
+	TEST(test_agent__script_budget)
+	TEST(test_agent__max_turns)
+	TEST(test_agent__max_tool_calls)
+	TEST(test_agent__max_tokens)
+	TEST(test_agent__cassette_exhausted)
+	TEST(test_agent__plan)
+	TEST(test_agent__json_actions)
+	TEST(test_agent__odd_calls)
+	TEST(test_agent__canceled)
+	TEST(test_agent__bad_options)
+	TEST(test_agent__model_missing_cassette))
+/* clang-format on */
