@@ -36,6 +36,9 @@ typedef struct {
 	size_t body_len;
 	long connect_timeout_ms; /**< 0: the transport's default */
 	long total_timeout_ms;   /**< 0: none */
+	/** NULL, or a flag: once non-zero the transfer is abandoned and
+	 *  perform() returns SKIT_ECANCELED. */
+	const volatile int *cancel;
 } skit_http_request;
 
 /**
@@ -166,11 +169,16 @@ typedef struct {
 	 * debugging and for tests that assert what a model was shown.
 	 */
 	const char *request_log;
+	/**
+	 * NULL, or a flag (e.g. set by a SIGINT handler): once non-zero,
+	 * a request in flight or a retry wait ends with SKIT_ECANCELED.
+	 */
+	const volatile int *cancel;
 } skit_model_options;
 
 /* clang-format off */
 #define SKIT_MODEL_OPTIONS_VERSION 1
-#define SKIT_MODEL_OPTIONS_INIT { SKIT_MODEL_OPTIONS_VERSION, NULL, NULL, NULL, 0, 0, 0, 0, 0, false, NULL, NULL }
+#define SKIT_MODEL_OPTIONS_INIT { SKIT_MODEL_OPTIONS_VERSION, NULL, NULL, NULL, 0, 0, 0, 0, 0, false, NULL, NULL, NULL }
 /* clang-format on */
 
 /**

@@ -258,6 +258,7 @@ int cli_agent_open(struct cli_agent *ca, bool stream_answer, const char *verb)
 	mo.spec = ca->model ? ca->model : default_model(spec, sizeof(spec));
 	mo.no_stream = ca->no_stream;
 	mo.request_log = ca->request_log;
+	mo.cancel = (const volatile int *)&cli_interrupted;
 	rc = skit_model_new(&ca->mod, &mo, &err);
 	if (rc < 0) {
 		cli_error(verb, "%s", err.message);

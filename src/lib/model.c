@@ -119,6 +119,7 @@ int skit_model_new(skit_model **out, const skit_model_options *opts,
 	m->retry_max_ms =
 	        opts->retry_max_ms > 0 ? opts->retry_max_ms : DEFAULT_RETRY_MAX;
 	m->no_stream = opts->no_stream;
+	m->cancel = opts->cancel;
 	m->transport = opts->transport;
 	rc = dup_opt(&m->name, colon ? colon + 1 : "", err);
 	if (!rc)

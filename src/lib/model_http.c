@@ -458,16 +458,23 @@ static long backoff_ms(skit_model *m, unsigned int retry, long retry_after,
 	return (long)(next_random(rng) % ((uint64_t)cap + 1));
 }
 
-static void sleep_ms(long ms)
+/* Wait `ms` in short slices; true when the wait was canceled. */
+static bool sleep_ms(skit_model *m, long ms)
 {
 	struct timespec ts;
+	long slice;
 
-	if (ms <= 0)
-		return;
-	ts.tv_sec = ms / 1000;
-	ts.tv_nsec = (ms % 1000) * 1000000L;
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
+	while (ms > 0) {
+		if (m->cancel && *m->cancel)
+			return true;
+		slice = ms < 50 ? ms : 50;
+		ts.tv_sec = 0;
+		ts.tv_nsec = slice * 1000000L;
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+		ms -= slice;
+	}
+	return m->cancel && *m->cancel;
 }
 
 static bool retryable_status(long status)
@@ -514,6 +521,7 @@ int skit__http_perform(skit_model *m, struct skit__http_call *call,
 	req.body_len = call->body_len;
 	req.connect_timeout_ms = m->connect_timeout_ms;
 	req.total_timeout_ms = m->total_timeout_ms;
+	req.cancel = m->cancel;
 	clock_gettime(CLOCK_REALTIME, &now);
 	rng = ((uint64_t)now.tv_sec << 32) ^ (uint64_t)now.tv_nsec ^
 	      (uint64_t)(uintptr_t)call;
@@ -550,8 +558,12 @@ int skit__http_perform(skit_model *m, struct skit__http_call *call,
 				break;
 			}
 			if (rc == SKIT_EIO && retry < m->max_retries) {
-				sleep_ms(backoff_ms(m, retry + 1, -1, &rng));
-				continue;
+				if (!sleep_ms(m, backoff_ms(m, retry + 1, -1,
+				                            &rng)))
+					continue;
+				rc = skit__http_error(m, err, SKIT_ECANCELED,
+				                      "canceled");
+				break;
 			}
 			if (rc == SKIT_ENOMEM)
 				skit__error_oom(err);
@@ -570,9 +582,12 @@ int skit__http_perform(skit_model *m, struct skit__http_call *call,
 			break;
 		}
 		if (retryable_status(a.status) && retry < m->max_retries) {
-			sleep_ms(backoff_ms(m, retry + 1, a.retry_after_ms,
-			                    &rng));
-			continue;
+			if (!sleep_ms(m, backoff_ms(m, retry + 1,
+			                            a.retry_after_ms, &rng)))
+				continue;
+			rc = skit__http_error(m, err, SKIT_ECANCELED,
+			                      "canceled");
+			break;
 		}
 		rc = status_error(m, a.status, &call->response, err);
 		break;

@@ -40,6 +40,7 @@ struct skit_model {
 	skit_transport *transport;     /* the one in use */
 	skit_transport *own_transport; /* created here, freed here */
 	char *request_log;
+	const volatile int *cancel;
 	void *state; /* the provider's */
 };
 

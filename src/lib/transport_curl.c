@@ -31,7 +31,21 @@ struct xfer {
 	const skit_http_sink *sink;
 	int abort_rc;       /* a sink callback's non-zero value */
 	bool informational; /* inside a 1xx response's headers */
+	const volatile int *cancel;
 };
+
+/* Polled by libcurl about once a second and on every transfer event. */
+static int on_progress(void *payload, curl_off_t dltotal, curl_off_t dlnow,
+                       curl_off_t ultotal, curl_off_t ulnow)
+{
+	struct xfer *x = payload;
+
+	(void)dltotal;
+	(void)dlnow;
+	(void)ultotal;
+	(void)ulnow;
+	return x->cancel && *x->cancel;
+}
 
 static pthread_once_t global_once = PTHREAD_ONCE_INIT;
 static CURLcode global_rc = CURLE_FAILED_INIT;
@@ -173,6 +187,11 @@ static int set_options(struct curl_transport *t, const skit_http_request *req,
 	SET(CURLOPT_WRITEDATA, x);
 	SET(CURLOPT_USERAGENT, "skit/" SKIT_VERSION);
 	SET(CURLOPT_TCP_KEEPALIVE, 1L);
+	if (req->cancel) {
+		SET(CURLOPT_NOPROGRESS, 0L);
+		SET(CURLOPT_XFERINFOFUNCTION, on_progress);
+		SET(CURLOPT_XFERINFODATA, x);
+	}
 	if (req->connect_timeout_ms > 0)
 		SET(CURLOPT_CONNECTTIMEOUT_MS, req->connect_timeout_ms);
 	if (req->total_timeout_ms > 0)
@@ -201,7 +220,7 @@ static int curl_perform(skit_transport *self, const skit_http_request *req,
 {
 	struct curl_transport *t = (struct curl_transport *)self;
 	struct curl_slist *headers = NULL, *h;
-	struct xfer x = { sink, 0, false };
+	struct xfer x = { sink, 0, false, req->cancel };
 	char msg[sizeof(err->message)];
 	CURLcode cc;
 	int rc;
@@ -236,6 +255,8 @@ static int curl_perform(skit_transport *self, const skit_http_request *req,
 	curl_easy_setopt(t->easy, CURLOPT_POSTFIELDS, NULL);
 	if (x.abort_rc)
 		return x.abort_rc;
+	if (cc == CURLE_ABORTED_BY_CALLBACK && req->cancel && *req->cancel)
+		return skit__error_set(err, SKIT_ECANCELED, 0, "canceled");
 	if (cc == CURLE_OK)
 		return 0;
 	scrub_userinfo(msg, sizeof(msg),

@@ -9,6 +9,7 @@
 #include "common.h"
 
 #include <jansson.h>
+#include <pthread.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <sys/stat.h>
@@ -884,6 +885,69 @@ static void test_model__connection_refused_and_timeout(void)
 	stop();
 }
 
+/* ---- cancellation ------------------------------------------------------ */
+
+static volatile int cancel_flag;
+
+static void *cancel_soon(void *arg)
+{
+	struct timespec ts = { 0, 150 * 1000000L };
+
+	(void)arg;
+	nanosleep(&ts, NULL);
+	cancel_flag = 1;
+	return NULL;
+}
+
+static long complete_canceled(skit_model *m, skit_error *err)
+{
+	skit_model_request req = simple_request();
+	skit_model_response resp;
+	struct timespec t0, t1;
+	pthread_t th;
+
+	cancel_flag = 0;
+	ASSERT_OK(pthread_create(&th, NULL, cancel_soon, NULL));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ASSERT_EQ(skit_model_complete(m, &resp, &req, NULL, NULL, err),
+	          SKIT_ECANCELED);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	pthread_join(th, NULL);
+	return (t1.tv_sec - t0.tv_sec) * 1000 +
+	       (t1.tv_nsec - t0.tv_nsec) / 1000000;
+}
+
+static void test_model__cancel(void)
+{
+	httpd_response r = HTTPD_RESPONSE_INIT;
+	skit_model_options o = SKIT_MODEL_OPTIONS_INIT;
+	skit_error err = { 0 };
+	skit_model *m;
+
+	start();
+	o.spec = "anthropic:claude-test";
+	o.base_url = httpd_url(srv);
+	o.api_key = KEY;
+	o.cancel = &cancel_flag;
+	o.retry_base_ms = 20000;
+	o.retry_max_ms = 20000;
+	ASSERT_OK(skit_model_new(&m, &o, NULL));
+	/* A server that is slow to answer: the transfer is abandoned. */
+	r.delay_ms = 8000;
+	r.body = ok_body;
+	httpd_push(srv, &r);
+	ASSERT(complete_canceled(m, &err) < 4000);
+	/* A 429 asking to come back much later: the wait is cut short. */
+	memset(&r, 0, sizeof(r));
+	r.status = 429;
+	r.headers = "Retry-After: 20\r\n";
+	r.body = "{\"error\":{\"message\":\"slow down\"}}";
+	httpd_push(srv, &r);
+	ASSERT(complete_canceled(m, &err) < 2000);
+	skit_model_free(m);
+	stop();
+}
+
 /* ---- environment and options ------------------------------------------ */
 
 static void test_model__env_and_keys(void)
@@ -1188,8 +1252,8 @@ TEST_MAIN(
                                         test_model__http_errors_name_provider_not_key)
                                         TEST(test_model__malformed_and_truncated) TEST(
                                                 test_model__connection_refused_and_timeout)
-                                                TEST(test_model__env_and_keys) TEST(
-                                                        test_model__fake_transport_and_request_log)
+                                                TEST(test_model__cancel) TEST(
+                                                        test_model__env_and_keys) TEST(test_model__fake_transport_and_request_log)
                                                         TEST(test_model__replay_cassette_errors)
                                                                 TEST(test_model__replay_play)
                                                                         TEST(test_model__replay_out_of_memory))
