@@ -15,5 +15,6 @@
 #include "skit/model.h"
 #include "skit/agent.h"
 #include "skit/audit.h"
+#include "skit/policy.h"
 
 #endif /* SKIT_SKIT_H */

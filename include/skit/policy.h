@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SKIT_POLICY_H
+#define SKIT_POLICY_H
+
+#include "skit/common.h"
+#include "skit/skill.h" /* skit_diag */
+
+/**
+ * @file skit/policy.h
+ * @brief Permission patterns and the one decision procedure of DESIGN §6:
+ *        may this tool call run, run after approval, or not at all?
+ *
+ * Three inputs decide a call: the global policy (config `allow`, `deny`
+ * and `ask` pattern lists), the run-time flags (`--allow`, `--deny`,
+ * `--yes`, `--no-network`) and the `allowed-tools` of the active skills.
+ * A pattern is `Name` or `Name(argument)`: `Read`, `Read(README.md)`,
+ * `Bash(git:*)`, `WebFetch(domain:example.com)`, or one of skit's own tool
+ * names. The full grammar, the procedure and a table of examples are in
+ * docs/permissions.md.
+ *
+ * This module only decides. It does not prompt, run, confine or audit
+ * anything: the agent asks the user when the verdict is SKIT_POLICY_ASK,
+ * the sandbox confines what runs, and the audit trail records the
+ * decision. skit_policy_check() allocates nothing and never fails on a
+ * well-formed request.
+ */
+
+SKIT_BEGIN_DECL
+
+/** Global policy: configured patterns plus the run-time flags. Opaque. */
+typedef struct skit_policy skit_policy;
+
+/** One skill's parsed `allowed-tools`. Opaque. */
+typedef struct skit_allowed_tools skit_allowed_tools;
+
+/** The pattern lists of skit_policy_add() and skit_policy_add_flag(). */
+typedef enum {
+	SKIT_POLICY_LIST_ALLOW = 0, /**< pre-approve matching calls */
+	SKIT_POLICY_LIST_DENY = 1,  /**< refuse matching calls; always wins */
+	SKIT_POLICY_LIST_ASK = 2,   /**< always ask first (config only) */
+} skit_policy_list;
+
+/** What the policy says about one call. */
+typedef enum {
+	SKIT_POLICY_ALLOW = 0, /**< run it */
+	SKIT_POLICY_ASK = 1,   /**< run it only once the user approves */
+	SKIT_POLICY_DENY = 2,  /**< do not run it */
+} skit_verdict;
+
+/** Risk classes of DESIGN §6 (network is split out of write/network). */
+typedef enum {
+	SKIT_RISK_READ = 0,    /**< read-only, including the skill tools */
+	SKIT_RISK_EXECUTE = 1, /**< runs a program */
+	SKIT_RISK_WRITE = 2,   /**< changes files */
+	SKIT_RISK_NETWORK = 3, /**< reaches the network */
+} skit_risk;
+
+/** Largest pattern, in bytes; longer ones are SKIT_ETOOBIG. */
+#define SKIT_POLICY_MAX_PATTERN 1024
+/** Most patterns in one list or one `allowed-tools` value. */
+#define SKIT_POLICY_MAX_PATTERNS 256
+
+/**
+ * One tool call to decide. All pointers are borrowed for the duration of
+ * skit_policy_check() only.
+ */
+typedef struct {
+	/** The tool: skit's (`shell`, `read_file`...) or Claude-style
+	 *  (`Bash`, `Read`...). Must not be NULL. */
+	const char *tool;
+	/**
+	 * What the call acts on, NULL for nothing: the command line for
+	 * `shell`/`Bash`; "<path> <args...>" for `run_skill_script` (path
+	 * relative to the skill folder); a path relative to the project
+	 * folder for the file tools; a URL or host name for `WebFetch`.
+	 */
+	const char *target;
+	/** `run_skill_script`: the skill that owns the script; else NULL. */
+	const char *skill;
+} skit_tool_request;
+
+/** One active skill, as skit_policy_check() sees it. Borrowed. */
+typedef struct {
+	const char *name; /**< the skill's name, used in reasons */
+	/** Its parsed `allowed-tools`, or NULL when it declares none. */
+	const skit_allowed_tools *tools;
+} skit_active_skill;
+
+/** The outcome of skit_policy_check(). Caller-owned, no pointers. */
+typedef struct {
+	skit_verdict verdict;
+	skit_risk risk;
+	/** One line naming the rule that decided, e.g. "denied by --deny
+	 *  'Bash(rm:*)'"; cut to fit. */
+	char reason[256];
+} skit_decision;
+
+/**
+ * The risk class of tool `name` (case-sensitive).
+ *
+ * @param[out] out  the class; untouched on failure
+ * @param name      a tool name
+ * @return SKIT_OK, or SKIT_ENOTFOUND when skit does not know the tool.
+ */
+SKIT_EXTERN int skit_tool_risk(skit_risk *out, const char *name);
+
+/**
+ * Parse a skill's `allowed-tools` value: patterns separated by blanks or
+ * commas outside parentheses, so `Bash(npm run test:*) Read` is two.
+ *
+ * A malformed pattern fails the whole parse; the error's `column` is the
+ * 1-based byte offset in `text` of the offending character. An unknown
+ * tool name is not an error: it becomes a warning diagnostic (code
+ * "allowed-tools-unknown-tool") and its pattern never matches. An empty
+ * value declares an empty list: the skill allows no gated tool.
+ *
+ * @param[out] out  the parsed list, owned by the caller; NULL on failure
+ * @param skill     the skill's name, copied (for reasons); may be NULL
+ * @param text      the value; must not be NULL
+ * @param[out] err  filled in on failure; may be NULL
+ * @return SKIT_OK; SKIT_EINVALID for a malformed pattern; SKIT_ETOOBIG
+ *         for a pattern over SKIT_POLICY_MAX_PATTERN bytes or more than
+ *         SKIT_POLICY_MAX_PATTERNS patterns; SKIT_ENOMEM.
+ */
+SKIT_EXTERN int skit_allowed_tools_parse(skit_allowed_tools **out,
+                                         const char *skill, const char *text,
+                                         skit_error *err);
+
+/** Number of patterns in `at`. */
+SKIT_EXTERN size_t skit_allowed_tools_count(const skit_allowed_tools *at);
+
+/**
+ * Pattern `i` (< count) as written, without surrounding blanks. Borrowed:
+ * valid until skit_allowed_tools_free(at).
+ */
+SKIT_EXTERN const char *skit_allowed_tools_pattern(const skit_allowed_tools *at,
+                                                   size_t i);
+
+/**
+ * The warnings found while parsing (unknown tool names). `path` is "",
+ * `line` 0, `column` the byte offset in the value. Borrowed, as above.
+ */
+SKIT_EXTERN const skit_diag *
+skit_allowed_tools_diags(const skit_allowed_tools *at, size_t *count);
+
+/** Free `at`. NULL is a no-op. */
+SKIT_EXTERN void skit_allowed_tools_free(skit_allowed_tools *at);
+
+/**
+ * Make an empty policy: nothing configured, no flags. With it, read-only
+ * calls are allowed and every other call needs approval.
+ *
+ * @param[out] out  the policy, owned by the caller; NULL on failure
+ * @param[out] err  filled in on failure; may be NULL
+ * @return SKIT_OK or SKIT_ENOMEM.
+ */
+SKIT_EXTERN int skit_policy_new(skit_policy **out, skit_error *err);
+
+/**
+ * Add a configured pattern (the config file's `allow`, `deny` or `ask`).
+ *
+ * Unlike in `allowed-tools`, an unknown tool name is an error here: a
+ * misspelt `deny` entry must not be silently ignored. `pattern` is
+ * copied.
+ *
+ * @return SKIT_OK; SKIT_EINVALID for a malformed pattern or an unknown
+ *         tool (err->column says where); SKIT_ETOOBIG for a pattern or a
+ *         list over the caps; SKIT_ENOMEM.
+ */
+SKIT_EXTERN int skit_policy_add(skit_policy *p, skit_policy_list list,
+                                const char *pattern, skit_error *err);
+
+/**
+ * Add a run-time `--allow` (SKIT_POLICY_LIST_ALLOW) or `--deny`
+ * (SKIT_POLICY_LIST_DENY) pattern. Errors as for skit_policy_add().
+ */
+SKIT_EXTERN int skit_policy_add_flag(skit_policy *p, skit_policy_list list,
+                                     const char *pattern, skit_error *err);
+
+/** `--yes`: approve every call that would otherwise be SKIT_POLICY_ASK. */
+SKIT_EXTERN void skit_policy_set_yes(skit_policy *p, bool yes);
+
+/** `--no-network`: deny every network call. */
+SKIT_EXTERN void skit_policy_set_no_network(skit_policy *p, bool no_network);
+
+/**
+ * Decide one call (the procedure of docs/permissions.md).
+ *
+ * @param p        the policy
+ * @param active   the active skills, in activation order; may be NULL
+ *                 when `nactive` is 0
+ * @param nactive  number of entries at `active`
+ * @param req      the call
+ * @param[out] out the decision; filled in on success
+ * @param[out] err filled in on failure; may be NULL
+ * @return SKIT_OK, or SKIT_ENOTFOUND when `req->tool` is unknown (the
+ *         call should then be refused).
+ */
+SKIT_EXTERN int skit_policy_check(const skit_policy *p,
+                                  const skit_active_skill *active,
+                                  size_t nactive, const skit_tool_request *req,
+                                  skit_decision *out, skit_error *err);
+
+/** Free `p`. NULL is a no-op. */
+SKIT_EXTERN void skit_policy_free(skit_policy *p);
+
+SKIT_END_DECL
+
+#endif /* SKIT_POLICY_H */

@@ -1,0 +1,1166 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * policy.c - permission patterns and the decision procedure of DESIGN §6.
+ *
+ * Patterns are parsed once (skit_policy_add, skit_allowed_tools_parse)
+ * into a tool index plus a cleaned argument; skit_policy_check() then only
+ * compares, with fixed stack buffers, so a decision can neither fail for
+ * lack of memory nor take time beyond O(pattern * target) per pattern.
+ *
+ * Matching has two moods. Permissive lists (allow, --allow, allowed-tools)
+ * grant, so they match conservatively: `Bash(git:*)` does not match a
+ * command holding shell operators, since "git log; rm -rf ~" is not a git
+ * command. Restrictive lists (deny, --deny, ask) refuse, so they match
+ * eagerly: `Bash(rm:*)` matches any simple command of a compound line.
+ * Neither is a sandbox; sandbox.c is the boundary.
+ */
+#include "common.h"
+
+#include "skit/policy.h"
+#include "lib/error.h"
+
+#define PATH_BUF 4096
+#define HOST_BUF 256
+
+/* Shell characters that join, nest or redirect commands. */
+#define SHELL_OPERATORS ";&|()`$<>\n\r"
+/* Where a compound command line splits into simple commands. */
+#define SHELL_SPLIT ";&|()`\n\r"
+
+/* Tool classes: what a Claude-style pattern name stands for. */
+enum {
+	C_READ = 1u << 0,
+	C_WRITE = 1u << 1,
+	C_EDIT = 1u << 2,
+	C_BASH = 1u << 3,
+	C_GREP = 1u << 4,
+	C_GLOB = 1u << 5,
+	C_LS = 1u << 6,
+	C_WEBFETCH = 1u << 7,
+	C_WEBSEARCH = 1u << 8,
+};
+
+/* What a pattern's argument means. */
+enum arg_kind { ARG_NONE, ARG_PATH, ARG_COMMAND, ARG_DOMAIN };
+
+struct tool {
+	const char *name;
+	unsigned int denotes; /* classes a pattern of this name covers; 0:
+	                         the pattern covers only this tool */
+	unsigned int classes; /* classes a call of this tool belongs to */
+	enum arg_kind arg;
+	skit_risk risk;
+	bool skill_tool; /* base set of DESIGN §5: never gated by skills */
+};
+
+/*
+ * Write and Edit both name "changes a file", and Read also covers the
+ * tools that read files to search or list them (as Claude Code does).
+ */
+static const struct tool tools[] = {
+	{ "Read", C_READ, C_READ, ARG_PATH, SKIT_RISK_READ, false },
+	{ "Write", C_WRITE, C_WRITE | C_EDIT, ARG_PATH, SKIT_RISK_WRITE,
+	  false },
+	{ "Edit", C_EDIT, C_WRITE | C_EDIT, ARG_PATH, SKIT_RISK_WRITE, false },
+	{ "Bash", C_BASH, C_BASH, ARG_COMMAND, SKIT_RISK_EXECUTE, false },
+	{ "Grep", C_GREP, C_GREP | C_READ, ARG_PATH, SKIT_RISK_READ, false },
+	{ "Glob", C_GLOB, C_GLOB | C_READ, ARG_PATH, SKIT_RISK_READ, false },
+	{ "LS", C_LS, C_LS | C_READ, ARG_PATH, SKIT_RISK_READ, false },
+	{ "WebFetch", C_WEBFETCH, C_WEBFETCH, ARG_DOMAIN, SKIT_RISK_NETWORK,
+	  false },
+	{ "WebSearch", C_WEBSEARCH, C_WEBSEARCH, ARG_NONE, SKIT_RISK_NETWORK,
+	  false },
+	{ "read_file", 0, C_READ, ARG_PATH, SKIT_RISK_READ, false },
+	{ "list_dir", 0, C_LS | C_READ, ARG_PATH, SKIT_RISK_READ, false },
+	{ "grep", 0, C_GREP | C_READ, ARG_PATH, SKIT_RISK_READ, false },
+	{ "write_file", 0, C_WRITE | C_EDIT, ARG_PATH, SKIT_RISK_WRITE, false },
+	{ "shell", 0, C_BASH, ARG_COMMAND, SKIT_RISK_EXECUTE, false },
+	{ "run_skill_script", 0, C_BASH, ARG_COMMAND, SKIT_RISK_EXECUTE,
+	  false },
+	{ "use_skill", 0, 0, ARG_NONE, SKIT_RISK_READ, true },
+	{ "read_skill_resource", 0, 0, ARG_NONE, SKIT_RISK_READ, true },
+	{ "search_skills", 0, 0, ARG_NONE, SKIT_RISK_READ, true },
+	{ "update_plan", 0, 0, ARG_NONE, SKIT_RISK_READ, true },
+};
+
+#define RUN_SKILL_SCRIPT "run_skill_script"
+
+struct pattern {
+	char *text;  /* as written, trimmed */
+	int tool;    /* index into tools[], -1 for an unknown name */
+	char *arg;   /* cleaned argument; NULL for a bare name */
+	bool prefix; /* ARG_COMMAND ending in ":*" */
+};
+
+struct plist {
+	struct pattern *v;
+	size_t n, alloc;
+};
+
+/* The five lists a policy holds. */
+enum { L_ALLOW, L_DENY, L_ASK, L_FLAG_ALLOW, L_FLAG_DENY, L_COUNT };
+
+struct skit_policy {
+	struct plist lists[L_COUNT];
+	bool yes, no_network;
+};
+
+struct skit_allowed_tools {
+	char *skill;
+	struct plist pats;
+	skit_diag *diags;
+	size_t ndiags;
+};
+
+/* A parse failure: what and where (0-based offset in the pattern). */
+struct perr {
+	int code;
+	size_t pos;
+	char msg[160];
+};
+
+/* ---- tool table ------------------------------------------------------- */
+
+static int tool_index(const char *name, size_t len)
+{
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(tools); i++)
+		if (strlen(tools[i].name) == len &&
+		    !memcmp(tools[i].name, name, len))
+			return (int)i;
+	return -1;
+}
+
+/* For "did you mean": the tool whose name differs only in case. */
+static const char *tool_case_match(const char *name, size_t len)
+{
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(tools); i++) {
+		const char *t = tools[i].name;
+		size_t j;
+
+		if (strlen(t) != len)
+			continue;
+		for (j = 0; j < len; j++) {
+			char a = t[j], b = name[j];
+
+			if (a >= 'A' && a <= 'Z')
+				a = (char)(a - 'A' + 'a');
+			if (b >= 'A' && b <= 'Z')
+				b = (char)(b - 'A' + 'a');
+			if (a != b)
+				break;
+		}
+		if (j == len)
+			return t;
+	}
+	return NULL;
+}
+
+/* ---- pattern parsing -------------------------------------------------- */
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static bool is_name_char(char c, bool first)
+{
+	if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'))
+		return true;
+	return !first && ((c >= '0' && c <= '9') || c == '_');
+}
+
+static int perr_set(struct perr *pe, int code, size_t pos, const char *fmt, ...)
+        SKIT_PRINTF(4, 5);
+
+static int perr_set(struct perr *pe, int code, size_t pos, const char *fmt, ...)
+{
+	va_list ap;
+
+	pe->code = code;
+	pe->pos = pos;
+	va_start(ap, fmt);
+	vsnprintf(pe->msg, sizeof(pe->msg), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+/*
+ * A path glob, relative to the project folder: repeated slashes and "."
+ * components go, "/" in front and ".." components are refused (a pattern
+ * cannot name what lies outside the project). `off` is the argument's
+ * offset in the pattern, for positions.
+ */
+static int clean_path_arg(char **out, const char *s, size_t len, size_t off,
+                          struct perr *pe)
+{
+	char *buf, *w;
+	size_t i = 0;
+
+	if (s[0] == '/' || s[0] == '~')
+		return perr_set(
+		        pe, SKIT_EINVALID, off,
+		        "path patterns are relative to the project folder");
+	buf = skitx_malloc(len + 1);
+	if (!buf)
+		return SKIT_ENOMEM;
+	w = buf;
+	while (i < len) {
+		size_t start = i, clen;
+
+		while (i < len && s[i] != '/')
+			i++;
+		clen = i - start;
+		if (i < len)
+			i++;
+		if (!clen || (clen == 1 && s[start] == '.'))
+			continue;
+		if (clen == 2 && s[start] == '.' && s[start + 1] == '.') {
+			skitx_free(buf);
+			return perr_set(
+			        pe, SKIT_EINVALID, off + start,
+			        "'..' is not allowed in a path pattern");
+		}
+		/* Several "**" in a row match what one does. */
+		if (clen == 2 && !memcmp(s + start, "**", 2) && w - buf >= 2 &&
+		    !memcmp(w - 2, "**", 2) && (w - buf == 2 || w[-3] == '/'))
+			continue;
+		if (w != buf)
+			*w++ = '/';
+		memcpy(w, s + start, clen);
+		w += clen;
+	}
+	*w = '\0';
+	*out = buf;
+	return 0;
+}
+
+/* A command: blanks folded to single spaces; a trailing ":*" is a prefix. */
+static int clean_command_arg(char **out, bool *prefix, const char *s,
+                             size_t len, size_t off, struct perr *pe)
+{
+	char *buf, *w;
+
+	*prefix = false;
+	while (len && is_blank(s[len - 1]))
+		len--;
+	if (len >= 2 && s[len - 2] == ':' && s[len - 1] == '*') {
+		*prefix = true;
+		len -= 2;
+	}
+	while (len && is_blank(s[len - 1]))
+		len--;
+	while (len && is_blank(*s)) {
+		s++;
+		off++;
+		len--;
+	}
+	if (!len)
+		return perr_set(pe, SKIT_EINVALID, off, "empty command");
+	buf = skitx_malloc(len + 1);
+	if (!buf)
+		return SKIT_ENOMEM;
+	w = buf;
+	for (size_t i = 0; i < len; i++) {
+		if (is_blank(s[i])) {
+			if (w[-1] != ' ')
+				*w++ = ' ';
+			continue;
+		}
+		*w++ = s[i];
+	}
+	*w = '\0';
+	*out = buf;
+	return 0;
+}
+
+/* "domain:HOST": HOST lower-cased; letters, digits, '-' and inner dots. */
+static int clean_domain_arg(char **out, const char *s, size_t len, size_t off,
+                            struct perr *pe)
+{
+	static const char prefix[] = "domain:";
+	size_t plen = sizeof(prefix) - 1;
+	char *buf;
+
+	if (len < plen || memcmp(s, prefix, plen))
+		return perr_set(pe, SKIT_EINVALID, off,
+		                "expected \"domain:HOST\"");
+	s += plen;
+	len -= plen;
+	off += plen;
+	if (!len || len >= HOST_BUF)
+		return perr_set(pe, SKIT_EINVALID, off,
+		                "host name must have 1 to %d bytes",
+		                HOST_BUF - 1);
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		          (c >= '0' && c <= '9') || c == '-' ||
+		          (c == '.' && i && i + 1 < len && s[i - 1] != '.');
+
+		if (!ok)
+			return perr_set(pe, SKIT_EINVALID, off + i,
+			                "invalid character in host name");
+	}
+	buf = skitx_strndup(s, len);
+	if (!buf)
+		return SKIT_ENOMEM;
+	for (char *c = buf; *c; c++)
+		if (*c >= 'A' && *c <= 'Z')
+			*c = (char)(*c - 'A' + 'a');
+	*out = buf;
+	return 0;
+}
+
+static void pattern_release(struct pattern *pat)
+{
+	skitx_free(pat->text);
+	skitx_free(pat->arg);
+	pat->text = pat->arg = NULL;
+}
+
+/*
+ * Parse the `len` bytes at `s` (already split out and trimmed) into
+ * `pat`. An unknown name is reported through `*unknown` when it is not
+ * NULL, and is an error otherwise.
+ */
+static int parse_pattern(struct pattern *pat, const char *s, size_t len,
+                         bool *unknown, struct perr *pe)
+{
+	size_t name_len = 0, open, depth = 0, i;
+	const struct tool *t;
+	int error;
+
+	memset(pat, 0, sizeof(*pat));
+	pat->tool = -1;
+	if (!len)
+		return perr_set(pe, SKIT_EINVALID, 0, "empty pattern");
+	if (len > SKIT_POLICY_MAX_PATTERN)
+		return perr_set(pe, SKIT_ETOOBIG, SKIT_POLICY_MAX_PATTERN,
+		                "pattern is %zu bytes, limit is %d", len,
+		                SKIT_POLICY_MAX_PATTERN);
+	for (i = 0; i < len; i++)
+		if (((unsigned char)s[i] < 0x20 && s[i] != '\t') ||
+		    s[i] == 0x7f)
+			return perr_set(pe, SKIT_EINVALID, i,
+			                "control character in pattern");
+	while (name_len < len && is_name_char(s[name_len], !name_len))
+		name_len++;
+	if (!name_len)
+		return perr_set(pe, SKIT_EINVALID, 0,
+		                s[0] == '('
+		                        ? "missing tool name"
+		                        : "tool name must start with a letter");
+	if (name_len < len && s[name_len] != '(')
+		return perr_set(pe, SKIT_EINVALID, name_len,
+		                "unexpected '%c' after tool name", s[name_len]);
+
+	/* The argument runs to the ')' that balances the first '('. */
+	open = name_len;
+	if (open < len) {
+		for (i = open; i < len; i++) {
+			if (s[i] == '(')
+				depth++;
+			else if (s[i] == ')' && !--depth)
+				break;
+		}
+		if (i == len)
+			return perr_set(pe, SKIT_EINVALID, open,
+			                "unclosed '('");
+		if (i + 1 != len)
+			return perr_set(pe, SKIT_EINVALID, i + 1,
+			                "unexpected text after ')'");
+		if (i == open + 1)
+			return perr_set(pe, SKIT_EINVALID, open + 1,
+			                "empty argument");
+	}
+
+	pat->tool = tool_index(s, name_len);
+	if (pat->tool < 0) {
+		const char *near = tool_case_match(s, name_len);
+
+		if (!unknown)
+			return near ? perr_set(
+			                      pe, SKIT_EINVALID, 0,
+			                      "unknown tool '%.*s' (did you mean "
+			                      "'%s'?)",
+			                      (int)name_len, s, near)
+			            : perr_set(pe, SKIT_EINVALID, 0,
+			                       "unknown tool '%.*s'",
+			                       (int)name_len, s);
+		*unknown = true;
+	} else if (open < len) {
+		const char *a = s + open + 1;
+		size_t alen = len - open - 2, off = open + 1;
+
+		t = &tools[pat->tool];
+		switch (t->arg) {
+		case ARG_NONE:
+			return perr_set(pe, SKIT_EINVALID, open,
+			                "'%s' takes no argument", t->name);
+		case ARG_PATH:
+			error = clean_path_arg(&pat->arg, a, alen, off, pe);
+			break;
+		case ARG_COMMAND:
+			error = clean_command_arg(&pat->arg, &pat->prefix, a,
+			                          alen, off, pe);
+			break;
+		default:
+			error = clean_domain_arg(&pat->arg, a, alen, off, pe);
+			break;
+		}
+		if (error < 0)
+			return error;
+	}
+	pat->text = skitx_strndup(s, len);
+	if (!pat->text) {
+		pattern_release(pat);
+		return SKIT_ENOMEM;
+	}
+	return 0;
+}
+
+static int plist_push(struct plist *l, struct pattern *pat)
+{
+	if (l->n == l->alloc) {
+		size_t alloc = l->alloc ? l->alloc * 2 : 8;
+		struct pattern *v;
+
+		if (alloc > SKIT_POLICY_MAX_PATTERNS)
+			alloc = SKIT_POLICY_MAX_PATTERNS;
+		v = skitx_realloc(l->v, alloc * sizeof(*v));
+		if (!v)
+			return SKIT_ENOMEM;
+		l->v = v;
+		l->alloc = alloc;
+	}
+	l->v[l->n++] = *pat;
+	return 0;
+}
+
+static void plist_release(struct plist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		pattern_release(&l->v[i]);
+	skitx_free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/* ---- matching --------------------------------------------------------- */
+
+/* The call, prepared once for every pattern. */
+struct call {
+	const struct tool *tool;
+	int index;
+	const char *target; /* never NULL */
+	int path_state;     /* 0 inside (path), 1 outside, 2 too long */
+	char path[PATH_BUF];
+	bool host_ok;
+	char host[HOST_BUF];
+};
+
+/*
+ * `in` relative to the project folder, with "." and ".." resolved
+ * lexically: 0 and the clean path in `buf`; 1 when it is absolute or
+ * climbs out; 2 when it does not fit.
+ */
+static int clean_call_path(const char *in, char *buf, size_t cap)
+{
+	size_t w = 0;
+
+	if (in[0] == '/' || in[0] == '~')
+		return 1;
+	while (*in) {
+		size_t clen = strcspn(in, "/");
+
+		if (!clen || (clen == 1 && in[0] == '.')) {
+			/* skip */
+		} else if (clen == 2 && in[0] == '.' && in[1] == '.') {
+			if (!w)
+				return 1;
+			while (w && buf[w - 1] != '/')
+				w--;
+			if (w)
+				w--;
+		} else {
+			if (w + 1 + clen + 1 > cap)
+				return 2;
+			if (w)
+				buf[w++] = '/';
+			memcpy(buf + w, in, clen);
+			w += clen;
+		}
+		in += clen;
+		if (*in)
+			in++;
+	}
+	buf[w] = '\0';
+	return 0;
+}
+
+/* The host of a URL ("https://user@Host:443/x") or of a bare host name. */
+static bool call_host(const char *in, char *buf, size_t cap)
+{
+	const char *s = strstr(in, "://"), *end, *at;
+	size_t len;
+
+	s = s ? s + 3 : in;
+	end = s + strcspn(s, "/?#");
+	at = memchr(s, '@', (size_t)(end - s));
+	while (at) {
+		s = at + 1;
+		at = memchr(s, '@', (size_t)(end - s));
+	}
+	if (*s == '[') {
+		const char *close = memchr(s, ']', (size_t)(end - s));
+
+		if (!close)
+			return false;
+		end = close + 1;
+	} else {
+		const char *colon = memchr(s, ':', (size_t)(end - s));
+
+		if (colon)
+			end = colon;
+	}
+	len = (size_t)(end - s);
+	if (len && s[len - 1] == '.')
+		len--;
+	if (!len || len >= cap)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+
+		buf[i] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+	}
+	buf[len] = '\0';
+	return true;
+}
+
+/* Length of the path component at `s`. */
+static size_t comp_len(const char *s)
+{
+	return strcspn(s, "/");
+}
+
+/* The component after the one at `s` (or the terminating NUL). */
+static const char *comp_next(const char *s)
+{
+	s += comp_len(s);
+	return *s ? s + 1 : s;
+}
+
+static bool is_dstar(const char *p)
+{
+	return p[0] == '*' && p[1] == '*' && (p[2] == '/' || !p[2]);
+}
+
+/*
+ * One component against one glob component: `*` is any run, `?` any one
+ * byte. Greedy with one backtrack point, so O(len * len) at worst.
+ */
+static bool seg_match(const char *p, size_t plen, const char *s, size_t slen)
+{
+	size_t pi = 0, si = 0, star = (size_t)-1, mark = 0;
+
+	while (si < slen) {
+		if (pi < plen && (p[pi] == '?' || p[pi] == s[si])) {
+			pi++;
+			si++;
+		} else if (pi < plen && p[pi] == '*') {
+			star = pi++;
+			mark = si;
+		} else if (star != (size_t)-1) {
+			pi = star + 1;
+			si = ++mark;
+		} else {
+			return false;
+		}
+	}
+	while (pi < plen && p[pi] == '*')
+		pi++;
+	return pi == plen;
+}
+
+/*
+ * The same algorithm one level up: components instead of bytes, and a
+ * "**" component matches any run of components. Because "**" is the only
+ * thing that matches a variable number of elements, the greedy single
+ * backtrack point is exact here too.
+ */
+static bool glob_match(const char *p, const char *s)
+{
+	const char *star_p = NULL, *star_s = NULL;
+
+	while (*s) {
+		if (*p && is_dstar(p)) {
+			p = comp_next(p);
+			star_p = p;
+			star_s = s;
+		} else if (*p && seg_match(p, comp_len(p), s, comp_len(s))) {
+			p = comp_next(p);
+			s = comp_next(s);
+		} else if (star_p) {
+			star_s = comp_next(star_s);
+			s = star_s;
+			p = star_p;
+		} else {
+			return false;
+		}
+	}
+	while (*p && is_dstar(p))
+		p = comp_next(p);
+	return !*p;
+}
+
+/*
+ * Whether the command in [s, e) is the pattern's words (exactly, or as a
+ * prefix of whole words when `prefix`). Blank runs count as one space.
+ */
+static bool words_match(const char *s, const char *e, const char *pat,
+                        bool prefix)
+{
+	while (*pat) {
+		size_t wl = strcspn(pat, " ");
+
+		while (s < e && is_blank(*s))
+			s++;
+		if ((size_t)(e - s) < wl || memcmp(s, pat, wl))
+			return false;
+		s += wl;
+		if (s < e && !is_blank(*s))
+			return false;
+		pat += wl;
+		if (*pat)
+			pat++;
+	}
+	if (prefix)
+		return true;
+	while (s < e && is_blank(*s))
+		s++;
+	return s == e;
+}
+
+static bool command_match(const struct pattern *pat, const char *cmd,
+                          bool restrictive)
+{
+	const char *end = cmd + strlen(cmd), *s;
+
+	if (words_match(cmd, end, pat->arg, pat->prefix))
+		return !pat->prefix || restrictive ||
+		       !cmd[strcspn(cmd, SHELL_OPERATORS)];
+	if (!restrictive)
+		return false;
+	for (s = cmd; s < end;) {
+		size_t n = strcspn(s, SHELL_SPLIT);
+
+		if (words_match(s, s + n, pat->arg, pat->prefix))
+			return true;
+		s += n;
+		if (s < end)
+			s++;
+	}
+	return false;
+}
+
+static bool host_match(const char *pat, const char *host)
+{
+	size_t pl = strlen(pat), hl = strlen(host);
+
+	if (hl == pl)
+		return !strcmp(pat, host);
+	return hl > pl && host[hl - pl - 1] == '.' &&
+	       !strcmp(host + hl - pl, pat);
+}
+
+/*
+ * Whether `pat` covers the call. A target the matcher cannot read (a path
+ * too long, no host) is covered by restrictive patterns only: when in
+ * doubt, refuse. A path outside the project is covered by bare names only.
+ */
+static bool pattern_match(const struct pattern *pat, const struct call *c,
+                          bool restrictive)
+{
+	const struct tool *pt;
+
+	if (pat->tool < 0)
+		return false;
+	pt = &tools[pat->tool];
+	if (pt->denotes ? !(pt->denotes & c->tool->classes)
+	                : pat->tool != c->index)
+		return false;
+	if (!pat->arg)
+		return true;
+	switch (pt->arg) {
+	case ARG_PATH:
+		if (c->path_state == 2)
+			return restrictive;
+		return !c->path_state && glob_match(pat->arg, c->path);
+	case ARG_COMMAND:
+		return command_match(pat, c->target, restrictive);
+	case ARG_DOMAIN:
+		if (!c->host_ok)
+			return restrictive;
+		return host_match(pat->arg, c->host);
+	default:
+		return false;
+	}
+}
+
+static const struct pattern *plist_find(const struct plist *l,
+                                        const struct call *c, bool restrictive)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (pattern_match(&l->v[i], c, restrictive))
+			return &l->v[i];
+	return NULL;
+}
+
+/* ---- decisions -------------------------------------------------------- */
+
+static void decide(skit_decision *out, skit_verdict v, const char *fmt, ...)
+        SKIT_PRINTF(3, 4);
+
+static void decide(skit_decision *out, skit_verdict v, const char *fmt, ...)
+{
+	va_list ap;
+
+	out->verdict = v;
+	va_start(ap, fmt);
+	vsnprintf(out->reason, sizeof(out->reason), fmt, ap);
+	va_end(ap);
+}
+
+/* Append to a fixed buffer, cutting (with "...") what does not fit. */
+static void reason_add(char *buf, size_t cap, const char *s)
+{
+	size_t used = strlen(buf), n = strlen(s);
+
+	if (used + 1 >= cap)
+		return; /* already full (and cut) */
+	if (used + n < cap) {
+		memcpy(buf + used, s, n + 1);
+		return;
+	}
+	if (cap - used > 4)
+		memcpy(buf + used, s, cap - used - 4);
+	memcpy(buf + cap - 4, "...", 4);
+}
+
+/*
+ * "not in the allowed-tools of the active skills (a: X Y; b: Z)": the
+ * reason a skill gate refusal gives, naming every declaring skill.
+ */
+static void gate_reason(skit_decision *out, const skit_active_skill *active,
+                        size_t nactive)
+{
+	bool first = true;
+
+	decide(out, SKIT_POLICY_DENY,
+	       "not in the allowed-tools of the active skills (");
+	for (size_t i = 0; i < nactive; i++) {
+		const skit_allowed_tools *at = active[i].tools;
+
+		if (!at)
+			continue;
+		if (!first)
+			reason_add(out->reason, sizeof(out->reason), "; ");
+		first = false;
+		reason_add(out->reason, sizeof(out->reason),
+		           active[i].name ? active[i].name : "(unnamed)");
+		reason_add(out->reason, sizeof(out->reason), ":");
+		if (!at->pats.n)
+			reason_add(out->reason, sizeof(out->reason), " (none)");
+		for (size_t j = 0; j < at->pats.n; j++) {
+			reason_add(out->reason, sizeof(out->reason), " ");
+			reason_add(out->reason, sizeof(out->reason),
+			           at->pats.v[j].text);
+		}
+	}
+	reason_add(out->reason, sizeof(out->reason), ")");
+}
+
+static const char *risk_word(skit_risk r)
+{
+	switch (r) {
+	case SKIT_RISK_EXECUTE:
+		return "execute";
+	case SKIT_RISK_WRITE:
+		return "write";
+	case SKIT_RISK_NETWORK:
+		return "network";
+	default:
+		return "read-only";
+	}
+}
+
+/* ---- public: tools and allowed-tools ---------------------------------- */
+
+int skit_tool_risk(skit_risk *out, const char *name)
+{
+	int i;
+
+	assert(out && name);
+	i = tool_index(name, strlen(name));
+	if (i < 0)
+		return SKIT_ENOTFOUND;
+	*out = tools[i].risk;
+	return 0;
+}
+
+static bool is_separator(char c)
+{
+	return is_blank(c) || c == ',' || c == '\n' || c == '\r';
+}
+
+static int add_unknown_diag(skit_allowed_tools *at, const char *tok, size_t len,
+                            size_t pos)
+{
+	size_t name_len = 0;
+	const char *near;
+	skit_diag *d;
+	char msg[160];
+
+	while (name_len < len && tok[name_len] != '(')
+		name_len++;
+	if (name_len > 64)
+		name_len = 64;
+	near = tool_case_match(tok, name_len);
+	if (near)
+		snprintf(msg, sizeof(msg),
+		         "Unknown tool '%.*s' in allowed-tools (did you mean "
+		         "'%s'?)",
+		         (int)name_len, tok, near);
+	else
+		snprintf(msg, sizeof(msg),
+		         "Unknown tool '%.*s' in allowed-tools", (int)name_len,
+		         tok);
+	d = skitx_realloc(at->diags, (at->ndiags + 1) * sizeof(*d));
+	if (!d)
+		return SKIT_ENOMEM;
+	at->diags = d;
+	d += at->ndiags;
+	memset(d, 0, sizeof(*d));
+	d->message = skitx_strdup(msg);
+	if (!d->message)
+		return SKIT_ENOMEM;
+	at->ndiags++;
+	d->severity = SKIT_SEVERITY_WARNING;
+	d->code = "allowed-tools-unknown-tool";
+	d->path = "";
+	d->column = (unsigned int)(pos + 1);
+	return 0;
+}
+
+int skit_allowed_tools_parse(skit_allowed_tools **out, const char *skill,
+                             const char *text, skit_error *err)
+{
+	skit_allowed_tools *at;
+	struct pattern pat;
+	struct perr pe;
+	size_t i = 0;
+	int error = 0;
+
+	assert(out && text);
+	*out = NULL;
+	at = skitx_calloc(1, sizeof(*at));
+	if (!at)
+		return skit__error_oom(err);
+	if (skill) {
+		at->skill = skitx_strdup(skill);
+		if (!at->skill) {
+			error = SKIT_ENOMEM;
+			goto out;
+		}
+	}
+
+	while (text[i]) {
+		size_t start, depth = 0;
+		bool unknown = false;
+
+		while (text[i] && is_separator(text[i]))
+			i++;
+		if (!text[i])
+			break;
+		/* A token ends at a separator outside parentheses. */
+		start = i;
+		while (text[i] && (depth || !is_separator(text[i]))) {
+			if (text[i] == '(')
+				depth++;
+			else if (text[i] == ')' && depth)
+				depth--;
+			i++;
+		}
+		if (at->pats.n == SKIT_POLICY_MAX_PATTERNS) {
+			error = skit__error_set(err, SKIT_ETOOBIG, 0,
+			                        "more than %d patterns in "
+			                        "allowed-tools",
+			                        SKIT_POLICY_MAX_PATTERNS);
+			if (err)
+				err->column = (unsigned int)(start + 1);
+			goto out;
+		}
+		error = parse_pattern(&pat, text + start, i - start, &unknown,
+		                      &pe);
+		if (error == SKIT_ENOMEM)
+			goto out;
+		if (error < 0) {
+			skit__error_set(err, error, 0, "allowed-tools: %s",
+			                pe.msg);
+			if (err)
+				err->column =
+				        (unsigned int)(start + pe.pos + 1);
+			goto out;
+		}
+		error = plist_push(&at->pats, &pat);
+		if (error < 0) {
+			pattern_release(&pat);
+			goto out;
+		}
+		if (unknown) {
+			error = add_unknown_diag(at, text + start, i - start,
+			                         start);
+			if (error < 0)
+				goto out;
+		}
+	}
+
+	*out = at;
+	at = NULL;
+out:
+	if (error == SKIT_ENOMEM)
+		skit__error_oom(err);
+	skit_allowed_tools_free(at);
+	return error;
+}
+
+size_t skit_allowed_tools_count(const skit_allowed_tools *at)
+{
+	assert(at);
+	return at->pats.n;
+}
+
+const char *skit_allowed_tools_pattern(const skit_allowed_tools *at, size_t i)
+{
+	assert(at && i < at->pats.n);
+	return at->pats.v[i].text;
+}
+
+const skit_diag *skit_allowed_tools_diags(const skit_allowed_tools *at,
+                                          size_t *count)
+{
+	assert(at && count);
+	*count = at->ndiags;
+	return at->diags;
+}
+
+void skit_allowed_tools_free(skit_allowed_tools *at)
+{
+	if (!at)
+		return;
+	for (size_t i = 0; i < at->ndiags; i++)
+		skitx_free((char *)at->diags[i].message);
+	skitx_free(at->diags);
+	plist_release(&at->pats);
+	skitx_free(at->skill);
+	skitx_free(at);
+}
+
+/* ---- public: policy --------------------------------------------------- */
+
+int skit_policy_new(skit_policy **out, skit_error *err)
+{
+	assert(out);
+	*out = skitx_calloc(1, sizeof(**out));
+	if (!*out)
+		return skit__error_oom(err);
+	return 0;
+}
+
+static int policy_add(struct plist *l, const char *pattern, skit_error *err)
+{
+	size_t len = strlen(pattern), lead = 0;
+	struct pattern pat;
+	struct perr pe;
+	int error;
+
+	if (l->n == SKIT_POLICY_MAX_PATTERNS)
+		return skit__error_set(err, SKIT_ETOOBIG, 0,
+		                       "more than %d patterns in one list",
+		                       SKIT_POLICY_MAX_PATTERNS);
+	while (lead < len && is_blank(pattern[lead]))
+		lead++;
+	while (len > lead && is_blank(pattern[len - 1]))
+		len--;
+	error = parse_pattern(&pat, pattern + lead, len - lead, NULL, &pe);
+	if (error == SKIT_ENOMEM)
+		return skit__error_oom(err);
+	if (error < 0) {
+		skit__error_set(err, error, 0, "%s", pe.msg);
+		if (err)
+			err->column = (unsigned int)(lead + pe.pos + 1);
+		return error;
+	}
+	error = plist_push(l, &pat);
+	if (error < 0) {
+		pattern_release(&pat);
+		return skit__error_oom(err);
+	}
+	return 0;
+}
+
+int skit_policy_add(skit_policy *p, skit_policy_list list, const char *pattern,
+                    skit_error *err)
+{
+	assert(p && pattern);
+	assert(list == SKIT_POLICY_LIST_ALLOW ||
+	       list == SKIT_POLICY_LIST_DENY || list == SKIT_POLICY_LIST_ASK);
+	return policy_add(&p->lists[list == SKIT_POLICY_LIST_ALLOW  ? L_ALLOW
+	                            : list == SKIT_POLICY_LIST_DENY ? L_DENY
+	                                                            : L_ASK],
+	                  pattern, err);
+}
+
+int skit_policy_add_flag(skit_policy *p, skit_policy_list list,
+                         const char *pattern, skit_error *err)
+{
+	assert(p && pattern);
+	assert(list == SKIT_POLICY_LIST_ALLOW || list == SKIT_POLICY_LIST_DENY);
+	return policy_add(
+	        &p->lists[list == SKIT_POLICY_LIST_ALLOW ? L_FLAG_ALLOW
+	                                                 : L_FLAG_DENY],
+	        pattern, err);
+}
+
+void skit_policy_set_yes(skit_policy *p, bool yes)
+{
+	assert(p);
+	p->yes = yes;
+}
+
+void skit_policy_set_no_network(skit_policy *p, bool no_network)
+{
+	assert(p);
+	p->no_network = no_network;
+}
+
+/*
+ * The procedure of docs/permissions.md, in its order: the first step
+ * that decides, decides.
+ */
+int skit_policy_check(const skit_policy *p, const skit_active_skill *active,
+                      size_t nactive, const skit_tool_request *req,
+                      skit_decision *out, skit_error *err)
+{
+	const struct pattern *hit, *allow;
+	bool declared = false, listed = false;
+	struct call c;
+
+	assert(p && req && req->tool && out && (active || !nactive));
+	c.index = tool_index(req->tool, strlen(req->tool));
+	if (c.index < 0)
+		return skit__error_set(err, SKIT_ENOTFOUND, 0,
+		                       "unknown tool '%s'", req->tool);
+	c.tool = &tools[c.index];
+	c.target = req->target ? req->target : "";
+	c.path_state = clean_call_path(c.target, c.path, sizeof(c.path));
+	c.host_ok = call_host(c.target, c.host, sizeof(c.host));
+	out->risk = c.tool->risk;
+	out->reason[0] = '\0';
+
+	/* 1-3: a deny, from either source, always wins. */
+	hit = plist_find(&p->lists[L_FLAG_DENY], &c, true);
+	if (hit) {
+		decide(out, SKIT_POLICY_DENY, "denied by --deny '%s'",
+		       hit->text);
+		return 0;
+	}
+	hit = plist_find(&p->lists[L_DENY], &c, true);
+	if (hit) {
+		decide(out, SKIT_POLICY_DENY, "denied by config deny '%s'",
+		       hit->text);
+		return 0;
+	}
+	if (p->no_network && c.tool->risk == SKIT_RISK_NETWORK) {
+		decide(out, SKIT_POLICY_DENY, "denied by --no-network");
+		return 0;
+	}
+
+	/* 4: the file tools work inside the project folder only. */
+	if (c.tool->arg == ARG_PATH && c.path_state) {
+		decide(out, SKIT_POLICY_DENY, "%s",
+		       c.path_state == 1 ? "path is outside the project folder"
+		                         : "path is too long");
+		return 0;
+	}
+
+	/* 5: the skill gate. A skill may always run its own scripts. */
+	for (size_t i = 0; i < nactive; i++) {
+		if (!active[i].tools)
+			continue;
+		declared = true;
+		if (plist_find(&active[i].tools->pats, &c, false))
+			listed = true;
+	}
+	if (declared && !listed && !c.tool->skill_tool) {
+		bool own = false;
+
+		if (!strcmp(c.tool->name, RUN_SKILL_SCRIPT) && req->skill)
+			for (size_t i = 0; i < nactive; i++)
+				if (active[i].name &&
+				    !strcmp(active[i].name, req->skill))
+					own = true;
+		if (!own) {
+			gate_reason(out, active, nactive);
+			return 0;
+		}
+	}
+
+	/* 6: config ask. */
+	hit = plist_find(&p->lists[L_ASK], &c, true);
+	if (hit) {
+		if (p->yes)
+			decide(out, SKIT_POLICY_ALLOW,
+			       "approved by --yes (config ask '%s')",
+			       hit->text);
+		else
+			decide(out, SKIT_POLICY_ASK,
+			       "needs approval: config ask '%s'", hit->text);
+		return 0;
+	}
+
+	/* 7: reads run. */
+	if (c.tool->risk == SKIT_RISK_READ) {
+		decide(out, SKIT_POLICY_ALLOW, "read-only");
+		return 0;
+	}
+
+	/*
+	 * 8: pre-approved. The user's allow, plus (when a skill restricts)
+	 * that skill listing it; a skill alone never pre-approves.
+	 */
+	allow = plist_find(&p->lists[L_FLAG_ALLOW], &c, false);
+	hit = allow ? allow : plist_find(&p->lists[L_ALLOW], &c, false);
+	if (hit && (!declared || listed)) {
+		decide(out, SKIT_POLICY_ALLOW, "pre-approved by %s '%s'",
+		       allow ? "--allow" : "config allow", hit->text);
+		return 0;
+	}
+
+	/* 9: the rest asks. */
+	if (p->yes)
+		decide(out, SKIT_POLICY_ALLOW, "approved by --yes (%s call)",
+		       risk_word(c.tool->risk));
+	else
+		decide(out, SKIT_POLICY_ASK, "%s call needs approval",
+		       risk_word(c.tool->risk));
+	return 0;
+}
+
+void skit_policy_free(skit_policy *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < L_COUNT; i++)
+		plist_release(&p->lists[i]);
+	skitx_free(p);
+}

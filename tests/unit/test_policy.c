@@ -1,0 +1,733 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_policy.c - every row of the table in docs/permissions.md, then the
+ * pattern grammar's edges (errors and their columns, caps, paths, command
+ * words, hosts, case) and out-of-memory torture.
+ */
+#include "common.h"
+
+#include "harness.h"
+#include "skit/policy.h"
+
+enum { YES = 1, NONET = 2 };
+
+/*
+ * One row of docs/permissions.md. Each list holds at most one pattern
+ * except `allow2`; a skill with `tools` NULL declares no allowed-tools.
+ */
+struct row {
+	int n;
+	const char *allow, *allow2, *deny, *ask;
+	const char *name1, *tools1, *name2, *tools2;
+	const char *flag_allow, *flag_deny;
+	unsigned int flags;
+	const char *tool, *target, *skill;
+	skit_verdict verdict;
+	const char *reason;
+};
+
+#define A SKIT_POLICY_ALLOW
+#define Q SKIT_POLICY_ASK
+#define D SKIT_POLICY_DENY
+
+/* clang-format off */
+static const struct row rows[] = {
+	{ 1, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0,
+	  "read_file", "docs/a.md", NULL, A, "read-only" },
+	{ 2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0,
+	  "shell", "git status", NULL, Q, "execute call needs approval" },
+	{ 3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, YES,
+	  "shell", "git status", NULL, A, "approved by --yes (execute call)" },
+	{ 4, "Bash(git:*)", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0,
+	  "shell", "git status", NULL, A,
+	  "pre-approved by config allow 'Bash(git:*)'" },
+	{ 5, "Bash(git:*)", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0,
+	  "shell", "git", NULL, A, "pre-approved by config allow 'Bash(git:*)'" },
+	{ 6, "Bash(git:*)", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0,
+	  "shell", "gitx status", NULL, Q, "execute call needs approval" },
+	{ 7, "Bash(git:*)", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0,
+	  "shell", "git log; rm -rf ~", NULL, Q, "execute call needs approval" },
+	{ 8, NULL, NULL, "Bash(rm:*)", NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+	  YES, "shell", "ls && rm -rf build", NULL, D,
+	  "denied by config deny 'Bash(rm:*)'" },
+	{ 9, "Bash(rm:*)", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+	  "Bash(rm:*)", 0, "shell", "rm -rf build", NULL, D,
+	  "denied by --deny 'Bash(rm:*)'" },
+	{ 10, "Bash(npm run test:*)", NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+	  NULL, NULL, 0, "shell", "npm run test -- --watch", NULL, A,
+	  "pre-approved by config allow 'Bash(npm run test:*)'" },
+	{ 11, "Bash(npm run test:*)", NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+	  NULL, NULL, 0, "shell", "npm run testing", NULL, Q,
+	  "execute call needs approval" },
+	{ 12, "Bash(Git:*)", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+	  0, "shell", "git status", NULL, Q, "execute call needs approval" },
+	{ 13, NULL, NULL, NULL, NULL, "csv-report", "Bash(python3:*) Read", NULL,
+	  NULL, NULL, NULL, 0, "read_file", "data.csv", NULL, A, "read-only" },
+	{ 14, NULL, NULL, NULL, NULL, "csv-report", "Bash(python3:*) Read", NULL,
+	  NULL, NULL, NULL, 0, "write_file", "out/r.md", NULL, D,
+	  "not in the allowed-tools of the active skills (csv-report: "
+	  "Bash(python3:*) Read)" },
+	{ 15, NULL, NULL, NULL, NULL, "csv-report", "Bash(python3:*) Read", NULL,
+	  NULL, NULL, NULL, 0, "shell", "python3 report.py", NULL, Q,
+	  "execute call needs approval" },
+	{ 16, "Bash(python3:*)", NULL, NULL, NULL, "csv-report",
+	  "Bash(python3:*) Read", NULL, NULL, NULL, NULL, 0, "shell",
+	  "python3 report.py", NULL, A,
+	  "pre-approved by config allow 'Bash(python3:*)'" },
+	{ 17, "Bash(python3:*)", NULL, NULL, NULL, "csv-report", "Read", NULL,
+	  NULL, NULL, NULL, 0, "shell", "python3 report.py", NULL, D,
+	  "not in the allowed-tools of the active skills (csv-report: Read)" },
+	{ 18, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "Bash(git:*)", NULL,
+	  0, "shell", "git status", NULL, A,
+	  "pre-approved by --allow 'Bash(git:*)'" },
+	{ 19, NULL, NULL, NULL, NULL, "csv-report", "Read", NULL, NULL,
+	  "Bash(git:*)", NULL, 0, "shell", "git status", NULL, D,
+	  "not in the allowed-tools of the active skills (csv-report: Read)" },
+	{ 20, NULL, NULL, NULL, NULL, "csv-report", "Read", NULL, NULL, NULL,
+	  NULL, 0, "run_skill_script", "scripts/report.py data.csv",
+	  "csv-report", Q, "execute call needs approval" },
+	{ 21, NULL, NULL, NULL, NULL, "csv-report", "Read", NULL, NULL, NULL,
+	  NULL, 0, "run_skill_script", "scripts/fill.py", "pdf", D,
+	  "not in the allowed-tools of the active skills (csv-report: Read)" },
+	{ 22, NULL, NULL, NULL, NULL, "pdf", NULL, NULL, NULL, NULL, NULL, 0,
+	  "write_file", "out/a.pdf", NULL, Q, "write call needs approval" },
+	{ 23, NULL, NULL, NULL, NULL, "a", "Read", "b", "Write(out/**)", NULL,
+	  NULL, 0, "write_file", "out/x.md", NULL, Q,
+	  "write call needs approval" },
+	{ 24, NULL, NULL, NULL, NULL, "a", "Read", NULL, NULL, NULL, NULL, 0,
+	  "use_skill", NULL, NULL, A, "read-only" },
+	{ 25, NULL, NULL, NULL, NULL, "a", "Bash(git:*)", NULL, NULL, NULL, NULL,
+	  0, "read_file", "README.md", NULL, D,
+	  "not in the allowed-tools of the active skills (a: Bash(git:*))" },
+	{ 26, NULL, NULL, NULL, NULL, "a", "", NULL, NULL, NULL, NULL, 0, "grep",
+	  "TODO", NULL, D,
+	  "not in the allowed-tools of the active skills (a: (none))" },
+	{ 27, NULL, NULL, "Read(secrets/**)", NULL, NULL, NULL, NULL, NULL, NULL,
+	  NULL, 0, "read_file", "docs/../secrets/key.pem", NULL, D,
+	  "denied by config deny 'Read(secrets/**)'" },
+	{ 28, NULL, NULL, NULL, NULL, "a", "Read(docs/**)", NULL, NULL, NULL,
+	  NULL, 0, "list_dir", "docs", NULL, A, "read-only" },
+	{ 29, NULL, NULL, NULL, NULL, "a", "Read(docs/**)", NULL, NULL, NULL,
+	  NULL, 0, "read_file", "docs/guide/intro.md", NULL, A, "read-only" },
+	{ 30, NULL, NULL, NULL, NULL, "a", "Read(docs/**)", NULL, NULL, NULL,
+	  NULL, 0, "read_file", "../docs/a.md", NULL, D,
+	  "path is outside the project folder" },
+	{ 31, NULL, NULL, NULL, NULL, "a", "Read(docs/*)", NULL, NULL, NULL,
+	  NULL, 0, "read_file", "docs/guide/intro.md", NULL, D,
+	  "not in the allowed-tools of the active skills (a: Read(docs/*))" },
+	{ 32, "Bash(git:*)", NULL, NULL, "Bash(git push:*)", NULL, NULL, NULL,
+	  NULL, NULL, NULL, 0, "shell", "git add . && git push", NULL, Q,
+	  "needs approval: config ask 'Bash(git push:*)'" },
+	{ 33, "Bash(git:*)", NULL, NULL, "Bash(git push:*)", NULL, NULL, NULL,
+	  NULL, NULL, NULL, YES, "shell", "git push origin", NULL, A,
+	  "approved by --yes (config ask 'Bash(git push:*)')" },
+	{ 34, NULL, NULL, NULL, "Read(.env)", NULL, NULL, NULL, NULL, NULL, NULL,
+	  0, "read_file", "./.env", NULL, Q,
+	  "needs approval: config ask 'Read(.env)'" },
+	{ 35, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+	  NONET | YES, "WebFetch", "https://example.com/x", NULL, D,
+	  "denied by --no-network" },
+	{ 36, "WebFetch(domain:example.com)", NULL, NULL, NULL, NULL, NULL, NULL,
+	  NULL, NULL, NULL, 0, "WebFetch", "https://Docs.Example.com/x", NULL, A,
+	  "pre-approved by config allow 'WebFetch(domain:example.com)'" },
+	{ 37, "WebFetch(domain:example.com)", NULL, NULL, NULL, NULL, NULL, NULL,
+	  NULL, NULL, NULL, 0, "WebFetch", "https://badexample.com/", NULL, Q,
+	  "network call needs approval" },
+	{ 38, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "Write(out/**)",
+	  NULL, 0, "write_file", "out/report.md", NULL, A,
+	  "pre-approved by --allow 'Write(out/**)'" },
+	{ 39, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "Write(out/**)",
+	  NULL, 0, "write_file", "out/../src/main.c", NULL, Q,
+	  "write call needs approval" },
+	{ 40, "Edit(out/**)", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+	  NULL, 0, "write_file", "out/report.md", NULL, A,
+	  "pre-approved by config allow 'Edit(out/**)'" },
+	{ 41, NULL, NULL, "Bash", NULL, "a", "Read", NULL, NULL, NULL, NULL, 0,
+	  "run_skill_script", "scripts/x.sh", "a", D,
+	  "denied by config deny 'Bash'" },
+	{ 42, NULL, NULL, "shell", NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0,
+	  "Bash", "ls", NULL, Q, "execute call needs approval" },
+	{ 43, NULL, NULL, "Read", NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0,
+	  "read_file", "/etc/passwd", NULL, D, "denied by config deny 'Read'" },
+	{ 44, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, YES,
+	  "read_file", "/etc/passwd", NULL, D,
+	  "path is outside the project folder" },
+};
+/* clang-format on */
+
+static void add(skit_policy *p, bool flag, skit_policy_list list,
+                const char *pattern)
+{
+	skit_error err;
+
+	if (!pattern)
+		return;
+	if (flag)
+		ASSERT_OK(skit_policy_add_flag(p, list, pattern, &err));
+	else
+		ASSERT_OK(skit_policy_add(p, list, pattern, &err));
+}
+
+/* Decide the call of row `r`; NULL `verdict` means "just run it". */
+static int run_row(const struct row *r, skit_decision *d)
+{
+	skit_allowed_tools *t1 = NULL, *t2 = NULL;
+	skit_active_skill active[2];
+	skit_tool_request req = { r->tool, r->target, r->skill };
+	skit_policy *p = NULL;
+	size_t nactive = 0;
+	skit_error err;
+	int error;
+
+	error = skit_policy_new(&p, &err);
+	if (error < 0)
+		goto out;
+	if (r->tools1) {
+		error = skit_allowed_tools_parse(&t1, r->name1, r->tools1,
+		                                 &err);
+		if (error < 0)
+			goto out;
+	}
+	if (r->tools2) {
+		error = skit_allowed_tools_parse(&t2, r->name2, r->tools2,
+		                                 &err);
+		if (error < 0)
+			goto out;
+	}
+	if (r->name1) {
+		active[nactive].name = r->name1;
+		active[nactive++].tools = t1;
+	}
+	if (r->name2) {
+		active[nactive].name = r->name2;
+		active[nactive++].tools = t2;
+	}
+	{
+		const char *pats[] = { r->allow, r->allow2,     r->deny,
+			               r->ask,   r->flag_allow, r->flag_deny };
+		const skit_policy_list lists[] = {
+			SKIT_POLICY_LIST_ALLOW, SKIT_POLICY_LIST_ALLOW,
+			SKIT_POLICY_LIST_DENY,  SKIT_POLICY_LIST_ASK,
+			SKIT_POLICY_LIST_ALLOW, SKIT_POLICY_LIST_DENY
+		};
+
+		for (size_t i = 0; i < 6 && !error; i++) {
+			if (!pats[i])
+				continue;
+			error = i < 4 ? skit_policy_add(p, lists[i], pats[i],
+			                                &err)
+			              : skit_policy_add_flag(p, lists[i],
+			                                     pats[i], &err);
+		}
+		if (error < 0)
+			goto out;
+	}
+	skit_policy_set_yes(p, r->flags & YES);
+	skit_policy_set_no_network(p, r->flags & NONET);
+	error = skit_policy_check(p, active, nactive, &req, d, &err);
+out:
+	skit_allowed_tools_free(t1);
+	skit_allowed_tools_free(t2);
+	skit_policy_free(p);
+	return error;
+}
+
+static void test_policy__table(void)
+{
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(rows); i++) {
+		const struct row *r = &rows[i];
+		skit_decision d;
+
+		ASSERT_EQ(r->n, (int)i + 1);
+		ASSERT_OK(run_row(r, &d));
+		if (d.verdict != r->verdict || strcmp(d.reason, r->reason))
+			HARNESS_FAIL("row %d: got %d \"%s\", want %d \"%s\"",
+			             r->n, (int)d.verdict, d.reason,
+			             (int)r->verdict, r->reason);
+	}
+}
+
+/* The rows of the doc table must be the rows tested here, in order. */
+static void test_policy__doc_table_in_sync(void)
+{
+	const char *src = getenv("SKIT_SOURCE_DIR");
+	char path[1024], line[2048];
+	int n = 0;
+	FILE *f;
+
+	if (!src)
+		return;
+	snprintf(path, sizeof(path), "%s/docs/permissions.md", src);
+	f = fopen(path, "r");
+	ASSERT(f);
+	while (fgets(line, sizeof(line), f)) {
+		int num;
+		const char *verdict;
+
+		if (sscanf(line, "| %d |", &num) != 1)
+			continue;
+		ASSERT(n < (int)SKIT_ARRAY_SIZE(rows));
+		ASSERT_EQ(num, rows[n].n);
+		verdict = rows[n].verdict == A   ? "| allow |"
+		          : rows[n].verdict == Q ? "| ask |"
+		                                 : "| deny |";
+		ASSERT_CONTAINS(line, verdict);
+		ASSERT_CONTAINS(line, rows[n].reason);
+		n++;
+	}
+	fclose(f);
+	ASSERT_EQ(n, SKIT_ARRAY_SIZE(rows));
+}
+
+/* ---- grammar ----------------------------------------------------------- */
+
+/* Add `pattern` to a fresh policy; the status, and the column on error. */
+static int try_add(const char *pattern, unsigned int *column)
+{
+	skit_policy *p;
+	skit_error err;
+	int error;
+
+	memset(&err, 0, sizeof(err));
+	ASSERT_OK(skit_policy_new(&p, NULL));
+	error = skit_policy_add(p, SKIT_POLICY_LIST_DENY, pattern, &err);
+	skit_policy_free(p);
+	if (error)
+		ASSERT_EQ(err.code, error);
+	if (column)
+		*column = err.column;
+	return error;
+}
+
+static void test_policy__grammar_errors(void)
+{
+	static const struct {
+		const char *pattern;
+		unsigned int column;
+		const char *msg;
+	} bad[] = {
+		{ "", 1, "empty pattern" },
+		{ "(x)", 1, "missing tool name" },
+		{ "1Read", 1, "must start with a letter" },
+		{ "Bash(git", 5, "unclosed '('" },
+		{ "Bash(a))", 8, "after ')'" },
+		{ "Read)", 5, "unexpected ')'" },
+		{ "Read x", 5, "unexpected ' '" },
+		{ "Read()", 6, "empty argument" },
+		{ "Bash( )", 6, "empty command" },
+		{ "Bash(:*)", 6, "empty command" },
+		{ "Read(/etc/**)", 6, "relative to the project" },
+		{ "Read(~/x)", 6, "relative to the project" },
+		{ "Read(docs/../x)", 11, "'..'" },
+		{ "WebFetch(example.com)", 10, "domain:HOST" },
+		{ "WebFetch(domain:)", 17, "1 to 255" },
+		{ "WebFetch(domain:a_b.com)", 18, "invalid character" },
+		{ "WebFetch(domain:.com)", 17, "invalid character" },
+		{ "WebSearch(x)", 10, "takes no argument" },
+		{ "use_skill(pdf)", 10, "takes no argument" },
+		{ "Bash(a\tb\x01)", 9, "control character" },
+		{ "Read(\x7f)", 6, "control character" },
+		{ "bash", 1, "did you mean 'Bash'" },
+		{ "Frobnicate", 1, "unknown tool 'Frobnicate'" },
+	};
+
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(bad); i++) {
+		skit_policy *p;
+		skit_error err;
+		int error;
+
+		ASSERT_OK(skit_policy_new(&p, NULL));
+		error = skit_policy_add(p, SKIT_POLICY_LIST_ALLOW,
+		                        bad[i].pattern, &err);
+		skit_policy_free(p);
+		if (error != SKIT_EINVALID || err.column != bad[i].column ||
+		    !strstr(err.message, bad[i].msg))
+			HARNESS_FAIL("\"%s\": got %d col %u \"%s\"",
+			             bad[i].pattern, error, err.column,
+			             err.message);
+	}
+	/* Surrounding blanks are trimmed, and columns count them. */
+	ASSERT_OK(try_add("  Bash(git:*)  ", NULL));
+	{
+		unsigned int col;
+
+		ASSERT_EQ(try_add("  Read()", &col), SKIT_EINVALID);
+		ASSERT_EQ(col, 8);
+	}
+	/* Nested balanced parentheses are part of a command. */
+	ASSERT_OK(try_add("Bash(echo (a) b)", NULL));
+	ASSERT_OK(try_add("WebFetch(domain:Sub.Example.COM)", NULL));
+	ASSERT_EQ(try_add("mcp", NULL), SKIT_EINVALID);
+}
+
+static void test_policy__caps(void)
+{
+	char big[SKIT_POLICY_MAX_PATTERN + 16];
+	skit_allowed_tools *at;
+	char *many;
+	skit_policy *p;
+	skit_error err;
+	size_t n;
+
+	/* A pattern of exactly the cap parses; one byte more does not. */
+	memcpy(big, "Read(", 5);
+	memset(big + 5, 'a', SKIT_POLICY_MAX_PATTERN - 6);
+	big[SKIT_POLICY_MAX_PATTERN - 1] = ')';
+	big[SKIT_POLICY_MAX_PATTERN] = '\0';
+	ASSERT_OK(try_add(big, NULL));
+	memmove(big + 6, big + 5, SKIT_POLICY_MAX_PATTERN - 4);
+	ASSERT_EQ(strlen(big), SKIT_POLICY_MAX_PATTERN + 1);
+	ASSERT_EQ(try_add(big, NULL), SKIT_ETOOBIG);
+
+	/* 256 patterns in a list, then no more. */
+	ASSERT_OK(skit_policy_new(&p, NULL));
+	for (int i = 0; i < SKIT_POLICY_MAX_PATTERNS; i++)
+		ASSERT_OK(
+		        skit_policy_add(p, SKIT_POLICY_LIST_ASK, "Read", &err));
+	ASSERT_EQ(skit_policy_add(p, SKIT_POLICY_LIST_ASK, "Read", &err),
+	          SKIT_ETOOBIG);
+	ASSERT_OK(skit_policy_add(p, SKIT_POLICY_LIST_DENY, "Read", &err));
+	skit_policy_free(p);
+
+	/* The same for an allowed-tools value. */
+	n = (SKIT_POLICY_MAX_PATTERNS + 1) * 5;
+	many = malloc(n + 1);
+	ASSERT(many);
+	for (size_t i = 0; i < SKIT_POLICY_MAX_PATTERNS + 1; i++)
+		memcpy(many + i * 5, "Read ", 5);
+	many[n - 5] = '\0'; /* exactly 256 */
+	ASSERT_OK(skit_allowed_tools_parse(&at, "s", many, &err));
+	ASSERT_EQ(skit_allowed_tools_count(at), SKIT_POLICY_MAX_PATTERNS);
+	skit_allowed_tools_free(at);
+	many[n - 5] = 'R';
+	many[n] = '\0';
+	ASSERT_EQ(skit_allowed_tools_parse(&at, "s", many, &err), SKIT_ETOOBIG);
+	ASSERT(!at);
+	ASSERT_EQ(err.column, 256 * 5 + 1);
+	free(many);
+}
+
+static void test_policy__allowed_tools_parse(void)
+{
+	skit_allowed_tools *at;
+	const skit_diag *diags;
+	skit_error err;
+	size_t n;
+
+	ASSERT_OK(skit_allowed_tools_parse(
+	        &at, "x", " Bash(npm run test:*)  Read,Grep ,\tfoo(1 2) bash",
+	        &err));
+	ASSERT_EQ(skit_allowed_tools_count(at), 5);
+	ASSERT_STR(skit_allowed_tools_pattern(at, 0), "Bash(npm run test:*)");
+	ASSERT_STR(skit_allowed_tools_pattern(at, 1), "Read");
+	ASSERT_STR(skit_allowed_tools_pattern(at, 2), "Grep");
+	ASSERT_STR(skit_allowed_tools_pattern(at, 3), "foo(1 2)");
+	ASSERT_STR(skit_allowed_tools_pattern(at, 4), "bash");
+	diags = skit_allowed_tools_diags(at, &n);
+	ASSERT_EQ(n, 2);
+	ASSERT_EQ(diags[0].severity, SKIT_SEVERITY_WARNING);
+	ASSERT_STR(diags[0].code, "allowed-tools-unknown-tool");
+	ASSERT_STR(diags[0].message, "Unknown tool 'foo' in allowed-tools");
+	ASSERT_EQ(diags[0].column, 36);
+	ASSERT_CONTAINS(diags[1].message, "did you mean 'Bash'?");
+	skit_allowed_tools_free(at);
+
+	/* A malformed pattern fails the whole value, with its column. */
+	ASSERT_EQ(skit_allowed_tools_parse(&at, "x", "Read Bash(git", &err),
+	          SKIT_EINVALID);
+	ASSERT(!at);
+	ASSERT_EQ(err.column, 10);
+	ASSERT_CONTAINS(err.message, "unclosed '('");
+	ASSERT_EQ(skit_allowed_tools_parse(&at, "x", "Read Write(/etc)", &err),
+	          SKIT_EINVALID);
+	ASSERT_EQ(err.column, 12);
+
+	/* Blank and empty values declare an empty list. */
+	ASSERT_OK(skit_allowed_tools_parse(&at, NULL, " \t, ", &err));
+	ASSERT_EQ(skit_allowed_tools_count(at), 0);
+	skit_allowed_tools_free(at);
+}
+
+/* ---- matching edges ---------------------------------------------------- */
+
+/* The verdict for one call under one config pattern in list `list`. */
+static skit_verdict verdict(skit_policy_list list, const char *pattern,
+                            const char *tool, const char *target)
+{
+	skit_tool_request req = { tool, target, NULL };
+	skit_decision d;
+	skit_policy *p;
+
+	ASSERT_OK(skit_policy_new(&p, NULL));
+	add(p, false, list, pattern);
+	ASSERT_OK(skit_policy_check(p, NULL, 0, &req, &d, NULL));
+	skit_policy_free(p);
+	return d.verdict;
+}
+
+/* Whether an allow `pattern` pre-approves the call. */
+static bool grants(const char *pattern, const char *tool, const char *target)
+{
+	return verdict(SKIT_POLICY_LIST_ALLOW, pattern, tool, target) == A;
+}
+
+/* Whether a deny `pattern` refuses the call. */
+static bool refuses(const char *pattern, const char *tool, const char *target)
+{
+	return verdict(SKIT_POLICY_LIST_DENY, pattern, tool, target) == D;
+}
+
+static void test_policy__commands(void)
+{
+	ASSERT(grants("Bash(git:*)", "shell", "git"));
+	ASSERT(grants("Bash(git:*)", "shell", "  git\t status  "));
+	ASSERT(!grants("Bash(git:*)", "shell", "gitx"));
+	ASSERT(!grants("Bash(git:*)", "shell", "git-lfs pull"));
+	ASSERT(!grants("Bash(git:*)", "shell", "git status | sh"));
+	ASSERT(!grants("Bash(git:*)", "shell", "git status > /etc/x"));
+	ASSERT(!grants("Bash(git:*)", "shell", "git $(rm x)"));
+	ASSERT(!grants("Bash(git:*)", "shell", "git status\nrm x"));
+	ASSERT(grants("Bash(git status)", "shell", "git  status"));
+	ASSERT(!grants("Bash(git status)", "shell", "git status -s"));
+	ASSERT(grants("Bash(make && make test)", "shell", "make && make test"));
+	ASSERT(grants("shell(ls:*)", "shell", "ls -l"));
+	ASSERT(!grants("shell(ls:*)", "Bash", "ls -l"));
+	ASSERT(grants("Bash(python3:*)", "run_skill_script", "python3 x.py"));
+	ASSERT(!grants("Bash(python3:*)", "run_skill_script", "scripts/x.py"));
+	ASSERT(grants("run_skill_script(scripts/x.py:*)", "run_skill_script",
+	              "scripts/x.py --in a.csv"));
+
+	ASSERT(refuses("Bash(rm:*)", "shell", "rm"));
+	ASSERT(refuses("Bash(rm:*)", "shell", "ls; rm -rf /"));
+	ASSERT(refuses("Bash(rm:*)", "shell", "ls|rm x"));
+	ASSERT(refuses("Bash(rm:*)", "shell", "echo `rm x`"));
+	ASSERT(refuses("Bash(rm:*)", "shell", "echo $(rm x)"));
+	ASSERT(refuses("Bash(rm:*)", "shell", "true\nrm x"));
+	ASSERT(!refuses("Bash(rm:*)", "shell", "rmdir x"));
+	ASSERT(!refuses("Bash(rm:*)", "shell", "echo rm"));
+	ASSERT(refuses("Bash(git push)", "shell", "git add . && git push"));
+	ASSERT(!refuses("Bash(git push)", "shell", "git push -f"));
+	ASSERT(!refuses("Bash(RM:*)", "shell", "rm x"));
+}
+
+static void test_policy__paths(void)
+{
+	ASSERT(refuses("Read(*.md)", "read_file", "a.md"));
+	ASSERT(!refuses("Read(*.md)", "read_file", "docs/a.md"));
+	ASSERT(refuses("Read(**/*.md)", "read_file", "a.md"));
+	ASSERT(refuses("Read(**/*.md)", "read_file", "x/y/z/a.md"));
+	ASSERT(refuses("Read(docs/**)", "read_file", "docs"));
+	ASSERT(refuses("Read(docs/**/x)", "read_file", "docs/x"));
+	ASSERT(refuses("Read(docs/**/x)", "read_file", "docs/a/b/x"));
+	ASSERT(!refuses("Read(docs/**/x)", "read_file", "docs/a/b/y"));
+	ASSERT(refuses("Read(a/**/**/b)", "read_file", "a/b"));
+	ASSERT(refuses("Read(?.txt)", "read_file", "a.txt"));
+	ASSERT(!refuses("Read(?.txt)", "read_file", "ab.txt"));
+	ASSERT(!refuses("Read(a?b)", "read_file", "a/b"));
+	ASSERT(refuses("Read(./docs//a.md)", "read_file", "docs/./a.md"));
+	ASSERT(refuses("Read(docs/a.md)", "read_file", "x/../docs/a.md"));
+	ASSERT(!refuses("Read(Docs/a.md)", "read_file", "docs/a.md"));
+	ASSERT(refuses("Read(.)", "list_dir", NULL));
+	ASSERT(refuses("Read(.)", "list_dir", "."));
+	ASSERT(refuses("Read(.env*)", "grep", ".env.local"));
+	ASSERT(refuses("LS(src)", "list_dir", "src"));
+	ASSERT(!refuses("LS(src)", "read_file", "src"));
+	ASSERT(refuses("Glob", "Glob", "x"));
+	ASSERT(refuses("Read", "Glob", "x"));
+	ASSERT(refuses("Write", "Edit", "x"));
+	ASSERT(refuses("read_file", "read_file", "x"));
+	ASSERT(!refuses("read_file", "Read", "x"));
+	/* Outside the project: refused whatever the lists say. */
+	ASSERT_EQ(verdict(SKIT_POLICY_LIST_ALLOW, "Write", "write_file",
+	                  "a/../../x"),
+	          D);
+	ASSERT_EQ(verdict(SKIT_POLICY_LIST_ALLOW, "Read", "read_file",
+	                  "~/.ssh/id_rsa"),
+	          D);
+	ASSERT_EQ(verdict(SKIT_POLICY_LIST_ALLOW, "Read", "read_file", "a/.."),
+	          A);
+	/* Pathological globs stay fast (one backtrack point per level). */
+	{
+		char path[2048], pat[600];
+		size_t w = 0;
+
+		for (int i = 0; i < 1000; i++) {
+			path[w++] = 'a';
+			path[w++] = '/';
+		}
+		path[w++] = 'b';
+		path[w] = '\0';
+		w = 0;
+		memcpy(pat, "Read(", 5);
+		w = 5;
+		for (int i = 0; i < 100; i++) {
+			memcpy(pat + w, "**/a/", 5);
+			w += 5;
+		}
+		memcpy(pat + w, "c)", 3);
+		ASSERT(!refuses(pat, "read_file", path));
+	}
+	/* An over-long path is refused, not matched loosely. */
+	{
+		char *longp = malloc(5000);
+
+		ASSERT(longp);
+		memset(longp, 'a', 4999);
+		longp[4999] = '\0';
+		ASSERT_EQ(verdict(SKIT_POLICY_LIST_ALLOW, "Read", "read_file",
+		                  longp),
+		          D);
+		free(longp);
+	}
+}
+
+static void test_policy__domains(void)
+{
+	const char *p = "WebFetch(domain:example.com)";
+
+	ASSERT(refuses(p, "WebFetch", "example.com"));
+	ASSERT(refuses(p, "WebFetch", "https://example.com"));
+	ASSERT(refuses(p, "WebFetch", "https://a.b.EXAMPLE.com./x?y#z"));
+	ASSERT(refuses(p, "WebFetch", "http://user:pw@example.com:8080/"));
+	ASSERT(refuses(p, "WebFetch", "http://evil.com@example.com/"));
+	ASSERT(!refuses(p, "WebFetch", "https://example.com.evil.net/"));
+	ASSERT(!refuses(p, "WebFetch", "https://notexample.com/"));
+	ASSERT(!refuses(p, "WebFetch", "https://example.co/"));
+	/* No host: refusing patterns match, granting ones do not. */
+	ASSERT(refuses(p, "WebFetch", "https:///x"));
+	ASSERT(!grants(p, "WebFetch", "https:///x"));
+	ASSERT(!refuses("WebFetch(domain:x.com)", "WebSearch", "x.com"));
+	ASSERT(refuses("WebSearch", "WebSearch", "anything"));
+}
+
+static void test_policy__risk_and_unknown(void)
+{
+	skit_tool_request req = { "Frob", NULL, NULL };
+	skit_decision d;
+	skit_policy *p;
+	skit_error err;
+	skit_risk r;
+
+	ASSERT_OK(skit_tool_risk(&r, "shell"));
+	ASSERT_EQ(r, SKIT_RISK_EXECUTE);
+	ASSERT_OK(skit_tool_risk(&r, "write_file"));
+	ASSERT_EQ(r, SKIT_RISK_WRITE);
+	ASSERT_OK(skit_tool_risk(&r, "WebSearch"));
+	ASSERT_EQ(r, SKIT_RISK_NETWORK);
+	ASSERT_OK(skit_tool_risk(&r, "update_plan"));
+	ASSERT_EQ(r, SKIT_RISK_READ);
+	ASSERT_EQ(skit_tool_risk(&r, "Shell"), SKIT_ENOTFOUND);
+
+	ASSERT_OK(skit_policy_new(&p, NULL));
+	ASSERT_EQ(skit_policy_check(p, NULL, 0, &req, &d, &err),
+	          SKIT_ENOTFOUND);
+	ASSERT_CONTAINS(err.message, "unknown tool 'Frob'");
+	skit_policy_free(p);
+
+	/* An unknown name in allowed-tools never matches anything. */
+	{
+		skit_allowed_tools *at;
+		skit_active_skill s = { "s", NULL };
+		skit_tool_request rq = { "shell", "ls", NULL };
+
+		ASSERT_OK(skit_allowed_tools_parse(&at, "s", "Shell", NULL));
+		s.tools = at;
+		ASSERT_OK(skit_policy_new(&p, NULL));
+		ASSERT_OK(skit_policy_check(p, &s, 1, &rq, &d, NULL));
+		ASSERT_EQ(d.verdict, D);
+		ASSERT_EQ(d.risk, SKIT_RISK_EXECUTE);
+		skit_policy_free(p);
+		skit_allowed_tools_free(at);
+	}
+}
+
+static void test_policy__long_reason_is_cut(void)
+{
+	skit_allowed_tools *at;
+	skit_active_skill s = { "s", NULL };
+	skit_tool_request rq = { "shell", "ls", NULL };
+	char text[2048];
+	skit_decision d;
+	skit_policy *p;
+	size_t w = 0;
+
+	for (int i = 0; i < 60; i++) {
+		memcpy(text + w, "Read(abcdefghij) ", 17);
+		w += 17;
+	}
+	text[w] = '\0';
+	ASSERT_OK(skit_allowed_tools_parse(&at, "s", text, NULL));
+	s.tools = at;
+	ASSERT_OK(skit_policy_new(&p, NULL));
+	ASSERT_OK(skit_policy_check(p, &s, 1, &rq, &d, NULL));
+	ASSERT_EQ(d.verdict, D);
+	ASSERT_EQ(strlen(d.reason), sizeof(d.reason) - 1);
+	ASSERT_STR(d.reason + sizeof(d.reason) - 4, "...");
+	skit_policy_free(p);
+	skit_allowed_tools_free(at);
+}
+
+/* ---- out of memory ----------------------------------------------------- */
+
+static void test_policy__out_of_memory(void)
+{
+	long n;
+	int error = -1;
+
+	for (n = 1; n < 10000 && error; n++) {
+		for (size_t i = 0; i < SKIT_ARRAY_SIZE(rows); i++) {
+			skit_decision d;
+
+			skitx_alloc_fail_at(n);
+			error = run_row(&rows[i], &d);
+			skitx_alloc_fail_at(0);
+			if (error) {
+				ASSERT_EQ(error, SKIT_ENOMEM);
+				break;
+			}
+			ASSERT_EQ(d.verdict, rows[i].verdict);
+			ASSERT_STR(d.reason, rows[i].reason);
+		}
+	}
+	ASSERT_OK(error);
+	ASSERT(n > 5); /* it did fail at several points first */
+
+	/* allowed-tools with warnings, failing at every allocation. */
+	error = -1;
+	for (n = 1; n < 10000 && error; n++) {
+		skit_allowed_tools *at = NULL;
+		skit_error err;
+
+		skitx_alloc_fail_at(n);
+		error = skit_allowed_tools_parse(
+		        &at, "s", "Read Foo Bar(x) Bash(git:*) WebFetch", &err);
+		skitx_alloc_fail_at(0);
+		if (error) {
+			ASSERT_EQ(error, SKIT_ENOMEM);
+			ASSERT_EQ(err.code, SKIT_ENOMEM);
+			ASSERT(!at);
+		} else {
+			size_t nd;
+
+			skit_allowed_tools_diags(at, &nd);
+			ASSERT_EQ(nd, 2);
+		}
+		skit_allowed_tools_free(at);
+	}
+	ASSERT_OK(error);
+}
+
+/* clang-format off */
+TEST_MAIN(
+	TEST(test_policy__table)
+	TEST(test_policy__doc_table_in_sync)
+	TEST(test_policy__grammar_errors)
+	TEST(test_policy__caps)
+	TEST(test_policy__allowed_tools_parse)
+	TEST(test_policy__commands)
+	TEST(test_policy__paths)
+	TEST(test_policy__domains)
+	TEST(test_policy__risk_and_unknown)
+	TEST(test_policy__long_reason_is_cut)
+	TEST(test_policy__out_of_memory))
+/* clang-format on */
