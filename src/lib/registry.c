@@ -21,10 +21,12 @@
 #include <stdatomic.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "skit/registry.h"
 #include "lib/registry_int.h"
+#include "lib/registry_cache.h"
 #include "lib/error.h"
 #include "lib/skill_int.h"
 #include "util/buf.h"
@@ -46,6 +48,13 @@
 
 /* Folders a loading thread takes at a time, at most. */
 #define PARALLEL_BATCH 256
+
+/*
+ * A SKILL.md modified this few seconds before the scan (or later) is not
+ * cached: a write in the same clock tick as our stat() could leave size
+ * and times unchanged (git's "racily clean" entries). 2 s covers FAT.
+ */
+#define RACY_SECONDS 2
 
 /* A value in the identity table that is not an entry. */
 #define NO_ITEM UINT32_MAX
@@ -382,6 +391,11 @@ void skit__registry_set_threads(skit_registry *reg, size_t n)
 	reg->threads = n;
 }
 
+void skit__registry_set_no_cache(skit_registry *reg, bool off)
+{
+	reg->no_cache = off;
+}
+
 void skit__registry_set_max_per_root(skit_registry *reg, size_t max)
 {
 	reg->max_per_root = max;
@@ -427,7 +441,26 @@ struct scan {
 	struct loaded *loaded_buf;
 	size_t loaded_alloc;
 	struct loader *loaders;
-	atomic_bool stop; /* a load failed for want of memory */
+	atomic_bool stop;  /* a load failed for want of memory */
+	uint64_t root_dev; /* st_dev of the root being scanned */
+
+	/*
+	 * The index cache: one per root (NULL: off), the entries to write
+	 * back (which item, its key), and per root how many came from the
+	 * cache and how many were loaded and can be cached.
+	 */
+	struct skit__cache *caches;
+	struct cache_item *citems;
+	size_t ncitems, citems_alloc;
+	size_t *chits, *cnew;
+	int64_t racy_after; /* mtimes at or after this are not cached */
+	bool cache_lost;    /* out of memory on the way: write nothing */
+};
+
+struct cache_item {
+	size_t root;
+	uint32_t item;
+	struct skit__cache_key key;
 };
 
 /* What loading one folder gave. */
@@ -443,6 +476,9 @@ struct loaded {
 	int error; /* < 0: the load failed (SKIT_ENOMEM) */
 	enum load_kind kind;
 	const char *message;
+	bool hit;       /* the entry came from the cache */
+	bool cacheable; /* loaded, and `key` may be written to the cache */
+	struct skit__cache_key key;
 };
 
 /* One loading thread's own state. */
@@ -808,16 +844,100 @@ static int fill_item(struct skit__item *it, struct skit__arena *a,
 	return 0;
 }
 
+/* A cached string into `a`; NULL stays NULL. 0 or SKIT_ENOMEM. */
+static int rec_str(const char **out, struct skit__arena *a,
+                   const struct skit__cache_rec *rec, int i)
+{
+	*out = NULL;
+	if (!rec->str[i])
+		return 0;
+	*out = skit__arena_strndup(a, rec->str[i], rec->len[i]);
+	return *out ? 0 : SKIT_ENOMEM;
+}
+
 /*
- * Load the folder `folder` of root `ri` (at `path`) and settle what it
- * is: an entry written to `it` (strings in `a`), or no entry and why.
- * Thread-safe: it reads the scan's roots and options and writes only
- * `it`, `a` and `out`.
+ * The entry fill_item() would have made, from a cache record: the loaded
+ * fields come from the record, those of the folder's place (paths, root)
+ * from the scan, as for a fresh load.
+ */
+static int fill_from_cache(struct skit__item *it, struct skit__arena *a,
+                           const skit_registry *reg, size_t ri,
+                           const struct skit__cache_rec *rec, const char *path,
+                           size_t path_len, const char *folder)
+{
+	char *file;
+
+	memset(it, 0, sizeof(*it));
+	if (rec_str(&it->e.name, a, rec, SKIT__CACHE_NAME) < 0)
+		return SKIT_ENOMEM;
+	it->e.dir = skit__arena_strndup(a, path, path_len);
+	/* records are never of a lowercase skill.md */
+	file = arena_alloc(a, path_len + sizeof("/SKILL.md"));
+	if (!it->e.dir || !file)
+		return SKIT_ENOMEM;
+	memcpy(file, path, path_len);
+	memcpy(file + path_len, "/SKILL.md", sizeof("/SKILL.md"));
+	it->e.file = file;
+	it->folder = it->e.dir + (path_len - strlen(folder));
+	it->canonical = !strcmp(it->folder, it->e.name);
+	it->e.source = reg->roots[ri].source;
+	it->e.root_index = ri;
+	it->e.flags = rec->flags;
+	it->e.warnings = rec->warnings;
+	it->e.state = rec->state;
+	if (rec->state == SKIT_ENTRY_SKIPPED) {
+		it->e.description = "";
+		return rec_str(&it->e.reason, a, rec, SKIT__CACHE_REASON);
+	}
+	if (rec_str(&it->e.description, a, rec, SKIT__CACHE_DESCRIPTION) < 0 ||
+	    rec_str(&it->e.when_to_use, a, rec, SKIT__CACHE_WHEN_TO_USE) < 0 ||
+	    rec_str(&it->e.argument_hint, a, rec, SKIT__CACHE_ARGUMENT_HINT) <
+	            0)
+		return SKIT_ENOMEM;
+	return 0;
+}
+
+/*
+ * Look the folder up in the root's cache: one fstatat() of its SKILL.md,
+ * no open, no read. True when the record still holds (the entry is then
+ * in `it`); else `out->key` and `out->cacheable` say whether what the
+ * load gives may be cached. The key is read *before* the load, so a file
+ * changed in between is cached under its old key and misses next time.
+ */
+static bool load_cached(const struct scan *sc, size_t ri, const char *folder,
+                        uint64_t dir_dev, uint64_t dir_ino, const char *path,
+                        size_t path_len, struct skit__arena *a,
+                        struct skit__item *it, struct loaded *out)
+{
+	const struct skit__cache *c = sc->caches ? &sc->caches[ri] : NULL;
+	const struct skit__cache_rec *rec;
+
+	if (!c || !c->file ||
+	    !skit__cache_key_read(&out->key, sc->fds[ri], folder, dir_dev,
+	                          dir_ino))
+		return false;
+	rec = skit__cache_find(c, folder);
+	if (rec && skit__cache_key_eq(&rec->key, &out->key)) {
+		out->kind = LOAD_ITEM;
+		out->hit = true;
+		out->error = fill_from_cache(it, a, sc->reg, ri, rec, path,
+		                             path_len, folder);
+		return true;
+	}
+	out->cacheable = out->key.mtime_sec < sc->racy_after;
+	return false;
+}
+
+/*
+ * Load the folder `folder` of root `ri` (at `path`; its identity is
+ * dir_dev, dir_ino) and settle what it is: an entry written to `it`
+ * (strings in `a`), or no entry and why. Thread-safe: it reads the scan's
+ * roots, options and caches and writes only `it`, `a` and `out`.
  */
 static void load_folder(const struct scan *sc, size_t ri, const char *folder,
-                        const char *path, size_t path_len,
-                        struct skit__arena *a, struct skit__item *it,
-                        struct loaded *out)
+                        uint64_t dir_dev, uint64_t dir_ino, const char *path,
+                        size_t path_len, struct skit__arena *a,
+                        struct skit__item *it, struct loaded *out)
 {
 	skit_error err = { 0 };
 	skit_skill *s = NULL;
@@ -828,6 +948,10 @@ static void load_folder(const struct scan *sc, size_t ri, const char *folder,
 
 	out->error = 0;
 	out->message = NULL;
+	out->hit = out->cacheable = false;
+	if (load_cached(sc, ri, folder, dir_dev, dir_ino, path, path_len, a, it,
+	                out))
+		return;
 	error = skit__skill_load_at(&s, sc->fds[ri], folder, path, &sc->opts,
 	                            &err);
 	if (error == SKIT_ENOTFOUND) {
@@ -857,6 +981,8 @@ static void load_folder(const struct scan *sc, size_t ri, const char *folder,
 		out->kind = LOAD_ITEM;
 		out->error = fill_item(it, a, sc->reg, ri, s, path, path_len,
 		                       folder);
+		if (it->e.flags & SKIT_SKILL_LOWERCASE_FILE)
+			out->cacheable = false; /* the key is SKILL.md's */
 	}
 	skit_skill_free(s);
 }
@@ -922,6 +1048,48 @@ static int add_too_long(struct scan *sc, size_t ri, const char *folder)
 out:
 	skitx_buf_release(&rel);
 	return error;
+}
+
+/*
+ * Remember entry `item` of root `ri` for the cache, when it came from
+ * there or may go there. Runs in the merge, in order, so counts are exact.
+ */
+static void cache_note(struct scan *sc, size_t ri, uint32_t item,
+                       const struct loaded *l)
+{
+	struct cache_item *ci;
+
+	if (!sc->caches || sc->cache_lost || (!l->hit && !l->cacheable))
+		return;
+	/*
+	 * Not storable (say, a folder name that is not UTF-8): as if not
+	 * cacheable, or every scan would count it as new and rewrite.
+	 */
+	if (!l->hit &&
+	    !skit__cache_fits(&sc->items[item].e, sc->items[item].folder))
+		return;
+	if (sc->ncitems == sc->citems_alloc) {
+		size_t n = sc->citems_alloc ? sc->citems_alloc * 2 : 256;
+		struct cache_item *v = NULL;
+
+		if (n <= SIZE_MAX / sizeof(*v))
+			v = skitx_realloc(sc->citems, n * sizeof(*v));
+		if (!v) {
+			/* the scan goes on; only the cache is not written */
+			sc->cache_lost = true;
+			return;
+		}
+		sc->citems = v;
+		sc->citems_alloc = n;
+	}
+	ci = &sc->citems[sc->ncitems++];
+	ci->root = ri;
+	ci->item = item;
+	ci->key = l->key;
+	if (l->hit)
+		sc->chits[ri]++;
+	else
+		sc->cnew[ri]++;
 }
 
 /*
@@ -1020,7 +1188,9 @@ static int scan_folder(struct scan *sc, size_t ri, size_t ci, dev_t root_dev,
 	} else {
 		l = &now;
 		it = &tmp;
-		load_folder(sc, ri, folder, sc->path.ptr, sc->path.len,
+		/* the folder's identity as load_batch() sees it */
+		load_folder(sc, ri, folder, c->link ? dev : sc->root_dev,
+		            c->link ? ino : c->ino, sc->path.ptr, sc->path.len,
 		            &sc->ix->strings, it, l);
 	}
 	if (l->error < 0)
@@ -1044,6 +1214,7 @@ static int scan_folder(struct scan *sc, size_t ri, size_t ci, dev_t root_dev,
 			return SKIT_ENOMEM;
 		*it = tmp;
 		item = (uint32_t)(sc->nitems - 1);
+		cache_note(sc, ri, item, l);
 		break;
 	default:
 		break; /* not a skill */
@@ -1077,8 +1248,8 @@ static void load_batch(void *payload, size_t worker, size_t begin, size_t end)
 		if (folder_path(&w->path, rpath, c->name) < 0) {
 			l->error = SKIT_ENOMEM;
 		} else if (w->path.len + sizeof("/SKILL.md") <= PATH_MAX) {
-			load_folder(sc, sc->ri, c->name, w->path.ptr,
-			            w->path.len, &w->strings,
+			load_folder(sc, sc->ri, c->name, sc->root_dev, c->ino,
+			            w->path.ptr, w->path.len, &w->strings,
 			            &sc->items[sc->base + i], l);
 		}
 		if (l->error < 0)
@@ -1147,6 +1318,7 @@ static int scan_root(struct scan *sc, size_t ri)
 
 	if (sc->fds[ri] < 0 || fstat(sc->fds[ri], &st) < 0)
 		return 0;
+	sc->root_dev = (uint64_t)st.st_dev;
 	error = list_root(sc, ri, &truncated);
 	if (error < 0)
 		return error;
@@ -1366,6 +1538,92 @@ out:
 	return error;
 }
 
+/* SKIT_NO_CACHE set to anything but "" or "0" turns the cache off. */
+static bool cache_disabled(const skit_registry *reg)
+{
+	const char *v = getenv("SKIT_NO_CACHE");
+
+	return reg->no_cache || (v && *v && strcmp(v, "0"));
+}
+
+/*
+ * Read the cache of every root that could be opened. Nothing here can
+ * fail the scan: without memory or a cache folder, there is no cache.
+ */
+static void cache_open(struct scan *sc)
+{
+	skit_registry *reg = sc->reg;
+	struct timespec now;
+	char *home;
+
+	if (cache_disabled(reg) || clock_gettime(CLOCK_REALTIME, &now) < 0)
+		return;
+	sc->racy_after = (int64_t)now.tv_sec - RACY_SECONDS;
+	home = skit__cache_home();
+	if (!home)
+		return;
+	sc->caches = skitx_calloc(reg->nroots + 1, sizeof(*sc->caches));
+	sc->chits = skitx_calloc(reg->nroots + 1, sizeof(*sc->chits));
+	sc->cnew = skitx_calloc(reg->nroots + 1, sizeof(*sc->cnew));
+	if (!sc->caches || !sc->chits || !sc->cnew) {
+		skitx_free(sc->caches);
+		sc->caches = NULL;
+		skitx_free(home);
+		return;
+	}
+	for (size_t i = 0; i < reg->nroots; i++) {
+		skitx_buf_init(&sc->caches[i].data, 0);
+		if (sc->fds[i] >= 0)
+			skit__cache_open(&sc->caches[i], home,
+			                 reg->roots[i].path);
+	}
+	skitx_free(home);
+}
+
+/*
+ * Write back the cache of each root where something changed: an entry
+ * loaded that can be cached, or a record not used (a skill gone or
+ * changed into something that is not cached). Runs before finish(), while
+ * items are in scan order and still hold their state as loaded. Failures
+ * are ignored: the cache is an optimisation, never a reason to fail.
+ */
+static void cache_save(struct scan *sc)
+{
+	struct skitx_buf recs = SKITX_BUF_INIT;
+	struct skit__cache_stats *stats = &sc->reg->cache_stats;
+
+	if (!sc->caches || sc->cache_lost)
+		return;
+	for (size_t r = 0; r < sc->reg->nroots; r++) {
+		const struct skit__cache *c = &sc->caches[r];
+		size_t n = 0;
+		int put = 0;
+
+		stats->hits += sc->chits[r];
+		if (!c->file || sc->fds[r] < 0 ||
+		    (!sc->cnew[r] && sc->chits[r] == c->nrecs))
+			continue;
+		skitx_buf_clear(&recs);
+		for (size_t i = 0; i < sc->ncitems; i++) {
+			const struct cache_item *ci = &sc->citems[i];
+			const struct skit__item *it = &sc->items[ci->item];
+
+			if (ci->root != r)
+				continue;
+			put = skit__cache_put(&recs, &ci->key, &it->e,
+			                      it->folder);
+			if (put < 0)
+				break;
+			n += (size_t)put;
+		}
+		if (put >= 0 && skit__cache_write(c, &recs, n) == 0) {
+			stats->written++;
+			stats->stored += n;
+		}
+	}
+	skitx_buf_release(&recs);
+}
+
 int skit_registry_scan(skit_registry *reg, skit_error *err)
 {
 	struct scan sc;
@@ -1414,11 +1672,16 @@ int skit_registry_scan(skit_registry *reg, skit_error *err)
 			skitx_buf_init(&sc.loaders[i].path, 0);
 	}
 
+	memset(&reg->cache_stats, 0, sizeof(reg->cache_stats));
 	error = open_roots(&sc);
+	if (!error)
+		cache_open(&sc);
 	for (size_t i = 0; !error && i < reg->nroots; i++)
 		error = scan_root(&sc, i);
-	if (!error)
+	if (!error) {
+		cache_save(&sc);
 		error = finish(&sc);
+	}
 	if (error < 0)
 		goto out;
 
@@ -1446,6 +1709,12 @@ out:
 	}
 	skitx_free(sc.loaders);
 	skitx_free(sc.loaded_buf);
+	for (size_t i = 0; sc.caches && i < reg->nroots; i++)
+		skit__cache_release(&sc.caches[i]);
+	skitx_free(sc.caches);
+	skitx_free(sc.chits);
+	skitx_free(sc.cnew);
+	skitx_free(sc.citems);
 	if (error < 0)
 		return error == SKIT_ENOMEM ? skit__error_oom(err)
 		                            : skit__error_code(err, error);

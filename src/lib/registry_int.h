@@ -107,6 +107,14 @@ struct skit_registry {
 	void *hook_payload;
 	size_t max_per_root; /* 0: SKIT__REGISTRY_MAX_PER_ROOT */
 	size_t threads;      /* 0: automatic; 1: sequential; n: n threads */
+
+	/* The index cache (registry_cache.h): off when `no_cache` is set. */
+	bool no_cache;
+	struct skit__cache_stats {
+		size_t hits;    /* entries taken from the cache */
+		size_t stored;  /* records in the cache files written */
+		size_t written; /* cache files written */
+	} cache_stats;          /* of the last scan, for tests and benchmarks */
 };
 
 /* Tests: call `hook` before each folder a scan examines. */
@@ -120,6 +128,12 @@ void skit__registry_set_scan_hook(skit_registry *reg, skit__scan_hook hook,
  * or an allocator set with skit_set_allocator() always means 1.
  */
 void skit__registry_set_threads(skit_registry *reg, size_t n);
+
+/*
+ * Tests: turn the on-disk index cache off (true) or back on (false, the
+ * default; SKIT_NO_CACHE=1 in the environment turns it off too).
+ */
+void skit__registry_set_no_cache(skit_registry *reg, bool off);
 
 /* Tests: lower the per-root folder cap (0 restores the default). */
 void skit__registry_set_max_per_root(skit_registry *reg, size_t max);

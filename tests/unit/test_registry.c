@@ -19,6 +19,7 @@
 #include "harness.h"
 #include "skit/registry.h"
 #include "lib/registry_int.h"
+#include "lib/registry_cache.h"
 #include "util/fs.h"
 
 static char base[PATH_MAX / 4];
@@ -73,6 +74,14 @@ static const char *fresh(const char *name)
 
 	snprintf(base, sizeof(base), "%s/%s",
 	         top ? top : "/tmp/skit-test-registry", name);
+	/* the index cache goes here, never into the real ~/.cache */
+	{
+		char cache[PATH_MAX];
+
+		snprintf(cache, sizeof(cache), "%s/xdg-cache",
+		         top ? top : "/tmp/skit-test-registry");
+		setenv("XDG_CACHE_HOME", cache, 1);
+	}
 	rm_at(AT_FDCWD, base);
 	ASSERT_OK(skitx_fs_mkdir_p(base, 0755));
 	return base;
@@ -903,18 +912,14 @@ static skit_registry *scan_with_threads(size_t threads)
 }
 
 /*
- * A tree of a few hundred folders of every kind (valid, broken, shadowed,
- * aliased, colliding, not skills) gives the same index, byte for byte and
- * in the same order, whether its folders are loaded on one thread or on
- * several.
+ * `n` folders of every kind under base/p and base/u: valid, broken,
+ * shadowed, aliased, colliding, not skills, a loop and a file.
  */
-static void test_registry__parallel_same_as_sequential(void)
+static void varied_tree(int n)
 {
-	skit_registry *seq, *par;
 	char folder[32], name[128], text[512];
 
-	fresh("parallel");
-	for (int i = 0; i < 300; i++) {
+	for (int i = 0; i < n; i++) {
 		snprintf(folder, sizeof(folder), "skill-%03d", i);
 		switch (i % 10) {
 		case 0: /* broken YAML: skipped */
@@ -966,6 +971,20 @@ static void test_registry__parallel_same_as_sequential(void)
 	/* a loop and a file beside the skills */
 	ASSERT_OK(symlink("..", at("p/up")));
 	write_file(at("p/README.md"), "not a skill\n");
+}
+
+/*
+ * A tree of a few hundred folders of every kind (valid, broken, shadowed,
+ * aliased, colliding, not skills) gives the same index, byte for byte and
+ * in the same order, whether its folders are loaded on one thread or on
+ * several.
+ */
+static void test_registry__parallel_same_as_sequential(void)
+{
+	skit_registry *seq, *par;
+
+	fresh("parallel");
+	varied_tree(300);
 
 	seq = scan_with_threads(1);
 	ASSERT(skit_registry_all_count(seq) > 300);
@@ -1015,6 +1034,278 @@ static void test_registry__parallel_out_of_memory(void)
 	}
 	ASSERT_OK(error);
 	ASSERT(n > 50); /* it did fail at many points first */
+}
+
+/* ---- the index cache -------------------------------------------------- */
+
+/* Give base/<rel> (not following a link) the mtime `sec`, if it exists. */
+static void set_mtime(const char *rel, time_t sec)
+{
+	struct timespec ts[2];
+
+	ts[0].tv_sec = ts[1].tv_sec = sec;
+	ts[0].tv_nsec = ts[1].tv_nsec = 0;
+	utimensat(AT_FDCWD, at(rel), ts, AT_SYMLINK_NOFOLLOW);
+}
+
+/* Every <root>/<folder>/SKILL.md gets an old mtime: cacheable. */
+static void backdate(const char *root)
+{
+	char rel[PATH_MAX];
+	struct dirent *de;
+	DIR *d = opendir(at(root));
+
+	ASSERT(d);
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(rel, sizeof(rel), "%s/%s/SKILL.md", root, de->d_name);
+		set_mtime(rel, 1000000000);
+	}
+	closedir(d);
+}
+
+static skit_registry *scan_cache(size_t threads, bool cache)
+{
+	skit_registry *reg = reg_new();
+
+	skit__registry_set_threads(reg, threads);
+	skit__registry_set_no_cache(reg, !cache);
+	add_root(reg, "project", "p");
+	add_root(reg, "user", "u");
+	scan(reg);
+	return reg;
+}
+
+/* The cache file of root base/<rel>, malloc'd. */
+static char *cache_file(const char *rel)
+{
+	struct skit__cache c;
+	char *home = skit__cache_home(), *file;
+
+	ASSERT(home);
+	memset(&c, 0, sizeof(c));
+	skitx_buf_init(&c.data, 0);
+	skit__cache_open(&c, home, at(rel));
+	ASSERT(c.file);
+	file = strdup(c.file);
+	skit__cache_release(&c);
+	skitx_free(home);
+	return file;
+}
+
+static void write_bytes(const char *path, const void *data, size_t len,
+                        mode_t mode)
+{
+	int fd;
+
+	unlink(path);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ASSERT(fd >= 0);
+	ASSERT_EQ(write(fd, data, len), (long long)len);
+	ASSERT_OK(fchmod(fd, mode));
+	close(fd);
+}
+
+/*
+ * A scan with the cache gives what a scan without it gives, cold and
+ * warm, on one thread and several; a warm scan takes every cacheable
+ * entry from the cache and writes nothing; and each kind of change to
+ * the tree is picked up.
+ */
+static void test_registry__cache_same_as_uncached(void)
+{
+	skit_registry *ref, *c1, *c2;
+	const skit_entry *e;
+	struct stat st;
+	char *file;
+
+	fresh("cache");
+	varied_tree(60);
+	write_file(at("p/lower/skill.md"),
+	           "---\nname: lower\ndescription: Lower case.\n---\n");
+	backdate("p");
+	backdate("u");
+	set_mtime("p/lower/skill.md", 1000000000);
+
+	ref = scan_cache(1, false);
+	ASSERT_EQ(ref->cache_stats.written, 0);
+	c1 = scan_cache(0, true);
+	assert_same_index(ref, c1);
+	ASSERT_EQ(c1->cache_stats.hits, 0);
+	ASSERT_EQ(c1->cache_stats.written, 2);
+	ASSERT(c1->cache_stats.stored > 40);
+	file = cache_file("p");
+	ASSERT_OK(stat(file, &st));
+	ASSERT_EQ(st.st_mode & 0777, 0600);
+	*strrchr(file, '/') = '\0';
+	ASSERT_OK(stat(file, &st));
+	ASSERT_EQ(st.st_mode & 0777, 0700);
+	free(file);
+	for (size_t threads = 0; threads < 2; threads++) {
+		c2 = scan_cache(threads, true);
+		assert_same_index(ref, c2);
+		/* every stored record reused: no SKILL.md opened for them */
+		ASSERT_EQ(c2->cache_stats.hits, c1->cache_stats.stored);
+		ASSERT_EQ(c2->cache_stats.written, 0);
+		skit_registry_free(c2);
+	}
+	skit_registry_free(ref);
+	skit_registry_free(c1);
+
+	/* content and size */
+	skill("p", "skill-008", NULL, "Changed, and longer than it was.");
+	set_mtime("p/skill-008/SKILL.md", 1000000000);
+	/* same size, new mtime */
+	skill("p", "skill-009", NULL, "A plain skilL.");
+	set_mtime("p/skill-009/SKILL.md", 1000000100);
+	/* deleted, added */
+	rm_at(AT_FDCWD, at("p/skill-018"));
+	skill("p", "new-skill", NULL, "Brand new.");
+	set_mtime("p/new-skill/SKILL.md", 1000000000);
+	/* a folder replaced by a link to another folder */
+	rm_at(AT_FDCWD, at("p/skill-028"));
+	skill("outside", "target", "skill-028", "Through a link.");
+	set_mtime("outside/target/SKILL.md", 1000000000);
+	ASSERT_OK(symlink("../outside/target", at("p/skill-028")));
+	/* a SKILL.md replaced by a link to a file */
+	write_file(at("outside/real.md"),
+	           "---\nname: skill-038\ndescription: Linked file.\n---\n");
+	ASSERT_OK(unlink(at("p/skill-038/SKILL.md")));
+	ASSERT_OK(symlink(at("outside/real.md"), at("p/skill-038/SKILL.md")));
+
+	ref = scan_cache(1, false);
+	c1 = scan_cache(0, true);
+	assert_same_index(ref, c1);
+	ASSERT(c1->cache_stats.hits > 0);
+	ASSERT_EQ(c1->cache_stats.written, 1); /* only the project root */
+	e = skit_registry_find(c1, "skill-008", NULL);
+	ASSERT(e);
+	ASSERT_STR(e->description, "Changed, and longer than it was.");
+	e = skit_registry_find(c1, "skill-009", NULL);
+	ASSERT(e);
+	ASSERT_STR(e->description, "A plain skilL.");
+	ASSERT(!any(c1, "skill-018", NULL));
+	ASSERT(skit_registry_find(c1, "new-skill", NULL));
+	e = skit_registry_find(c1, "skill-028", NULL);
+	ASSERT(e);
+	ASSERT_STR(e->description, "Through a link.");
+	e = any(c1, "skill-038", NULL);
+	ASSERT(e);
+	ASSERT_EQ(e->state, SKIT_ENTRY_SKIPPED);
+	/* and again, warm: the changes were stored */
+	for (size_t threads = 0; threads < 2; threads++) {
+		c2 = scan_cache(threads, true);
+		assert_same_index(ref, c2);
+		ASSERT_EQ(c2->cache_stats.written, 0);
+		skit_registry_free(c2);
+	}
+	skit_registry_free(ref);
+	skit_registry_free(c1);
+
+	/* SKIT_NO_CACHE=1: neither read nor written */
+	file = cache_file("p");
+	ASSERT_OK(unlink(file));
+	setenv("SKIT_NO_CACHE", "1", 1);
+	c1 = scan_cache(0, true);
+	unsetenv("SKIT_NO_CACHE");
+	ASSERT_EQ(c1->cache_stats.written, 0);
+	ASSERT(stat(file, &st) < 0);
+	skit_registry_free(c1);
+	free(file);
+}
+
+/* Scan with the cache as planted; it must give `ref` (or at least work). */
+static void scan_planted(const skit_registry *ref, const char *file,
+                         const char *data, size_t len, mode_t mode, bool same)
+{
+	skit_registry *r;
+
+	write_bytes(file, data, len, mode);
+	r = scan_cache(2, true);
+	if (same)
+		assert_same_index(ref, r);
+	else
+		ASSERT(skit_registry_all_count(r) > 0);
+	skit_registry_free(r);
+}
+
+/*
+ * The cache file is untrusted: truncated, flipped, forged with a good
+ * checksum, world-writable or a link, the scan never crashes (ASan
+ * watches) and, unless the forgery is consistent, gives the uncached
+ * result.
+ */
+static void test_registry__cache_hostile(void)
+{
+	struct skitx_buf buf = SKITX_BUF_INIT;
+	skit_registry *ref, *c;
+	char *file, *copy, *p;
+	size_t len, step, cut[] = { 0, 1, 8, 47, 48, 49, 100 };
+	uint64_t sum;
+
+	fresh("cache-bad");
+	varied_tree(40);
+	backdate("p");
+	backdate("u");
+	ref = scan_cache(1, false);
+	c = scan_cache(0, true);
+	ASSERT_EQ(c->cache_stats.written, 2);
+	skit_registry_free(c);
+	file = cache_file("p");
+	ASSERT_OK(skitx_fs_read_file(file, &buf, 1 << 24));
+	len = buf.len;
+	copy = malloc(len);
+	ASSERT(copy);
+
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(cut); i++)
+		scan_planted(ref, file, buf.ptr, cut[i] < len ? cut[i] : 0,
+		             0600, true);
+	scan_planted(ref, file, buf.ptr, len / 2, 0600, true);
+	scan_planted(ref, file, buf.ptr, len - 1, 0600, true);
+
+	/* flipped bytes: the checksum or the header catches each one */
+	step = len / 150 ? len / 150 : 1;
+	for (size_t pos = 0; pos < len; pos += (pos < 64 ? 1 : step)) {
+		memcpy(copy, buf.ptr, len);
+		copy[pos] ^= 0x5a;
+		scan_planted(ref, file, copy, len, 0600, true);
+	}
+	/* forged with a good checksum: every field is still checked */
+	for (size_t pos = SKIT__CACHE_HEADER_SIZE; pos < len; pos += step) {
+		for (int bit = 0; bit < 8; bit += 3) {
+			memcpy(copy, buf.ptr, len);
+			copy[pos] ^= (char)(1 << bit);
+			sum = skit__cache_checksum(
+			        copy + SKIT__CACHE_HEADER_SIZE,
+			        len - SKIT__CACHE_HEADER_SIZE);
+			memcpy(copy + SKIT__CACHE_CHECKSUM_AT, &sum, 8);
+			scan_planted(ref, file, copy, len, 0600, false);
+		}
+	}
+	/* a consistent forgery, writable by others or behind a link: ignored */
+	memcpy(copy, buf.ptr, len);
+	p = NULL;
+	for (size_t i = 0; !p && i + 14 <= len; i++)
+		if (!memcmp(copy + i, "A plain skill.", 14))
+			p = copy + i;
+	ASSERT(p);
+	p[2] = 'X';
+	sum = skit__cache_checksum(copy + SKIT__CACHE_HEADER_SIZE,
+	                           len - SKIT__CACHE_HEADER_SIZE);
+	memcpy(copy + SKIT__CACHE_CHECKSUM_AT, &sum, 8);
+	scan_planted(ref, file, copy, len, 0666, true);
+	write_bytes(at("forged.bin"), copy, len, 0600);
+	unlink(file);
+	ASSERT_OK(symlink(at("forged.bin"), file));
+	c = scan_cache(0, true);
+	assert_same_index(ref, c);
+	skit_registry_free(c);
+
+	free(copy);
+	free(file);
+	skitx_buf_release(&buf);
+	skit_registry_free(ref);
 }
 
 /* ---- default roots and config ---------------------------------------- */
@@ -1268,6 +1559,8 @@ TEST_MAIN(
 	TEST(test_registry__rescan_keeps_old_index)
 	TEST(test_registry__parallel_same_as_sequential)
 	TEST(test_registry__parallel_out_of_memory)
+	TEST(test_registry__cache_same_as_uncached)
+	TEST(test_registry__cache_hostile)
 	TEST(test_registry__default_roots)
 	TEST(test_registry__config_files)
 	TEST(test_registry__search)
