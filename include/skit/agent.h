@@ -140,6 +140,13 @@ SKIT_EXTERN const char *skit_agent_active_skill(const skit_agent *agent,
                                                 size_t i);
 
 /**
+ * The run status for a skit_agent_send() result, as run.json records it:
+ * "ok" (0), "limit" (SKIT_ELIMIT), "canceled" (SKIT_ECANCELED), else
+ * "error". Static storage.
+ */
+SKIT_EXTERN const char *skit_agent_status(int rc);
+
+/**
  * End the session: write run.json with `status` ("ok", "error", "limit",
  * "canceled") and free the agent. NULL is a no-op. Errors writing the
  * summary are reported in `err` (the agent is freed regardless).

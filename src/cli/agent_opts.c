@@ -306,20 +306,6 @@ int cli_agent_exit_code(int rc)
 	return CLI_FAIL;
 }
 
-const char *cli_agent_status(int rc)
-{
-	switch (rc) {
-	case 0:
-		return "ok";
-	case SKIT_ELIMIT:
-		return "limit";
-	case SKIT_ECANCELED:
-		return "canceled";
-	default:
-		return "error";
-	}
-}
-
 int cli_agent_close(struct cli_agent *ca, int rc, const char *verb)
 {
 	skit_error err = { 0 };
@@ -328,7 +314,7 @@ int cli_agent_close(struct cli_agent *ca, int rc, const char *verb)
 
 	if (ca->agent && skit_agent_run_dir(ca->agent))
 		dir = skitx_strdup(skit_agent_run_dir(ca->agent));
-	if (skit_agent_finish(ca->agent, cli_agent_status(rc), status, &err) <
+	if (skit_agent_finish(ca->agent, skit_agent_status(rc), status, &err) <
 	    0) {
 		cli_error(verb, "%s", err.message);
 		status = status ? status : CLI_FAIL;

@@ -135,9 +135,6 @@ void cli_agent_catch_sigint(bool on);
 /* The exit status for an agent result (0, 1, or 130 when canceled). */
 int cli_agent_exit_code(int rc);
 
-/* "ok", "limit", "canceled" or "error" for an agent result. */
-const char *cli_agent_status(int rc);
-
 /* Flush a cut UTF-8 sequence and end the streamed answer's line. */
 void cli_agent_end_stream(struct cli_agent *ca);
 

@@ -45,7 +45,7 @@ static void put_json_summary(struct cli_agent *ca, int rc, const char *answer,
 
 	skit_agent_get_stats(ca->agent, &st);
 	fputs("{\n", stdout);
-	cli_put_json_kv(stdout, "  ", "status", cli_agent_status(rc), true);
+	cli_put_json_kv(stdout, "  ", "status", skit_agent_status(rc), true);
 	cli_put_json_kv(stdout, "  ", "answer", rc ? NULL : answer, true);
 	cli_put_json_kv(stdout, "  ", "error", rc ? err->message : NULL, true);
 	cli_put_json_kv(stdout, "  ", "model", skit_model_name(ca->mod), true);

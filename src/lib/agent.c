@@ -714,10 +714,6 @@ static int user_turn(struct skit_agent *a, const char *input,
 	return rc ? skit__error_oom(err) : 0;
 }
 
-struct stream_ctx {
-	struct skit_agent *a;
-};
-
 static int on_delta(const char *text, size_t len, void *payload)
 {
 	struct skit_agent *a = payload;
@@ -969,7 +965,7 @@ static const char *status_name(int rc)
 	}
 }
 
-static const char *status_of(int rc)
+const char *skit_agent_status(int rc)
 {
 	switch (rc) {
 	case 0:
@@ -1184,7 +1180,7 @@ int skit_agent_send(skit_agent *a, const char *input, char **answer,
 		skit__agent_audit(a, "error",
 		                  json_pack("{s:s, s:s, s:s}", "code",
 		                            status_name(rc), "status",
-		                            status_of(rc), "message",
+		                            skit_agent_status(rc), "message",
 		                            err ? err->message : ""));
 	return rc;
 }

@@ -32,20 +32,6 @@ struct anthropic {
 };
 
 /* A response being assembled from stream events. */
-struct stream {
-	skit_model *m;
-	skit_model_delta_cb on_delta;
-	void *payload;
-	skit_error *err;
-	struct skit__sse sse;
-	struct skitx_buf text;
-	struct skit__partial_calls calls; /* by content block index */
-	char *stop_reason;
-	skit_usage usage;
-	bool stopped; /* message_stop seen */
-	int cb_rc;
-};
-
 static int anthropic_init(skit_model *m, skit_error *err)
 {
 	const char *base = m->base_url ? m->base_url : PUBLIC_BASE;
@@ -333,25 +319,6 @@ out:
 	return rc;
 }
 
-static int add_text(struct stream *s, const char *t, size_t len)
-{
-	int rc;
-
-	if (!len)
-		return 0;
-	rc = skitx_buf_add(&s->text, t, len);
-	if (rc == SKIT_ETOOBIG)
-		return skit__http_error(s->m, s->err, rc,
-		                        "response text over %u MiB",
-		                        SKIT__HTTP_TEXT_MAX >> 20);
-	if (rc)
-		return skit__error_oom(s->err);
-	if (s->on_delta(t, len, s->payload))
-		return skit__http_error(s->m, s->err, SKIT_ECANCELED,
-		                        "canceled");
-	return 0;
-}
-
 static int block_index(json_t *j, size_t *out)
 {
 	json_t *v = json_object_get(j, "index");
@@ -362,7 +329,7 @@ static int block_index(json_t *j, size_t *out)
 	return 0;
 }
 
-static int on_block_start(struct stream *s, json_t *j)
+static int on_block_start(struct skit__stream *s, json_t *j)
 {
 	json_t *b = json_object_get(j, "content_block"), *v;
 	struct skit__partial_call *pc;
@@ -374,7 +341,8 @@ static int on_block_start(struct stream *s, json_t *j)
 		return 0;
 	if (!strcmp(type, "text")) {
 		v = json_object_get(b, "text");
-		return add_text(s, json_string_value(v), json_string_length(v));
+		return skit__stream_text(s, json_string_value(v),
+		                         json_string_length(v));
 	}
 	if (strcmp(type, "tool_use"))
 		return 0; /* thinking and others: not ours to show */
@@ -390,7 +358,7 @@ static int on_block_start(struct stream *s, json_t *j)
 	return rc;
 }
 
-static int on_block_delta(struct stream *s, json_t *j)
+static int on_block_delta(struct skit__stream *s, json_t *j)
 {
 	json_t *d = json_object_get(j, "delta"), *v;
 	const char *type = skit__json_str(d, "type");
@@ -401,7 +369,8 @@ static int on_block_delta(struct stream *s, json_t *j)
 		return 0;
 	if (!strcmp(type, "text_delta")) {
 		v = json_object_get(d, "text");
-		return add_text(s, json_string_value(v), json_string_length(v));
+		return skit__stream_text(s, json_string_value(v),
+		                         json_string_length(v));
 	}
 	if (strcmp(type, "input_json_delta"))
 		return 0;
@@ -420,7 +389,7 @@ static int on_block_delta(struct stream *s, json_t *j)
 	return rc ? skit__error_oom(s->err) : 0;
 }
 
-static int event_json(struct stream *s, json_t *j)
+static int event_json(struct skit__stream *s, json_t *j)
 {
 	const char *type = skit__json_str(j, "type");
 
@@ -444,7 +413,7 @@ static int event_json(struct stream *s, json_t *j)
 		                  s->err);
 	}
 	if (!strcmp(type, "message_stop")) {
-		s->stopped = true;
+		s->ended = true;
 		return 0;
 	}
 	if (!strcmp(type, "error"))
@@ -454,11 +423,11 @@ static int event_json(struct stream *s, json_t *j)
 
 static int on_event(const struct skit__sse_event *ev, void *payload)
 {
-	struct stream *s = payload;
+	struct skit__stream *s = payload;
 	json_t *j;
 	int rc;
 
-	if (s->stopped)
+	if (s->ended)
 		return 0;
 	rc = skit__http_json(s->m, &j, ev->data, ev->data_len, s->err);
 	if (!rc) {
@@ -470,67 +439,6 @@ static int on_event(const struct skit__sse_event *ev, void *payload)
 	return rc;
 }
 
-static int sse_error(struct stream *s, int rc)
-{
-	if (rc == s->cb_rc)
-		return rc;
-	if (rc == SKIT_ETOOBIG)
-		return skit__http_error(s->m, s->err, rc,
-		                        "stream event over %u MiB",
-		                        SKIT__SSE_MAX_DATA >> 20);
-	return skit__error_oom(s->err);
-}
-
-static int on_data(const char *data, size_t len, void *payload)
-{
-	struct stream *s = payload;
-	int rc = skit__sse_feed(&s->sse, data, len);
-
-	return rc ? sse_error(s, rc) : 0;
-}
-
-static void stream_init(struct stream *s, skit_model *m,
-                        skit_model_delta_cb on_delta, void *payload,
-                        skit_error *err)
-{
-	memset(s, 0, sizeof(*s));
-	s->m = m;
-	s->on_delta = on_delta;
-	s->payload = payload;
-	s->err = err;
-	skit__sse_init(&s->sse, on_event, s, 0);
-	skitx_buf_init(&s->text, SKIT__HTTP_TEXT_MAX);
-}
-
-static void stream_release(struct stream *s)
-{
-	skit__sse_release(&s->sse);
-	skitx_buf_release(&s->text);
-	skit__partial_calls_release(&s->calls);
-	skitx_free(s->stop_reason);
-}
-
-static int stream_finish(struct stream *s, skit_model_response *out)
-{
-	int rc = skit__sse_finish(&s->sse);
-
-	if (rc)
-		return sse_error(s, rc);
-	if (!s->stopped)
-		return skit__http_error(s->m, s->err, SKIT_EPROVIDER,
-		                        "truncated stream (no message_stop)");
-	out->text = skitx_buf_detach(&s->text, NULL);
-	if (!out->text)
-		return skit__error_oom(s->err);
-	rc = skit__partial_calls_finish(s->m, &s->calls, out, s->err);
-	if (rc)
-		return rc;
-	out->stop_reason = s->stop_reason;
-	s->stop_reason = NULL;
-	out->usage = s->usage;
-	return 0;
-}
-
 static int anthropic_complete(skit_model *m, skit_model_response *out,
                               const skit_model_request *req,
                               skit_model_delta_cb on_delta, void *payload,
@@ -539,7 +447,7 @@ static int anthropic_complete(skit_model *m, skit_model_response *out,
 	struct anthropic *a = m->state;
 	const char *headers[5];
 	struct skit__http_call call;
-	struct stream s;
+	struct skit__stream s;
 	char *body = NULL;
 	size_t len;
 	int rc;
@@ -561,26 +469,12 @@ static int anthropic_complete(skit_model *m, skit_model_response *out,
 	call.headers = headers;
 	call.body = body;
 	call.body_len = len;
-	if (on_delta) {
-		stream_init(&s, m, on_delta, payload, err);
-		call.on_data = on_data;
-		call.payload = &s;
-	}
-	rc = skit__http_perform(m, &call, err);
-	if (!rc && on_delta && !call.streamed &&
-	    (!strncmp(skitx_buf_cstr(&call.response), "event:", 6) ||
-	     !strncmp(skitx_buf_cstr(&call.response), "data:", 5))) {
-		/* An event stream under another content type. */
-		rc = on_data(skitx_buf_cstr(&call.response),
-		             skitx_buf_len(&call.response), &s);
-		call.streamed = true;
-	}
-	if (!rc && call.streamed)
-		rc = stream_finish(&s, out);
-	else if (!rc)
-		rc = parse_whole(m, out, &call.response, err);
 	if (on_delta)
-		stream_release(&s);
+		skit__stream_init(&s, m, on_event, on_delta, payload, err);
+	rc = skit__stream_complete(m, &call, on_delta ? &s : NULL,
+	                           "message_stop", parse_whole, out, err);
+	if (on_delta)
+		skit__stream_release(&s);
 	skit__http_call_release(&call);
 	free(body); /* jansson's allocation */
 	if (rc)

@@ -674,3 +674,115 @@ void skit__partial_calls_release(struct skit__partial_calls *pc)
 	pc->v = NULL;
 	pc->n = 0;
 }
+
+/* ---- a streamed response ------------------------------------------- */
+
+void skit__stream_init(struct skit__stream *s, skit_model *m,
+                       skit__sse_cb on_event, skit_model_delta_cb on_delta,
+                       void *payload, skit_error *err)
+{
+	memset(s, 0, sizeof(*s));
+	s->m = m;
+	s->on_delta = on_delta;
+	s->payload = payload;
+	s->err = err;
+	skit__sse_init(&s->sse, on_event, s, 0);
+	skitx_buf_init(&s->text, SKIT__HTTP_TEXT_MAX);
+}
+
+void skit__stream_release(struct skit__stream *s)
+{
+	skit__sse_release(&s->sse);
+	skitx_buf_release(&s->text);
+	skit__partial_calls_release(&s->calls);
+	skitx_free(s->stop_reason);
+}
+
+int skit__stream_text(struct skit__stream *s, const char *t, size_t len)
+{
+	int rc;
+
+	if (!len)
+		return 0;
+	rc = skitx_buf_add(&s->text, t, len);
+	if (rc == SKIT_ETOOBIG)
+		return skit__http_error(s->m, s->err, rc,
+		                        "response text over %u MiB",
+		                        SKIT__HTTP_TEXT_MAX >> 20);
+	if (rc)
+		return skit__error_oom(s->err);
+	if (s->on_delta(t, len, s->payload))
+		return skit__http_error(s->m, s->err, SKIT_ECANCELED,
+		                        "canceled");
+	return 0;
+}
+
+/* The SSE parser's own failures; the event callback's pass through. */
+static int sse_error(struct skit__stream *s, int rc)
+{
+	if (rc == s->cb_rc)
+		return rc;
+	if (rc == SKIT_ETOOBIG)
+		return skit__http_error(s->m, s->err, rc,
+		                        "stream event over %u MiB",
+		                        SKIT__SSE_MAX_DATA >> 20);
+	return skit__error_oom(s->err);
+}
+
+static int stream_data(const char *data, size_t len, void *payload)
+{
+	struct skit__stream *s = payload;
+	int rc = skit__sse_feed(&s->sse, data, len);
+
+	return rc ? sse_error(s, rc) : 0;
+}
+
+/* The stream ended: check it was whole and move the result to `out`. */
+static int stream_finish(struct skit__stream *s, const char *end_marker,
+                         skit_model_response *out)
+{
+	int rc = skit__sse_finish(&s->sse);
+
+	if (rc)
+		return sse_error(s, rc);
+	if (!s->ended && !s->finished)
+		return skit__http_error(s->m, s->err, SKIT_EPROVIDER,
+		                        "truncated stream (no %s)", end_marker);
+	out->text = skitx_buf_detach(&s->text, NULL);
+	if (!out->text)
+		return skit__error_oom(s->err);
+	rc = skit__partial_calls_finish(s->m, &s->calls, out, s->err);
+	if (rc)
+		return rc;
+	out->stop_reason = s->stop_reason;
+	s->stop_reason = NULL;
+	out->usage = s->usage;
+	return 0;
+}
+
+int skit__stream_complete(skit_model *m, struct skit__http_call *call,
+                          struct skit__stream *s, const char *end_marker,
+                          skit__parse_whole_fn parse_whole,
+                          skit_model_response *out, skit_error *err)
+{
+	const char *body;
+	int rc;
+
+	if (s) {
+		call->on_data = stream_data;
+		call->payload = s;
+	}
+	rc = skit__http_perform(m, call, err);
+	body = skitx_buf_cstr(&call->response);
+	if (!rc && s && !call->streamed &&
+	    (!strncmp(body, "event:", 6) || !strncmp(body, "data:", 5))) {
+		/* An event stream under another content type. */
+		rc = stream_data(body, skitx_buf_len(&call->response), s);
+		call->streamed = true;
+	}
+	if (!rc && call->streamed)
+		rc = stream_finish(s, end_marker, out);
+	else if (!rc)
+		rc = parse_whole(m, out, &call->response, err);
+	return rc;
+}

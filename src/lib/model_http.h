@@ -17,6 +17,7 @@
 #define SKIT_LIB_MODEL_HTTP_H
 
 #include "lib/model_int.h"
+#include "lib/sse.h"
 #include "util/buf.h"
 
 /* Largest non-streamed response body. */
@@ -162,5 +163,53 @@ uint64_t skit__json_u64(json_t *o, const char *key);
  * {}. NULL when `s` is not an object's text.
  */
 json_t *skit__json_object_from(const char *s);
+
+/* ---- a streamed response ------------------------------------------- */
+
+/*
+ * What a provider keeps while its answer streams in. The provider's SSE
+ * event callback (given to skit__stream_init) fills `text`, `calls`,
+ * `stop_reason` and `usage`, sets `ended` at the stream's end marker
+ * ("[DONE]", message_stop) and `finished` when the answer says it is
+ * complete otherwise (a finish reason), and stores any status it fails
+ * with in `cb_rc` before returning it.
+ */
+struct skit__stream {
+	skit_model *m;
+	skit_model_delta_cb on_delta;
+	void *payload;
+	skit_error *err;
+	struct skit__sse sse;
+	struct skitx_buf text;
+	struct skit__partial_calls calls;
+	char *stop_reason;
+	skit_usage usage;
+	bool ended, finished;
+	int cb_rc;
+};
+
+void skit__stream_init(struct skit__stream *s, skit_model *m,
+                       skit__sse_cb on_event, skit_model_delta_cb on_delta,
+                       void *payload, skit_error *err);
+void skit__stream_release(struct skit__stream *s);
+
+/* Add `len` bytes of answer text and hand them to the delta callback. */
+int skit__stream_text(struct skit__stream *s, const char *t, size_t len);
+
+/* Parse a whole (non-streamed) answer body into `out`. */
+typedef int (*skit__parse_whole_fn)(skit_model *m, skit_model_response *out,
+                                    const struct skitx_buf *body,
+                                    skit_error *err);
+
+/*
+ * Perform `call` and turn the answer into `out`: through `s` when it is
+ * not NULL and the answer streamed (or is an event stream under another
+ * content type), else through `parse_whole`. A stream that ends neither
+ * `ended` nor `finished` is "truncated stream (no `end_marker`)".
+ */
+int skit__stream_complete(skit_model *m, struct skit__http_call *call,
+                          struct skit__stream *s, const char *end_marker,
+                          skit__parse_whole_fn parse_whole,
+                          skit_model_response *out, skit_error *err);
 
 #endif

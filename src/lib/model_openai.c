@@ -30,20 +30,6 @@ struct openai {
 };
 
 /* A response being assembled from stream chunks. */
-struct stream {
-	skit_model *m;
-	skit_model_delta_cb on_delta;
-	void *payload;
-	skit_error *err;
-	struct skit__sse sse;
-	struct skitx_buf text;
-	struct skit__partial_calls calls;
-	char *finish;
-	skit_usage usage;
-	bool done; /* "[DONE]" seen */
-	int cb_rc; /* what the event callback failed with */
-};
-
 static bool is_public(const char *base)
 {
 	return !strncmp(base, "https://api.openai.com", 22) &&
@@ -301,23 +287,8 @@ out:
 	return rc;
 }
 
-static int text_error(struct stream *s, int rc)
-{
-	if (rc == SKIT_ETOOBIG)
-		return skit__http_error(s->m, s->err, rc,
-		                        "response text over %u MiB",
-		                        SKIT__HTTP_TEXT_MAX >> 20);
-	return skit__error_oom(s->err);
-}
-
-static int stream_fail(struct stream *s, int rc)
-{
-	s->cb_rc = rc;
-	return rc;
-}
-
 /* One chunk's tool-call deltas. */
-static int add_call_deltas(struct stream *s, json_t *calls)
+static int add_call_deltas(struct skit__stream *s, json_t *calls)
 {
 	struct skit__partial_call *pc;
 	json_t *c, *fn, *v, *idx;
@@ -358,7 +329,7 @@ static int add_call_deltas(struct stream *s, json_t *calls)
 	return 0;
 }
 
-static int chunk_json(struct stream *s, json_t *j)
+static int chunk_json(struct skit__stream *s, json_t *j)
 {
 	json_t *choice, *delta, *v;
 	size_t len;
@@ -372,12 +343,9 @@ static int chunk_json(struct stream *s, json_t *j)
 	v = json_object_get(delta, "content");
 	len = json_string_length(v);
 	if (len) {
-		rc = skitx_buf_add(&s->text, json_string_value(v), len);
+		rc = skit__stream_text(s, json_string_value(v), len);
 		if (rc)
-			return text_error(s, rc);
-		if (s->on_delta(json_string_value(v), len, s->payload))
-			return skit__http_error(s->m, s->err, SKIT_ECANCELED,
-			                        "canceled");
+			return rc;
 	}
 	v = json_object_get(delta, "tool_calls");
 	if (json_is_array(v)) {
@@ -385,10 +353,12 @@ static int chunk_json(struct stream *s, json_t *j)
 		if (rc)
 			return rc;
 	}
-	rc = set_string(&s->finish, json_object_get(choice, "finish_reason"),
-	                s->err);
+	v = json_object_get(choice, "finish_reason");
+	rc = set_string(&s->stop_reason, v, s->err);
 	if (rc)
 		return rc;
+	/* The usage chunk may still follow; [DONE] ends the stream. */
+	s->finished |= json_is_string(v);
 	v = json_object_get(j, "usage");
 	if (json_is_object(v))
 		read_usage(&s->usage, v);
@@ -397,14 +367,14 @@ static int chunk_json(struct stream *s, json_t *j)
 
 static int on_event(const struct skit__sse_event *ev, void *payload)
 {
-	struct stream *s = payload;
+	struct skit__stream *s = payload;
 	json_t *j;
 	int rc;
 
-	if (s->done)
+	if (s->ended)
 		return 0; /* nothing counts after [DONE] */
 	if (ev->data_len == 6 && !memcmp(ev->data, "[DONE]", 6)) {
-		s->done = true;
+		s->ended = true;
 		return 0;
 	}
 	rc = skit__http_json(s->m, &j, ev->data, ev->data_len, s->err);
@@ -412,69 +382,9 @@ static int on_event(const struct skit__sse_event *ev, void *payload)
 		rc = chunk_json(s, j);
 		json_decref(j);
 	}
-	return rc ? stream_fail(s, rc) : 0;
-}
-
-static int sse_error(struct stream *s, int rc)
-{
-	if (rc == s->cb_rc)
-		return rc;
-	if (rc == SKIT_ETOOBIG)
-		return skit__http_error(s->m, s->err, rc,
-		                        "stream event over %u MiB",
-		                        SKIT__SSE_MAX_DATA >> 20);
-	return skit__error_oom(s->err);
-}
-
-static int on_data(const char *data, size_t len, void *payload)
-{
-	struct stream *s = payload;
-	int rc = skit__sse_feed(&s->sse, data, len);
-
-	return rc ? sse_error(s, rc) : 0;
-}
-
-static void stream_init(struct stream *s, skit_model *m,
-                        skit_model_delta_cb on_delta, void *payload,
-                        skit_error *err)
-{
-	memset(s, 0, sizeof(*s));
-	s->m = m;
-	s->on_delta = on_delta;
-	s->payload = payload;
-	s->err = err;
-	skit__sse_init(&s->sse, on_event, s, 0);
-	skitx_buf_init(&s->text, SKIT__HTTP_TEXT_MAX);
-}
-
-static void stream_release(struct stream *s)
-{
-	skit__sse_release(&s->sse);
-	skitx_buf_release(&s->text);
-	skit__partial_calls_release(&s->calls);
-	skitx_free(s->finish);
-}
-
-/* The stream ended: check it was whole and move the result to `out`. */
-static int stream_finish(struct stream *s, skit_model_response *out)
-{
-	int rc = skit__sse_finish(&s->sse);
-
 	if (rc)
-		return sse_error(s, rc);
-	if (!s->done && !s->finish)
-		return skit__http_error(s->m, s->err, SKIT_EPROVIDER,
-		                        "truncated stream (no [DONE])");
-	out->text = skitx_buf_detach(&s->text, NULL);
-	if (!out->text)
-		return skit__error_oom(s->err);
-	rc = skit__partial_calls_finish(s->m, &s->calls, out, s->err);
-	if (rc)
-		return rc;
-	out->stop_reason = s->finish;
-	s->finish = NULL;
-	out->usage = s->usage;
-	return 0;
+		s->cb_rc = rc;
+	return rc;
 }
 
 static int openai_complete(skit_model *m, skit_model_response *out,
@@ -485,7 +395,7 @@ static int openai_complete(skit_model *m, skit_model_response *out,
 	struct openai *o = m->state;
 	const char *headers[4];
 	struct skit__http_call call;
-	struct stream s;
+	struct skit__stream s;
 	char *body = NULL;
 	size_t n = 0, len;
 	int rc;
@@ -507,25 +417,12 @@ static int openai_complete(skit_model *m, skit_model_response *out,
 	call.headers = headers;
 	call.body = body;
 	call.body_len = len;
-	if (on_delta) {
-		stream_init(&s, m, on_delta, payload, err);
-		call.on_data = on_data;
-		call.payload = &s;
-	}
-	rc = skit__http_perform(m, &call, err);
-	if (!rc && on_delta && !call.streamed &&
-	    !strncmp(skitx_buf_cstr(&call.response), "data:", 5)) {
-		/* An event stream under another content type. */
-		rc = on_data(skitx_buf_cstr(&call.response),
-		             skitx_buf_len(&call.response), &s);
-		call.streamed = true;
-	}
-	if (!rc && call.streamed)
-		rc = stream_finish(&s, out);
-	else if (!rc)
-		rc = parse_whole(m, out, &call.response, err);
 	if (on_delta)
-		stream_release(&s);
+		skit__stream_init(&s, m, on_event, on_delta, payload, err);
+	rc = skit__stream_complete(m, &call, on_delta ? &s : NULL, "[DONE]",
+	                           parse_whole, out, err);
+	if (on_delta)
+		skit__stream_release(&s);
 	skit__http_call_release(&call);
 	free(body); /* jansson's allocation */
 	if (rc)

@@ -723,7 +723,7 @@ static int do_run_script(struct skit_agent *a, json_t *args,
                          struct skitx_buf *out, bool *is_error, skit_error *err)
 {
 	const char *path = str_arg(args, "path"), *why, *dir;
-	json_t *jargs = json_object_get(args, "args"), *v, *ev, *arr;
+	json_t *jargs = json_object_get(args, "args"), *v, *ev;
 	struct skit__run_opts ro;
 	struct skit__run_result res;
 	struct agent_skill *s;
@@ -792,8 +792,10 @@ static int do_run_script(struct skit_agent *a, json_t *args,
 	}
 	snprintf(full, strlen(dir) + strlen(path) + 2, "%s/%s", dir, path);
 	argv[0] = full;
-	json_array_foreach(jargs, i, v) argv[i + 1] =
-	        (char *)json_string_value(v);
+	json_array_foreach(jargs, i, v)
+	{
+		argv[i + 1] = (char *)json_string_value(v);
+	}
 	memset(&ro, 0, sizeof(ro));
 	ro.path = full;
 	ro.argv = argv;
@@ -833,11 +835,10 @@ static int do_run_script(struct skit_agent *a, json_t *args,
 	rc |= put_stream(out, "stdout", &res.out, res.out_total);
 	if (res.err_total)
 		rc |= put_stream(out, "stderr", &res.err, res.err_total);
-	arr = json_array();
-	json_array_foreach(jargs, i, v) json_array_append(arr, v);
 	ev = json_pack("{s:s, s:s, s:o?, s:i, s:i, s:b, s:I, s:s, s:s, s:I, "
 	               "s:I, s:b}",
-	               "skill", s->name, "path", path, "args", arr, "exit_code",
+	               "skill", s->name, "path", path, "args",
+	               jargs ? json_incref(jargs) : json_array(), "exit_code",
 	               res.exit_code, "signal", res.signal, "timed_out",
 	               res.timed_out, "duration_ms",
 	               (json_int_t)res.duration_ms, "stdout_sha256", outsum,
