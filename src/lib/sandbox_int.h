@@ -24,6 +24,26 @@ struct skit__run_opts {
 	long grace_ms;     /* SIGTERM to SIGKILL; 0: 2000 */
 	size_t output_cap; /* bytes kept per stream */
 	const volatile int *cancel; /* may be NULL */
+
+	/*
+	 * Confinement (scripts and shell calls). With `confine` false only
+	 * the process layer above applies. With it true, every layer this
+	 * kernel provides is applied (see include/skit/sandbox.h) and the
+	 * ones it lacks are reported in skit__run_result.missing.
+	 */
+	bool confine;
+	const char *const *read_paths;  /* NULL-ended; readable besides the
+	                                   system folders (the skill folder) */
+	const char *const *write_paths; /* NULL-ended; readable and writable
+	                                   (the per-run workdir) */
+	bool allow_network;             /* else no sockets but AF_UNIX */
+	struct skit__limits {           /* 0: the default of sandbox.c */
+		long cpu_seconds;
+		size_t memory_bytes; /* RLIMIT_AS */
+		size_t file_bytes;   /* RLIMIT_FSIZE */
+		long processes;
+		long open_files;
+	} limits;
 };
 
 struct skit__run_result {
@@ -34,6 +54,8 @@ struct skit__run_result {
 	long duration_ms;
 	struct skitx_buf out, err;   /* captured, NUL-terminated */
 	size_t out_total, err_total; /* bytes produced */
+	unsigned int layers;  /* SKIT_SANDBOX_* bits applied */
+	unsigned int missing; /* requested (confine) but unavailable */
 };
 
 /*
