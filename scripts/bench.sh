@@ -16,7 +16,10 @@
 #   list           skit list --json --root ROOT, warm index cache (vs the floor)
 #   list, no cache the same with SKIT_NO_CACHE=1 (via env(1))  (vs the floor)
 #   lib scan       registry new/add_root/scan              (vs the floor)
-#   to-prompt CLI  skit to-prompt DIR... (one exec, N <= 10k)  (vs the floor)
+#   to-prompt CLI  skit to-prompt DIR... (one exec, N <= 10k), the DIRs being
+#                  every folder of the tree, so their parent's warm index
+#                  cache applies                         (vs the floor)
+#   to-prompt, no cache  the same with SKIT_NO_CACHE=1    (vs the floor)
 #   to-prompt lib  registry scan + skit_prompt_render      (vs the floor)
 #   search         per-query latency inside one process (median, p95) over
 #                  queries.txt, vs a naive substring scan in the same process
@@ -126,6 +129,7 @@ command_of() {
 	listcold) cmd=(env SKIT_NO_CACHE=1 "$SKIT" list --json --root "$root") ;;
 	scan) cmd=("$REG" scan "$root") ;;
 	toprompt) cmd=("$SKIT" to-prompt "@$out/paths.txt") ;;
+	toprcold) cmd=(env SKIT_NO_CACHE=1 "$SKIT" to-prompt "@$out/paths.txt") ;;
 	libprompt) cmd=("$REG" prompt "$root") ;;
 	search) cmd=("$SKIT" search --root "$root" "$q") ;;
 	esac
@@ -170,7 +174,7 @@ for size in $SIZES; do
 	cw=$(echo $cw | tr ' ' '\n' | sort -n | sed -n 2p)
 	echo "## $size: list --json writing the cache (us): $cw" >>"$LOG"
 	labels="yaml list listcold scan"
-	[ "$n" -le 10000 ] && labels="$labels toprompt"
+	[ "$n" -le 10000 ] && labels="$labels toprompt toprcold"
 	labels="$labels libprompt search"
 	cmds=("$FLOOR" "$root")
 	for l in $labels; do
@@ -235,8 +239,11 @@ $(echo "$r" | grep '^cmd=1 ' | sed "s/^cmd=1 /cmd=$k /")"
 				"$(mb $((fmb / 1024)))" "" "-" ;;
 		toprompt)
 			[ "$size" = 10k ] && t='<=1.5x'
-			row "skit to-prompt DIR... (one exec, no cache), $size" "$v" \
+			row "skit to-prompt DIR... (one exec, warm cache of the parent), $size" "$v" \
 				"$(ms "$f_ms")" "$x" "$t" ;;
+		toprcold)
+			row "skit to-prompt DIR..., no cache (env SKIT_NO_CACHE=1), $size" \
+				"$v" "$(ms "$f_ms")" "$x" "-" ;;
 		libprompt)
 			[ "$size" = 10k ] && t='<=1.5x'
 			row "library to-prompt (scan+render, warm cache), $size" "$v" \

@@ -22,9 +22,13 @@ step "$SKIT" show --root "$ROOT" csv-report
 
 # The agent: the recorded model activates csv-report, reads one of its
 # references, runs its script and answers. Nothing leaves this machine.
+# --yes approves the script run (without a terminal skit would refuse it
+# and print the command line that approves it); --workdir . lets the
+# sandboxed script work in this folder, where the CSV is, instead of a
+# fresh folder of its own.
 RUNS=$(cd "$(dirname "$SKIT")" && pwd)/demo-runs
-step "$SKIT" run --root "$ROOT" --model replay:examples/cassettes/csv-report.jsonl \
-	--runs-dir "$RUNS" --trace \
+step "$SKIT" run --yes --workdir . --root "$ROOT" \
+	--model replay:examples/cassettes/csv-report.jsonl --runs-dir "$RUNS" --trace \
 	"Summarise examples/skills/csv-report/assets/sample.csv: what is in it?"
 step "$SKIT" runs list --runs-dir "$RUNS" -n 3
 echo

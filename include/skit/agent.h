@@ -6,6 +6,7 @@
 
 #include "skit/common.h"
 #include "skit/model.h"
+#include "skit/policy.h"
 #include "skit/registry.h"
 
 /**
@@ -15,9 +16,14 @@
  *
  * The system prompt is a base prompt plus the skills index (level 1,
  * budgeted). The model sees the tools `use_skill`, `read_skill_resource`,
- * `update_plan`, `run_skill_script`, and `search_skills` when the index
- * was cut or when asked for. A skill's body (level 2) reaches the model
- * only once the skill is activated: by the model (`use_skill`), by the
+ * `update_plan`, and `search_skills` when the index was cut or when asked
+ * for; the gated tools (`run_skill_script`, `read_file`, `list_dir`,
+ * `grep`, `write_file`, `shell`) as the policy discloses them
+ * (skit_policy_offers(): a tool only a skill grants appears once that
+ * skill is active). Every gated call is decided by the policy, approved
+ * through on_approve when it must be, audited, and, for programs, run in
+ * the sandbox (include/skit/sandbox.h). A skill's body (level 2) reaches the
+ * model only once the skill is activated: by the model (`use_skill`), by the
  * user (`/name args`), or by a `$name` mention in the user's text. A file
  * of a skill (level 3) reaches it only when the model reads that file of
  * an active skill. Skill text is untrusted data and is framed as such.
@@ -42,6 +48,30 @@ typedef enum {
 	SKIT_TRACE_NOTE = 4,  /**< anything else worth a line */
 } skit_trace_kind;
 
+/** A call the policy says needs the user's approval (on_approve). */
+typedef struct {
+	const char *tool;      /**< e.g. "shell", "run_skill_script" */
+	const char *skill;     /**< the skill it runs for, or NULL */
+	const char *arguments; /**< the call's exact arguments (JSON) */
+	const char *target;    /**< the command line, script or path */
+	const char *reason;    /**< the policy's reason, one line */
+	skit_risk risk;
+	/** What "always" would approve for the rest of the session, e.g.
+	 *  "shell commands starting with 'git'". */
+	const char *always;
+	/** The run-time flag that would approve it without asking
+	 *  (`--allow 'PATTERN'` or `--yes`); "" when none would. */
+	const char *approving_flag;
+} skit_approval;
+
+/** Answers to skit_agent_hooks.on_approve. */
+typedef enum {
+	SKIT_APPROVE_NO = 0,     /**< refuse this call */
+	SKIT_APPROVE_YES = 1,    /**< run this call */
+	SKIT_APPROVE_ALWAYS = 2, /**< run it and the like, this session */
+	SKIT_APPROVE_NO_ASK = 3, /**< no one can answer (no terminal) */
+} skit_approve_answer;
+
 /** Callbacks; any may be NULL. */
 typedef struct {
 	/** Assistant text as it streams (not NUL-terminated). */
@@ -49,6 +79,19 @@ typedef struct {
 	/** One human-readable line (no newline) about what is happening. */
 	void (*on_trace)(skit_trace_kind kind, const char *line, void *payload);
 	void *payload;
+	/**
+	 * Ask the user about one call. NULL, or an answer of
+	 * SKIT_APPROVE_NO_ASK, refuses the call, telling the model that
+	 * there was no one to ask and which flag would approve it.
+	 */
+	skit_approve_answer (*on_approve)(const skit_approval *req,
+	                                  void *payload);
+	/**
+	 * A call that needed approval was refused because no one could
+	 * answer (on_approve NULL or SKIT_APPROVE_NO_ASK): the place to
+	 * tell the user which flag would approve it (req->approving_flag).
+	 */
+	void (*on_refused)(const skit_approval *req, void *payload);
 } skit_agent_hooks;
 
 /** Options for skit_agent_new(); start from SKIT_AGENT_OPTIONS_INIT. */
@@ -69,16 +112,27 @@ typedef struct {
 	long script_timeout_ms;           /**< per script run; 0: 120 s */
 	size_t script_output_cap; /**< bytes kept per stream; 0: 64 KiB */
 	size_t resource_cap;      /**< bytes per resource read; 0: 64 KiB */
-	const char *workdir;      /**< scripts' working folder; NULL: cwd */
-	const char *runs_dir;     /**< audit trail root; NULL: no trail */
+	/** Scripts' and shell calls' working folder; NULL: `work/` in the
+	 *  run folder, or a fresh temporary folder without a trail. */
+	const char *workdir;
+	const char *runs_dir; /**< audit trail root; NULL: no trail */
 	const volatile int
 	        *cancel; /**< set non-zero (e.g. by SIGINT) to stop */
 	skit_agent_hooks hooks;
+	/** The permission policy (borrowed). NULL: an empty one, under
+	 *  which reads run and every other call needs approval. */
+	const skit_policy *policy;
+	/** The folder the file tools work in; NULL: the registry's
+	 *  project folder, else the current folder. */
+	const char *project_dir;
+	/** Offer read_file, list_dir, grep, write_file and shell (subject
+	 *  to the policy). false: only the skill tools. */
+	bool file_tools;
 } skit_agent_options;
 
 /* clang-format off */
 #define SKIT_AGENT_OPTIONS_VERSION 1
-#define SKIT_AGENT_OPTIONS_INIT { SKIT_AGENT_OPTIONS_VERSION, NULL, NULL, NULL, 0, false, false, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, { NULL, NULL, NULL } }
+#define SKIT_AGENT_OPTIONS_INIT { SKIT_AGENT_OPTIONS_VERSION, NULL, NULL, NULL, 0, false, false, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, { NULL, NULL, NULL, NULL, NULL }, NULL, NULL, true }
 /* clang-format on */
 
 /**

@@ -201,6 +201,86 @@ SKIT_EXTERN int skit_policy_check(const skit_policy *p,
                                   size_t nactive, const skit_tool_request *req,
                                   skit_decision *out, skit_error *err);
 
+/**
+ * Whether the model should be offered tool `tool` now (the disclosure
+ * rule of docs/permissions.md). The skill tools always are;
+ * `run_skill_script` once a skill is active. Any other tool is hidden
+ * when a bare-name `deny` or `--deny` names it, when it is a network tool
+ * under `--no-network`, and when some active skill declares
+ * `allowed-tools` without naming it. Otherwise read-only tools are
+ * offered; execute, write and network tools only when an active skill's
+ * `allowed-tools` or an `allow`/`--allow` pattern names them, with
+ * `--yes`, or when `interactive` (someone can approve each call). So a
+ * tool that only a skill grants appears once that skill is active.
+ *
+ * @return false for an unknown tool.
+ */
+SKIT_EXTERN bool skit_policy_offers(const skit_policy *p,
+                                    const skit_active_skill *active,
+                                    size_t nactive, const char *tool,
+                                    bool interactive);
+
+/**
+ * Whether programs run for skill `skill` (a script of it; NULL for a
+ * `shell` call) may use the network: never with `--no-network` or a bare
+ * `deny`/`--deny` of `WebFetch` or `WebSearch`; else when an
+ * `allow`/`--allow` pattern or the `allowed-tools` of that active skill
+ * names `WebFetch` or `WebSearch`.
+ */
+SKIT_EXTERN bool skit_policy_network(const skit_policy *p,
+                                     const skit_active_skill *active,
+                                     size_t nactive, const char *skill);
+
+/**
+ * A pattern covering the call `req`, for the user to approve it with:
+ * `Bash(git status)` (or with `broad`, `Bash(git:*)`: every command of
+ * that program), `run_skill_script(scripts/x.py:*)`, `Write(out/a.md)`,
+ * `Read(docs/a.md)`, `WebFetch(domain:example.com)`.
+ *
+ * @param[out] buf  the pattern, NUL-terminated; "" on failure
+ * @return SKIT_OK; SKIT_EINVALID when no pattern can express the call
+ *         (an empty command, a path outside the project, a command the
+ *         grammar cannot hold); SKIT_ETOOBIG when `cap` is too small;
+ *         SKIT_ENOTFOUND for an unknown tool; SKIT_ENOMEM.
+ */
+SKIT_EXTERN int skit_policy_suggest(char *buf, size_t cap,
+                                    const skit_tool_request *req, bool broad);
+
+/**
+ * The run-time flag that would let `req` run without asking, given the
+ * same policy and active skills: `--allow 'PATTERN'` (shell-quoted) when
+ * the narrowest pattern is enough, else `--yes`.
+ *
+ * @param[out] buf  the flag, NUL-terminated; "" on failure
+ * @return SKIT_OK; SKIT_ENOTFOUND when no flag would (the call is
+ *         denied); SKIT_ETOOBIG when `cap` is too small.
+ */
+SKIT_EXTERN int skit_policy_approving_flag(char *buf, size_t cap,
+                                           const skit_policy *p,
+                                           const skit_active_skill *active,
+                                           size_t nactive,
+                                           const skit_tool_request *req);
+
+/**
+ * Add the `permissions` of a config file to `p`:
+ * `{"permissions": {"allow": [...], "deny": [...], "ask": [...]}}`;
+ * other top-level keys are left to their readers. A file that is not
+ * `trusted` (the project's own config, i.e. repository content) may
+ * restrict but never grant: its `allow` entries are skipped and counted
+ * in `*ignored`.
+ *
+ * @param ignored   may be NULL
+ * @return SKIT_OK; SKIT_ENOTFOUND when the file does not exist;
+ *         SKIT_EINVALID for bad JSON, a wrong type, an unknown key under
+ *         `permissions` or a bad pattern (the message names the file and
+ *         the entry); SKIT_ETOOBIG over 1 MiB; SKIT_EUNSAFE when it is
+ *         not a regular file; SKIT_EIO; SKIT_ENOMEM. Patterns added
+ *         before a failure stay in `p`.
+ */
+SKIT_EXTERN int skit_policy_load_config(skit_policy *p, const char *path,
+                                        bool trusted, size_t *ignored,
+                                        skit_error *err);
+
 /** Free `p`. NULL is a no-op. */
 SKIT_EXTERN void skit_policy_free(skit_policy *p);
 

@@ -3,6 +3,7 @@
 #define SKIT_REGISTRY_H
 
 #include "skit/common.h"
+#include "skit/prompt.h"
 #include "skit/skill.h"
 
 /**
@@ -90,6 +91,18 @@ SKIT_EXTERN int skit_registry_add_default_roots(skit_registry *reg,
 SKIT_EXTERN const char *skit_registry_project_dir(const skit_registry *reg);
 
 /**
+ * Find the project of the current folder, as skit_registry_add_default_roots()
+ * does: the nearest ancestor (the folder itself included) holding a
+ * `.agents/` or `.agent/` folder or a `.git` entry, never the home folder.
+ *
+ * @param[out] out  the absolute path, owned by the caller (skit_free());
+ *                  NULL when there is none
+ * @return SKIT_OK (also when none was found); SKIT_EIO when the current
+ *         folder cannot be read; SKIT_ENOMEM.
+ */
+SKIT_EXTERN int skit_project_find(char **out, skit_error *err);
+
+/**
  * Scan every root. Safe to call again: the old index is replaced only once
  * the new one is complete.
  * @return SKIT_OK (bad entries are diagnostics); SKIT_ENOMEM.
@@ -158,6 +171,44 @@ typedef struct {
 SKIT_EXTERN int skit_registry_search(skit_registry *reg, const char *query,
                                      unsigned int flags, skit_search_hit *hits,
                                      size_t k, size_t *n, skit_error *err);
+
+/**
+ * Load what `skit to-prompt` lists about each of the skill folders `dirs`,
+ * in order: the name as written (skit_skill_name_raw()), the description
+ * and the path of the SKILL.md found, each folder loaded with
+ * skit_skill_load() (default options) and checked with
+ * skit_skill_check_properties(). The registry's roots and index are not
+ * used or changed; `reg` lends its settings (the cache switch, threads).
+ *
+ * It is faster than a loop of those calls, with the same result: folders
+ * are loaded on a few threads, and a folder given as an absolute path
+ * whose parent folder has an index cache (written by a scan of that
+ * parent as a root; docs/registry.md) is served from its record when the
+ * record is of an active skill and its key, the stat() of the folder and
+ * of its SKILL.md, still matches. Nothing else is taken from the cache,
+ * and this call never writes one. SKIT_NO_CACHE turns the cache off.
+ *
+ * @param[out] out  `n` items, owned by the caller; free them with
+ *                  skit_registry_prompt_items_free(). NULL on failure.
+ * @param dirs      `n` folder paths (a SKILL.md path means its folder)
+ * @param[out] err  on failure, the message of the first folder (in
+ *                  order) that failed, as skit_skill_load() or
+ *                  skit_skill_check_properties() gives it
+ * @return SKIT_OK; the first failing folder's status: SKIT_ENOTFOUND (no
+ *         such path), SKIT_EINVALID (no SKILL.md, or no name or
+ *         description); SKIT_ENOMEM.
+ */
+SKIT_EXTERN int skit_registry_prompt_items(skit_prompt_item **out,
+                                           skit_registry *reg,
+                                           const char *const *dirs, size_t n,
+                                           skit_error *err);
+
+/**
+ * Free `n` items from skit_registry_prompt_items() and their strings.
+ * NULL is a no-op.
+ */
+SKIT_EXTERN void skit_registry_prompt_items_free(skit_prompt_item *items,
+                                                 size_t n);
 
 /** Free `reg` and everything it owns. NULL is a no-op. */
 SKIT_EXTERN void skit_registry_free(skit_registry *reg);

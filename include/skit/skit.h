@@ -16,5 +16,6 @@
 #include "skit/agent.h"
 #include "skit/audit.h"
 #include "skit/policy.h"
+#include "skit/sandbox.h"
 
 #endif /* SKIT_SKIT_H */

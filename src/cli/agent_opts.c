@@ -10,6 +10,8 @@
 
 #include "cli/agent_opts.h"
 #include "cli/error.h"
+#include "util/buf.h"
+#include "util/path.h"
 
 volatile sig_atomic_t cli_interrupted;
 
@@ -117,6 +119,29 @@ int cli_agent_option(struct cli_agent *ca, int c, const char *arg,
 		return 1;
 	case CLI_OPT_QUIET:
 		ca->quiet = true;
+		return 1;
+	case CLI_OPT_ALLOW:
+	case CLI_OPT_DENY:
+		if ((c == CLI_OPT_ALLOW ? ca->nallow : ca->ndeny) ==
+		    SKIT_POLICY_MAX_PATTERNS)
+			return cli_usage_error(verb,
+			                       "at most %d --allow and %d "
+			                       "--deny patterns",
+			                       SKIT_POLICY_MAX_PATTERNS,
+			                       SKIT_POLICY_MAX_PATTERNS);
+		if (c == CLI_OPT_ALLOW)
+			ca->allow[ca->nallow++] = arg;
+		else
+			ca->deny[ca->ndeny++] = arg;
+		return 1;
+	case CLI_OPT_YES:
+		ca->yes = true;
+		return 1;
+	case CLI_OPT_NO_NETWORK:
+		ca->no_network = true;
+		return 1;
+	case CLI_OPT_NO_FILE_TOOLS:
+		ca->no_file_tools = true;
 		return 1;
 	default:
 		return 0;
@@ -241,6 +266,173 @@ void cli_agent_catch_sigint(bool on)
 	sigaction(SIGINT, &sa, NULL);
 }
 
+/* Append `s` to `b`, single-quoted for a POSIX shell when it must be. */
+static void put_shell_word(struct skitx_buf *b, const char *s)
+{
+	if (*s && !s[strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQR"
+	                       "STUVWXYZ0123456789_-./=:,@%+")]) {
+		skitx_buf_puts(b, s);
+		return;
+	}
+	skitx_buf_putc(b, '\'');
+	for (; *s; s++)
+		skitx_buf_puts(b, *s == '\'' ? "'\\''" : (char[2]){ *s, 0 });
+	skitx_buf_putc(b, '\'');
+}
+
+/* Show the call the user is asked about, or was refused. */
+static void show_call(struct cli_agent *ca, const skit_approval *req)
+{
+	fprintf(stderr, "  %s%s%s", ca->style.bold, req->tool, ca->style.reset);
+	if (req->skill) {
+		fputs(" for skill ", stderr);
+		cli_put_text(stderr, req->skill, true, 0);
+	}
+	fputs(": ", stderr);
+	cli_put_text(stderr, req->target, true, 0);
+	fputs("\n  arguments: ", stderr);
+	cli_put_text(stderr, req->arguments, true, 0);
+	fputc('\n', stderr);
+}
+
+/* On a terminal: ask. y, n, or a (always, for this session). */
+static skit_approve_answer on_approve(const skit_approval *req, void *payload)
+{
+	struct cli_agent *ca = payload;
+	char line[64];
+
+	if (!ca->at_line_start) {
+		fputc('\n', stdout);
+		ca->at_line_start = true;
+	}
+	fflush(stdout);
+	fprintf(stderr, "%sskit: approval needed%s (%s)\n", ca->style.bold,
+	        ca->style.reset, req->reason);
+	show_call(ca, req);
+	for (;;) {
+		fprintf(stderr, "Allow? [y]es, [n]o%s%s%s: ",
+		        req->always[0] ? ", [a]lways (" : "", req->always,
+		        req->always[0] ? ")" : "");
+		fflush(stderr);
+		if (!fgets(line, sizeof(line), stdin)) {
+			clearerr(stdin);
+			fputc('\n', stderr);
+			return SKIT_APPROVE_NO;
+		}
+		if (cli_interrupted)
+			return SKIT_APPROVE_NO;
+		line[strcspn(line, "\r\n")] = '\0';
+		if (!strcmp(line, "y") || !strcmp(line, "yes"))
+			return SKIT_APPROVE_YES;
+		if (!strcmp(line, "n") || !strcmp(line, "no") || !line[0])
+			return SKIT_APPROVE_NO;
+		if (req->always[0] &&
+		    (!strcmp(line, "a") || !strcmp(line, "always")))
+			return SKIT_APPROVE_ALWAYS;
+	}
+}
+
+/* No terminal: say what was refused and the command that would run it. */
+static void on_refused(const skit_approval *req, void *payload)
+{
+	struct cli_agent *ca = payload;
+	struct skitx_buf b;
+
+	if (!ca->at_line_start) {
+		fputc('\n', stdout);
+		ca->at_line_start = true;
+	}
+	fflush(stdout);
+	fprintf(stderr, "skit: refused (%s; no terminal to ask):\n",
+	        req->reason);
+	show_call(ca, req);
+	if (!req->approving_flag[0] || !ca->argv)
+		return;
+	skitx_buf_init(&b, 0);
+	skitx_buf_puts(&b, "skit ");
+	skitx_buf_puts(&b, ca->argv[0]);
+	skitx_buf_putc(&b, ' ');
+	skitx_buf_puts(&b, req->approving_flag);
+	for (int i = 1; i < ca->argc; i++) {
+		skitx_buf_putc(&b, ' ');
+		put_shell_word(&b, ca->argv[i]);
+	}
+	fputs("  to approve it, run: ", stderr);
+	cli_put_text(stderr, skitx_buf_cstr(&b), true, 0);
+	fputc('\n', stderr);
+	skitx_buf_release(&b);
+}
+
+/* The policy: config files' permissions, then the flags. */
+static int open_policy(struct cli_agent *ca, const char *verb)
+{
+	skit_error err = { 0 };
+	const char *project = skit_registry_project_dir(ca->reg);
+	char *files[3] = { NULL, NULL, NULL }, *found = NULL;
+	bool trusted[3] = { true, false, true };
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	int rc = 0, status = CLI_OK;
+
+	if (skit_policy_new(&ca->policy, &err) < 0) {
+		cli_error(verb, "%s", err.message);
+		return CLI_FAIL;
+	}
+	if (!ca->roots.no_config) {
+		if (xdg && *xdg == '/')
+			files[0] = skitx_path_join(xdg, "skit/config.json");
+		else if (home && *home == '/')
+			files[0] = skitx_path_join(home,
+			                           ".config/skit/config.json");
+		/* With --root the registry looked for no project. */
+		if (!project && skit_project_find(&found, &err) == 0)
+			project = ca->project_found = found;
+		if (project)
+			files[1] =
+			        skitx_path_join(project, ".agents/skit.json");
+	}
+	if (ca->roots.config)
+		files[2] = skitx_strdup(ca->roots.config);
+	for (size_t i = 0; !rc && i < 3; i++) {
+		size_t ignored = 0;
+
+		if (!files[i])
+			continue;
+		rc = skit_policy_load_config(ca->policy, files[i], trusted[i],
+		                             &ignored, &err);
+		if (rc == SKIT_ENOTFOUND && i < 2)
+			rc = 0;
+		if (!rc && ignored)
+			fprintf(stderr,
+			        "skit: warning: %s: %zu \"allow\" "
+			        "permission(s) ignored: a project's config "
+			        "may restrict, not grant\n",
+			        files[i], ignored);
+	}
+	for (size_t i = 0; i < 3; i++)
+		skitx_free(files[i]);
+	if (rc) {
+		cli_error(verb, "%s", err.message);
+		return rc == SKIT_ENOTFOUND ? CLI_USAGE : CLI_FAIL;
+	}
+	for (size_t i = 0; status == CLI_OK && i < ca->nallow + ca->ndeny;
+	     i++) {
+		bool allow = i < ca->nallow;
+		const char *pat =
+		        allow ? ca->allow[i] : ca->deny[i - ca->nallow];
+
+		if (skit_policy_add_flag(ca->policy,
+		                         allow ? SKIT_POLICY_LIST_ALLOW
+		                               : SKIT_POLICY_LIST_DENY,
+		                         pat, &err) < 0)
+			status = cli_usage_error(verb, "--%s '%s': %s",
+			                         allow ? "allow" : "deny", pat,
+			                         err.message);
+	}
+	skit_policy_set_yes(ca->policy, ca->yes);
+	skit_policy_set_no_network(ca->policy, ca->no_network);
+	return status;
+}
+
 int cli_agent_open(struct cli_agent *ca, bool stream_answer, const char *verb)
 {
 	skit_model_options mo = SKIT_MODEL_OPTIONS_INIT;
@@ -253,6 +445,9 @@ int cli_agent_open(struct cli_agent *ca, bool stream_answer, const char *verb)
 	ca->show_trace = !ca->quiet && (ca->trace || isatty(STDERR_FILENO));
 	cli_style_init(&ca->style, cli_color(stderr));
 	status = cli_open_registry(&ca->reg, &ca->roots, verb);
+	if (status != CLI_OK)
+		return status;
+	status = open_policy(ca, verb);
 	if (status != CLI_OK)
 		return status;
 	mo.spec = ca->model ? ca->model : default_model(spec, sizeof(spec));
@@ -289,6 +484,12 @@ int cli_agent_open(struct cli_agent *ca, bool stream_answer, const char *verb)
 	ao.hooks.on_text = stream_answer ? on_text : NULL;
 	ao.hooks.on_trace = on_trace;
 	ao.hooks.payload = ca;
+	ao.hooks.on_refused = on_refused;
+	if (isatty(STDIN_FILENO) && isatty(STDERR_FILENO))
+		ao.hooks.on_approve = on_approve;
+	ao.policy = ca->policy;
+	ao.project_dir = ca->project_found; /* NULL: the registry's, or . */
+	ao.file_tools = !ca->no_file_tools;
 	rc = skit_agent_new(&ca->agent, &ao, &err);
 	if (rc < 0) {
 		cli_error(verb, "%s", err.message);
@@ -326,6 +527,10 @@ int cli_agent_close(struct cli_agent *ca, int rc, const char *verb)
 	skitx_free(dir);
 	skit_model_free(ca->mod);
 	skit_registry_free(ca->reg);
+	skit_policy_free(ca->policy);
+	skit_free(ca->project_found);
+	ca->policy = NULL;
+	ca->project_found = NULL;
 	skitx_free(ca->runs_dir_owned);
 	ca->mod = NULL;
 	ca->reg = NULL;

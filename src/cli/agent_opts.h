@@ -38,6 +38,11 @@ enum {
 	CLI_OPT_REQUEST_LOG,
 	CLI_OPT_TRACE,
 	CLI_OPT_QUIET,
+	CLI_OPT_ALLOW,
+	CLI_OPT_DENY,
+	CLI_OPT_YES,
+	CLI_OPT_NO_NETWORK,
+	CLI_OPT_NO_FILE_TOOLS,
 };
 
 /* clang-format off */
@@ -59,7 +64,12 @@ enum {
 	{ "no-audit", no_argument, NULL, CLI_OPT_NO_AUDIT },               \
 	{ "request-log", required_argument, NULL, CLI_OPT_REQUEST_LOG },   \
 	{ "trace", no_argument, NULL, CLI_OPT_TRACE },                     \
-	{ "quiet", no_argument, NULL, CLI_OPT_QUIET }
+	{ "quiet", no_argument, NULL, CLI_OPT_QUIET },                     \
+	{ "allow", required_argument, NULL, CLI_OPT_ALLOW },               \
+	{ "deny", required_argument, NULL, CLI_OPT_DENY },                 \
+	{ "yes", no_argument, NULL, CLI_OPT_YES },                         \
+	{ "no-network", no_argument, NULL, CLI_OPT_NO_NETWORK },           \
+	{ "no-file-tools", no_argument, NULL, CLI_OPT_NO_FILE_TOOLS }
 
 #define CLI_AGENT_HELP                                                     \
 	"  --model PROVIDER:MODEL  openai:MODEL, anthropic:MODEL or "      \
@@ -82,7 +92,17 @@ enum {
 	"JSON action protocol\n"                                           \
 	"  --no-stream         do not stream responses\n"                  \
 	"  --script-timeout S  seconds per script run (default 120)\n"     \
-	"  --workdir DIR       scripts' working folder (default: .)\n"     \
+	"  --allow PATTERN     pre-approve matching calls, e.g. "          \
+	"'Bash(git:*)' (repeatable)\n"                                     \
+	"  --deny PATTERN      refuse matching calls (repeatable; deny "   \
+	"wins)\n"                                                          \
+	"  --yes               approve every call that would need "        \
+	"approval\n"                                                       \
+	"  --no-network        no network for any call or program\n"      \
+	"  --no-file-tools     offer only the skill tools (no read_file, " \
+	"grep, shell...)\n"                                                \
+	"  --workdir DIR       scripts' working folder (default: work/ in " \
+	"the run folder)\n"                                                \
 	"  --runs-dir DIR      audit trail folder (default: "              \
 	"<project>/.agents/runs)\n"                                        \
 	"  --no-audit          write no audit trail\n"                     \
@@ -96,6 +116,12 @@ enum {
 
 struct cli_agent {
 	struct cli_roots roots;
+	int argc;    /* the command's arguments, to print an approving */
+	char **argv; /* command line; argv[0] is the verb */
+	const char *allow[SKIT_POLICY_MAX_PATTERNS];
+	const char *deny[SKIT_POLICY_MAX_PATTERNS];
+	size_t nallow, ndeny;
+	bool yes, no_network, no_file_tools;
 	const char *model, *workdir, *runs_dir, *request_log;
 	bool no_audit, search, json_actions, no_stream, trace, quiet;
 	unsigned int max_turns, max_tool_calls, max_scripts, max_skills;
@@ -107,6 +133,8 @@ struct cli_agent {
 	skit_registry *reg;
 	skit_model *mod;
 	skit_agent *agent;
+	skit_policy *policy;
+	char *project_found; /* the project when the registry found none */
 	char *runs_dir_owned;
 	bool show_trace;
 	struct cli_style style;

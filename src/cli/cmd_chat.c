@@ -167,6 +167,8 @@ int cmd_chat(int argc, char **argv)
 	int c, status, rc = 0, r;
 
 	memset(&ca, 0, sizeof(ca));
+	ca.argc = argc;
+	ca.argv = argv;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {

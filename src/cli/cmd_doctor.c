@@ -13,6 +13,7 @@
 #include "cli/cmd.h"
 #include "cli/error.h"
 #include "cli/roots.h"
+#include "skit/sandbox.h"
 #include "util/buf.h"
 
 struct doctor {
@@ -31,8 +32,9 @@ static void help(void)
 	       "Report the skill roots (which exist, how many skills each "
 	       "holds), the\nshadowed copies, the skills that were skipped "
 	       "and why, what the scan found\n(link loops, aliases, name "
-	       "collisions...), and the size of the skills\nindex against the "
-	       "default prompt budget.\n\n"
+	       "collisions...), the size of the skills index\nagainst the "
+	       "default prompt budget, and which sandbox layers this "
+	       "system\ngives the scripts skills run.\n\n"
 	       "Options:\n"
 	       "  --json              print the report as one JSON "
 	       "object\n" CLI_ROOTS_HELP
@@ -379,6 +381,46 @@ out:
 	skitx_free(items);
 }
 
+/*
+ * The confinement layers this kernel gives scripts (DESIGN §7). A missing
+ * layer is a warning, not a finding: the run still goes on, with the
+ * agent saying which layers it lacks.
+ */
+static void sec_sandbox(struct doctor *d)
+{
+	unsigned int avail = skit_sandbox_available(), missing = 0;
+	int abi = skit_sandbox_landlock_abi();
+	bool first = true;
+
+	if (d->json) {
+		fprintf(d->f, "{\n    \"landlock_abi\": %d,\n    \"layers\": {",
+		        abi);
+		for (unsigned int b = 1; b & SKIT_SANDBOX_ALL; b <<= 1) {
+			fprintf(d->f, "%s\n      \"%s\": %s", first ? "" : ",",
+			        skit_sandbox_layer_name(b),
+			        avail & b ? "true" : "false");
+			first = false;
+		}
+		fputs("\n    }\n  }", d->f);
+		return;
+	}
+	fprintf(d->f, "%sSandbox%s (layers for scripts; Landlock ABI %d):\n",
+	        d->st.bold, d->st.reset, abi);
+	for (unsigned int b = 1; b & SKIT_SANDBOX_ALL; b <<= 1) {
+		fprintf(d->f, "  %-15s %s%s%s\n", skit_sandbox_layer_name(b),
+		        avail & b ? d->st.green : d->st.yellow,
+		        avail & b ? "available" : "missing", d->st.reset);
+		if (!(avail & b))
+			missing++;
+	}
+	if (missing)
+		fprintf(d->f,
+		        "  %s%u layer%s missing: scripts run less confined "
+		        "(docs/sandbox.md)%s\n",
+		        d->st.yellow, missing, missing == 1 ? "" : "s",
+		        d->st.reset);
+}
+
 static const struct {
 	const char *key; /* the JSON member */
 	void (*fn)(struct doctor *d);
@@ -386,7 +428,7 @@ static const struct {
 	{ "project", sec_project }, { "roots", sec_roots },
 	{ "skills", sec_skills },   { "shadowed", sec_shadowed },
 	{ "skipped", sec_skipped }, { "diagnostics", sec_diags },
-	{ "index", sec_index },
+	{ "index", sec_index },     { "sandbox", sec_sandbox },
 };
 
 int cmd_doctor(int argc, char **argv)

@@ -108,6 +108,8 @@ int cmd_run(int argc, char **argv)
 	int c, status, rc;
 
 	memset(&ca, 0, sizeof(ca));
+	ca.argc = argc;
+	ca.argv = argv;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {

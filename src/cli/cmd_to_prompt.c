@@ -5,9 +5,11 @@
  */
 #include "common.h"
 
+#include <fcntl.h>
 #include <getopt.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/cmd.h"
 #include "cli/error.h"
@@ -95,9 +97,39 @@ static void resolve_folder(char out[PATH_MAX], const char *arg,
 	skitx_free(folder);
 }
 
-static char *dup_or_null(const char *s)
+/*
+ * lstat(arg), relative to its parent folder, opened once for a run of
+ * arguments in one parent (the usual `dir/<glob>`): a stat() walks every
+ * component of the path, and with 10k long paths that walk was a fifth
+ * of the whole run. Any other shape of path takes lstat() itself.
+ */
+struct parent_fd {
+	char *path;
+	int fd;
+};
+
+static int lstat_arg(const char *arg, struct stat *st, struct parent_fd *pf)
 {
-	return s ? skitx_strdup(s) : NULL;
+	const char *slash = strrchr(arg, '/'), *base;
+	size_t plen;
+
+	base = slash ? slash + 1 : arg;
+	if (!slash || !*base || !strcmp(base, ".") || !strcmp(base, ".."))
+		return lstat(arg, st);
+	plen = slash == arg ? 1 : (size_t)(slash - arg);
+	if (!pf->path || strlen(pf->path) != plen ||
+	    memcmp(pf->path, arg, plen)) {
+		skitx_free(pf->path);
+		if (pf->fd >= 0)
+			close(pf->fd);
+		pf->path = skitx_strndup(arg, plen);
+		pf->fd = pf->path ? open(pf->path,
+		                         O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+		                  : -1;
+	}
+	if (pf->fd < 0)
+		return lstat(arg, st);
+	return fstatat(pf->fd, base, st, AT_SYMLINK_NOFOLLOW);
 }
 
 int cmd_to_prompt(int argc, char **argv)
@@ -110,9 +142,12 @@ int cmd_to_prompt(int argc, char **argv)
 	};
 	skit_prompt_options popts = SKIT_PROMPT_OPTIONS_INIT;
 	struct parent_cache pc = { NULL, { 0 }, false };
+	struct parent_fd pf = { NULL, -1 };
 	skit_prompt_item *items = NULL;
+	skit_registry *reg = NULL;
 	struct stat *sts = NULL;
 	skit_error err = { 0 };
+	char **dirs = NULL;
 	char *out = NULL;
 	int c, n = 0, status = CLI_OK;
 
@@ -155,57 +190,44 @@ int cmd_to_prompt(int argc, char **argv)
 		popts.flags |= SKIT_PROMPT_VERBATIM;
 
 	n = argc - optind;
-	items = skitx_calloc((size_t)n, sizeof(*items));
+	dirs = skitx_calloc((size_t)n, sizeof(*dirs));
 	sts = skitx_calloc((size_t)n, sizeof(*sts));
-	if (!items || !sts) {
+	if (!dirs || !sts) {
 		cli_error(argv[0], "out of memory");
 		status = CLI_FAIL;
-		n = 0;
 		goto out;
 	}
 	for (int i = 0; i < n; i++) {
-		if (lstat(argv[optind + i], &sts[i]) < 0) {
+		if (lstat_arg(argv[optind + i], &sts[i], &pf) < 0) {
 			cli_error(argv[0], "Path '%s' does not exist",
 			          argv[optind + i]);
 			status = CLI_USAGE;
-			n = 0;
 			goto out;
 		}
 	}
-	/*
-	 * Each skill is freed as soon as its three strings are copied: 10k
-	 * loaded skills would hold some 45 MB for a few hundred kB of text.
-	 */
 	for (int i = 0; i < n; i++) {
 		char resolved[PATH_MAX];
-		skit_skill *skill = NULL;
-		const char *base;
-		size_t blen;
-		bool oom;
 
 		resolve_folder(resolved, argv[optind + i], &sts[i], &pc);
-		if (skit_skill_load(&skill, resolved, NULL, &err) < 0 ||
-		    skit_skill_check_properties(skill, &err) < 0) {
-			skit_skill_free(skill);
-			cli_error(argv[0], "%s", err.message);
-			status = CLI_FAIL;
-			goto out;
-		}
-		base = skitx_path_name(skit_skill_file(skill), &blen);
-		items[i].location =
-		        skitx_path_join(skit_skill_dir(skill), base);
-		items[i].name = dup_or_null(skit_skill_name_raw(skill));
-		items[i].description =
-		        dup_or_null(skit_skill_description(skill));
-		oom = !items[i].location ||
-		      (!items[i].name && skit_skill_name_raw(skill)) ||
-		      (!items[i].description && skit_skill_description(skill));
-		skit_skill_free(skill);
-		if (oom) {
+		dirs[i] = skitx_strdup(resolved);
+		if (!dirs[i]) {
 			cli_error(argv[0], "out of memory");
 			status = CLI_FAIL;
 			goto out;
 		}
+	}
+	/*
+	 * The library loads the folders (on a few threads, unchanged ones
+	 * from the index cache of their parent folder) and keeps only the
+	 * three strings of each: the first folder that fails, in argument
+	 * order, is the one reported.
+	 */
+	if (skit_registry_new(&reg, &err) < 0 ||
+	    skit_registry_prompt_items(&items, reg, (const char *const *)dirs,
+	                               (size_t)n, &err) < 0) {
+		cli_error(argv[0], "%s", err.message);
+		status = CLI_FAIL;
+		goto out;
 	}
 	if (skit_prompt_render(&out, items, (size_t)n, &popts, NULL, &err) <
 	    0) {
@@ -216,14 +238,16 @@ int cmd_to_prompt(int argc, char **argv)
 	fputs(out, stdout);
 	fputc('\n', stdout);
 out:
-	for (int i = 0; items && i < n; i++) {
-		skitx_free((char *)items[i].name);
-		skitx_free((char *)items[i].description);
-		skitx_free((char *)items[i].location);
-	}
+	skit_registry_prompt_items_free(items, (size_t)n);
+	skit_registry_free(reg);
+	for (int i = 0; dirs && i < n; i++)
+		skitx_free(dirs[i]);
+	skitx_free(dirs);
 	skitx_free(pc.path);
+	skitx_free(pf.path);
+	if (pf.fd >= 0)
+		close(pf.fd);
 	skit_free(out);
-	skitx_free(items);
 	skitx_free(sts);
 	return status;
 }

@@ -10,6 +10,7 @@
 #include "common.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "skit/agent.h"
@@ -30,7 +31,7 @@
 #define BODY_CAP                (256u * 1024)
 #define FILES_LISTED            100u
 #define INPUT_MAX               (1024u * 1024)
-#define MAX_TOOLS               8u
+#define MAX_TOOLS               SKIT__TOOLS_MAX
 
 static const char base_prompt[] =
         "You are skit, an agent that completes the user's task with the "
@@ -333,10 +334,42 @@ static const char *trigger_name(enum agent_trigger t)
 	                           : "mention";
 }
 
+/*
+ * The skill's `allowed-tools`, parsed for the policy. A value that does
+ * not parse still declares a list, an empty one: when in doubt, the
+ * skill grants nothing. Returns 0 or SKIT_ENOMEM.
+ */
+static int parse_allowed(struct skit_agent *a, struct agent_skill *s)
+{
+	const char *text = skit_skill_allowed_tools(s->skill);
+	skit_error perr = { 0 };
+	int rc;
+
+	if (!text)
+		return 0;
+	rc = skit_allowed_tools_parse(&s->tools, s->name, text, &perr);
+	if (rc == SKIT_ENOMEM)
+		return rc;
+	if (rc < 0) {
+		skit__agent_trace(a, SKIT_TRACE_NOTE,
+		                  "%s: allowed-tools does not parse (%s); the "
+		                  "skill grants no tool",
+		                  s->name, perr.message);
+		rc = skit_allowed_tools_parse(&s->tools, s->name, "", NULL);
+	}
+	return rc;
+}
+
+const skit_active_skill *skit__agent_policy_view(struct skit_agent *a)
+{
+	return a->view;
+}
+
 static int load_active(struct skit_agent *a, const skit_entry *e,
                        struct agent_skill **out, skit_error *err)
 {
 	struct agent_skill *s, *grown;
+	skit_active_skill *view;
 	skit_skill *skill = NULL;
 	int rc, fd;
 
@@ -359,7 +392,12 @@ static int load_active(struct skit_agent *a, const skit_entry *e,
 		return skit__error_set(err, SKIT_EIO, 0, "%s: %s", e->dir,
 		                       strerror(errno));
 	}
-	grown = skitx_realloc(a->active, (a->nactive + 1) * sizeof(*grown));
+	view = skitx_realloc(a->view, (a->nactive + 1) * sizeof(*view));
+	if (view)
+		a->view = view;
+	grown = view ? skitx_realloc(a->active,
+	                             (a->nactive + 1) * sizeof(*grown))
+	             : NULL;
 	if (!grown) {
 		close(fd);
 		skit_skill_free(skill);
@@ -371,16 +409,56 @@ static int load_active(struct skit_agent *a, const skit_entry *e,
 	s->source = skitx_strdup(e->source);
 	s->skill = skill;
 	s->dirfd = fd;
-	if (!s->name || !s->source) {
+	s->tools = NULL;
+	rc = s->name && s->source ? parse_allowed(a, s) : SKIT_ENOMEM;
+	if (rc) {
 		skitx_free(s->name);
 		skitx_free(s->source);
 		close(fd);
 		skit_skill_free(skill);
 		return skit__error_oom(err);
 	}
+	a->view[a->nactive].name = s->name;
+	a->view[a->nactive].tools = s->tools;
 	a->nactive++;
 	*out = s;
 	return 0;
+}
+
+/*
+ * After an activation: name the tools it disclosed, so that a model
+ * using the action protocol (whose tool list is in the system prompt)
+ * learns of them too.
+ */
+static int announce_tools(struct skit_agent *a, const skit_tool_schema *before,
+                          size_t nbefore, struct skitx_buf *out,
+                          skit_error *err)
+{
+	skit_tool_schema now[MAX_TOOLS];
+	size_t n = skit__tools_schemas(a, now, MAX_TOOLS), fresh = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t k;
+
+		for (k = 0; k < nbefore; k++)
+			if (!strcmp(before[k].name, now[i].name))
+				break;
+		if (k < nbefore)
+			continue;
+		rc |= skitx_buf_puts(out, fresh++ ? "\n"
+		                                  : "\n\nTools now "
+		                                    "available:\n");
+		if (a->json_actions)
+			rc |= skitx_buf_printf(out,
+			                       "- %s: %s Arguments (JSON "
+			                       "Schema): %s",
+			                       now[i].name, now[i].description,
+			                       now[i].parameters);
+		else
+			rc |= skitx_buf_printf(out, "- %s", now[i].name);
+	}
+	return rc ? skit__error_oom(err) : 0;
 }
 
 int skit__agent_activate(struct skit_agent *a, const char *name,
@@ -433,15 +511,26 @@ int skit__agent_activate(struct skit_agent *a, const char *name,
 		                       "turn; activate '%s' in a later turn",
 		                       a->max_skills_per_turn, e->name);
 	if (!s) {
+		skit_tool_schema before[MAX_TOOLS];
+		size_t nbefore = skit__tools_schemas(a, before, MAX_TOOLS);
+
 		rc = load_active(a, e, &s, err);
 		if (rc)
 			return rc;
+		a->turn_activations++;
+		skitx_buf_clear(out);
+		rc = frame_body(a, s, args, out, err);
+		if (!rc)
+			rc = announce_tools(a, before, nbefore, out, err);
+		if (rc)
+			return rc;
+	} else {
+		a->turn_activations++;
+		skitx_buf_clear(out);
+		rc = frame_body(a, s, args, out, err);
+		if (rc)
+			return rc;
 	}
-	a->turn_activations++;
-	skitx_buf_clear(out);
-	rc = frame_body(a, s, args, out, err);
-	if (rc)
-		return rc;
 	skit__agent_audit(a, "skill_activated",
 	                  json_pack("{s:s, s:s, s:s, s:s?, s:I}", "skill",
 	                            s->name, "source", s->source, "trigger",
@@ -512,6 +601,11 @@ static int build_system(struct skit_agent *a, const char *base, size_t budget,
 	skitx_buf_init(&b, 0);
 	rc |= skitx_buf_puts(&b, base);
 	rc |= skitx_buf_puts(&b, "\n");
+	if (a->file_tools)
+		rc |= skitx_buf_printf(&b,
+		                       "The project folder is %s; file tools "
+		                       "take paths relative to it.\n",
+		                       a->project_dir);
 	rc |= skitx_buf_puts(&b, k ? index : "(no skills are installed)");
 	rc |= skitx_buf_puts(&b, "\n");
 	skit_free(index);
@@ -536,6 +630,53 @@ static int build_system(struct skit_agent *a, const char *base, size_t budget,
 }
 
 /* ---- public ----------------------------------------------------------- */
+
+/*
+ * The folder scripts and shell calls run in: the one given, else `work/`
+ * in the run folder (kept with the trail), else a fresh temporary folder
+ * (removed at the end when left empty).
+ */
+static int make_workdir(struct skit_agent *a, const char *given,
+                        skit_error *err)
+{
+	const char *tmp;
+	struct skitx_buf b;
+	int rc = 0;
+
+	if (given) {
+		a->workdir = skitx_path_absolute(given);
+		return a->workdir ? 0 : skit__error_oom(err);
+	}
+	skitx_buf_init(&b, 0);
+	if (a->audit) {
+		rc = skitx_buf_printf(&b, "%s/work", skit_audit_dir(a->audit));
+		if (!rc && mkdir(skitx_buf_cstr(&b), 0700) < 0 &&
+		    errno != EEXIST)
+			rc = skit__error_set(err, SKIT_EIO, 0, "%s: %s",
+			                     skitx_buf_cstr(&b),
+			                     strerror(errno));
+		else if (rc)
+			rc = skit__error_oom(err);
+	} else {
+		tmp = getenv("TMPDIR");
+		if (!tmp || tmp[0] != '/')
+			tmp = "/tmp";
+		rc = skitx_buf_printf(&b, "%s/skit-work-XXXXXX", tmp);
+		if (rc)
+			rc = skit__error_oom(err);
+		else if (!mkdtemp(b.ptr))
+			rc = skit__error_set(err, SKIT_EIO, 0,
+			                     "cannot create a work folder in "
+			                     "%s: %s",
+			                     tmp, strerror(errno));
+		else
+			a->workdir_made = true;
+	}
+	if (!rc)
+		a->workdir = skitx_buf_detach(&b, NULL);
+	skitx_buf_release(&b);
+	return rc;
+}
 
 int skit_agent_new(skit_agent **out, const skit_agent_options *opts,
                    skit_error *err)
@@ -575,9 +716,22 @@ int skit_agent_new(skit_agent **out, const skit_agent_options *opts,
 	                                               : DEFAULT_OUTPUT_CAP;
 	a->resource_cap =
 	        opts->resource_cap ? opts->resource_cap : DEFAULT_RESOURCE_CAP;
-	a->workdir = skitx_path_absolute(opts->workdir ? opts->workdir : ".");
-	if (!a->workdir)
-		rc = skit__error_oom(err);
+	a->projfd = -1;
+	a->file_tools = opts->file_tools;
+	a->policy = opts->policy;
+	if (!a->policy) {
+		rc = skit_policy_new(&a->own_policy, err);
+		a->policy = a->own_policy;
+	}
+	if (!rc) {
+		const char *proj = opts->project_dir
+		                           ? opts->project_dir
+		                           : skit_registry_project_dir(a->reg);
+
+		a->project_dir = skitx_path_absolute(proj ? proj : ".");
+		if (!a->project_dir)
+			rc = skit__error_oom(err);
+	}
 	if (!rc)
 		rc = build_system(
 		        a, opts->base_prompt ? opts->base_prompt : base_prompt,
@@ -590,6 +744,8 @@ int skit_agent_new(skit_agent **out, const skit_agent_options *opts,
 			rc = skit_audit_redact(a->audit, a->model->api_key,
 			                       err);
 	}
+	if (!rc)
+		rc = make_workdir(a, opts->workdir, err);
 	if (rc) {
 		skit_agent_free(a);
 		return rc;
@@ -1271,6 +1427,7 @@ void skit_agent_free(skit_agent *agent)
 		msg_release(&agent->msgs[i]);
 	skitx_free(agent->msgs);
 	for (size_t i = 0; i < agent->nactive; i++) {
+		skit_allowed_tools_free(agent->active[i].tools);
 		skitx_free(agent->active[i].name);
 		skitx_free(agent->active[i].source);
 		skit_skill_free(agent->active[i].skill);
@@ -1278,10 +1435,23 @@ void skit_agent_free(skit_agent *agent)
 			close(agent->active[i].dirfd);
 	}
 	skitx_free(agent->active);
+	skitx_free(agent->view);
 	for (size_t i = 0; i < agent->nplan; i++)
 		skitx_free(agent->plan[i].text);
 	skitx_free(agent->plan);
 	skitx_free(agent->system);
+	for (size_t i = 0; i < agent->nmemos; i++) {
+		skitx_free(agent->memos[i].tool);
+		skitx_free(agent->memos[i].skill);
+		skitx_free(agent->memos[i].key);
+	}
+	skitx_free(agent->memos);
+	skit_policy_free(agent->own_policy);
+	if (agent->projfd >= 0)
+		close(agent->projfd);
+	skitx_free(agent->project_dir);
+	if (agent->workdir_made)
+		rmdir(agent->workdir); /* only when the run left it empty */
 	skitx_free(agent->workdir);
 	skitx_free(agent->task);
 	skitx_free(agent);

@@ -25,8 +25,15 @@ struct agent_msg {
 /* A skill activated in this session. */
 struct agent_skill {
 	char *name, *source;
-	skit_skill *skill; /* loaded in full (lenient) */
-	int dirfd;         /* the skill folder, for contained opens */
+	skit_skill *skill;         /* loaded in full (lenient) */
+	int dirfd;                 /* the skill folder, for contained opens */
+	skit_allowed_tools *tools; /* its allowed-tools; NULL: none declared */
+};
+
+/* An "always" answer: calls of `tool` for `skill` whose key (program,
+ * script or path) is `key` run without asking for the rest of the run. */
+struct agent_memo {
+	char *tool, *skill, *key;
 };
 
 struct agent_step {
@@ -52,6 +59,16 @@ struct skit_agent {
 	long script_timeout_ms;
 	size_t script_output_cap, resource_cap;
 	char *workdir;
+	bool workdir_made; /* created by the agent (removed if empty) */
+	char *project_dir; /* the file tools' folder */
+	int projfd;        /* it, opened; -1 until first needed */
+	bool file_tools;
+	const skit_policy *policy;
+	skit_policy *own_policy; /* the empty default, when none was given */
+	struct agent_memo *memos;
+	size_t nmemos;
+	unsigned int sandbox_warned; /* layers already reported missing */
+	const char *writable[2];     /* the work folder, NULL-ended */
 
 	char *system; /* base prompt + index (+ action protocol) */
 	char *task;   /* the first message: what the run is about */
@@ -60,6 +77,7 @@ struct skit_agent {
 	struct agent_msg *msgs;
 	size_t nmsgs, msgs_cap;
 	struct agent_skill *active;
+	skit_active_skill *view; /* the same skills, for the policy */
 	size_t nactive;
 	struct agent_step *plan;
 	size_t nplan;
@@ -92,9 +110,15 @@ int skit__agent_activate(struct skit_agent *a, const char *name,
                          enum agent_trigger trigger, struct skitx_buf *out,
                          skit_error *err);
 
+/* The active skills as the policy sees them (nactive entries). */
+const skit_active_skill *skit__agent_policy_view(struct skit_agent *a);
+
 /* The active skill called `name`, or NULL. */
 struct agent_skill *skit__agent_find_active(struct skit_agent *a,
                                             const char *name);
+
+/* Most tools offered at once (the size of skit__tools_schemas' array). */
+#define SKIT__TOOLS_MAX 12
 
 /* The tools offered to the model this turn (borrowed, static strings). */
 size_t skit__tools_schemas(struct skit_agent *a, skit_tool_schema *out,

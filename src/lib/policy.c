@@ -16,8 +16,12 @@
  */
 #include "common.h"
 
+#include <jansson.h>
+
 #include "skit/policy.h"
 #include "lib/error.h"
+#include "util/buf.h"
+#include "util/fs.h"
 
 #define PATH_BUF 4096
 #define HOST_BUF 256
@@ -1163,4 +1167,355 @@ void skit_policy_free(skit_policy *p)
 	for (size_t i = 0; i < L_COUNT; i++)
 		plist_release(&p->lists[i]);
 	skitx_free(p);
+}
+
+/* ---- disclosure, network, suggestions, config -------------------------- */
+
+/* Whether `pat` names tool `t` (its argument, if any, aside). */
+static bool pattern_names(const struct pattern *pat, int t)
+{
+	const struct tool *pt;
+
+	if (pat->tool < 0)
+		return false;
+	pt = &tools[pat->tool];
+	return pt->denotes ? (pt->denotes & tools[t].classes) != 0
+	                   : pat->tool == t;
+}
+
+static bool plist_names(const struct plist *l, int t, bool bare_only)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if ((!bare_only || !l->v[i].arg) && pattern_names(&l->v[i], t))
+			return true;
+	return false;
+}
+
+bool skit_policy_offers(const skit_policy *p, const skit_active_skill *active,
+                        size_t nactive, const char *tool, bool interactive)
+{
+	bool declared = false, named = false;
+	int t;
+
+	assert(p && tool && (active || !nactive));
+	t = tool_index(tool, strlen(tool));
+	if (t < 0)
+		return false;
+	if (tools[t].skill_tool)
+		return true;
+	if (plist_names(&p->lists[L_FLAG_DENY], t, true) ||
+	    plist_names(&p->lists[L_DENY], t, true))
+		return false;
+	if (p->no_network && tools[t].risk == SKIT_RISK_NETWORK)
+		return false;
+	/* A skill's scripts are offered once a skill is active. */
+	if (!strcmp(tools[t].name, RUN_SKILL_SCRIPT))
+		return nactive > 0;
+	for (size_t i = 0; i < nactive; i++) {
+		if (!active[i].tools)
+			continue;
+		declared = true;
+		if (plist_names(&active[i].tools->pats, t, false))
+			named = true;
+	}
+	if (declared)
+		return named;
+	if (tools[t].risk == SKIT_RISK_READ)
+		return true;
+	return interactive || p->yes ||
+	       plist_names(&p->lists[L_FLAG_ALLOW], t, false) ||
+	       plist_names(&p->lists[L_ALLOW], t, false);
+}
+
+bool skit_policy_network(const skit_policy *p, const skit_active_skill *active,
+                         size_t nactive, const char *skill)
+{
+	static const char *const net[] = { "WebFetch", "WebSearch" };
+
+	assert(p && (active || !nactive));
+	if (p->no_network)
+		return false;
+	for (size_t k = 0; k < SKIT_ARRAY_SIZE(net); k++) {
+		int t = tool_index(net[k], strlen(net[k]));
+
+		if (plist_names(&p->lists[L_FLAG_DENY], t, true) ||
+		    plist_names(&p->lists[L_DENY], t, true))
+			return false;
+	}
+	for (size_t k = 0; k < SKIT_ARRAY_SIZE(net); k++) {
+		int t = tool_index(net[k], strlen(net[k]));
+
+		if (plist_names(&p->lists[L_FLAG_ALLOW], t, false) ||
+		    plist_names(&p->lists[L_ALLOW], t, false))
+			return true;
+		for (size_t i = 0; skill && i < nactive; i++)
+			if (active[i].tools && active[i].name &&
+			    !strcmp(active[i].name, skill) &&
+			    plist_names(&active[i].tools->pats, t, false))
+				return true;
+	}
+	return false;
+}
+
+/* The first word of a command: its program. */
+static size_t first_word(const char *s, const char **start)
+{
+	while (is_blank(*s))
+		s++;
+	*start = s;
+	return strcspn(s, " \t");
+}
+
+int skit_policy_suggest(char *buf, size_t cap, const skit_tool_request *req,
+                        bool broad)
+{
+	const char *w, *target;
+	char host[HOST_BUF], path[PATH_BUF];
+	size_t wl;
+	int t, n = -1;
+
+	assert(buf && cap && req && req->tool);
+	buf[0] = '\0';
+	t = tool_index(req->tool, strlen(req->tool));
+	if (t < 0)
+		return SKIT_ENOTFOUND;
+	target = req->target ? req->target : "";
+	switch (tools[t].arg) {
+	case ARG_COMMAND:
+		wl = first_word(target, &w);
+		if (!wl)
+			return SKIT_EINVALID;
+		if (!strcmp(tools[t].name, RUN_SKILL_SCRIPT))
+			n = snprintf(buf, cap, "%s(%.*s:*)", RUN_SKILL_SCRIPT,
+			             (int)wl, w);
+		else if (broad)
+			n = snprintf(buf, cap, "Bash(%.*s:*)", (int)wl, w);
+		else
+			n = snprintf(buf, cap, "Bash(%s)", w);
+		break;
+	case ARG_PATH:
+		if (clean_call_path(target, path, sizeof(path)) || !path[0])
+			return SKIT_EINVALID;
+		n = snprintf(buf, cap, "%s(%s)",
+		             tools[t].risk == SKIT_RISK_WRITE ? "Write"
+		                                              : "Read",
+		             path);
+		break;
+	case ARG_DOMAIN:
+		if (!call_host(target, host, sizeof(host)))
+			return SKIT_EINVALID;
+		n = snprintf(buf, cap, "WebFetch(domain:%s)", host);
+		break;
+	default:
+		n = snprintf(buf, cap, "%s", tools[t].name);
+		break;
+	}
+	if (n < 0 || (size_t)n >= cap) {
+		buf[0] = '\0';
+		return SKIT_ETOOBIG;
+	}
+	/* Only what parses back is a suggestion. */
+	{
+		struct pattern pat;
+		struct perr pe;
+		int error = parse_pattern(&pat, buf, (size_t)n, NULL, &pe);
+
+		if (error < 0) {
+			buf[0] = '\0';
+			return error == SKIT_ENOMEM ? SKIT_ENOMEM
+			                            : SKIT_EINVALID;
+		}
+		pattern_release(&pat);
+	}
+	return 0;
+}
+
+/* Append `s` to `buf` single-quoted for a POSIX shell. */
+static bool put_quoted(char *buf, size_t cap, size_t *at, const char *s)
+{
+	if (*at + 1 >= cap)
+		return false;
+	buf[(*at)++] = '\'';
+	for (; *s; s++) {
+		const char *piece = *s == '\'' ? "'\\''" : NULL;
+		size_t len = piece ? 4 : 1;
+
+		if (*at + len + 2 > cap)
+			return false;
+		memcpy(buf + *at, piece ? piece : s, len);
+		*at += len;
+	}
+	buf[(*at)++] = '\'';
+	buf[*at] = '\0';
+	return true;
+}
+
+int skit_policy_approving_flag(char *buf, size_t cap, const skit_policy *p,
+                               const skit_active_skill *active, size_t nactive,
+                               const skit_tool_request *req)
+{
+	struct skit_policy tmp;
+	struct pattern pat;
+	struct perr pe;
+	skit_decision d;
+	char suggestion[PATH_BUF + 64];
+	size_t at;
+	int error;
+
+	assert(buf && cap && p && req);
+	buf[0] = '\0';
+	/* Try the narrowest --allow first, then --yes. */
+	if (!skit_policy_suggest(suggestion, sizeof(suggestion), req, false) &&
+	    parse_pattern(&pat, suggestion, strlen(suggestion), NULL, &pe) ==
+	            0) {
+		tmp = *p;
+		tmp.lists[L_FLAG_ALLOW].v = &pat;
+		tmp.lists[L_FLAG_ALLOW].n = 1;
+		error = skit_policy_check(&tmp, active, nactive, req, &d, NULL);
+		pattern_release(&pat);
+		if (!error && d.verdict == SKIT_POLICY_ALLOW) {
+			at = 0;
+			if (cap < 9)
+				return SKIT_ETOOBIG;
+			memcpy(buf, "--allow ", 9);
+			at = 8;
+			if (!put_quoted(buf, cap, &at, suggestion)) {
+				buf[0] = '\0';
+				return SKIT_ETOOBIG;
+			}
+			return 0;
+		}
+	}
+	tmp = *p;
+	tmp.yes = true;
+	error = skit_policy_check(&tmp, active, nactive, req, &d, NULL);
+	if (error)
+		return error;
+	if (d.verdict != SKIT_POLICY_ALLOW)
+		return SKIT_ENOTFOUND;
+	if (cap < 6)
+		return SKIT_ETOOBIG;
+	memcpy(buf, "--yes", 6);
+	return 0;
+}
+
+/* Config files are small; anything bigger is a mistake or an attack. */
+#define MAX_CONFIG (1024 * 1024)
+
+int skit_policy_load_config(skit_policy *p, const char *path, bool trusted,
+                            size_t *ignored, skit_error *err)
+{
+	static const char *const keys[] = { "allow", "deny", "ask" };
+	static const skit_policy_list lists[] = { SKIT_POLICY_LIST_ALLOW,
+		                                  SKIT_POLICY_LIST_DENY,
+		                                  SKIT_POLICY_LIST_ASK };
+	struct skitx_buf b;
+	json_error_t jerr;
+	json_t *root = NULL, *perms, *arr, *v;
+	const char *key;
+	size_t i, skipped = 0;
+	int rc;
+
+	assert(p && path);
+	if (ignored)
+		*ignored = 0;
+	skitx_buf_init(&b, 0);
+	rc = skitx_fs_read_file(path, &b, MAX_CONFIG);
+	if (rc < 0) {
+		int e = errno;
+
+		skitx_buf_release(&b);
+		if (rc == SKIT_ENOMEM)
+			return skit__error_oom(err);
+		return skit__error_set(
+		        err, rc, 0, "%s: %s", path,
+		        rc == SKIT_ENOTFOUND ? "no such file"
+		        : rc == SKIT_ETOOBIG ? "config file over 1 MiB"
+		        : rc == SKIT_EUNSAFE ? "not a regular file"
+		                             : strerror(e));
+	}
+	root = json_loadb(skitx_buf_cstr(&b), skitx_buf_len(&b),
+	                  JSON_REJECT_DUPLICATES, &jerr);
+	skitx_buf_release(&b);
+	if (!root)
+		return skit__error_set(err, SKIT_EINVALID, 0, "%s:%d:%d: %s",
+		                       path, jerr.line, jerr.column, jerr.text);
+	rc = 0;
+	perms = json_is_object(root) ? json_object_get(root, "permissions")
+	                             : NULL;
+	if (!json_is_object(root))
+		rc = skit__error_set(err, SKIT_EINVALID, 0,
+		                     "%s: expected a JSON object", path);
+	else if (perms && !json_is_object(perms))
+		rc = skit__error_set(err, SKIT_EINVALID, 0,
+		                     "%s: \"permissions\" must be an object",
+		                     path);
+	json_object_foreach(rc ? NULL : perms, key, arr)
+	{
+		size_t k;
+
+		for (k = 0; k < SKIT_ARRAY_SIZE(keys); k++)
+			if (!strcmp(key, keys[k]))
+				break;
+		if (k == SKIT_ARRAY_SIZE(keys)) {
+			rc = skit__error_set(err, SKIT_EINVALID, 0,
+			                     "%s: unknown key "
+			                     "\"permissions.%.64s\" (expected "
+			                     "allow, deny or ask)",
+			                     path, key);
+			break;
+		}
+		if (!json_is_array(arr)) {
+			rc = skit__error_set(err, SKIT_EINVALID, 0,
+			                     "%s: \"permissions.%s\" must be a "
+			                     "list of patterns",
+			                     path, key);
+			break;
+		}
+		json_array_foreach(arr, i, v)
+		{
+			if (!json_is_string(v)) {
+				rc = skit__error_set(
+				        err, SKIT_EINVALID, 0,
+				        "%s: permissions.%s[%zu] is not a "
+				        "string",
+				        path, key, i);
+				break;
+			}
+			/* Repository content may restrict, never grant. */
+			if (!trusted && lists[k] == SKIT_POLICY_LIST_ALLOW) {
+				skipped++;
+				continue;
+			}
+			rc = skit_policy_add(p, lists[k], json_string_value(v),
+			                     err);
+			if (rc < 0) {
+				if (err && rc != SKIT_ENOMEM) {
+					char msg[sizeof(err->message)];
+					int n = snprintf(
+					        msg, sizeof(msg),
+					        "%s: permissions.%s[%zu]: ",
+					        path, key, i);
+
+					size_t room;
+
+					if (n < 0 || (size_t)n >= sizeof(msg))
+						n = (int)sizeof(msg) - 1;
+					room = sizeof(msg) - 1 - (size_t)n;
+					memcpy(msg + n, err->message,
+					       strnlen(err->message, room));
+					msg[(size_t)n +
+					    strnlen(err->message, room)] = '\0';
+					memcpy(err->message, msg, sizeof(msg));
+				}
+				break;
+			}
+		}
+		if (rc)
+			break;
+	}
+	json_decref(root);
+	if (ignored)
+		*ignored = skipped;
+	return rc;
 }

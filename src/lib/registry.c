@@ -825,6 +825,13 @@ static int fill_item(struct skit__item *it, struct skit__arena *a,
 		return it->e.reason ? 0 : SKIT_ENOMEM;
 	}
 	it->e.state = SKIT_ENTRY_ACTIVE;
+	/* to-prompt prints the name as written: keep it when NFKC changed it */
+	v = skit_skill_name_raw(s);
+	if (v && strcmp(v, it->e.name)) {
+		it->name_raw = skit__arena_strdup(a, v);
+		if (!it->name_raw)
+			return SKIT_ENOMEM;
+	}
 	v = skit_skill_description(s);
 	it->e.description = skit__arena_strdup(a, v ? v : "");
 	if (!it->e.description)
@@ -889,7 +896,8 @@ static int fill_from_cache(struct skit__item *it, struct skit__arena *a,
 		it->e.description = "";
 		return rec_str(&it->e.reason, a, rec, SKIT__CACHE_REASON);
 	}
-	if (rec_str(&it->e.description, a, rec, SKIT__CACHE_DESCRIPTION) < 0 ||
+	if (rec_str(&it->name_raw, a, rec, SKIT__CACHE_NAME_RAW) < 0 ||
+	    rec_str(&it->e.description, a, rec, SKIT__CACHE_DESCRIPTION) < 0 ||
 	    rec_str(&it->e.when_to_use, a, rec, SKIT__CACHE_WHEN_TO_USE) < 0 ||
 	    rec_str(&it->e.argument_hint, a, rec, SKIT__CACHE_ARGUMENT_HINT) <
 	            0)
@@ -1066,7 +1074,8 @@ static void cache_note(struct scan *sc, size_t ri, uint32_t item,
 	 * cacheable, or every scan would count it as new and rewrite.
 	 */
 	if (!l->hit &&
-	    !skit__cache_fits(&sc->items[item].e, sc->items[item].folder))
+	    !skit__cache_fits(&sc->items[item].e, sc->items[item].folder,
+	                      sc->items[item].name_raw))
 		return;
 	if (sc->ncitems == sc->citems_alloc) {
 		size_t n = sc->citems_alloc ? sc->citems_alloc * 2 : 256;
@@ -1611,7 +1620,7 @@ static void cache_save(struct scan *sc)
 			if (ci->root != r)
 				continue;
 			put = skit__cache_put(&recs, &ci->key, &it->e,
-			                      it->folder);
+			                      it->folder, it->name_raw);
 			if (put < 0)
 				break;
 			n += (size_t)put;
@@ -1835,6 +1844,427 @@ int skit_registry_load(skit_skill **out, const skit_registry *reg,
 	assert(out && reg && entry);
 	opts.flags = SKIT_SKILL_LENIENT;
 	return skit_skill_load(out, entry->dir, &opts, err);
+}
+
+/* ---- to-prompt's items ------------------------------------------------ */
+
+/*
+ * skit_registry_prompt_items() loads folders it is given, not roots, but
+ * an unchanged skill need not be parsed again when a scan of its parent
+ * folder (as a root) cached it: the folders are grouped by parent, each
+ * parent's cache is read once, and a folder whose record still matches
+ * its key (the same check a scan makes) is served from it. Everything
+ * else is loaded exactly as `skit to-prompt` always did. Folders are
+ * handled on a few threads; each writes only its own slot.
+ */
+
+/* Parents whose cache is read, at most (each holds a descriptor). */
+#define PROMPT_MAX_PARENTS 256
+
+/* A parent folder of some of the given folders, and its cache. */
+struct pparent {
+	int fd;       /* -1: not open, so no cache */
+	uint64_t dev; /* its st_dev: the identity a scan gives a folder */
+	struct skit__cache cache;
+	size_t given; /* how many of the given folders are in it */
+	/*
+	 * When many of them are: what readdir() says of each cached folder
+	 * (by record index; type 0: not listed, so gone), read once, as a
+	 * scan does, instead of a stat() per folder. NULL: stat each.
+	 */
+	struct pdent {
+		uint64_t ino;
+		unsigned char type;
+	} * dents;
+};
+
+/* What became of one given folder. */
+struct pslot {
+	int error;       /* < 0: it failed, and `err` says why */
+	uint32_t parent; /* into parents, or NO_ITEM: no cache */
+	uint32_t folder; /* offset of the last component in the path */
+	bool hit;        /* served from the cache */
+	skit_error *err; /* NULL when out of memory (or no failure) */
+};
+
+struct pload {
+	const char *const *dirs;
+	size_t n;
+	skit_prompt_item *items;
+	struct pslot *slots;
+	struct pparent *parents;
+	atomic_size_t first_failed; /* lowest index that failed; n: none */
+};
+
+/*
+ * An absolute path spelled as skill.c would spell it (no empty, "." or
+ * ".." component, no trailing slash), with a last component under the
+ * root: only such a path names its folder the way a scan of its parent
+ * does, so only such a path is looked up.
+ */
+static bool plain_abs_path(const char *p)
+{
+	if (p[0] != '/' || !p[1])
+		return false;
+	for (const char *c = p + 1;;) {
+		const char *e = strchr(c, '/');
+		size_t len = e ? (size_t)(e - c) : strlen(c);
+
+		if (!len ||
+		    (c[0] == '.' && (len == 1 || (len == 2 && c[1] == '.'))))
+			return false;
+		if (!e)
+			return true;
+		c = e + 1;
+	}
+}
+
+/* Open the parent folder (`len` bytes at `path`) and read its cache. */
+static void pparent_open(struct pparent *pp, const char *home, const char *path,
+                         size_t len)
+{
+	struct stat st;
+	char *parent;
+
+	memset(pp, 0, sizeof(*pp));
+	pp->fd = -1;
+	skitx_buf_init(&pp->cache.data, 0);
+	parent = skitx_strndup(path, len);
+	if (!parent)
+		return;
+	pp->fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pp->fd >= 0 && fstat(pp->fd, &st) < 0) {
+		close(pp->fd);
+		pp->fd = -1;
+	}
+	if (pp->fd >= 0) {
+		pp->dev = (uint64_t)st.st_dev;
+		skit__cache_open(&pp->cache, home, parent);
+	}
+	skitx_free(parent);
+}
+
+/*
+ * Read `pp`'s listing into pp->dents, for the folders its cache has
+ * records of. On any failure pp->dents stays NULL (stat each folder).
+ */
+static void pparent_list(struct pparent *pp)
+{
+	const struct skit__cache_rec *rec;
+	struct dirent *de;
+	DIR *dir;
+	int fd;
+
+	pp->dents = skitx_calloc(pp->cache.nrecs, sizeof(*pp->dents));
+	fd = pp->dents ? dup(pp->fd) : -1;
+	dir = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		skitx_free(pp->dents);
+		pp->dents = NULL;
+		return;
+	}
+	rewinddir(dir);
+	for (;;) {
+		errno = 0;
+		de = readdir(dir);
+		if (!de)
+			break;
+		rec = skit__cache_find(&pp->cache, de->d_name);
+		if (!rec)
+			continue;
+		pp->dents[rec - pp->cache.recs].ino = (uint64_t)de->d_ino;
+		/* DT_UNKNOWN (0) is as good as unlisted: stat it */
+		pp->dents[rec - pp->cache.recs].type = de->d_type;
+	}
+	if (errno) {
+		skitx_free(pp->dents); /* a partial listing: stat each */
+		pp->dents = NULL;
+	}
+	closedir(dir);
+}
+
+/*
+ * Group the folders by parent and read each parent's cache (sequential,
+ * before the loads). Nothing here fails: a folder whose parent could not
+ * be opened, or one past the cap, is simply loaded.
+ */
+static size_t prompt_parents(struct pload *pl, const skit_registry *reg,
+                             struct skitx_strmap *map)
+{
+	size_t nparents = 0;
+	char *home = NULL;
+
+	for (size_t i = 0; i < pl->n; i++)
+		pl->slots[i].parent = NO_ITEM;
+	if (cache_disabled(reg))
+		return 0;
+	home = skit__cache_home();
+	pl->parents =
+	        home ? skitx_calloc(PROMPT_MAX_PARENTS, sizeof(*pl->parents))
+	             : NULL;
+	for (size_t i = 0; pl->parents && i < pl->n; i++) {
+		const char *dir = pl->dirs[i], *slash;
+		size_t plen;
+		uint32_t found;
+		int put;
+
+		if (!plain_abs_path(dir))
+			continue;
+		slash = strrchr(dir, '/');
+		plen = slash == dir ? 1 : (size_t)(slash - dir); /* "/" */
+		put = skitx_strmap_put(map, dir, plen, (uint32_t)nparents,
+		                       &found);
+		if (put < 0)
+			break;
+		if (put == 1) {
+			if (nparents == PROMPT_MAX_PARENTS)
+				continue; /* (the map's value is out of range)
+				           */
+			pparent_open(&pl->parents[nparents], home, dir, plen);
+			found = (uint32_t)nparents++;
+		}
+		if (found < nparents) {
+			pl->slots[i].parent = found;
+			pl->slots[i].folder = (uint32_t)(slash + 1 - dir);
+			pl->parents[found].given++;
+		}
+	}
+	/*
+	 * A listing costs a fraction of a stat() per folder listed: worth
+	 * it when a good share of the parent's folders were given (the
+	 * usual `skit to-prompt root/<glob>`).
+	 */
+	for (size_t p = 0; p < nparents; p++) {
+		struct pparent *pp = &pl->parents[p];
+
+		if (pp->fd >= 0 && pp->cache.nrecs &&
+		    pp->given >= pp->cache.nrecs / 4)
+			pparent_list(pp);
+	}
+	skitx_free(home);
+	return nparents;
+}
+
+/*
+ * Folder i from its parent's cache: a record for its name, active, whose
+ * key matches the folder's identity and SKILL.md's stat() now (one
+ * fstatat() of SKILL.md, and of the folder unless the parent was listed;
+ * nothing is opened or read). False: load it.
+ */
+static bool prompt_cached(struct pload *pl, size_t i)
+{
+	struct pslot *sl = &pl->slots[i];
+	skit_prompt_item *item = &pl->items[i];
+	const char *dir = pl->dirs[i], *folder, *name;
+	const struct skit__cache_rec *rec;
+	const struct pparent *pp;
+	const struct pdent *dent;
+	struct skit__cache_key key;
+	struct stat st;
+	uint64_t dev, ino;
+	size_t len;
+	char *loc;
+
+	if (sl->parent == NO_ITEM)
+		return false;
+	pp = &pl->parents[sl->parent];
+	folder = dir + sl->folder;
+	rec = skit__cache_find(&pp->cache, folder);
+	if (!rec || rec->state != SKIT_ENTRY_ACTIVE)
+		return false; /* a skipped skill: load it for its message */
+	/*
+	 * The folder's identity as a scan records it: a real folder's is
+	 * the parent's st_dev and readdir()'s d_ino; a link's, the stat()
+	 * of its target.
+	 */
+	dent = pp->dents ? &pp->dents[rec - pp->cache.recs] : NULL;
+	if (dent && dent->type == DT_DIR) {
+		dev = pp->dev;
+		ino = dent->ino;
+	} else {
+		if (dent && dent->type != DT_LNK && dent->type != DT_UNKNOWN)
+			return false; /* gone, or not a folder */
+		if (fstatat(pp->fd, folder, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			return false;
+		dev = pp->dev;
+		if (S_ISLNK(st.st_mode)) {
+			if (fstatat(pp->fd, folder, &st, 0) < 0)
+				return false;
+			dev = (uint64_t)st.st_dev;
+		}
+		if (!S_ISDIR(st.st_mode))
+			return false;
+		ino = (uint64_t)st.st_ino;
+	}
+	if (!skit__cache_key_read(&key, pp->fd, folder, dev, ino) ||
+	    !skit__cache_key_eq(&rec->key, &key))
+		return false;
+
+	name = rec->str[SKIT__CACHE_NAME_RAW] ? rec->str[SKIT__CACHE_NAME_RAW]
+	                                      : rec->str[SKIT__CACHE_NAME];
+	len = rec->str[SKIT__CACHE_NAME_RAW] ? rec->len[SKIT__CACHE_NAME_RAW]
+	                                     : rec->len[SKIT__CACHE_NAME];
+	item->name = skitx_strndup(name, len);
+	item->description = skitx_strndup(rec->str[SKIT__CACHE_DESCRIPTION],
+	                                  rec->len[SKIT__CACHE_DESCRIPTION]);
+	/* records are never of a lowercase skill.md */
+	loc = skitx_path_join(dir, "SKILL.md");
+	item->location = loc;
+	if (!item->name || !item->description || !loc)
+		sl->error = SKIT_ENOMEM;
+	sl->hit = true;
+	return true;
+}
+
+/* Record that folder i failed (`err` may be NULL: out of memory). */
+static void prompt_fail(struct pload *pl, size_t i, int error,
+                        const skit_error *err)
+{
+	struct pslot *sl = &pl->slots[i];
+	size_t cur = atomic_load(&pl->first_failed);
+
+	sl->error = error;
+	if (err && error != SKIT_ENOMEM) {
+		sl->err = skitx_malloc(sizeof(*sl->err));
+		if (sl->err)
+			*sl->err = *err;
+		else
+			sl->error = SKIT_ENOMEM;
+	}
+	/* later folders need not be loaded: only the first failure counts */
+	while (i < cur &&
+	       !atomic_compare_exchange_weak(&pl->first_failed, &cur, i))
+		;
+}
+
+/*
+ * Folder i as `skit to-prompt` has always loaded it: skit_skill_load()
+ * with the defaults, then skit_skill_check_properties().
+ */
+static void prompt_load(struct pload *pl, size_t i)
+{
+	skit_prompt_item *item = &pl->items[i];
+	skit_error err = { 0 };
+	skit_skill *s = NULL;
+	const char *base;
+	size_t blen;
+	int error;
+
+	error = skit_skill_load(&s, pl->dirs[i], NULL, &err);
+	if (!error)
+		error = skit_skill_check_properties(s, &err);
+	if (error < 0) {
+		skit_skill_free(s);
+		prompt_fail(pl, i, error, &err);
+		return;
+	}
+	base = skitx_path_name(skit_skill_file(s), &blen);
+	item->location = skitx_path_join(skit_skill_dir(s), base);
+	item->name = skitx_strdup(skit_skill_name_raw(s));
+	item->description = skitx_strdup(skit_skill_description(s));
+	skit_skill_free(s);
+	if (!item->location || !item->name || !item->description)
+		prompt_fail(pl, i, SKIT_ENOMEM, NULL);
+}
+
+/* Folders [begin, end) (a thread). */
+static void prompt_batch(void *payload, size_t worker, size_t begin, size_t end)
+{
+	struct pload *pl = payload;
+
+	(void)worker;
+	for (size_t i = begin; i < end; i++) {
+		if (i > atomic_load(&pl->first_failed))
+			return;
+		if (prompt_cached(pl, i)) {
+			if (pl->slots[i].error < 0)
+				prompt_fail(pl, i, pl->slots[i].error, NULL);
+			continue;
+		}
+		prompt_load(pl, i);
+	}
+}
+
+int skit_registry_prompt_items(skit_prompt_item **out, skit_registry *reg,
+                               const char *const *dirs, size_t n,
+                               skit_error *err)
+{
+	struct skitx_strmap map = SKITX_STRMAP_INIT;
+	struct pload pl;
+	size_t nparents = 0, nthreads = 1, batch, failed;
+	int error = 0;
+
+	assert(out && reg && (dirs || !n));
+	*out = NULL;
+	memset(&pl, 0, sizeof(pl));
+	pl.dirs = dirs;
+	pl.n = n;
+	atomic_init(&pl.first_failed, n);
+	memset(&reg->cache_stats, 0, sizeof(reg->cache_stats));
+	if (!n)
+		return 0;
+	pl.items = skitx_calloc(n, sizeof(*pl.items));
+	pl.slots = skitx_calloc(n, sizeof(*pl.slots));
+	if (!pl.items || !pl.slots) {
+		error = skit__error_oom(err);
+		goto out;
+	}
+	nparents = prompt_parents(&pl, reg, &map);
+
+	/* threads as for a scan (an embedder's allocator: one) */
+	if (skitx_alloc_is_default())
+		nthreads = reg->threads        ? reg->threads
+		           : n >= PARALLEL_MIN ? skitx_parallel_threads()
+		                               : 1;
+	if (nthreads > SKITX_PARALLEL_MAX)
+		nthreads = SKITX_PARALLEL_MAX;
+	batch = n / (nthreads * 4);
+	batch = batch < 1 ? 1 : batch > PARALLEL_BATCH ? PARALLEL_BATCH : batch;
+	skitx_parallel_for(n, batch, nthreads, prompt_batch, &pl);
+
+	for (size_t i = 0; i < n; i++)
+		reg->cache_stats.hits += pl.slots[i].hit && !pl.slots[i].error;
+	failed = atomic_load(&pl.first_failed);
+	if (failed < n) {
+		const struct pslot *sl = &pl.slots[failed];
+
+		if (sl->err && err)
+			*err = *sl->err;
+		else if (!sl->err)
+			skit__error_oom(err);
+		error = sl->error;
+		goto out;
+	}
+	*out = pl.items;
+	pl.items = NULL;
+out:
+	skit_registry_prompt_items_free(pl.items, n);
+	for (size_t i = 0; pl.slots && i < n; i++)
+		skitx_free(pl.slots[i].err);
+	skitx_free(pl.slots);
+	for (size_t i = 0; i < nparents; i++) {
+		if (pl.parents[i].fd >= 0)
+			close(pl.parents[i].fd);
+		skit__cache_release(&pl.parents[i].cache);
+		skitx_free(pl.parents[i].dents);
+	}
+	skitx_free(pl.parents);
+	skitx_strmap_release(&map);
+	return error;
+}
+
+void skit_registry_prompt_items_free(skit_prompt_item *items, size_t n)
+{
+	if (!items)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		skitx_free((char *)items[i].name);
+		skitx_free((char *)items[i].description);
+		skitx_free((char *)items[i].location);
+	}
+	skitx_free(items);
 }
 
 void skit_registry_free(skit_registry *reg)

@@ -13,7 +13,10 @@
  *            u64 folder dev, folder ino, SKILL.md dev, ino;
  *            i64 size, mtime s, ctime s; u32 mtime ns, ctime ns;
  *            u32 flags, state, warnings, zero;
- *            six strings, each a u32 length (0xFFFFFFFF: absent) and bytes
+ *            seven strings, each a u32 length (0xFFFFFFFF: absent) and
+ *            bytes: folder, name, description, when_to_use,
+ *            argument-hint, skipped reason, name as written (only when
+ *            an active skill's name is not spelled as its NFKC form)
  *
  * The checksum catches torn or flipped files cheaply; it is no defence
  * against a forged one, which the per-field checks below are for: a
@@ -33,7 +36,7 @@
 #include "util/utf8.h"
 
 #define MAGIC           "SKITIDX1"
-#define FORMAT_VERSION  1u
+#define FORMAT_VERSION  2u
 #define BYTE_ORDER_MARK 0x01020304u
 #define HEADER_SIZE     48
 #define RECORD_FIXED    80
@@ -179,6 +182,14 @@ static bool take_record(struct cursor *c, struct skit__cache_rec *r)
 	if (!r->str[SKIT__CACHE_NAME] || !r->len[SKIT__CACHE_NAME] ||
 	    !r->str[SKIT__CACHE_DESCRIPTION])
 		return false;
+	/* a raw name differs from the NFKC one, and only active skills have it
+	 */
+	if (r->str[SKIT__CACHE_NAME_RAW] &&
+	    (r->state != SKIT_ENTRY_ACTIVE || !r->len[SKIT__CACHE_NAME_RAW] ||
+	     (r->len[SKIT__CACHE_NAME_RAW] == r->len[SKIT__CACHE_NAME] &&
+	      !memcmp(r->str[SKIT__CACHE_NAME_RAW], r->str[SKIT__CACHE_NAME],
+	              r->len[SKIT__CACHE_NAME]))))
+		return false;
 	/* a skipped entry says why; an active one has no reason */
 	return (r->state == SKIT_ENTRY_SKIPPED) ==
 	       (r->str[SKIT__CACHE_REASON] != NULL);
@@ -219,8 +230,9 @@ static bool parse(struct skit__cache *c, const char *root)
 	p = take(&cur, vlen);
 	if (!p || vlen != strlen(SKIT_VERSION) || memcmp(p, SKIT_VERSION, vlen))
 		return false;
-	/* each record takes at least its fixed part and six lengths */
-	if (nrecs > (size_t)(cur.end - cur.p) / (RECORD_FIXED + 24))
+	/* each record takes at least its fixed part and its string lengths */
+	if (nrecs >
+	    (size_t)(cur.end - cur.p) / (RECORD_FIXED + 4 * SKIT__CACHE_NSTR))
 		return false;
 	if (nrecs) {
 		c->recs = skitx_calloc(nrecs, sizeof(*c->recs));
@@ -369,16 +381,25 @@ static int put_u64(struct skitx_buf *b, uint64_t v)
 	return skitx_buf_add(b, &v, 8);
 }
 
-bool skit__cache_fits(const skit_entry *e, const char *folder)
+/* The raw name a record keeps: only an active one that differs. */
+static const char *raw_kept(const skit_entry *e, const char *name_raw)
 {
-	const char *str[] = {
-		folder,
-		e->name,
-		e->description,
-		e->when_to_use,
-		e->argument_hint,
-		e->state == SKIT_ENTRY_SKIPPED ? e->reason : NULL
-	};
+	if (e->state != SKIT_ENTRY_ACTIVE || !name_raw || !e->name ||
+	    !strcmp(name_raw, e->name))
+		return NULL;
+	return name_raw;
+}
+
+bool skit__cache_fits(const skit_entry *e, const char *folder,
+                      const char *name_raw)
+{
+	const char *str[] = { folder,
+		              e->name,
+		              e->description,
+		              e->when_to_use,
+		              e->argument_hint,
+		              e->state == SKIT_ENTRY_SKIPPED ? e->reason : NULL,
+		              raw_kept(e, name_raw) };
 
 	/* only what a later read would accept */
 	if (!folder_ok(folder, strlen(folder)) || (e->flags & ~FLAGS_OK) ||
@@ -394,7 +415,8 @@ bool skit__cache_fits(const skit_entry *e, const char *folder)
 }
 
 int skit__cache_put(struct skitx_buf *out, const struct skit__cache_key *k,
-                    const skit_entry *e, const char *folder)
+                    const skit_entry *e, const char *folder,
+                    const char *name_raw)
 {
 	const char *str[SKIT__CACHE_NSTR];
 	size_t start = out->len;
@@ -407,7 +429,8 @@ int skit__cache_put(struct skitx_buf *out, const struct skit__cache_key *k,
 	str[SKIT__CACHE_ARGUMENT_HINT] = e->argument_hint;
 	str[SKIT__CACHE_REASON] =
 	        e->state == SKIT_ENTRY_SKIPPED ? e->reason : NULL;
-	if (!skit__cache_fits(e, folder))
+	str[SKIT__CACHE_NAME_RAW] = raw_kept(e, name_raw);
+	if (!skit__cache_fits(e, folder, name_raw))
 		return 0;
 
 	error |= put_u64(out, k->dir_dev);

@@ -40,6 +40,7 @@ enum {
 	SKIT__CACHE_WHEN_TO_USE,
 	SKIT__CACHE_ARGUMENT_HINT,
 	SKIT__CACHE_REASON,
+	SKIT__CACHE_NAME_RAW, /* as written, when not the NFKC name */
 	SKIT__CACHE_NSTR
 };
 
@@ -100,16 +101,23 @@ bool skit__cache_key_read(struct skit__cache_key *k, int rootfd,
 bool skit__cache_key_eq(const struct skit__cache_key *a,
                         const struct skit__cache_key *b);
 
-/* Whether skit__cache_put() would store this entry. */
-bool skit__cache_fits(const skit_entry *e, const char *folder);
+/*
+ * Whether skit__cache_put() would store this entry. `name_raw` is the
+ * active skill's name as written (skit_skill_name_raw()) when it is not
+ * spelled like its NFKC name `e->name`, else NULL.
+ */
+bool skit__cache_fits(const skit_entry *e, const char *folder,
+                      const char *name_raw);
 
 /*
  * Append a record for entry `e` (as loaded: before shadowing) of folder
- * `folder` to `out`. Returns 1 when appended, 0 when the entry cannot be
+ * `folder` to `out`; `name_raw` as for skit__cache_fits() (kept only for
+ * an active entry). Returns 1 when appended, 0 when the entry cannot be
  * cached (a string that is not valid UTF-8, or too long), SKIT_ENOMEM.
  */
 int skit__cache_put(struct skitx_buf *out, const struct skit__cache_key *k,
-                    const skit_entry *e, const char *folder);
+                    const skit_entry *e, const char *folder,
+                    const char *name_raw);
 
 /*
  * Write `n` records (`recs`, as built by skit__cache_put()) as the cache

@@ -490,3 +490,19 @@ out:
 	skitx_buf_release(&path);
 	return error;
 }
+
+int skit_project_find(char **out, skit_error *err)
+{
+	char buf[PATH_MAX];
+	const char *home = getenv("HOME");
+	int error;
+
+	assert(out);
+	*out = NULL;
+	if (!getcwd(buf, sizeof(buf)))
+		return skit__error_set(err, SKIT_EIO, 0,
+		                       "cannot read the current folder: %s",
+		                       strerror(errno));
+	error = find_project(out, buf, home && *home ? home : NULL);
+	return error == SKIT_ENOMEM ? skit__error_oom(err) : error;
+}

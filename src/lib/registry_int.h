@@ -71,8 +71,10 @@ struct skit__root_stat {
 /* An entry, with what ordering it needs. */
 struct skit__item {
 	skit_entry e;
-	const char *folder; /* the folder's last component (raw) */
-	bool canonical;     /* folder name == entry name */
+	const char *folder;   /* the folder's last component (raw) */
+	const char *name_raw; /* active: the name as written when it is
+	                         not spelled as e.name (NFKC), else NULL */
+	bool canonical;       /* folder name == entry name */
 };
 
 /* The result of one complete scan. */
@@ -114,7 +116,8 @@ struct skit_registry {
 		size_t hits;    /* entries taken from the cache */
 		size_t stored;  /* records in the cache files written */
 		size_t written; /* cache files written */
-	} cache_stats;          /* of the last scan, for tests and benchmarks */
+	} cache_stats; /* of the last scan or skit_registry_prompt_items()
+	                  (hits only), for tests and benchmarks */
 };
 
 /* Tests: call `hook` before each folder a scan examines. */

@@ -2,27 +2,218 @@
 /*
  * sandbox.c - run a program: own process group, /dev/null stdin, a given
  * environment and folder, captured and capped output, a wall-clock
- * timeout with SIGTERM then SIGKILL to the whole group.
+ * timeout with SIGTERM then SIGKILL to the whole group; and, for scripts
+ * (`confine`), every confinement layer the kernel offers.
  *
- * This is the process layer only. rlimits beyond core dumps, Landlock,
- * seccomp and network isolation are not here.
+ * A confined run is three processes deep when PID namespaces work:
+ *
+ *   skit (P) --fork--> A: setsid, descriptors, cgroup, work folder,
+ *                         unshare(PID [+ NET] namespaces), then waits
+ *                  --fork--> B: pid 1 of the new namespace, our init
+ *                           --fork--> C: rlimits, no_new_privs, Landlock,
+ *                                        seccomp, close fds >= 3, execve
+ *
+ * B reaps orphans and, when C ends, sends C's wait status up a report
+ * pipe and exits; the kernel then kills whatever else lives in the
+ * namespace (nohup, double forks, setsid daemons) before A sees B exit.
+ * So once P has reaped A, nothing of the run is left. A namespace init
+ * ignores signals it has no handler for, which is why the program is C
+ * and not B (bubblewrap does the same). Without PID namespaces A itself
+ * becomes the program and the pids cgroup (if any) is emptied by hand.
+ *
+ * Everything a child needs is prepared in P before fork(): the Landlock
+ * ruleset, the seccomp BPF (libseccomp allocates, so it is exported into
+ * memory here and loaded in C with a bare prctl()), the cgroup and the
+ * rlimit values. Between fork and exec the children only make system
+ * calls: no allocation, no stdio, no locks (P may be multi-threaded, and
+ * under ASan the allocator is not fork-safe).
+ *
+ * What is not here: the environment (the caller builds the allow-list),
+ * the choice of paths (the caller passes the skill and work folders), and
+ * any policy about whether to run at all.
  */
+#define _GNU_SOURCE  /* unshare, close_range, O_PATH, pipe2: before any header \
+                      */
 #include "common.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#ifdef __linux__
+# include <linux/filter.h>
+# include <linux/landlock.h>
+# include <linux/seccomp.h>
+# include <sched.h>
+# include <sys/ioctl.h>
+# include <sys/prctl.h>
+# include <sys/socket.h>
+# include <sys/syscall.h>
+# ifdef SKIT_HAVE_SECCOMP
+#  include <seccomp.h>
+# endif
+#endif
 
 #include "lib/error.h"
 #include "lib/sandbox_int.h"
 
 #define DEFAULT_GRACE_MS 2000L
 #define POLL_SLICE_MS    100
-#define DRAIN_MS         500L /* after the script exits */
+#define DRAIN_MS         500L  /* after the script exits */
+#define READY_MS         5000L /* most to wait for the sandbox to start */
+
+/* The descriptors a confined child keeps, at fixed numbers. */
+#define FD_REPORT     3
+#define FD_RULESET    4
+#define FD_CGROUP     5
+#define FD_FIRST_FREE 6
+
+/* Records on the report pipe, children to P. */
+enum {
+	REP_INIT = 1, /* val: pid of B, the namespace init (from A) */
+	REP_READY,    /* val: layers of A/B; the program starts now */
+	REP_LAYERS,   /* val: layers of C, just before execve */
+	REP_STATUS,   /* val: C's wait status (from B) */
+};
+
+struct report {
+	int tag, val;
+};
+
+#ifdef __linux__
+/*
+ * Landlock rights newer than the kernel headers this may be built with
+ * (Debian 12 ships ABI 2). Values are the kernel's UAPI.
+ */
+# ifndef LANDLOCK_ACCESS_FS_TRUNCATE
+#  define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14) /* ABI 3 */
+# endif
+# ifndef LANDLOCK_ACCESS_FS_IOCTL_DEV
+#  define LANDLOCK_ACCESS_FS_IOCTL_DEV (1ULL << 15) /* ABI 5 */
+# endif
+# ifndef LANDLOCK_ACCESS_NET_BIND_TCP
+#  define LANDLOCK_ACCESS_NET_BIND_TCP    (1ULL << 0) /* ABI 4 */
+#  define LANDLOCK_ACCESS_NET_CONNECT_TCP (1ULL << 1)
+# endif
+# ifndef LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
+#  define LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0) /* ABI 6 */
+#  define LANDLOCK_SCOPE_SIGNAL               (1ULL << 1)
+# endif
+
+# define LL_FS_ABI1 ((1ULL << 13) - 1) /* EXECUTE .. MAKE_SYM */
+# define LL_RO                                                 \
+  (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE | \
+   LANDLOCK_ACCESS_FS_READ_DIR)
+/* The rights a rule on a file (not a folder) may carry. */
+# define LL_FILE                                                \
+  (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | \
+   LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_TRUNCATE | \
+   LANDLOCK_ACCESS_FS_IOCTL_DEV)
+
+/* struct landlock_ruleset_attr as of ABI 6; older kernels get a prefix. */
+struct ll_ruleset_attr {
+	uint64_t handled_access_fs;
+	uint64_t handled_access_net;
+	uint64_t scoped;
+};
+
+/*
+ * Read-only (and executable) for every run: the system folders. /etc is
+ * not given whole (it holds host keys and, for root, /etc/shadow): only
+ * what the loader, libc, Python, Perl and TLS read. /opt, /home, /root,
+ * /tmp, /var, /run, /srv, /mnt, /proc and /sys are not given at all.
+ */
+static const char *const system_ro[] = {
+	"/usr",
+	"/bin",
+	"/sbin",
+	"/lib",
+	"/lib32",
+	"/lib64",
+	"/libx32",
+	"/etc/ld.so.cache",
+	"/etc/ld.so.conf",
+	"/etc/ld.so.conf.d",
+	"/etc/ld.so.preload",
+	"/etc/alternatives",
+	"/etc/localtime",
+	"/etc/timezone",
+	"/etc/passwd",
+	"/etc/group",
+	"/etc/nsswitch.conf",
+	"/etc/hosts",
+	"/etc/host.conf",
+	"/etc/resolv.conf",
+	"/etc/gai.conf",
+	"/etc/protocols",
+	"/etc/services",
+	"/etc/ssl",
+	"/etc/ca-certificates",
+	"/etc/pki",
+	"/etc/crypto-policies",
+	"/etc/mime.types",
+	"/etc/magic",
+	"/etc/locale.alias",
+	"/etc/locale.conf",
+	"/etc/os-release",
+	"/etc/debian_version",
+	"/etc/bash.bashrc",
+	"/etc/profile",
+	"/etc/inputrc",
+	"/etc/shells",
+	"/etc/terminfo",
+	"/etc/fonts",
+	"/dev/random",
+	"/dev/urandom",
+};
+
+/* Folders under /etc given read-only by name prefix (python3.11, perl). */
+static const char *const etc_prefixes[] = { "python", "perl" };
+
+/* Devices a script may also write to (and truncate: `> /dev/null`). */
+static const char *const system_rw_dev[] = { "/dev/null", "/dev/zero",
+	                                     "/dev/full" };
+#endif /* __linux__ */
+
+/* What P prepares for a confined child. Read-only after fork. */
+struct plan {
+	pid_t parent;
+	unsigned int want;    /* layers requested */
+	unsigned int ll_bits; /* Landlock layers the ruleset gives */
+	int ruleset_fd;       /* -1: none */
+	int cgroup_fd;        /* cgroup.procs of our group, -1: none */
+	int ns_flags;         /* CLONE_NEW* to try */
+	int nrl;
+	struct {
+		int resource;
+		struct rlimit lim;
+	} rl[7];
+	char uid_map[48], gid_map[48]; /* "" as root: no user namespace */
+#ifdef __linux__
+	struct sock_fprog prog; /* len 0: no filter */
+#endif
+	char cgroup_dir[PATH_MAX];
+	bool cgroup_v2;
+};
+
+/* P's view of one run. */
+struct run {
+	pid_t pid;  /* P's child: A (or the program itself) */
+	pid_t init; /* B, in P's numbering; 0 without a PID namespace */
+	int report; /* read end; -1 when not confined */
+	bool ready, have_status;
+	bool gone; /* A reaped after B: nothing left to signal */
+	int status;
+	unsigned int layers;
+	unsigned char partial[sizeof(struct report)];
+	size_t npartial;
+};
 
 static long now_ms(void)
 {
@@ -32,14 +223,81 @@ static long now_ms(void)
 	return (long)ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* ---- in the children: system calls only -------------------------------- */
+
+static void say(const char *msg)
+{
+	if (write(2, msg, strlen(msg)) < 0)
+		return;
+}
+
+static void close_from(int lowfd)
+{
+#ifdef SYS_close_range
+	if (!syscall(SYS_close_range, (unsigned int)lowfd, ~0U, 0))
+		return;
+#endif
+	{
+		struct rlimit r;
+		long max = 65536;
+
+		if (!getrlimit(RLIMIT_NOFILE, &r) && r.rlim_cur < (rlim_t)max)
+			max = (long)r.rlim_cur;
+		for (long fd = lowfd; fd < max; fd++)
+			close((int)fd);
+	}
+}
+
+static void report(int tag, int val)
+{
+	struct report r = { tag, val };
+
+	/* 8 bytes: below PIPE_BUF, so the write is atomic. */
+	if (write(FD_REPORT, &r, sizeof(r)) < 0)
+		return;
+}
+
 /*
- * In the child, between fork and exec: only async-signal-safe calls.
- * Any failure exits 127 after writing a short note to the stderr pipe.
+ * Put `want[i]` (or nothing, when -1) at descriptor i, for i in 0..5, and
+ * close everything else. The sources may sit anywhere, even on each
+ * other's targets, so they are first moved above all of them.
  */
+static int place_fds(int want[FD_FIRST_FREE])
+{
+	int base = FD_FIRST_FREE;
+
+	for (int i = 0; i < FD_FIRST_FREE; i++)
+		if (want[i] >= base)
+			base = want[i] + 1;
+	for (int i = 0; i < FD_FIRST_FREE; i++) {
+		if (want[i] < 0)
+			continue;
+		want[i] = fcntl(want[i], F_DUPFD, base);
+		if (want[i] < 0)
+			return -1;
+	}
+	for (int i = 0; i < FD_FIRST_FREE; i++) {
+		if (want[i] < 0)
+			close(i);
+		else if (dup2(want[i], i) < 0)
+			return -1;
+	}
+	close_from(FD_FIRST_FREE);
+	return 0;
+}
+
+/* The classic child of an unconfined run (confine = false). */
 static void child(const struct skit__run_opts *o, int outfd, int errfd)
 {
 	struct rlimit nocore = { 0, 0 };
-	long maxfd;
 	int nullfd;
 
 	setpgid(0, 0);
@@ -47,31 +305,791 @@ static void child(const struct skit__run_opts *o, int outfd, int errfd)
 	if (nullfd < 0 || dup2(nullfd, 0) < 0 || dup2(outfd, 1) < 0 ||
 	    dup2(errfd, 2) < 0)
 		_exit(127);
-	maxfd = sysconf(_SC_OPEN_MAX);
-	if (maxfd < 0 || maxfd > 65536)
-		maxfd = 65536;
-	for (long fd = 3; fd < maxfd; fd++)
-		close((int)fd);
+	close_from(3);
 	setrlimit(RLIMIT_CORE, &nocore);
 	signal(SIGPIPE, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	if (o->cwd && chdir(o->cwd) < 0) {
-		static const char msg[] =
-		        "skit: cannot enter the work folder\n";
-
-		if (write(2, msg, sizeof(msg) - 1) < 0)
-			_exit(127);
+		say("skit: cannot enter the work folder\n");
 		_exit(127);
 	}
 	execve(o->path, o->argv, o->envp);
-	{
-		static const char msg[] = "skit: cannot execute the program\n";
-
-		if (write(2, msg, sizeof(msg) - 1) < 0)
-			_exit(126);
-	}
+	say("skit: cannot execute the program\n");
 	_exit(errno == ENOENT ? 127 : 126);
+}
+
+/* C: the last layers, then the program. Never returns. */
+static void exec_program(const struct skit__run_opts *o, const struct plan *p,
+                         unsigned int layers)
+{
+	struct sigaction dfl;
+	sigset_t none;
+	bool ok = true;
+
+	/* Ignored signals survive execve; the program gets defaults. */
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	for (int s = 1; s < 65; s++)
+		if (s != SIGKILL && s != SIGSTOP)
+			sigaction(s, &dfl, NULL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	for (int i = 0; i < p->nrl; i++)
+		if (setrlimit(p->rl[i].resource, &p->rl[i].lim) < 0)
+			ok = false;
+	if (ok)
+		layers |= SKIT_SANDBOX_RLIMITS;
+#ifdef __linux__
+	if (!prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		layers |= SKIT_SANDBOX_NO_NEW_PRIVS;
+	if (p->ruleset_fd >= 0 && (layers & SKIT_SANDBOX_NO_NEW_PRIVS) &&
+	    !syscall(SYS_landlock_restrict_self, FD_RULESET, 0))
+		layers |= p->ll_bits;
+	if (p->prog.len && (layers & SKIT_SANDBOX_NO_NEW_PRIVS) &&
+	    !prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &p->prog, 0, 0))
+		layers |= SKIT_SANDBOX_SECCOMP;
+#endif
+	report(REP_LAYERS, (int)layers);
+	close_from(3);
+	execve(o->path, o->argv, o->envp);
+	say("skit: cannot execute the program\n");
+	_exit(errno == ENOENT ? 127 : 126);
+}
+
+#ifdef __linux__
+static bool write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
+	close(fd);
+	return ok;
+}
+
+/*
+ * unshare() the namespaces of p->ns_flags, through a user namespace when
+ * we are not root (mapping our own uid and gid), and without the network
+ * namespace when only that one fails. Returns the layers obtained.
+ */
+static unsigned int enter_ns(const struct plan *p)
+{
+	/* Both; then the PID namespace alone; then the network alone. */
+	const int tries[] = { p->ns_flags, p->ns_flags & ~CLONE_NEWNET,
+		              p->ns_flags & ~CLONE_NEWPID };
+
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(tries); i++) {
+		int flags = tries[i];
+		unsigned int got = 0;
+
+		if (!flags || (i && flags == p->ns_flags))
+			continue;
+		if (flags & CLONE_NEWPID)
+			got |= SKIT_SANDBOX_PIDNS;
+		if (flags & CLONE_NEWNET)
+			got |= SKIT_SANDBOX_NETNS;
+		if (!unshare(flags))
+			return got;
+		if (p->uid_map[0] && !unshare(flags | CLONE_NEWUSER)) {
+			/* Unmapped ids would make every file we create fail
+			 * with EOVERFLOW: map our own, as an unprivileged
+			 * process may. */
+			write_file("/proc/self/setgroups", "deny");
+			write_file("/proc/self/uid_map", p->uid_map);
+			write_file("/proc/self/gid_map", p->gid_map);
+			return got;
+		}
+	}
+	return 0;
+}
+#endif
+
+/* B: pid 1 of the namespace. Never returns. */
+static void init_main(const struct skit__run_opts *o, const struct plan *p,
+                      unsigned int layers)
+{
+	int status;
+	pid_t c, w;
+
+	setsid();
+#ifdef __linux__
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+#endif
+	report(REP_READY, (int)layers);
+	c = fork();
+	if (c == 0)
+		exec_program(o, p, layers);
+	if (c < 0) {
+		say("skit: cannot start the program\n");
+		report(REP_STATUS, 127 << 8);
+		_exit(0);
+	}
+	close(0);
+	close(1);
+	close(2);
+	close(FD_RULESET);
+	for (;;) {
+		w = waitpid(-1, &status, 0);
+		if (w == c) {
+			report(REP_STATUS, status);
+			/* Our exit kills the rest of the namespace. */
+			_exit(0);
+		}
+		if (w < 0 && errno != EINTR)
+			_exit(0);
+	}
+}
+
+/* A: the confined child of P. Never returns. */
+static void confined_child(const struct skit__run_opts *o, const struct plan *p,
+                           int outfd, int errfd, int repfd)
+{
+	unsigned int layers = 0;
+	int fds[FD_FIRST_FREE], status;
+	struct sigaction ign;
+	pid_t init;
+
+	if (setsid() >= 0)
+		layers |= SKIT_SANDBOX_PGROUP;
+#ifdef __linux__
+	/* Bound to P's calling thread: if skit dies, the run dies. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+#endif
+	if (getppid() != p->parent)
+		_exit(127);
+	/* P signals B's group, never A; a stray signal must not orphan B
+	 * either. C restores the defaults. */
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigaction(SIGTERM, &ign, NULL);
+	sigaction(SIGINT, &ign, NULL);
+	sigaction(SIGHUP, &ign, NULL);
+	sigaction(SIGQUIT, &ign, NULL);
+	fds[0] = open("/dev/null", O_RDONLY);
+	fds[1] = outfd;
+	fds[2] = errfd;
+	fds[FD_REPORT] = repfd;
+	fds[FD_RULESET] = p->ruleset_fd;
+	fds[FD_CGROUP] = p->cgroup_fd;
+	if (fds[0] < 0 || place_fds(fds) < 0)
+		_exit(127);
+	/* Writing "0" moves the writer: B and C are born inside. */
+	if (p->cgroup_fd >= 0 && write(FD_CGROUP, "0", 1) == 1)
+		layers |= SKIT_SANDBOX_CGROUP;
+	close(FD_CGROUP);
+	if (o->cwd && chdir(o->cwd) < 0) {
+		say("skit: cannot enter the work folder\n");
+		_exit(127);
+	}
+#ifdef __linux__
+	layers |= enter_ns(p);
+#endif
+	if (!(layers & SKIT_SANDBOX_PIDNS)) {
+		report(REP_READY, (int)layers);
+		exec_program(o, p, layers);
+	}
+	init = fork();
+	if (init == 0)
+		init_main(o, p, layers);
+	if (init < 0) {
+		say("skit: cannot start the sandbox\n");
+		_exit(127);
+	}
+	report(REP_INIT, (int)init);
+	close(0);
+	close(1);
+	close(2);
+	close(FD_REPORT);
+	close(FD_RULESET);
+	while (waitpid(init, &status, 0) < 0 && errno == EINTR)
+		;
+	_exit(0);
+}
+
+/* ---- in the parent: preparing the layers ------------------------------- */
+
+#ifdef __linux__
+static int ll_abi(void)
+{
+	long v = syscall(SYS_landlock_create_ruleset, NULL, 0,
+	                 LANDLOCK_CREATE_RULESET_VERSION);
+
+	return v < 0 ? 0 : (int)v;
+}
+
+/* Every file-system right of this ABI, as the kernel docs prescribe. */
+static uint64_t ll_fs_rights(int abi)
+{
+	uint64_t r = LL_FS_ABI1;
+
+	if (abi >= 2)
+		r |= LANDLOCK_ACCESS_FS_REFER;
+	if (abi >= 3)
+		r |= LANDLOCK_ACCESS_FS_TRUNCATE;
+	if (abi >= 5)
+		r |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
+	return r;
+}
+
+/*
+ * Allow `access` (within `handled`) beneath `path`. A path that does not
+ * exist grants nothing and is no error; a file gets only file rights.
+ */
+static int ll_allow(int rs, const char *path, uint64_t access, uint64_t handled)
+{
+	struct landlock_path_beneath_attr pb;
+	struct stat st;
+	long r;
+	int fd;
+
+	fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ENOTDIR || errno == EACCES ||
+		                       errno == ELOOP
+		               ? 0
+		               : -1;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode))
+		access &= LL_FILE;
+	memset(&pb, 0, sizeof(pb));
+	pb.allowed_access = access & handled;
+	pb.parent_fd = fd;
+	r = syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH, &pb,
+	            0);
+	close(fd);
+	return r < 0 ? -1 : 0;
+}
+
+/* Build the ruleset in P; C only has to call landlock_restrict_self(). */
+static void ll_build(struct plan *p, const struct skit__run_opts *o)
+{
+	struct ll_ruleset_attr attr;
+	uint64_t fs, ro;
+	size_t size;
+	struct dirent *de;
+	DIR *etc;
+	int abi = ll_abi(), rs, bad = 0;
+
+	if (abi < 1)
+		return;
+	fs = ll_fs_rights(abi);
+	ro = LL_RO;
+	memset(&attr, 0, sizeof(attr));
+	attr.handled_access_fs = fs;
+	size = sizeof(attr.handled_access_fs);
+	p->ll_bits = SKIT_SANDBOX_LANDLOCK;
+	if (abi >= 4 && !o->allow_network) {
+		attr.handled_access_net = LANDLOCK_ACCESS_NET_BIND_TCP |
+		                          LANDLOCK_ACCESS_NET_CONNECT_TCP;
+		p->ll_bits |= SKIT_SANDBOX_LANDLOCK_NET;
+	}
+	if (abi >= 4)
+		size = offsetof(struct ll_ruleset_attr, scoped);
+	if (abi >= 6) {
+		attr.scoped = LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET |
+		              LANDLOCK_SCOPE_SIGNAL;
+		size = sizeof(attr);
+		p->ll_bits |= SKIT_SANDBOX_LANDLOCK_SCOPE;
+	}
+	rs = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
+	if (rs < 0) {
+		p->ll_bits = 0;
+		return;
+	}
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(system_ro); i++)
+		bad |= ll_allow(rs, system_ro[i], ro, fs);
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(system_rw_dev); i++)
+		bad |= ll_allow(rs, system_rw_dev[i],
+		                ro | LANDLOCK_ACCESS_FS_WRITE_FILE |
+		                        LANDLOCK_ACCESS_FS_TRUNCATE,
+		                fs);
+	/* No /proc: Landlock does not stop a read of another process's
+	 * /proc/PID/environ (only of mem, fd, exe...), and skit's own
+	 * environ holds the API keys. The price: no /dev/fd, no ps. */
+	etc = opendir("/etc");
+	while (etc && (de = readdir(etc))) {
+		char path[300];
+
+		for (size_t i = 0; i < SKIT_ARRAY_SIZE(etc_prefixes); i++) {
+			if (strncmp(de->d_name, etc_prefixes[i],
+			            strlen(etc_prefixes[i])))
+				continue;
+			snprintf(path, sizeof(path), "/etc/%s", de->d_name);
+			bad |= ll_allow(rs, path, ro, fs);
+		}
+	}
+	if (etc)
+		closedir(etc);
+	for (size_t i = 0; o->read_paths && o->read_paths[i]; i++)
+		bad |= ll_allow(rs, o->read_paths[i], ro, fs);
+	for (size_t i = 0; o->write_paths && o->write_paths[i]; i++)
+		bad |= ll_allow(rs, o->write_paths[i], fs, fs);
+	if (bad) {
+		/* A half-built ruleset would deny what the caller meant to
+		 * grant: report Landlock missing rather than break the run. */
+		close(rs);
+		p->ll_bits = 0;
+		return;
+	}
+	p->ruleset_fd = rs;
+}
+
+# ifdef SKIT_HAVE_SECCOMP
+/*
+ * Build the filter with libseccomp and export it as BPF through a pipe
+ * (libseccomp 2.5 has no export to memory). The program is a few hundred
+ * bytes, well below the pipe's buffer.
+ */
+static void seccomp_build(struct plan *p, const struct skit__run_opts *o)
+{
+	const scmp_datum_t ioctls[] = { TIOCSTI, TIOCLINUX };
+	const int urings[] = { SCMP_SYS(io_uring_setup),
+		               SCMP_SYS(io_uring_enter),
+		               SCMP_SYS(io_uring_register) };
+	struct sock_filter *code = NULL;
+	scmp_filter_ctx ctx;
+	int pfd[2] = { -1, -1 }, rc = 0;
+	size_t len = 0, room = 64 * 1024;
+	ssize_t n;
+
+	ctx = seccomp_init(SCMP_ACT_ALLOW);
+	if (!ctx)
+		return;
+	/* TIOCSTI/TIOCLINUX push keystrokes into a terminal (E2). The
+	 * command is an int: compare its low 32 bits only. */
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(ioctls); i++)
+		rc |= seccomp_rule_add(
+		        ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
+		        SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, ioctls[i]));
+	/* io_uring can open sockets past a socket() rule. ENOSYS makes
+	 * programs fall back to plain system calls. */
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(urings); i++)
+		if (urings[i] >= 0)
+			rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS),
+			                       urings[i], 0);
+	if (!o->allow_network) {
+		/* No socket but AF_UNIX; and no connect() or addressed
+		 * sendto() at all, so that AF_UNIX cannot reach a host
+		 * daemon (a resolver, D-Bus, docker.sock) either. */
+		rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES),
+		                       SCMP_SYS(socket), 1,
+		                       SCMP_A0(SCMP_CMP_NE, AF_UNIX));
+		rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES),
+		                       SCMP_SYS(connect), 0);
+		rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES),
+		                       SCMP_SYS(sendto), 1,
+		                       SCMP_A4(SCMP_CMP_NE, 0));
+	}
+	if (rc || pipe2(pfd, O_CLOEXEC) < 0)
+		goto out;
+	rc = seccomp_export_bpf(ctx, pfd[1]);
+	close(pfd[1]);
+	pfd[1] = -1;
+	code = skitx_malloc(room);
+	if (rc || !code)
+		goto out;
+	while (len < room) {
+		n = read(pfd[0], (char *)code + len, room - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	if (!len || len % sizeof(*code) || len >= room)
+		goto out;
+	p->prog.filter = code;
+	p->prog.len = (unsigned short)(len / sizeof(*code));
+	code = NULL;
+out:
+	skitx_free(code);
+	if (pfd[0] >= 0)
+		close(pfd[0]);
+	if (pfd[1] >= 0)
+		close(pfd[1]);
+	seccomp_release(ctx);
+}
+# endif
+
+/*
+ * Our cgroup in the hierarchy that has the pids controller: cgroup v2
+ * when the controller is enabled for our children there, else the v1
+ * pids hierarchy. Fills `dir` with the folder to create a group in.
+ */
+static bool cgroup_base(char *dir, size_t size, bool *v2)
+{
+	char line[PATH_MAX + 256], v1path[PATH_MAX] = "", v2path[PATH_MAX] = "";
+	char v1mnt[PATH_MAX] = "", v1root[PATH_MAX] = "";
+	char v2mnt[PATH_MAX] = "", v2root[PATH_MAX] = "";
+	FILE *f = fopen("/proc/self/cgroup", "re");
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		char *c1 = strchr(line, ':'),
+		     *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+
+		if (!c2)
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		*c2 = '\0';
+		if (!strcmp(line, "0:") && c1 + 1 == c2)
+			snprintf(v2path, sizeof(v2path), "%s", c2 + 1);
+		else if (strstr(c1 + 1, "pids"))
+			snprintf(v1path, sizeof(v1path), "%s", c2 + 1);
+	}
+	fclose(f);
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return false;
+	/* id parent maj:min root mountpoint opts... - fstype source super */
+	while (fgets(line, sizeof(line), f)) {
+		char root[PATH_MAX], mnt[PATH_MAX], fstype[64], super[512];
+		const char *dash = strstr(line, " - ");
+
+		if (!dash ||
+		    sscanf(line, "%*s %*s %*s %4095s %4095s", root, mnt) != 2 ||
+		    sscanf(dash, " - %63s %*s %511s", fstype, super) != 2)
+			continue;
+		if (!strcmp(fstype, "cgroup2") && !v2mnt[0]) {
+			snprintf(v2mnt, sizeof(v2mnt), "%s", mnt);
+			snprintf(v2root, sizeof(v2root), "%s", root);
+		} else if (!strcmp(fstype, "cgroup") && strstr(super, "pids")) {
+			snprintf(v1mnt, sizeof(v1mnt), "%s", mnt);
+			snprintf(v1root, sizeof(v1root), "%s", root);
+		}
+	}
+	fclose(f);
+	if (v2mnt[0] && v2path[0]) {
+		const char *rel = v2path;
+		char ctl[PATH_MAX + 64], buf[256] = "";
+		FILE *c;
+
+		if (strcmp(v2root, "/") &&
+		    !strncmp(rel, v2root, strlen(v2root)))
+			rel += strlen(v2root);
+		snprintf(dir, size, "%s%s", v2mnt, rel);
+		snprintf(ctl, sizeof(ctl), "%s/cgroup.subtree_control", dir);
+		c = fopen(ctl, "re");
+		if (c) {
+			if (!fgets(buf, sizeof(buf), c))
+				buf[0] = '\0';
+			fclose(c);
+		}
+		if (strstr(buf, "pids")) {
+			*v2 = true;
+			return true;
+		}
+	}
+	if (v1mnt[0] && v1path[0]) {
+		const char *rel = v1path;
+
+		if (strcmp(v1root, "/") &&
+		    !strncmp(rel, v1root, strlen(v1root)))
+			rel += strlen(v1root);
+		snprintf(dir, size, "%s%s", v1mnt, rel);
+		*v2 = false;
+		return true;
+	}
+	return false;
+}
+
+/* Create a group of our own with pids.max = `max` (no limit when < 0)
+ * and open its cgroup.procs. */
+static void cgroup_make(struct plan *p, long max)
+{
+	char base[PATH_MAX - 64], file[PATH_MAX + 32], num[32];
+	struct timespec ts;
+
+	if (!cgroup_base(base, sizeof(base), &p->cgroup_v2))
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	for (int i = 0; i < 8; i++) {
+		snprintf(p->cgroup_dir, sizeof(p->cgroup_dir),
+		         "%s/skit-%ld-%lx%x", base, (long)getpid(),
+		         (unsigned long)ts.tv_nsec, i);
+		if (!mkdir(p->cgroup_dir, 0755))
+			break;
+		p->cgroup_dir[0] = '\0';
+		if (errno != EEXIST)
+			return;
+	}
+	if (!p->cgroup_dir[0])
+		return;
+	snprintf(file, sizeof(file), "%s/pids.max", p->cgroup_dir);
+	if (max > 0)
+		snprintf(num, sizeof(num), "%ld", max);
+	else
+		snprintf(num, sizeof(num), "max");
+	if (write_file(file, num)) {
+		snprintf(file, sizeof(file), "%s/cgroup.procs", p->cgroup_dir);
+		p->cgroup_fd = open(file, O_WRONLY | O_CLOEXEC);
+	}
+	if (p->cgroup_fd < 0) {
+		rmdir(p->cgroup_dir);
+		p->cgroup_dir[0] = '\0';
+	}
+}
+
+/* Kill what is left in the group, then remove it. */
+static void cgroup_end(struct plan *p)
+{
+	char file[PATH_MAX + 32];
+	bool killed = false;
+
+	if (p->cgroup_fd >= 0)
+		close(p->cgroup_fd);
+	p->cgroup_fd = -1;
+	if (!p->cgroup_dir[0])
+		return;
+	for (long waited = 0; waited < 3000; waited += 2) {
+		FILE *f;
+		long pid;
+
+		if (!rmdir(p->cgroup_dir) || errno != EBUSY)
+			break;
+		snprintf(file, sizeof(file), "%s/cgroup.kill", p->cgroup_dir);
+		if (!killed && p->cgroup_v2 && write_file(file, "1")) {
+			killed = true;
+		} else if (!p->cgroup_v2 || !killed) {
+			/* v1 has no cgroup.kill: kill each member. pids.max
+			 * bounds how many can be born meanwhile. */
+			snprintf(file, sizeof(file), "%s/cgroup.procs",
+			         p->cgroup_dir);
+			f = fopen(file, "re");
+			while (f && fscanf(f, "%ld", &pid) == 1)
+				if (pid > 1 && pid != (long)getpid())
+					kill((pid_t)pid, SIGKILL);
+			if (f)
+				fclose(f);
+		}
+		sleep_ms(2);
+	}
+	p->cgroup_dir[0] = '\0';
+}
+
+/* Processes of our real uid now, for an RLIMIT_NPROC that adds to it. */
+static long user_procs(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	char path[300];
+	struct stat st;
+	long n = 0;
+	uid_t uid = getuid();
+
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s", de->d_name);
+		if (!stat(path, &st) && st.st_uid == uid)
+			n++;
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+#endif /* __linux__ */
+
+/* Add one rlimit, never above the caller's own hard limit. */
+static void plan_rlimit(struct plan *p, int resource, rlim_t soft, rlim_t hard)
+{
+	struct rlimit cur;
+
+	if (!getrlimit(resource, &cur) && cur.rlim_max != RLIM_INFINITY) {
+		if (hard == RLIM_INFINITY || hard > cur.rlim_max)
+			hard = cur.rlim_max;
+		if (soft == RLIM_INFINITY || soft > hard)
+			soft = hard;
+	}
+	p->rl[p->nrl].resource = resource;
+	p->rl[p->nrl].lim.rlim_cur = soft;
+	p->rl[p->nrl].lim.rlim_max = hard;
+	p->nrl++;
+}
+
+static rlim_t lim_long(long v, long dflt)
+{
+	if (v < 0)
+		return RLIM_INFINITY;
+	return (rlim_t)(v ? v : dflt);
+}
+
+static rlim_t lim_size(size_t v, size_t dflt)
+{
+	if (v == SIZE_MAX)
+		return RLIM_INFINITY;
+	return (rlim_t)(v ? v : dflt);
+}
+
+static void plan_release(struct plan *p)
+{
+	if (p->ruleset_fd >= 0)
+		close(p->ruleset_fd);
+	p->ruleset_fd = -1;
+#ifdef __linux__
+	cgroup_end(p);
+	skitx_free(p->prog.filter);
+	p->prog.filter = NULL;
+	p->prog.len = 0;
+#endif
+}
+
+static void plan_build(struct plan *p, const struct skit__run_opts *o)
+{
+	const struct skit__limits *l = &o->limits;
+	long procs = l->processes ? l->processes : SKIT__LIMIT_PROCESSES;
+	rlim_t cpu;
+
+	memset(p, 0, sizeof(*p));
+	p->parent = getpid();
+	p->ruleset_fd = p->cgroup_fd = -1;
+	p->want = SKIT_SANDBOX_PGROUP | SKIT_SANDBOX_RLIMITS;
+#ifdef __linux__
+	p->want |= SKIT_SANDBOX_NO_NEW_PRIVS | SKIT_SANDBOX_LANDLOCK |
+	           SKIT_SANDBOX_LANDLOCK_SCOPE | SKIT_SANDBOX_SECCOMP |
+	           SKIT_SANDBOX_PIDNS | SKIT_SANDBOX_CGROUP;
+	if (!o->allow_network)
+		p->want |= SKIT_SANDBOX_LANDLOCK_NET;
+	ll_build(p, o);
+# ifdef SKIT_HAVE_SECCOMP
+	seccomp_build(p, o);
+# endif
+	/* A and B live in the group too. */
+	cgroup_make(p, procs > 0 ? procs + 2 : -1);
+	p->ns_flags = CLONE_NEWPID;
+	/*
+	 * A network namespace only stands in for the seccomp filter: with
+	 * the filter no socket but AF_UNIX can be made, and creating and
+	 * tearing down a namespace costs ~2.5 ms a run (bench_sandbox).
+	 */
+	if (!o->allow_network && !p->prog.len) {
+		p->want |= SKIT_SANDBOX_NETNS;
+		p->ns_flags |= CLONE_NEWNET;
+	}
+	if (geteuid() != 0) {
+		snprintf(p->uid_map, sizeof(p->uid_map), "%lu %lu 1\n",
+		         (unsigned long)geteuid(), (unsigned long)geteuid());
+		snprintf(p->gid_map, sizeof(p->gid_map), "%lu %lu 1\n",
+		         (unsigned long)getegid(), (unsigned long)getegid());
+	}
+#endif
+	cpu = lim_long(l->cpu_seconds,
+	               (o->timeout_ms + 999) / 1000 + SKIT__LIMIT_CPU_MARGIN);
+	/* Soft first (SIGXCPU, which a script may catch), hard a second
+	 * later (SIGKILL). */
+	plan_rlimit(p, RLIMIT_CPU, cpu,
+	            cpu == RLIM_INFINITY ? RLIM_INFINITY : cpu + 1);
+	plan_rlimit(p, RLIMIT_AS, lim_size(l->memory_bytes, SKIT__LIMIT_MEMORY),
+	            lim_size(l->memory_bytes, SKIT__LIMIT_MEMORY));
+	plan_rlimit(p, RLIMIT_FSIZE, lim_size(l->file_bytes, SKIT__LIMIT_FILE),
+	            lim_size(l->file_bytes, SKIT__LIMIT_FILE));
+	plan_rlimit(p, RLIMIT_NOFILE,
+	            lim_long(l->open_files, SKIT__LIMIT_OPEN_FILES),
+	            lim_long(l->open_files, SKIT__LIMIT_OPEN_FILES));
+	plan_rlimit(p, RLIMIT_CORE, 0, 0);
+	if (procs > 0 && p->cgroup_fd < 0) {
+		/* RLIMIT_NPROC counts every process of the user (and binds
+		 * nobody running as root): give the run `procs` more than
+		 * the user has now. The cgroup is the real bound. */
+		long base = 0;
+
+#ifdef __linux__
+		base = geteuid() ? user_procs() : 0;
+#endif
+		plan_rlimit(p, RLIMIT_NPROC, (rlim_t)(base + procs),
+		            (rlim_t)(base + procs));
+	}
+}
+
+/* ---- in the parent: running -------------------------------------------- */
+
+/* Read the records available, waiting up to `ms` for the first. */
+static void read_reports(struct run *r, int ms)
+{
+	struct pollfd pfd;
+	unsigned char buf[16 * sizeof(struct report)];
+	ssize_t n;
+
+	if (r->report < 0)
+		return;
+	pfd.fd = r->report;
+	pfd.events = POLLIN;
+	if (ms > 0 && poll(&pfd, 1, ms) <= 0)
+		return;
+	for (;;) {
+		n = read(r->report, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0) {
+				close(r->report);
+				r->report = -1;
+			}
+			return;
+		}
+		for (ssize_t i = 0; i < n; i++) {
+			struct report rec;
+
+			r->partial[r->npartial++] = buf[i];
+			if (r->npartial < sizeof(rec))
+				continue;
+			memcpy(&rec, r->partial, sizeof(rec));
+			r->npartial = 0;
+			if (rec.tag == REP_INIT)
+				r->init = (pid_t)rec.val;
+			else if (rec.tag == REP_READY)
+				r->ready = true;
+			else if (rec.tag == REP_STATUS) {
+				r->have_status = true;
+				r->status = rec.val;
+			}
+			if (rec.tag == REP_READY || rec.tag == REP_LAYERS)
+				r->layers |= (unsigned int)rec.val;
+		}
+	}
+}
+
+/*
+ * Until the sandbox is up: B's pid and B's own session are known before
+ * the first signal, so a signal can never miss the program's group.
+ */
+static void wait_ready(struct run *r, long deadline)
+{
+	while (r->report >= 0) {
+		long left = deadline - now_ms();
+
+		if (r->ready && (!(r->layers & SKIT_SANDBOX_PIDNS) || r->init))
+			return;
+		if (left <= 0)
+			return;
+		read_reports(r,
+		             left > POLL_SLICE_MS ? POLL_SLICE_MS : (int)left);
+	}
+}
+
+/*
+ * Signal the run: the program's process group; with a PID namespace a
+ * SIGKILL goes to its init, whose death takes the whole namespace.
+ */
+static void signal_run(struct run *r, int sig)
+{
+	read_reports(r, 0);
+	if (r->gone)
+		return;
+	if (r->init > 0) {
+		kill(-r->init, sig);
+		if (sig == SIGKILL)
+			kill(r->init, SIGKILL);
+		return;
+	}
+	kill(-r->pid, sig);
 }
 
 /* Read what is available on `fd` into `b` up to `cap`; count the rest. */
@@ -98,41 +1116,67 @@ static int drain(int fd, struct skitx_buf *b, size_t cap, size_t *total)
 int skit__run(struct skit__run_result *res, const struct skit__run_opts *o,
               skit_error *err)
 {
-	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 };
+	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, repp[2] = { -1, -1 };
 	long start, deadline, kill_at = 0, grace;
 	struct pollfd pfd[2];
 	bool term_sent = false, killed = false, reaped = false;
 	long drain_until = 0;
 	int status = 0, rc = 0, r;
+	struct plan plan;
+	struct run run;
 	pid_t pid, w;
 
 	memset(res, 0, sizeof(*res));
+	memset(&run, 0, sizeof(run));
+	run.report = -1;
 	skitx_buf_init(&res->out, SIZE_MAX);
 	skitx_buf_init(&res->err, SIZE_MAX);
 	res->exit_code = -1;
 	grace = o->grace_ms > 0 ? o->grace_ms : DEFAULT_GRACE_MS;
-	if (pipe(outp) < 0 || pipe(errp) < 0) {
+	memset(&plan, 0, sizeof(plan));
+	plan.ruleset_fd = plan.cgroup_fd = -1;
+	if (o->confine)
+		plan_build(&plan, o);
+	/* O_CLOEXEC everywhere: a fork+exec in another thread must not
+	 * inherit our pipes (it would hold them open). dup2() in the child
+	 * clears the flag on the copies it keeps. */
+	if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 ||
+	    (o->confine && pipe2(repp, O_CLOEXEC) < 0)) {
 		rc = skit__error_set(err, SKIT_EIO, 0, "pipe: %s",
 		                     strerror(errno));
 		goto out;
 	}
-	fcntl(outp[0], F_SETFD, FD_CLOEXEC);
-	fcntl(errp[0], F_SETFD, FD_CLOEXEC);
 	start = now_ms();
+	deadline = start + o->timeout_ms;
 	pid = fork();
 	if (pid < 0) {
 		rc = skit__error_set(err, SKIT_EIO, 0, "fork: %s",
 		                     strerror(errno));
 		goto out;
 	}
-	if (pid == 0)
+	if (pid == 0) {
+		if (o->confine)
+			confined_child(o, &plan, outp[1], errp[1], repp[1]);
 		child(o, outp[1], errp[1]);
-	/* Both sides set the group, so a kill cannot race the child's. */
-	setpgid(pid, pid);
+	}
+	run.pid = pid;
+	if (o->confine) {
+		close(repp[1]);
+		repp[1] = -1;
+		run.report = repp[0];
+		repp[0] = -1;
+		fcntl(run.report, F_SETFL, O_NONBLOCK);
+		wait_ready(&run, start + READY_MS < deadline ? start + READY_MS
+		                                             : deadline);
+	} else {
+		/* Both sides set the group, so a kill cannot race the
+		 * child's. */
+		setpgid(pid, pid);
+		run.layers = SKIT_SANDBOX_PGROUP;
+	}
 	close(outp[1]);
 	close(errp[1]);
 	outp[1] = errp[1] = -1;
-	deadline = start + o->timeout_ms;
 	pfd[0].fd = outp[0];
 	pfd[1].fd = errp[0];
 	for (;;) {
@@ -144,12 +1188,12 @@ int skit__run(struct skit__run_result *res, const struct skit__run_opts *o,
 				res->timed_out = true;
 			else
 				res->canceled = true;
-			kill(-pid, SIGTERM);
+			signal_run(&run, SIGTERM);
 			term_sent = true;
 			kill_at = now + grace;
 		}
 		if (term_sent && !killed && now >= kill_at) {
-			kill(-pid, SIGKILL);
+			signal_run(&run, SIGKILL);
 			killed = true;
 		}
 		/* Pipes still open after the group was killed belong to
@@ -162,10 +1206,11 @@ int skit__run(struct skit__run_result *res, const struct skit__run_opts *o,
 			w = waitpid(pid, &status, WNOHANG);
 			if (w == pid) {
 				reaped = true;
+				run.gone = run.init > 0;
 				drain_until = now + DRAIN_MS;
 			}
 		} else if (now >= drain_until) {
-			kill(-pid, SIGKILL);
+			signal_run(&run, SIGKILL);
 			break;
 		}
 		pfd[0].events = pfd[1].events = POLLIN;
@@ -181,7 +1226,7 @@ int skit__run(struct skit__run_result *res, const struct skit__run_opts *o,
 		if (r < 0 && errno != EINTR) {
 			rc = skit__error_set(err, SKIT_EIO, 0, "poll: %s",
 			                     strerror(errno));
-			kill(-pid, SIGKILL);
+			signal_run(&run, SIGKILL);
 			killed = true;
 			break;
 		}
@@ -195,7 +1240,7 @@ int skit__run(struct skit__run_result *res, const struct skit__run_opts *o,
 			d = drain(pfd[i].fd, b, o->output_cap, total);
 			if (d < 0) {
 				rc = skit__error_oom(err);
-				kill(-pid, SIGKILL);
+				signal_run(&run, SIGKILL);
 				killed = true;
 			} else if (d == 0) {
 				close(pfd[i].fd);
@@ -213,23 +1258,47 @@ int skit__run(struct skit__run_result *res, const struct skit__run_opts *o,
 		if (w >= 0 || errno != EINTR)
 			break;
 	}
+	/* A outlives B, and B's exit ends the namespace: with A reaped, B's
+	 * pid may already name someone else. */
+	run.gone = run.init > 0;
 	/* The leader is gone; make sure no member of its group lingers. */
-	kill(-pid, SIGKILL);
+	signal_run(&run, SIGKILL);
 	res->duration_ms = now_ms() - start;
+	if (o->confine) {
+		while (run.report >= 0)
+			read_reports(&run, 0);
+		if (run.init > 0) {
+			/* Report the program (C), not A. No status from B
+			 * means B was killed, and C with it. */
+			if (run.have_status)
+				status = run.status;
+			else if (w == pid && WIFEXITED(status) &&
+			         WEXITSTATUS(status))
+				; /* A's own failure before the program */
+			else
+				status = SIGKILL; /* as a wait status */
+		}
+	}
 	if (w == pid && WIFEXITED(status)) {
 		res->exit_code = WEXITSTATUS(status);
 	} else if (w == pid && WIFSIGNALED(status)) {
 		res->signal = WTERMSIG(status);
 	}
+	res->layers = run.layers;
+	res->missing = o->confine ? plan.want & ~run.layers : 0;
 out:
-	if (outp[0] >= 0)
-		close(outp[0]);
-	if (outp[1] >= 0)
-		close(outp[1]);
-	if (errp[0] >= 0)
-		close(errp[0]);
-	if (errp[1] >= 0)
-		close(errp[1]);
+	if (o->confine)
+		plan_release(&plan);
+	if (run.report >= 0)
+		close(run.report);
+	for (int i = 0; i < 2; i++) {
+		if (outp[i] >= 0)
+			close(outp[i]);
+		if (errp[i] >= 0)
+			close(errp[i]);
+		if (repp[i] >= 0)
+			close(repp[i]);
+	}
 	return rc;
 }
 
@@ -237,4 +1306,82 @@ void skit__run_result_release(struct skit__run_result *res)
 {
 	skitx_buf_release(&res->out);
 	skitx_buf_release(&res->err);
+}
+
+/* ---- the probe (include/skit/sandbox.h) -------------------------------- */
+
+int skit_sandbox_landlock_abi(void)
+{
+#ifdef __linux__
+	return ll_abi();
+#else
+	return 0;
+#endif
+}
+
+unsigned int skit_sandbox_available(void)
+{
+	unsigned int bits = SKIT_SANDBOX_PGROUP | SKIT_SANDBOX_RLIMITS;
+#ifdef __linux__
+	struct plan p;
+	int abi = ll_abi(), status;
+	pid_t pid;
+
+	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) >= 0)
+		bits |= SKIT_SANDBOX_NO_NEW_PRIVS;
+	if (abi >= 1)
+		bits |= SKIT_SANDBOX_LANDLOCK;
+	if (abi >= 4)
+		bits |= SKIT_SANDBOX_LANDLOCK_NET;
+	if (abi >= 6)
+		bits |= SKIT_SANDBOX_LANDLOCK_SCOPE;
+# ifdef SKIT_HAVE_SECCOMP
+	if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0)
+		bits |= SKIT_SANDBOX_SECCOMP;
+# endif
+	memset(&p, 0, sizeof(p));
+	p.ruleset_fd = p.cgroup_fd = -1;
+	p.ns_flags = CLONE_NEWPID | CLONE_NEWNET;
+	if (geteuid() != 0) {
+		snprintf(p.uid_map, sizeof(p.uid_map), "%lu %lu 1\n",
+		         (unsigned long)geteuid(), (unsigned long)geteuid());
+		snprintf(p.gid_map, sizeof(p.gid_map), "%lu %lu 1\n",
+		         (unsigned long)getegid(), (unsigned long)getegid());
+	}
+	/* Namespaces: try them for real, in a child that only exits. */
+	pid = fork();
+	if (pid == 0) {
+		unsigned int got = enter_ns(&p);
+
+		_exit((got & SKIT_SANDBOX_PIDNS ? 1 : 0) |
+		      (got & SKIT_SANDBOX_NETNS ? 2 : 0));
+	}
+	while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (pid > 0 && WIFEXITED(status)) {
+		if (WEXITSTATUS(status) & 1)
+			bits |= SKIT_SANDBOX_PIDNS;
+		if (WEXITSTATUS(status) & 2)
+			bits |= SKIT_SANDBOX_NETNS;
+	}
+	cgroup_make(&p, 1);
+	if (p.cgroup_fd >= 0)
+		bits |= SKIT_SANDBOX_CGROUP;
+	cgroup_end(&p);
+#endif
+	return bits;
+}
+
+const char *skit_sandbox_layer_name(unsigned int bit)
+{
+	static const char *const names[] = {
+		"pgroup",       "rlimits",        "no_new_privs", "landlock",
+		"landlock_net", "landlock_scope", "seccomp",      "netns",
+		"pidns",        "cgroup",
+	};
+
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(names); i++)
+		if (bit == 1u << i)
+			return names[i];
+	return NULL;
 }

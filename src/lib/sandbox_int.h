@@ -8,11 +8,19 @@
  * given working folder. stdout and stderr are captured up to a cap each;
  * the rest is counted and dropped. On timeout or cancellation the group
  * gets SIGTERM, then SIGKILL after a grace period.
+ *
+ * With `confine` (every script and shell call) the program also runs in
+ * its own session, under rlimits, no_new_privs, Landlock, a seccomp
+ * filter, private PID and network namespaces and a pids cgroup, as far as
+ * the kernel provides them; docs/sandbox.md describes each layer, its
+ * defaults and its fallbacks. When skit__run() returns, no process of a
+ * confined run is left (with SKIT_SANDBOX_PIDNS or SKIT_SANDBOX_CGROUP).
  */
 #ifndef SKIT_LIB_SANDBOX_INT_H
 #define SKIT_LIB_SANDBOX_INT_H
 
 #include "skit/common.h"
+#include "skit/sandbox.h"
 #include "util/buf.h"
 
 struct skit__run_opts {
@@ -37,7 +45,14 @@ struct skit__run_opts {
 	const char *const *write_paths; /* NULL-ended; readable and writable
 	                                   (the per-run workdir) */
 	bool allow_network;             /* else no sockets but AF_UNIX */
-	struct skit__limits {           /* 0: the default of sandbox.c */
+	/*
+	 * 0 takes the default (docs/sandbox.md): CPU = the timeout in
+	 * seconds + 5, address space 4 GiB, file size 64 MiB, 256 processes
+	 * (pids.max, else RLIMIT_NPROC), 256 open files. A negative value,
+	 * or SIZE_MAX for the sizes, sets no limit. Core dumps are always
+	 * off. A limit above the caller's own hard limit is lowered to it.
+	 */
+	struct skit__limits {
 		long cpu_seconds;
 		size_t memory_bytes; /* RLIMIT_AS */
 		size_t file_bytes;   /* RLIMIT_FSIZE */
@@ -54,15 +69,28 @@ struct skit__run_result {
 	long duration_ms;
 	struct skitx_buf out, err;   /* captured, NUL-terminated */
 	size_t out_total, err_total; /* bytes produced */
-	unsigned int layers;  /* SKIT_SANDBOX_* bits applied */
-	unsigned int missing; /* requested (confine) but unavailable */
+	unsigned int layers;         /* SKIT_SANDBOX_* bits applied */
+	unsigned int missing;        /* requested (confine) but unavailable */
 };
+
+#define SKIT__LIMIT_CPU_MARGIN 5L /* seconds over the timeout */
+#define SKIT__LIMIT_MEMORY     ((size_t)4 << 30)
+#define SKIT__LIMIT_FILE       ((size_t)64 << 20)
+#define SKIT__LIMIT_PROCESSES  256L
+#define SKIT__LIMIT_OPEN_FILES 256L
 
 /*
  * Run the program and wait for it. `res` is initialised here; release it
  * with skit__run_result_release() whatever the return value.
  * Returns 0 when the program ran (whatever its exit status), SKIT_EIO
- * when it could not be started (message in err), SKIT_ENOMEM.
+ * when it could not be started (message in err), SKIT_ENOMEM. A confined
+ * program that cannot be executed exits 127 (not found) or 126, with a
+ * one-line note on its stderr. A layer that cannot be applied is not an
+ * error: it is left out of res->layers and set in res->missing.
+ *
+ * Thread-safe: runs may proceed in parallel from several threads. The
+ * calling thread must not exit before this returns (the child is bound to
+ * it with PR_SET_PDEATHSIG).
  */
 int skit__run(struct skit__run_result *res, const struct skit__run_opts *o,
               skit_error *err);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "skit/skill.h"
+#include "skit/policy.h"
 #include "lib/error.h"
 #include "lib/skill_int.h"
 #include "lib/yaml.h"
@@ -797,6 +798,32 @@ static int check_runtime_fields(struct skit_skill *s)
 			WARN("allowed-tools-type",
 			     "Field 'allowed-tools' should be a "
 			     "space-separated string");
+		}
+		if (s->allowed_tools) {
+			skit_allowed_tools *at = NULL;
+			const skit_diag *d;
+			skit_error perr = { 0 };
+			size_t nd = 0;
+			int prc;
+
+			prc = skit_allowed_tools_parse(&at, NULL,
+			                               s->allowed_tools, &perr);
+			if (prc == SKIT_ENOMEM)
+				return SKIT_ENOMEM;
+			if (prc < 0)
+				WARN("allowed-tools-pattern",
+				     "%s (column %u); "
+				     "skit treats the skill as granting no tool",
+				     perr.message, perr.column);
+			d = at ? skit_allowed_tools_diags(at, &nd) : NULL;
+			for (size_t i = 0; !error && i < nd; i++) {
+				error = skit__skill_diag(
+				        s, SKIT_SEVERITY_WARNING, d[i].code,
+				        NULL, line, col, "%s", d[i].message);
+			}
+			skit_allowed_tools_free(at);
+			if (error < 0)
+				goto out;
 		}
 	}
 

@@ -24,10 +24,13 @@
 
 #include <openssl/evp.h>
 
+#include "skit/sandbox.h"
+
 #include "lib/agent_int.h"
 #include "lib/audit_int.h"
 #include "lib/error.h"
 #include "lib/sandbox_int.h"
+#include "lib/tools_int.h"
 #include "util/utf8.h"
 
 #define PATH_MAX_LEN    4096
@@ -96,7 +99,11 @@ static const skit_tool_schema tool_plan = {
 static const skit_tool_schema tool_run_script = {
 	"run_skill_script",
 	"Run a script from an active skill's scripts/ folder with arguments "
-	"(no shell). Returns the exit code, stdout and stderr.",
+	"(no shell), in a sandbox: its working folder is the run's work "
+	"folder (the one place it may write), the project folder is "
+	"readable at $PROJECT_DIR (pass project files by absolute path), "
+	"the network is off unless the skill is allowed it. Returns the "
+	"exit code, stdout and stderr.",
 	"{\"type\":\"object\",\"properties\":{"
 	"\"skill\":{\"type\":\"string\"},"
 	"\"path\":{\"type\":\"string\",\"description\":\"e.g. "
@@ -104,30 +111,101 @@ static const skit_tool_schema tool_run_script = {
 	"\"args\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},"
 	"\"required\":[\"skill\",\"path\"],\"additionalProperties\":false}"
 };
+
+static const skit_tool_schema tool_read_file = {
+	"read_file",
+	"Read a file of the project, by lines. Paths are relative to the "
+	"project folder.",
+	"{\"type\":\"object\",\"properties\":{"
+	"\"path\":{\"type\":\"string\"},"
+	"\"offset\":{\"type\":\"integer\",\"minimum\":1},"
+	"\"limit\":{\"type\":\"integer\",\"minimum\":1}},"
+	"\"required\":[\"path\"],\"additionalProperties\":false}"
+};
+
+static const skit_tool_schema tool_list_dir = {
+	"list_dir",
+	"List a folder of the project (default: the project folder).",
+	"{\"type\":\"object\",\"properties\":{"
+	"\"path\":{\"type\":\"string\"}},"
+	"\"additionalProperties\":false}"
+};
+
+static const skit_tool_schema tool_grep = {
+	"grep",
+	"Search the project's text files for lines matching a POSIX "
+	"extended regular expression; hidden folders are skipped.",
+	"{\"type\":\"object\",\"properties\":{"
+	"\"pattern\":{\"type\":\"string\"},"
+	"\"path\":{\"type\":\"string\",\"description\":\"file or "
+	"folder; default: the project\"},"
+	"\"glob\":{\"type\":\"string\",\"description\":\"only files "
+	"whose name matches, e.g. *.c\"},"
+	"\"ignore_case\":{\"type\":\"boolean\"}},"
+	"\"required\":[\"pattern\"],\"additionalProperties\":false}"
+};
+
+static const skit_tool_schema tool_write_file = {
+	"write_file",
+	"Create or replace a file of the project with the given content "
+	"(written atomically). Needs the user's approval.",
+	"{\"type\":\"object\",\"properties\":{"
+	"\"path\":{\"type\":\"string\"},"
+	"\"content\":{\"type\":\"string\"}},"
+	"\"required\":[\"path\",\"content\"],"
+	"\"additionalProperties\":false}"
+};
+
+static const skit_tool_schema tool_shell = {
+	"shell",
+	"Run a command line with /bin/sh in a sandbox: its working folder "
+	"is the run's work folder, the project is readable at "
+	"$PROJECT_DIR, the network is off unless allowed. Needs the "
+	"user's approval.",
+	"{\"type\":\"object\",\"properties\":{"
+	"\"command\":{\"type\":\"string\"}},"
+	"\"required\":[\"command\"],\"additionalProperties\":false}"
+};
 /* clang-format on */
+
+/* The gated tools, in the order they are offered. */
+static const skit_tool_schema *const gated[] = {
+	&tool_run_script, &tool_read_file,  &tool_list_dir,
+	&tool_grep,       &tool_write_file, &tool_shell,
+};
+
+/* Whether gated tool `name` is offered now (file tools need the option). */
+static bool offered(struct skit_agent *a, const char *name)
+{
+	if (!a->file_tools && strcmp(name, tool_run_script.name))
+		return false;
+	return skit_policy_offers(a->policy, skit__agent_policy_view(a),
+	                          a->nactive, name,
+	                          a->hooks.on_approve != NULL);
+}
 
 size_t skit__tools_schemas(struct skit_agent *a, skit_tool_schema *out,
                            size_t max)
 {
 	size_t n = 0;
 
-	assert(max >= 5);
+	assert(max >= SKIT__TOOLS_MAX);
+	(void)max;
 	out[n++] = tool_use_skill;
 	out[n++] = tool_read_resource;
 	if (a->search_tool || a->stats.index_omitted)
 		out[n++] = tool_search;
 	out[n++] = tool_plan;
-	out[n++] = tool_run_script;
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(gated); i++)
+		if (offered(a, gated[i]->name))
+			out[n++] = *gated[i];
 	return n;
 }
 
 /* ---- helpers ---------------------------------------------------------- */
 
-static int tool_error(struct skitx_buf *out, bool *is_error, const char *fmt,
-                      ...) SKIT_PRINTF(3, 4);
-
-static int tool_error(struct skitx_buf *out, bool *is_error, const char *fmt,
-                      ...)
+int skit__tool_error(struct skitx_buf *out, bool *is_error, const char *fmt,
+                     ...)
 {
 	va_list ap;
 	int rc;
@@ -140,7 +218,7 @@ static int tool_error(struct skitx_buf *out, bool *is_error, const char *fmt,
 	return rc ? SKIT_ENOMEM : 0;
 }
 
-static const char *str_arg(json_t *args, const char *key)
+const char *skit__str_arg(json_t *args, const char *key)
 {
 	json_t *v = json_object_get(args, key);
 
@@ -152,7 +230,7 @@ static const char *str_arg(json_t *args, const char *key)
  * newline; CR before LF is dropped) become U+FFFD, so escape sequences
  * and mojibake from a file or a script never pass through.
  */
-static int put_clean(struct skitx_buf *out, const char *s, size_t len)
+int skit__put_clean(struct skitx_buf *out, const char *s, size_t len)
 {
 	static const char repl[] = "\xEF\xBF\xBD";
 	size_t i = 0, run = 0, n;
@@ -187,7 +265,7 @@ static int put_clean(struct skitx_buf *out, const char *s, size_t len)
 }
 
 /* A relative path that stays inside its folder, judged lexically. */
-static const char *check_rel_path(const char *p)
+const char *skit__check_rel_path(const char *p)
 {
 	const char *c = p;
 
@@ -215,7 +293,7 @@ static const char *check_rel_path(const char *p)
  * kernel has it, else one O_NOFOLLOW step per component. Containment is
  * enforced by the open itself, so there is no check-then-use window.
  */
-static int open_beneath(int dirfd, const char *rel, int flags)
+int skit__open_beneath(int dirfd, const char *rel, int flags)
 {
 	char part[PATH_MAX_LEN + 1];
 	const char *c = rel;
@@ -260,7 +338,7 @@ static int open_beneath(int dirfd, const char *rel, int flags)
 	return fd;
 }
 
-static const char *open_failure(int e)
+const char *skit__open_failure(int e)
 {
 	switch (e) {
 	case ENOENT:
@@ -278,7 +356,7 @@ static const char *open_failure(int e)
 	}
 }
 
-static int list_folder(int fd, struct skitx_buf *out, const char *rel)
+int skit__list_folder(int fd, struct skitx_buf *out, const char *rel)
 {
 	struct dirent *de;
 	size_t n = 0;
@@ -297,7 +375,7 @@ static int list_folder(int fd, struct skitx_buf *out, const char *rel)
 	while ((de = readdir(d)) && n < DIR_LIST_MAX) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		rc |= put_clean(out, de->d_name, strlen(de->d_name));
+		rc |= skit__put_clean(out, de->d_name, strlen(de->d_name));
 		rc |= skitx_buf_puts(out, de->d_type == DT_DIR ? "/\n" : "\n");
 		n++;
 	}
@@ -326,23 +404,25 @@ static struct agent_skill *need_active(struct skit_agent *a, json_t *args,
                                        struct skitx_buf *out, bool *is_error,
                                        int *rc)
 {
-	const char *name = str_arg(args, "skill");
+	const char *name = skit__str_arg(args, "skill");
 	struct agent_skill *s;
 
 	*rc = 0;
 	if (!name) {
-		*rc = tool_error(out, is_error, "missing \"skill\"");
+		*rc = skit__tool_error(out, is_error, "missing \"skill\"");
 		return NULL;
 	}
 	s = skit__agent_find_active(a, name);
 	if (!s) {
 		*rc = skit_registry_find(a->reg, name, NULL)
-		              ? tool_error(out, is_error,
-		                           "skill '%.64s' is not active: call "
-		                           "use_skill first",
-		                           name)
-		              : tool_error(out, is_error,
-		                           "no skill named '%.64s'", name);
+		              ? skit__tool_error(
+		                        out, is_error,
+		                        "skill '%.64s' is not active: call "
+		                        "use_skill first",
+		                        name)
+		              : skit__tool_error(out, is_error,
+		                                 "no skill named '%.64s'",
+		                                 name);
 	}
 	return s;
 }
@@ -352,19 +432,19 @@ static struct agent_skill *need_active(struct skit_agent *a, json_t *args,
 static int do_use_skill(struct skit_agent *a, json_t *args,
                         struct skitx_buf *out, bool *is_error, skit_error *err)
 {
-	const char *name = str_arg(args, "name");
+	const char *name = skit__str_arg(args, "name");
 	skit_error e = { 0 };
 	int rc;
 
 	if (!name)
-		return tool_error(out, is_error, "missing \"name\"");
-	rc = skit__agent_activate(a, name, str_arg(args, "source"),
-	                          str_arg(args, "arguments"), TRIGGER_MODEL,
-	                          out, &e);
+		return skit__tool_error(out, is_error, "missing \"name\"");
+	rc = skit__agent_activate(a, name, skit__str_arg(args, "source"),
+	                          skit__str_arg(args, "arguments"),
+	                          TRIGGER_MODEL, out, &e);
 	if (rc == SKIT_ENOMEM)
 		return skit__error_oom(err);
 	if (rc)
-		return tool_error(out, is_error, "%s", e.message);
+		return skit__tool_error(out, is_error, "%s", e.message);
 	return 0;
 }
 
@@ -415,59 +495,51 @@ static int put_lines(struct skitx_buf *out, const char *data, size_t len,
 		*last = first;
 		*cut = true;
 	}
-	return put_clean(out, data + start, end - start);
+	return skit__put_clean(out, data + start, end - start);
 }
 
-static int do_read_resource(struct skit_agent *a, json_t *args,
-                            struct skitx_buf *out, bool *is_error,
-                            skit_error *err)
+int skit__tool_read(struct skit_agent *a, int dirfd, const char *path,
+                    json_t *args, struct skitx_buf *out, bool *is_error,
+                    struct skit__read_info *ri, skit_error *err)
 {
-	const char *path = str_arg(args, "path"), *why;
 	json_t *joff = json_object_get(args, "offset");
 	json_t *jlim = json_object_get(args, "limit");
 	struct skitx_buf data;
-	struct agent_skill *s;
 	size_t first = 1, limit = SIZE_MAX, last = 0, total = 0;
 	struct stat st;
 	bool cut = false, scan_cut;
 	ssize_t n;
 	int fd, rc;
 
-	s = need_active(a, args, out, is_error, &rc);
-	if (!s)
-		return rc;
-	if (!path)
-		return tool_error(out, is_error, "missing \"path\"");
-	why = check_rel_path(path);
-	if (why)
-		return tool_error(out, is_error, "%.200s: %s", path, why);
+	memset(ri, 0, sizeof(*ri));
 	if (joff && (!json_is_integer(joff) || json_integer_value(joff) < 1))
-		return tool_error(out, is_error,
-		                  "\"offset\" must be an integer >= 1");
+		return skit__tool_error(out, is_error,
+		                        "\"offset\" must be an integer >= 1");
 	if (jlim && (!json_is_integer(jlim) || json_integer_value(jlim) < 1))
-		return tool_error(out, is_error,
-		                  "\"limit\" must be an integer >= 1");
+		return skit__tool_error(out, is_error,
+		                        "\"limit\" must be an integer >= 1");
 	if (joff)
 		first = (size_t)json_integer_value(joff);
 	if (jlim)
 		limit = (size_t)json_integer_value(jlim);
-	fd = open_beneath(s->dirfd, path, O_RDONLY | O_NONBLOCK);
+	fd = skit__open_beneath(dirfd, path, O_RDONLY | O_NONBLOCK);
 	if (fd < 0)
-		return tool_error(out, is_error, "%.200s: %s", path,
-		                  open_failure(errno));
+		return skit__tool_error(out, is_error, "%.200s: %s", path,
+		                        skit__open_failure(errno));
 	if (fstat(fd, &st) < 0) {
 		close(fd);
-		return tool_error(out, is_error, "%.200s: %s", path,
-		                  strerror(errno));
+		return skit__tool_error(out, is_error, "%.200s: %s", path,
+		                        strerror(errno));
 	}
 	if (S_ISDIR(st.st_mode)) {
 		skitx_buf_clear(out);
-		return list_folder(fd, out, path);
+		return skit__list_folder(fd, out, path);
 	}
 	if (!S_ISREG(st.st_mode)) {
 		close(fd);
-		return tool_error(out, is_error,
-		                  "%.200s: not a regular file; refused", path);
+		return skit__tool_error(out, is_error,
+		                        "%.200s: not a regular file; refused",
+		                        path);
 	}
 	skitx_buf_init(&data, 0);
 	rc = skitx_buf_grow(&data, st.st_size < (off_t)RESOURCE_SCAN
@@ -518,38 +590,66 @@ static int do_read_resource(struct skit_agent *a, json_t *args,
 			        first, last, scan_cut ? "more than " : "",
 			        total, last + 1);
 	}
+	skitx_buf_release(&data);
+	ri->read = true;
+	ri->first = first;
+	ri->truncated = cut || scan_cut;
+	ri->file_bytes = (long long)st.st_size;
+	ri->hardlinked = st.st_nlink > 1;
+	return rc ? skit__error_oom(err) : 0;
+}
+
+static int do_read_resource(struct skit_agent *a, json_t *args,
+                            struct skitx_buf *out, bool *is_error,
+                            skit_error *err)
+{
+	const char *path = skit__str_arg(args, "path"), *why;
+	struct skit__read_info ri;
+	struct agent_skill *s;
+	int rc;
+
+	s = need_active(a, args, out, is_error, &rc);
+	if (!s)
+		return rc;
+	if (!path)
+		return skit__tool_error(out, is_error, "missing \"path\"");
+	why = skit__check_rel_path(path);
+	if (why)
+		return skit__tool_error(out, is_error, "%.200s: %s", path, why);
+	rc = skit__tool_read(a, s->dirfd, path, args, out, is_error, &ri, err);
+	if (rc || !ri.read)
+		return rc;
 	skit__agent_audit(
 	        a, "resource_read",
 	        json_pack("{s:s, s:s, s:I, s:I, s:b, s:I, s:b}", "skill",
-	                  s->name, "path", path, "offset", (json_int_t)first,
+	                  s->name, "path", path, "offset", (json_int_t)ri.first,
 	                  "bytes", (json_int_t)skitx_buf_len(out), "truncated",
-	                  cut || scan_cut, "file_bytes", (json_int_t)st.st_size,
-	                  "hardlinked", st.st_nlink > 1));
+	                  ri.truncated, "file_bytes", (json_int_t)ri.file_bytes,
+	                  "hardlinked", ri.hardlinked));
 	skit__agent_trace(a, SKIT_TRACE_TOOL, "read %s/%s (%zu bytes%s)",
 	                  s->name, path, skitx_buf_len(out),
-	                  cut || scan_cut ? ", truncated" : "");
-	skitx_buf_release(&data);
-	return rc ? skit__error_oom(err) : 0;
+	                  ri.truncated ? ", truncated" : "");
+	return 0;
 }
 
 static int do_search(struct skit_agent *a, json_t *args, struct skitx_buf *out,
                      bool *is_error, skit_error *err)
 {
-	const char *q = str_arg(args, "query");
+	const char *q = skit__str_arg(args, "query");
 	skit_search_hit hits[SEARCH_HITS * 2];
 	size_t n = 0, shown = 0;
 	skit_error e = { 0 };
 	int rc;
 
 	if (!q || !*q)
-		return tool_error(out, is_error, "missing \"query\"");
+		return skit__tool_error(out, is_error, "missing \"query\"");
 	rc = skit_registry_search(a->reg, q, 0, hits, SKIT_ARRAY_SIZE(hits), &n,
 	                          &e);
 	if (rc == SKIT_ENOMEM)
 		return skit__error_oom(err);
 	if (rc)
-		return tool_error(out, is_error, "search failed: %s",
-		                  e.message);
+		return skit__tool_error(out, is_error, "search failed: %s",
+		                        e.message);
 	skitx_buf_clear(out);
 	for (size_t i = 0; i < n && shown < SEARCH_HITS; i++) {
 		const skit_entry *en = hits[i].entry;
@@ -558,7 +658,8 @@ static int do_search(struct skit_agent *a, json_t *args, struct skitx_buf *out,
 			continue;
 		rc |= skitx_buf_printf(out, "- %s (%s): ", en->name,
 		                       en->source);
-		rc |= put_clean(out, en->description, strlen(en->description));
+		rc |= skit__put_clean(out, en->description,
+		                      strlen(en->description));
 		rc |= skitx_buf_putc(out, '\n');
 		shown++;
 	}
@@ -601,26 +702,26 @@ static int do_plan(struct skit_agent *a, json_t *args, struct skitx_buf *out,
 	size_t i, n, running = 0;
 
 	if (!json_is_array(steps))
-		return tool_error(
+		return skit__tool_error(
 		        out, is_error,
 		        "\"steps\" must be an array of {step, status}");
 	n = json_array_size(steps);
 	if (n > PLAN_MAX_STEPS)
-		return tool_error(out, is_error, "at most %d steps",
-		                  PLAN_MAX_STEPS);
+		return skit__tool_error(out, is_error, "at most %d steps",
+		                        PLAN_MAX_STEPS);
 	json_array_foreach(steps, i, st)
 	{
-		const char *text = str_arg(st, "step");
+		const char *text = skit__str_arg(st, "step");
 		skit_step_status s;
 
 		if (!text || !*text || strlen(text) > PLAN_STEP_MAX)
-			return tool_error(
+			return skit__tool_error(
 			        out, is_error,
 			        "step %zu: \"step\" must be a "
 			        "non-empty string of at most %d bytes",
 			        i + 1, PLAN_STEP_MAX);
-		if (parse_status(str_arg(st, "status"), &s))
-			return tool_error(
+		if (parse_status(skit__str_arg(st, "status"), &s))
+			return skit__tool_error(
 			        out, is_error,
 			        "step %zu: \"status\" must be pending, "
 			        "in_progress or completed",
@@ -628,15 +729,15 @@ static int do_plan(struct skit_agent *a, json_t *args, struct skitx_buf *out,
 		running += s == SKIT_STEP_IN_PROGRESS;
 	}
 	if (running > 1)
-		return tool_error(out, is_error,
-		                  "at most one step may be in_progress");
+		return skit__tool_error(out, is_error,
+		                        "at most one step may be in_progress");
 	plan = skitx_calloc(n ? n : 1, sizeof(*plan));
 	if (!plan)
 		return skit__error_oom(err);
 	json_array_foreach(steps, i, st)
 	{
-		parse_status(str_arg(st, "status"), &plan[i].status);
-		plan[i].text = skitx_strdup(str_arg(st, "step"));
+		parse_status(skit__str_arg(st, "status"), &plan[i].status);
+		plan[i].text = skitx_strdup(skit__str_arg(st, "step"));
 		if (!plan[i].text) {
 			plan_free(plan, i);
 			return skit__error_oom(err);
@@ -667,31 +768,37 @@ static int do_plan(struct skit_agent *a, json_t *args, struct skitx_buf *out,
 	               : 0;
 }
 
-/* The environment a script gets: an allow-list, nothing inherited. */
+/*
+ * The environment a program gets: an allow-list, nothing inherited. HOME
+ * and TMPDIR are the work folder (the one place it may write);
+ * PROJECT_DIR the project (readable); SKILL_DIR its skill's folder.
+ */
 static char **script_env(struct skit_agent *a, const char *skill_dir)
 {
 	const char *fixed[] = { "PATH=/usr/local/bin:/usr/bin:/bin",
-		                "LANG=C.UTF-8", "TMPDIR=/tmp", "TERM=dumb" };
-	size_t n = SKIT_ARRAY_SIZE(fixed), i;
-	char **env = skitx_calloc(n + 3, sizeof(*env));
+		                "LANG=C.UTF-8", "TERM=dumb" };
+	const char *names[] = { "HOME", "TMPDIR", "PROJECT_DIR", "SKILL_DIR" };
+	const char *values[] = { a->workdir, a->workdir, a->project_dir,
+		                 skill_dir };
+	size_t n = SKIT_ARRAY_SIZE(fixed), i, k;
+	char **env = skitx_calloc(n + SKIT_ARRAY_SIZE(names) + 1, sizeof(*env));
+	struct skitx_buf b;
 	bool ok = env != NULL;
 
 	for (i = 0; ok && i < n; i++) {
 		env[i] = skitx_strdup(fixed[i]);
 		ok = env[i] != NULL;
 	}
-	if (ok) {
-		env[n] = skitx_malloc(strlen(a->workdir) + 6);
-		env[n + 1] = skitx_malloc(strlen(skill_dir) + 11);
-		ok = env[n] && env[n + 1];
+	for (k = 0; ok && k < SKIT_ARRAY_SIZE(names) && values[k]; k++) {
+		skitx_buf_init(&b, 0);
+		ok = !skitx_buf_printf(&b, "%s=%s", names[k], values[k]);
+		env[n + k] = ok ? skitx_buf_detach(&b, NULL) : NULL;
+		skitx_buf_release(&b);
+		ok = ok && env[n + k];
 	}
-	if (ok) {
-		snprintf(env[n], strlen(a->workdir) + 6, "HOME=%s", a->workdir);
-		snprintf(env[n + 1], strlen(skill_dir) + 11, "SKILL_DIR=%s",
-		         skill_dir);
+	if (ok)
 		return env;
-	}
-	for (i = 0; env && i < n + 2; i++)
+	for (i = 0; env && env[i]; i++)
 		skitx_free(env[i]);
 	skitx_free(env);
 	return NULL;
@@ -710,7 +817,7 @@ static int put_stream(struct skitx_buf *out, const char *label,
 	int rc = 0;
 
 	rc |= skitx_buf_printf(out, "--- %s ---\n", label);
-	rc |= put_clean(out, skitx_buf_cstr(b), skitx_buf_len(b));
+	rc |= skit__put_clean(out, skitx_buf_cstr(b), skitx_buf_len(b));
 	if (total > skitx_buf_len(b))
 		rc |= skitx_buf_printf(out, "\n[truncated: %zu more bytes]",
 		                       total - skitx_buf_len(b));
@@ -719,15 +826,102 @@ static int put_stream(struct skitx_buf *out, const char *label,
 	return rc;
 }
 
+/*
+ * The sandbox settings every program gets: the work folder as its
+ * folder and only writable place, `readable` (NULL-ended) besides the
+ * system folders, the network as the policy says for `skill` (NULL for a
+ * shell call), limits from the agent.
+ */
+static void confine(struct skit_agent *a, struct skit__run_opts *ro,
+                    const char *const *readable, const char *skill)
+{
+	static const char *const none[] = { NULL };
+
+	memset(ro, 0, sizeof(*ro));
+	a->writable[0] = a->workdir;
+	a->writable[1] = NULL;
+	ro->cwd = a->workdir;
+	ro->timeout_ms = a->script_timeout_ms;
+	ro->output_cap = a->script_output_cap;
+	ro->cancel = a->cancel;
+	ro->confine = true;
+	ro->read_paths = readable ? readable : none;
+	ro->write_paths = a->writable;
+	ro->allow_network = skit_policy_network(
+	        a->policy, skit__agent_policy_view(a), a->nactive, skill);
+}
+
+/* Say once per layer, in one line and in the trail, what the sandbox
+ * could not apply on this system. */
+static void sandbox_warn(struct skit_agent *a,
+                         const struct skit__run_result *res)
+{
+	unsigned int fresh = res->missing & ~a->sandbox_warned;
+	struct skitx_buf b;
+	json_t *names;
+
+	if (!fresh)
+		return;
+	a->sandbox_warned |= fresh;
+	names = json_array();
+	skitx_buf_init(&b, 0);
+	for (unsigned int bit = 1; bit && bit <= SKIT_SANDBOX_ALL; bit <<= 1) {
+		if (!(fresh & bit))
+			continue;
+		skitx_buf_printf(&b, "%s%s", skitx_buf_len(&b) ? ", " : "",
+		                 skit_sandbox_layer_name(bit));
+		json_array_append_new(
+		        names, json_string(skit_sandbox_layer_name(bit)));
+	}
+	skit__agent_trace(a, SKIT_TRACE_NOTE,
+	                  "warning: sandbox layers unavailable here: %s "
+	                  "(see skit doctor)",
+	                  skitx_buf_cstr(&b));
+	skit__agent_audit(a, "sandbox_warning",
+	                  json_pack("{s:o?}", "missing", names));
+	skitx_buf_release(&b);
+}
+
+/* The result of a program run, as the model sees it; and the hashes of
+ * what it printed, for the trail. 0 or SKIT_ENOMEM. */
+static int put_run_result(struct skit_agent *a,
+                          const struct skit__run_result *res,
+                          struct skitx_buf *out, bool *is_error,
+                          char outsum[65], char errsum[65])
+{
+	int rc = 0;
+
+	sandbox_warn(a, res);
+	sha256_hex(skitx_buf_cstr(&res->out), skitx_buf_len(&res->out), outsum);
+	sha256_hex(skitx_buf_cstr(&res->err), skitx_buf_len(&res->err), errsum);
+	skitx_buf_clear(out);
+	*is_error = res->exit_code != 0;
+	if (res->timed_out)
+		rc |= skitx_buf_printf(out,
+		                       "timed out after %ld ms; the program "
+		                       "was stopped\n",
+		                       a->script_timeout_ms);
+	else if (res->signal)
+		rc |= skitx_buf_printf(out, "killed by signal %d\n",
+		                       res->signal);
+	else
+		rc |= skitx_buf_printf(out, "exit code: %d\n", res->exit_code);
+	rc |= put_stream(out, "stdout", &res->out, res->out_total);
+	if (res->err_total)
+		rc |= put_stream(out, "stderr", &res->err, res->err_total);
+	return rc ? SKIT_ENOMEM : 0;
+}
+
 static int do_run_script(struct skit_agent *a, json_t *args,
                          struct skitx_buf *out, bool *is_error, skit_error *err)
 {
-	const char *path = str_arg(args, "path"), *why, *dir;
+	const char *path = skit__str_arg(args, "path"), *why, *dir;
 	json_t *jargs = json_object_get(args, "args"), *v, *ev;
 	struct skit__run_opts ro;
 	struct skit__run_result res;
 	struct agent_skill *s;
 	char outsum[65], errsum[65], *full = NULL, **argv = NULL, **env = NULL;
+	const char *readable[3] = { NULL, NULL, NULL };
 	struct stat st;
 	size_t i, nargs;
 	int fd, rc;
@@ -736,43 +930,46 @@ static int do_run_script(struct skit_agent *a, json_t *args,
 	if (!s)
 		return rc;
 	if (!path)
-		return tool_error(out, is_error, "missing \"path\"");
-	why = check_rel_path(path);
+		return skit__tool_error(out, is_error, "missing \"path\"");
+	why = skit__check_rel_path(path);
 	if (why)
-		return tool_error(out, is_error, "%.200s: %s", path, why);
+		return skit__tool_error(out, is_error, "%.200s: %s", path, why);
 	if (strncmp(path, "scripts/", 8) || !path[8])
-		return tool_error(
+		return skit__tool_error(
 		        out, is_error,
 		        "%.200s: only files under scripts/ can be run", path);
 	if (jargs && !json_is_array(jargs))
-		return tool_error(out, is_error,
-		                  "\"args\" must be an array of strings");
+		return skit__tool_error(out, is_error,
+		                        "\"args\" must be an array of strings");
 	nargs = json_array_size(jargs);
 	if (nargs > SCRIPT_ARGS_MAX)
-		return tool_error(out, is_error, "at most %d arguments",
-		                  SCRIPT_ARGS_MAX);
+		return skit__tool_error(out, is_error, "at most %d arguments",
+		                        SCRIPT_ARGS_MAX);
 	json_array_foreach(jargs, i, v)
 	{
 		if (!json_is_string(v) || json_string_length(v) > PATH_MAX_LEN)
-			return tool_error(out, is_error,
-			                  "argument %zu must be a string of at "
-			                  "most %d bytes",
-			                  i + 1, PATH_MAX_LEN);
+			return skit__tool_error(
+			        out, is_error,
+			        "argument %zu must be a string of at "
+			        "most %d bytes",
+			        i + 1, PATH_MAX_LEN);
 	}
-	fd = open_beneath(s->dirfd, path, O_RDONLY | O_NONBLOCK);
+	fd = skit__open_beneath(s->dirfd, path, O_RDONLY | O_NONBLOCK);
 	if (fd < 0)
-		return tool_error(out, is_error, "%.200s: %s", path,
-		                  open_failure(errno));
+		return skit__tool_error(out, is_error, "%.200s: %s", path,
+		                        skit__open_failure(errno));
 	rc = fstat(fd, &st);
 	close(fd);
 	if (rc < 0 || !S_ISREG(st.st_mode))
-		return tool_error(out, is_error,
-		                  "%.200s: not a regular file; refused", path);
+		return skit__tool_error(out, is_error,
+		                        "%.200s: not a regular file; refused",
+		                        path);
 	if (!(st.st_mode & S_IXUSR))
-		return tool_error(out, is_error,
-		                  "%.200s is not executable (its author should "
-		                  "chmod +x it)",
-		                  path);
+		return skit__tool_error(
+		        out, is_error,
+		        "%.200s is not executable (its author should "
+		        "chmod +x it)",
+		        path);
 	if (a->task_scripts >= a->max_script_runs)
 		return skit__error_set(err, SKIT_ELIMIT, 0,
 		                       "script-run budget exhausted (%u runs); "
@@ -796,14 +993,12 @@ static int do_run_script(struct skit_agent *a, json_t *args,
 	{
 		argv[i + 1] = (char *)json_string_value(v);
 	}
-	memset(&ro, 0, sizeof(ro));
+	readable[0] = dir;
+	readable[1] = a->project_dir;
+	confine(a, &ro, readable, s->name);
 	ro.path = full;
 	ro.argv = argv;
 	ro.envp = env;
-	ro.cwd = a->workdir;
-	ro.timeout_ms = a->script_timeout_ms;
-	ro.output_cap = a->script_output_cap;
-	ro.cancel = a->cancel;
 	skit__agent_trace(a, SKIT_TRACE_TOOL, "run %s/%s%s", s->name, path,
 	                  nargs ? " ..." : "");
 	rc = skit__run(&res, &ro, err);
@@ -814,29 +1009,13 @@ static int do_run_script(struct skit_agent *a, json_t *args,
 		skit__run_result_release(&res);
 		if (rc == SKIT_ENOMEM)
 			return rc;
-		return tool_error(out, is_error, "%.200s: %s", path,
-		                  err ? err->message : "cannot run");
+		return skit__tool_error(out, is_error, "%.200s: %s", path,
+		                        err ? err->message : "cannot run");
 	}
 	skitx_free(full);
-	sha256_hex(skitx_buf_cstr(&res.out), skitx_buf_len(&res.out), outsum);
-	sha256_hex(skitx_buf_cstr(&res.err), skitx_buf_len(&res.err), errsum);
-	skitx_buf_clear(out);
-	*is_error = res.exit_code != 0;
-	if (res.timed_out)
-		rc |= skitx_buf_printf(out,
-		                       "timed out after %ld ms; the script "
-		                       "was stopped\n",
-		                       a->script_timeout_ms);
-	else if (res.signal)
-		rc |= skitx_buf_printf(out, "killed by signal %d\n",
-		                       res.signal);
-	else
-		rc |= skitx_buf_printf(out, "exit code: %d\n", res.exit_code);
-	rc |= put_stream(out, "stdout", &res.out, res.out_total);
-	if (res.err_total)
-		rc |= put_stream(out, "stderr", &res.err, res.err_total);
+	rc = put_run_result(a, &res, out, is_error, outsum, errsum);
 	ev = json_pack("{s:s, s:s, s:o?, s:i, s:i, s:b, s:I, s:s, s:s, s:I, "
-	               "s:I, s:b}",
+	               "s:I, s:b, s:b}",
 	               "skill", s->name, "path", path, "args",
 	               jargs ? json_incref(jargs) : json_array(), "exit_code",
 	               res.exit_code, "signal", res.signal, "timed_out",
@@ -846,7 +1025,8 @@ static int do_run_script(struct skit_agent *a, json_t *args,
 	               (json_int_t)res.out_total, "stderr_bytes",
 	               (json_int_t)res.err_total, "truncated",
 	               res.out_total > skitx_buf_len(&res.out) ||
-	                       res.err_total > skitx_buf_len(&res.err));
+	                       res.err_total > skitx_buf_len(&res.err),
+	               "network", ro.allow_network);
 	skit__agent_audit(a, "script_run", ev);
 	skit__agent_trace(
 	        a, SKIT_TRACE_TOOL, "%s/%s: %s %d (%ld ms)", s->name, path,
@@ -861,14 +1041,336 @@ static int do_run_script(struct skit_agent *a, json_t *args,
 	return rc;
 }
 
+#define SHELL_MAX (64u * 1024) /* bytes of a shell command line */
+
+static int do_shell(struct skit_agent *a, json_t *args, struct skitx_buf *out,
+                    bool *is_error, skit_error *err)
+{
+	const char *cmd = skit__str_arg(args, "command");
+	const char *readable[2] = { a->project_dir, NULL };
+	char *argv[4] = { "/bin/sh", "-c", NULL, NULL };
+	char outsum[65], errsum[65], **env;
+	struct skit__run_opts ro;
+	struct skit__run_result res;
+	int rc;
+
+	if (!cmd || !*cmd || strlen(cmd) > SHELL_MAX ||
+	    strlen(cmd) != json_string_length(json_object_get(args, "command")))
+		return skit__tool_error(out, is_error,
+		                        "\"command\" must be a command line "
+		                        "of 1 to %u bytes without NUL",
+		                        SHELL_MAX);
+	if (a->task_scripts >= a->max_script_runs)
+		return skit__error_set(err, SKIT_ELIMIT, 0,
+		                       "script-run budget exhausted (%u runs); "
+		                       "raise it with --max-script-runs",
+		                       a->max_script_runs);
+	a->task_scripts++;
+	a->stats.script_runs++;
+	env = script_env(a, NULL);
+	if (!env)
+		return skit__error_oom(err);
+	argv[2] = (char *)cmd;
+	confine(a, &ro, readable, NULL);
+	ro.path = argv[0];
+	ro.argv = argv;
+	ro.envp = env;
+	skit__agent_trace(a, SKIT_TRACE_TOOL, "shell: %.120s", cmd);
+	rc = skit__run(&res, &ro, err);
+	strv_free(env);
+	if (rc) {
+		skit__run_result_release(&res);
+		if (rc == SKIT_ENOMEM)
+			return rc;
+		return skit__tool_error(out, is_error, "cannot run: %s",
+		                        err ? err->message : "error");
+	}
+	rc = put_run_result(a, &res, out, is_error, outsum, errsum);
+	skit__agent_audit(
+	        a, "shell_run",
+	        json_pack("{s:s, s:i, s:i, s:b, s:I, s:s, s:s, s:I, s:I, "
+	                  "s:b}",
+	                  "command", cmd, "exit_code", res.exit_code, "signal",
+	                  res.signal, "timed_out", res.timed_out, "duration_ms",
+	                  (json_int_t)res.duration_ms, "stdout_sha256", outsum,
+	                  "stderr_sha256", errsum, "stdout_bytes",
+	                  (json_int_t)res.out_total, "stderr_bytes",
+	                  (json_int_t)res.err_total, "network",
+	                  ro.allow_network));
+	skit__agent_trace(a, SKIT_TRACE_TOOL, "shell: %s %d (%ld ms)",
+	                  res.signal ? "signal" : "exit",
+	                  res.signal ? res.signal : res.exit_code,
+	                  res.duration_ms);
+	rc = rc ? skit__error_oom(err) : 0;
+	if (!rc && res.canceled)
+		rc = skit__error_set(err, SKIT_ECANCELED, 0, "canceled");
+	skit__run_result_release(&res);
+	return rc;
+}
+
+/* ---- the permission gate ---------------------------------------------- */
+
+/* What the policy matches a call on: its command line, script or path. */
+static int call_target(const char *name, json_t *args, struct skitx_buf *t)
+{
+	json_t *v;
+	size_t i;
+	int rc = 0;
+
+	if (!strcmp(name, "shell"))
+		return skitx_buf_puts(t,
+		                      skit__str_arg(args, "command")
+		                              ? skit__str_arg(args, "command")
+		                              : "");
+	if (!strcmp(name, "run_skill_script")) {
+		const char *path = skit__str_arg(args, "path");
+
+		rc |= skitx_buf_puts(t, path ? path : "");
+		json_array_foreach(json_object_get(args, "args"), i, v)
+		{
+			if (json_is_string(v))
+				rc |= skitx_buf_printf(t, " %s",
+				                       json_string_value(v));
+		}
+		return rc;
+	}
+	v = json_object_get(args, "path");
+	if (json_is_string(v))
+		return skitx_buf_puts(t, json_string_value(v));
+	return skitx_buf_puts(
+	        t, strcmp(name, "list_dir") && strcmp(name, "grep") ? "" : ".");
+}
+
+/* The part of a call an "always" answer covers: the program of a command
+ * line, the script, the path. */
+static int memo_key(char *buf, size_t cap, const char *tool, const char *target)
+{
+	size_t n;
+
+	if (strcmp(tool, "shell")) {
+		n = strcspn(target, " ");
+		if (!strcmp(tool, "run_skill_script") && n < cap) {
+			memcpy(buf, target, n);
+			buf[n] = '\0';
+			return 0;
+		}
+		return snprintf(buf, cap, "%s", target) < (int)cap ? 0 : -1;
+	}
+	target += strspn(target, " \t");
+	n = strcspn(target, " \t;&|()`$<>\n\r");
+	if (!n || n >= cap || target[n + strcspn(target + n, ";&|()`$<>\n\r")])
+		return -1; /* compound lines are asked about each time */
+	memcpy(buf, target, n);
+	buf[n] = '\0';
+	return 0;
+}
+
+static bool memo_find(struct skit_agent *a, const char *tool, const char *skill,
+                      const char *key)
+{
+	for (size_t i = 0; i < a->nmemos; i++)
+		if (!strcmp(a->memos[i].tool, tool) &&
+		    !strcmp(a->memos[i].skill, skill ? skill : "") &&
+		    !strcmp(a->memos[i].key, key))
+			return true;
+	return false;
+}
+
+static int memo_add(struct skit_agent *a, const char *tool, const char *skill,
+                    const char *key)
+{
+	struct agent_memo *grown, *m;
+
+	grown = skitx_realloc(a->memos, (a->nmemos + 1) * sizeof(*grown));
+	if (!grown)
+		return SKIT_ENOMEM;
+	a->memos = grown;
+	m = &a->memos[a->nmemos];
+	m->tool = skitx_strdup(tool);
+	m->skill = skitx_strdup(skill ? skill : "");
+	m->key = skitx_strdup(key);
+	if (!m->tool || !m->skill || !m->key) {
+		skitx_free(m->tool);
+		skitx_free(m->skill);
+		skitx_free(m->key);
+		return SKIT_ENOMEM;
+	}
+	a->nmemos++;
+	return 0;
+}
+
+/* Who decided, for the trail: the run-time flags, or the policy. */
+static const char *decided_by(const char *reason)
+{
+	return strstr(reason, "--deny") || strstr(reason, "--allow") ||
+	                       strstr(reason, "--yes") ||
+	                       strstr(reason, "--no-network")
+	               ? "flag"
+	               : "policy";
+}
+
+static void audit_approval(struct skit_agent *a, const char *tool,
+                           const char *skill, json_t *args, const char *target,
+                           const skit_decision *d, bool allowed, const char *by,
+                           bool asked)
+{
+	static const char *const risks[] = { "read", "execute", "write",
+		                             "network" };
+	char *json = json_dumps(args, JSON_COMPACT | JSON_SORT_KEYS);
+
+	skit__agent_audit(
+	        a, "approval",
+	        json_pack("{s:s, s:s?, s:s, s:s, s:s, s:s, s:s, s:s, s:b}",
+	                  "tool", tool, "skill", skill, "arguments",
+	                  json ? json : "", "target", target, "decision",
+	                  allowed ? "allow" : "deny", "by", by, "risk",
+	                  risks[d->risk], "reason", d->reason, "asked", asked));
+	free(json);
+}
+
+/*
+ * Decide a gated call: *go is set when it may run. A refusal becomes
+ * the error result the model sees. Returns 0 or SKIT_ENOMEM.
+ */
+static int gate(struct skit_agent *a, const char *name, json_t *args,
+                struct skitx_buf *out, bool *is_error, bool *go,
+                skit_error *err)
+{
+	const skit_active_skill *view = skit__agent_policy_view(a);
+	const char *skill = NULL, *by;
+	char key[SKIT__TOOL_PATH_MAX + 1], always[SKIT__TOOL_PATH_MAX + 64];
+	char flag[SKIT__TOOL_PATH_MAX + 64], *json = NULL;
+	skit_approve_answer ans = SKIT_APPROVE_NO_ASK;
+	skit_tool_request req;
+	skit_approval ap;
+	skit_decision d;
+	struct skitx_buf t;
+	bool has_key;
+	int rc;
+
+	*go = false;
+	if (!strcmp(name, "run_skill_script"))
+		skill = skit__str_arg(args, "skill");
+	skitx_buf_init(&t, 0);
+	if (call_target(name, args, &t)) {
+		skitx_buf_release(&t);
+		return skit__error_oom(err);
+	}
+	req.tool = name;
+	req.target = skitx_buf_cstr(&t);
+	req.skill = skill;
+	rc = skit_policy_check(a->policy, view, a->nactive, &req, &d, NULL);
+	if (rc) {
+		rc = skit__tool_error(out, is_error, "unknown tool '%.64s'",
+		                      name);
+		goto done;
+	}
+	if (d.verdict != SKIT_POLICY_ASK) {
+		*go = d.verdict == SKIT_POLICY_ALLOW;
+		audit_approval(a, name, skill, args, req.target, &d, *go,
+		               decided_by(d.reason), false);
+		if (!*go) {
+			skit__agent_trace(a, SKIT_TRACE_TOOL, "%s refused: %s",
+			                  name, d.reason);
+			rc = skit__tool_error(out, is_error, "denied: %s",
+			                      d.reason);
+		}
+		goto done;
+	}
+	has_key = !memo_key(key, sizeof(key), name, req.target);
+	if (has_key && memo_find(a, name, skill, key)) {
+		*go = true;
+		audit_approval(a, name, skill, args, req.target, &d, true,
+		               "user", false);
+		goto done;
+	}
+	if (skit_policy_approving_flag(flag, sizeof(flag), a->policy, view,
+	                               a->nactive, &req))
+		flag[0] = '\0';
+	if (!has_key)
+		always[0] = '\0';
+	else if (!strcmp(name, "shell"))
+		snprintf(always, sizeof(always),
+		         "shell commands starting with '%s'", key);
+	else if (!strcmp(name, "run_skill_script"))
+		snprintf(always, sizeof(always), "runs of %s's %s",
+		         skill ? skill : "?", key);
+	else
+		snprintf(always, sizeof(always), "%s on %s", name, key);
+	json = json_dumps(args, JSON_COMPACT | JSON_SORT_KEYS);
+	ap.tool = name;
+	ap.skill = skill;
+	ap.arguments = json ? json : "{}";
+	ap.target = req.target;
+	ap.reason = d.reason;
+	ap.risk = d.risk;
+	ap.always = always;
+	ap.approving_flag = flag;
+	if (a->hooks.on_approve)
+		ans = a->hooks.on_approve(&ap, a->hooks.payload);
+	if (ans == SKIT_APPROVE_NO_ASK && a->hooks.on_refused)
+		a->hooks.on_refused(&ap, a->hooks.payload);
+	*go = ans == SKIT_APPROVE_YES || ans == SKIT_APPROVE_ALWAYS;
+	by = ans == SKIT_APPROVE_NO_ASK ? "no-tty" : "user";
+	audit_approval(a, name, skill, args, req.target, &d, *go, by,
+	               ans != SKIT_APPROVE_NO_ASK);
+	if (ans == SKIT_APPROVE_ALWAYS && has_key &&
+	    memo_add(a, name, skill, key)) {
+		rc = skit__error_oom(err);
+		goto done;
+	}
+	if (*go)
+		goto done;
+	skit__agent_trace(a, SKIT_TRACE_TOOL, "%s refused: %s", name,
+	                  ans == SKIT_APPROVE_NO_ASK ? "no one to approve it"
+	                                             : "declined by the user");
+	if (ans != SKIT_APPROVE_NO_ASK)
+		rc = skit__tool_error(out, is_error,
+		                      "the user declined this call; do not "
+		                      "retry it, ask the user or take another "
+		                      "way");
+	else if (flag[0])
+		rc = skit__tool_error(out, is_error,
+		                      "denied: this call needs the user's "
+		                      "approval (%s) and there is no one to "
+		                      "ask; the user can allow it by running "
+		                      "again with %s",
+		                      d.reason, flag);
+	else
+		rc = skit__tool_error(
+		        out, is_error,
+		        "denied: this call needs the user's "
+		        "approval (%s) and there is no one to ask",
+		        d.reason);
+done:
+	free(json);
+	skitx_buf_release(&t);
+	return rc;
+}
+
 int skit__tools_call(struct skit_agent *a, const char *name, json_t *args,
                      struct skitx_buf *out, bool *is_error, skit_error *err)
 {
+	static const struct {
+		const char *name;
+		int (*run)(struct skit_agent *, json_t *, struct skitx_buf *,
+		           bool *, skit_error *);
+	} gated_run[] = {
+		{ "run_skill_script", do_run_script },
+		{ "read_file", skit__tool_read_file },
+		{ "list_dir", skit__tool_list_dir },
+		{ "grep", skit__tool_grep },
+		{ "write_file", skit__tool_write_file },
+		{ "shell", do_shell },
+	};
+	bool go = false;
+	int rc;
+
 	*is_error = false;
 	skitx_buf_clear(out);
 	if (!json_is_object(args))
-		return tool_error(out, is_error,
-		                  "the arguments must be a JSON object");
+		return skit__tool_error(out, is_error,
+		                        "the arguments must be a JSON object");
 	if (!strcmp(name, "use_skill"))
 		return do_use_skill(a, args, out, is_error, err);
 	if (!strcmp(name, "read_skill_resource"))
@@ -877,7 +1379,20 @@ int skit__tools_call(struct skit_agent *a, const char *name, json_t *args,
 		return do_search(a, args, out, is_error, err);
 	if (!strcmp(name, "update_plan"))
 		return do_plan(a, args, out, is_error, err);
-	if (!strcmp(name, "run_skill_script"))
-		return do_run_script(a, args, out, is_error, err);
-	return tool_error(out, is_error, "unknown tool '%.64s'", name);
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(gated_run); i++) {
+		if (strcmp(name, gated_run[i].name))
+			continue;
+		if (!offered(a, name))
+			return skit__tool_error(
+			        out, is_error,
+			        "tool '%s' is not available now%s", name,
+			        strcmp(name, "run_skill_script")
+			                ? ""
+			                : ": call use_skill first");
+		rc = gate(a, name, args, out, is_error, &go, err);
+		if (rc || !go)
+			return rc;
+		return gated_run[i].run(a, args, out, is_error, err);
+	}
+	return skit__tool_error(out, is_error, "unknown tool '%.64s'", name);
 }

@@ -9,7 +9,7 @@ agent_world
 cd "$W" || exit 1
 
 printf 'hello from the user\n/skills\n/plan\n\nsecond message\n/exit\nnot sent\n' |
-	timeout 60 "$SKIT" chat --root "project=$W/skills" --runs-dir "$W/runs" \
+	timeout 60 "$SKIT" chat --yes --root "project=$W/skills" --runs-dir "$W/runs" \
 		--model "replay:$CASS/chat.jsonl" --request-log "$T/req.jsonl" \
 		>"$T/out" 2>"$T/err"
 rc=$?
@@ -34,7 +34,7 @@ has "$RUN/events.jsonl" '"text":"second message"' "one run for the session"
 # a failing message does not end the session
 rm -rf "$W/runs" "$T/req.jsonl"
 printf '/nosuch\nhello from the user\n' |
-	timeout 60 "$SKIT" chat --root "project=$W/skills" --runs-dir "$W/runs" \
+	timeout 60 "$SKIT" chat --yes --root "project=$W/skills" --runs-dir "$W/runs" \
 		--model "replay:$CASS/chat.jsonl" >"$T/out" 2>"$T/err"
 rc=$?
 expect_rc 0 "chat after /nosuch"

@@ -8,7 +8,7 @@
 agent_world
 cd "$W" || exit 1
 
-"$SKIT" run --root "project=$W/skills" --runs-dir "$W/runs" \
+"$SKIT" run --yes --root "project=$W/skills" --runs-dir "$W/runs" \
 	--workdir "$W/work" --quiet --model "replay:$CASS/slow.jsonl" \
 	go >"$T/out" 2>"$T/err" &
 pid=$!
@@ -64,7 +64,7 @@ rm -rf "$W/runs"
 	sleep 0.5
 	printf 'after the interrupt\n'
 } | {
-	exec "$SKIT" chat --root "project=$W/skills" --runs-dir "$W/runs" \
+	exec "$SKIT" chat --yes --root "project=$W/skills" --runs-dir "$W/runs" \
 		--workdir "$W/work" --quiet --model "replay:$CASS/slow.jsonl" \
 		>"$T/out" 2>"$T/err"
 } &

@@ -41,7 +41,7 @@ agent --model "replay:$T/bad.jsonl" go
 lines "$T/err" 1 "malformed cassette: one line"
 
 # the task from stdin
-printf 'task from stdin' | timeout 60 "$SKIT" run --root "project=$W/skills" \
+printf 'task from stdin' | timeout 60 "$SKIT" run --yes --root "project=$W/skills" \
 	--no-audit --model "replay:$CASS/final.jsonl" \
 	--request-log "$T/req.jsonl" - >"$T/out" 2>"$T/err"
 rc=$?

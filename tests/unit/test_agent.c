@@ -25,6 +25,7 @@
 #include "skit/agent.h"
 #include "skit/model.h"
 #include "skit/registry.h"
+#include "skit/sandbox.h"
 
 #define MARKED_COUNT 5
 
@@ -237,6 +238,7 @@ static const char *build_world(const char *name)
 	ASSERT_OK(symlink(at(world, "outside/secret.md"),
 	                  at(dir, "references/escape.md")));
 	ASSERT_OK(symlink(at(world, "outside"), at(dir, "outdir")));
+	ASSERT_OK(symlink("/proc/self/environ", at(dir, "references/proc.md")));
 	ASSERT_OK(mkfifo(at(dir, "references/pipe.md"), 0644));
 	put_bytes(at(dir, "assets/blob.bin"), "BIN\0\0\0BINARY-MARKER\n", 20,
 	          0644);
@@ -258,17 +260,24 @@ static const char *build_world(const char *name)
 	put(at(dir, "scripts/sleep.sh"),
 	    "#!/bin/sh\necho started\nsleep 30\necho SLEPT-THROUGH\n", 0755);
 	put(at(dir, "scripts/trap.sh"),
-	    "#!/bin/sh\ntrap '' TERM\necho $$ > trap.pid\nsleep 30 &\n"
-	    "echo $! > sleep.pid\nwait\necho TRAP-SURVIVED\n",
+	    "#!/bin/sh\ntrap '' TERM\nsleep 30.0417 &\n"
+	    "wait\necho TRAP-SURVIVED\n",
 	    0755);
 	put(at(dir, "references/notes.md"), "#!/bin/sh\necho NOTES-RAN\n",
 	    0755);
+
+	/* gated: declares allowed-tools */
+	mkskill(proj, "gated", "allowed-tools: Bash(echo:*) Read\n",
+	        "A skill that declares its tools.", "GATED-BODY\n");
+	fmt(dir, sizeof(dir), "%s/gated", proj);
+	put(at(dir, "scripts/ok.sh"), "#!/bin/sh\necho OK-RUN \"$@\"\n", 0755);
 	return world;
 }
 
 /* ---- the agent -------------------------------------------------------- */
 
 struct fx {
+	skit_policy *pol; /* the default: everything approved (--yes) */
 	skit_registry *reg;
 	skit_model *model;
 	skit_agent *agent;
@@ -319,6 +328,11 @@ static void fx_open(struct fx *f, const char *cassette,
 		ao.runs_dir = at(world, "runs");
 	if (!ao.script_timeout_ms)
 		ao.script_timeout_ms = 5000;
+	if (!ao.policy) {
+		ASSERT_OK(skit_policy_new(&f->pol, &err));
+		skit_policy_set_yes(f->pol, true);
+		ao.policy = f->pol;
+	}
 	if (skit_agent_new(&f->agent, &ao, &err))
 		HARNESS_FAIL("agent: %s", err.message);
 	ASSERT(skit_agent_run_dir(f->agent));
@@ -333,8 +347,10 @@ static void fx_close(struct fx *f, const char *status, int exit_code)
 	f->agent = NULL;
 	skit_model_free(f->model);
 	skit_registry_free(f->reg);
+	skit_policy_free(f->pol);
 	f->model = NULL;
 	f->reg = NULL;
+	f->pol = NULL;
 }
 
 /* ---- the request log -------------------------------------------------- */
@@ -1007,6 +1023,14 @@ static void test_agent__read_resource(void)
 		REQ_LACKS(&r, i, "BINARY-MARKER");
 	}
 	/* past the end: the note gives the file's real line count */
+	/* /proc/self: absolute, or through a link planted in the skill */
+	t = result_of(&r, "r16", &is_error);
+	ASSERT(is_error);
+	ASSERT_CONTAINS(t, "absolute paths are refused");
+	t = result_of(&r, "r17", &is_error);
+	ASSERT(is_error);
+	ASSERT_CONTAINS(t, "symbolic link");
+	ASSERT(!strstr(t, "PATH="));
 	t = result_of(&r, "r13", &is_error);
 	ASSERT_CONTAINS(t, "has 100 lines");
 	reqs_free(&r);
@@ -1024,28 +1048,52 @@ static const char *const secrets[][2] = {
 	{ "LD_PRELOAD", "/tmp/preload-me-000.so" },
 };
 
-static bool pid_gone(const char *pidfile)
+/*
+ * Whether no live process has `marker` in its command line. The scripts
+ * may run in their own PID namespace, where the pids they could report
+ * mean nothing out here, so look for them by what they run.
+ */
+static bool no_process_with(const char *marker)
 {
-	char *s = slurp(pidfile);
-	pid_t pid;
-
-	if (!s)
-		return true;
-	pid = (pid_t)atol(s);
-	free(s);
 	for (int i = 0; i < 50; i++) {
-		char stat_path[64], *st;
+		bool found = false;
+		struct dirent *de;
+		DIR *d = opendir("/proc");
 
-		if (pid <= 0 || (kill(pid, 0) < 0 && errno == ESRCH))
-			return true;
-		/* A zombie is dead (some inits never reap orphans). */
-		fmt(stat_path, sizeof(stat_path), "/proc/%ld/stat", (long)pid);
-		st = slurp(stat_path);
-		if (st && strstr(st, ") Z")) {
-			free(st);
-			return true;
+		ASSERT(d);
+		while (!found && (de = readdir(d))) {
+			char path[300], buf[4096], st[512];
+			ssize_t n;
+			int fd;
+
+			if (de->d_name[0] < '1' || de->d_name[0] > '9')
+				continue;
+			fmt(path, sizeof(path), "/proc/%s/cmdline", de->d_name);
+			fd = open(path, O_RDONLY);
+			if (fd < 0)
+				continue;
+			n = read(fd, buf, sizeof(buf) - 1);
+			close(fd);
+			if (n <= 0)
+				continue;
+			for (ssize_t k = 0; k < n; k++)
+				if (!buf[k])
+					buf[k] = ' ';
+			buf[n] = '\0';
+			if (!strstr(buf, marker))
+				continue;
+			/* A zombie is dead (some inits never reap orphans). */
+			fmt(path, sizeof(path), "/proc/%s/stat", de->d_name);
+			fd = open(path, O_RDONLY);
+			n = fd < 0 ? -1 : read(fd, st, sizeof(st) - 1);
+			if (fd >= 0)
+				close(fd);
+			st[n > 0 ? n : 0] = '\0';
+			found = n > 0 && !strstr(st, ") Z");
 		}
-		free(st);
+		closedir(d);
+		if (!found)
+			return true;
 		usleep(20000);
 	}
 	return false;
@@ -1132,8 +1180,8 @@ static void test_agent__run_script(void)
 	}
 	reqs_free(&r);
 	/* nothing of the killed group lingers */
-	ASSERT(pid_gone(at(world, "work/trap.pid")));
-	ASSERT(pid_gone(at(world, "work/sleep.pid")));
+	ASSERT(no_process_with(at(world, "project/scr/scripts/trap.sh")));
+	ASSERT(no_process_with("sleep 30.0417"));
 	fx_close(&f, "ok", 0);
 
 	/* the trail: script_run events, and no secret anywhere */
@@ -1428,6 +1476,337 @@ static void test_agent__model_missing_cassette(void)
 }
 
 /* clang-format off */
+
+/* ---- permissions and the file tools ------------------------------------ */
+
+/* Whether request `i` offered tool `name`. */
+static bool offers(const struct reqs *r, size_t i, const char *name)
+{
+	json_t *t;
+	size_t k;
+
+	ASSERT(i < r->n);
+	json_array_foreach(json_object_get(r->json[i], "tools"), k, t)
+	{
+		if (!strcmp(str_of(t, "name"), name))
+			return true;
+	}
+	return false;
+}
+
+struct asker {
+	unsigned int asked, refused;
+	char last_flag[256];
+};
+
+static skit_approve_answer ask_hook(const skit_approval *req, void *payload)
+{
+	struct asker *k = payload;
+
+	k->asked++;
+	if (!strcmp(req->tool, "shell") && strstr(req->target, "EARLY"))
+		return SKIT_APPROVE_YES;
+	if (!strcmp(req->tool, "shell")) {
+		ASSERT_STR(req->target, "echo GATED-SHELL");
+		ASSERT_STR(req->reason, "execute call needs approval");
+		ASSERT_STR(req->always, "shell commands starting with 'echo'");
+		ASSERT_STR(req->approving_flag,
+		           "--allow 'Bash(echo GATED-SHELL)'");
+		ASSERT(!req->skill);
+		return SKIT_APPROVE_YES;
+	}
+	ASSERT_STR(req->tool, "run_skill_script");
+	ASSERT_STR(req->skill, "gated");
+	ASSERT_STR(req->always, "runs of gated's scripts/ok.sh");
+	ASSERT_CONTAINS(req->arguments, "\"path\":\"scripts/ok.sh\"");
+	return SKIT_APPROVE_ALWAYS;
+}
+
+static void refused_hook(const skit_approval *req, void *payload)
+{
+	struct asker *k = payload;
+
+	k->refused++;
+	snprintf(k->last_flag, sizeof(k->last_flag), "%s",
+	         req->approving_flag);
+}
+
+/* The approval events of the trail, as "id:decision:by" for each. */
+static void approvals_of(const struct events *e, char *out, size_t cap)
+{
+	out[0] = '\0';
+	for (size_t i = 0; i < e->n; i++) {
+		json_t *ev = e->ev[i];
+
+		if (strcmp(str_of(ev, "type"), "approval"))
+			continue;
+		snprintf(out + strlen(out), cap - strlen(out), "%s:%s:%s%s ",
+		         str_of(ev, "tool"), str_of(ev, "decision"),
+		         str_of(ev, "by"),
+		         json_is_true(json_object_get(ev, "asked")) ? ":asked"
+		                                                    : "");
+	}
+}
+
+static void test_agent__approvals_without_terminal(void)
+{
+	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
+	struct asker k = { 0 };
+	skit_policy *pol;
+	struct fx f;
+	struct reqs r;
+	struct events e;
+	skit_error err = { 0 };
+	bool is_error = false;
+	char list[1024];
+	const char *t;
+
+	build_world("approvals-no-tty");
+	ASSERT_OK(skit_policy_new(&pol, &err));
+	ao.policy = pol;
+	ao.hooks.on_refused = refused_hook;
+	ao.hooks.payload = &k;
+	fx_open(&f, "approvals.jsonl", &ao);
+	if (skit_agent_send(f.agent, "do it", NULL, &err))
+		HARNESS_FAIL("send: %s", err.message);
+	reqs_load(&r, f.log);
+	ASSERT_EQ(r.n, 5);
+	/* Before activation: reads, no shell, no scripts, no writes. */
+	ASSERT(offers(&r, 0, "read_file"));
+	ASSERT(offers(&r, 0, "grep"));
+	ASSERT(!offers(&r, 0, "shell"));
+	ASSERT(!offers(&r, 0, "run_skill_script"));
+	ASSERT(!offers(&r, 0, "write_file"));
+	t = result_of(&r, "a01", &is_error);
+	ASSERT(is_error);
+	ASSERT_CONTAINS(t, "not available");
+	/* After: what gated names, and its scripts; still no writes. */
+	ASSERT(offers(&r, 2, "shell"));
+	ASSERT(offers(&r, 2, "run_skill_script"));
+	ASSERT(offers(&r, 2, "read_file"));
+	ASSERT(!offers(&r, 2, "write_file"));
+	ASSERT(offers(&r, 2, "grep"));
+	t = result_of(&r, "a02", &is_error);
+	ASSERT_CONTAINS(t, "Tools now available");
+	ASSERT_CONTAINS(t, "- shell");
+	/* No one to ask: refused, with the flag that would approve it. */
+	t = result_of(&r, "a03", &is_error);
+	ASSERT(is_error);
+	ASSERT_CONTAINS(t, "no one to ask");
+	ASSERT_CONTAINS(t, "--allow 'Bash(echo GATED-SHELL)'");
+	t = result_of(&r, "a04", &is_error);
+	ASSERT(is_error);
+	ASSERT_CONTAINS(t, "not available");
+	t = result_of(&r, "a05", &is_error);
+	ASSERT(is_error);
+	ASSERT_CONTAINS(t, "--yes");
+	t = result_of(&r, "a07", &is_error);
+	ASSERT(is_error);
+	ASSERT_CONTAINS(t, "not in the allowed-tools");
+	for (size_t i = 0; i < r.n; i++) {
+		REQ_LACKS(&r, i, "EARLY-SHELL\n");
+		REQ_LACKS(&r, i, "OK-RUN");
+	}
+	ASSERT_EQ(k.refused, 3);
+	ASSERT_STR(k.last_flag, "--yes");
+	reqs_free(&r);
+	fx_close(&f, "ok", 0);
+	events_load(&e, f.run_dir);
+	approvals_of(&e, list, sizeof(list));
+	ASSERT_STR(list, "shell:deny:no-tty run_skill_script:deny:no-tty "
+	                 "run_skill_script:deny:no-tty shell:deny:policy ");
+	events_free(&e);
+	skit_policy_free(pol);
+}
+
+static void test_agent__approvals_asked(void)
+{
+	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
+	struct asker k = { 0 };
+	skit_policy *pol;
+	struct fx f;
+	struct reqs r;
+	struct events e;
+	skit_error err = { 0 };
+	bool is_error = false;
+	char list[1024];
+	const char *t;
+
+	build_world("approvals-asked");
+	ASSERT_OK(skit_policy_new(&pol, &err));
+	ao.policy = pol;
+	ao.hooks.on_approve = ask_hook;
+	ao.hooks.on_refused = refused_hook;
+	ao.hooks.payload = &k;
+	fx_open(&f, "approvals.jsonl", &ao);
+	if (skit_agent_send(f.agent, "do it", NULL, &err))
+		HARNESS_FAIL("send: %s", err.message);
+	reqs_load(&r, f.log);
+	ASSERT_EQ(r.n, 5);
+	/* Someone can approve: shell is offered from the start, but the
+	 * active skill's allowed-tools still hides write_file. */
+	ASSERT(offers(&r, 0, "shell"));
+	ASSERT(offers(&r, 0, "write_file"));
+	ASSERT(!offers(&r, 2, "write_file"));
+	t = result_of(&r, "a01", &is_error);
+	ASSERT(!is_error);
+	ASSERT_CONTAINS(t, "EARLY-SHELL");
+	t = result_of(&r, "a03", &is_error);
+	ASSERT(!is_error);
+	ASSERT_CONTAINS(t, "GATED-SHELL");
+	ASSERT_CONTAINS(result_of(&r, "a05", &is_error), "OK-RUN");
+	ASSERT(!is_error);
+	/* "always": the second run is not asked about */
+	ASSERT_CONTAINS(result_of(&r, "a06", &is_error), "OK-RUN again");
+	ASSERT(!is_error);
+	ASSERT_CONTAINS(result_of(&r, "a07", &is_error), "allowed-tools");
+	ASSERT(is_error);
+	reqs_free(&r);
+	ASSERT_EQ(k.asked, 3); /* a01, a03, a05; a06 was covered by "always" */
+	ASSERT_EQ(k.refused, 0);
+	fx_close(&f, "ok", 0);
+	events_load(&e, f.run_dir);
+	approvals_of(&e, list, sizeof(list));
+	ASSERT_STR(list, "shell:allow:user:asked shell:allow:user:asked "
+	                 "run_skill_script:allow:user:asked "
+	                 "run_skill_script:allow:user shell:deny:policy ");
+	events_free(&e);
+	skit_policy_free(pol);
+}
+
+static void test_agent__file_tools(void)
+{
+	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
+	char proj[PATH_MAX], pwd[PATH_MAX + 16], *text;
+	struct fx f;
+	struct reqs r;
+	struct events e;
+	skit_error err = { 0 };
+	bool is_error = false, landlock;
+	const char *t;
+	size_t writes = 0;
+	DIR *d;
+	struct dirent *de;
+
+	build_world("file-tools");
+	fmt(proj, sizeof(proj), "%s/proj", world);
+	put(at(proj, "notes/a.txt"), "line1 NEEDLE1\nline2\nline3\n", 0644);
+	put(at(proj, "notes/b.md"), "a needle here\n", 0644);
+	put(at(proj, ".hidden/x.txt"), "NEEDLE9\n", 0644);
+	ASSERT_OK(symlink(at(world, "outside"), at(proj, "link-out")));
+	ASSERT_OK(symlink(at(world, "outside/secret.md"),
+	                  at(proj, "link-file")));
+	ao.project_dir = proj;
+	fx_open(&f, "files.jsonl", &ao);
+	if (skit_agent_send(f.agent, "files", NULL, &err))
+		HARNESS_FAIL("send: %s", err.message);
+	reqs_load(&r, f.log);
+	ASSERT_EQ(r.n, 5);
+	t = result_of(&r, "f01", &is_error);
+	ASSERT(!is_error);
+	ASSERT_CONTAINS(t, "NEEDLE1");
+	ASSERT_CONTAINS(result_of(&r, "f02", &is_error),
+	                "outside the project");
+	ASSERT(is_error);
+	ASSERT_CONTAINS(result_of(&r, "f03", &is_error),
+	                "outside the project");
+	ASSERT(is_error);
+	ASSERT_CONTAINS(result_of(&r, "f04", &is_error), "symbolic link");
+	ASSERT(is_error);
+	t = result_of(&r, "f05", &is_error);
+	ASSERT_CONTAINS(t, "line2");
+	ASSERT(!strstr(t, "line1"));
+	t = result_of(&r, "f06", &is_error);
+	ASSERT(!is_error);
+	ASSERT_CONTAINS(t, "notes/\n");
+	ASSERT_CONTAINS(t, "link-out (symbolic link)");
+	ASSERT_CONTAINS(result_of(&r, "f07", &is_error), "a.txt  26 bytes");
+	t = result_of(&r, "f08", &is_error);
+	ASSERT_CONTAINS(t, "notes/a.txt:1: line1 NEEDLE1");
+	ASSERT(!strstr(t, "NEEDLE9"));
+	t = result_of(&r, "f09", &is_error);
+	ASSERT_CONTAINS(t, "notes/b.md:1:");
+	ASSERT(!strstr(t, "a.txt"));
+	ASSERT_CONTAINS(result_of(&r, "f10", &is_error),
+	                "bad regular expression");
+	ASSERT(is_error);
+	ASSERT_CONTAINS(result_of(&r, "f11", &is_error), "Created");
+	ASSERT(!is_error);
+	ASSERT_CONTAINS(result_of(&r, "f12", &is_error), "Replaced");
+	ASSERT_CONTAINS(result_of(&r, "f13", &is_error),
+	                "not a regular file");
+	ASSERT(is_error);
+	ASSERT(result_of(&r, "f14", &is_error));
+	ASSERT(is_error);
+	ASSERT_CONTAINS(result_of(&r, "f15", &is_error),
+	                "outside the project");
+	t = result_of(&r, "f16", &is_error);
+	ASSERT_CONTAINS(t, "REPLACED");
+	fmt(pwd, sizeof(pwd), "SHELL-PWD=%s", at(world, "work"));
+	ASSERT_CONTAINS(t, pwd);
+	ASSERT_CONTAINS(t, "WROTE-WORKDIR");
+	landlock = (skit_sandbox_available() & SKIT_SANDBOX_LANDLOCK) != 0;
+	if (landlock)
+		ASSERT_CONTAINS(result_of(&r, "f17", &is_error),
+		                "PROJECT-READONLY");
+	else
+		fprintf(stderr, "note: no Landlock here; f17 not checked\n");
+	for (size_t i = 0; i < r.n; i++)
+		REQ_LACKS(&r, i, "OUTSIDE-SECRET");
+	reqs_free(&r);
+	fx_close(&f, "ok", 0);
+
+	/* The files: written atomically, nothing outside, no temp left. */
+	text = slurp(at(proj, "out/deep/new.txt"));
+	ASSERT_STR(text, "NEW-CONTENT\n");
+	free(text);
+	text = slurp(at(proj, "notes/a.txt"));
+	ASSERT_STR(text, "REPLACED\n");
+	free(text);
+	text = slurp(at(world, "outside/secret.md"));
+	ASSERT_STR(text, "OUTSIDE-SECRET\n");
+	free(text);
+	ASSERT(access(at(world, "outside/x.txt"), F_OK) < 0);
+	ASSERT(access(at(world, "escape.txt"), F_OK) < 0);
+	ASSERT(access(at(world, "work/made-here.txt"), F_OK) == 0);
+	if (landlock)
+		ASSERT(access(at(proj, "notes/evil.txt"), F_OK) < 0);
+	d = opendir(at(proj, "notes"));
+	ASSERT(d);
+	while ((de = readdir(d)))
+		ASSERT(!strstr(de->d_name, "skit-"));
+	closedir(d);
+	events_load(&e, f.run_dir);
+	for (size_t i = 0; i < e.n; i++)
+		writes += !strcmp(str_of(e.ev[i], "type"), "file_written");
+	ASSERT_EQ(writes, 2);
+	ASSERT(event(&e, "approval", 0));
+	ASSERT_STR(str_of(event(&e, "approval", 0), "by"), "policy");
+	events_free(&e);
+}
+
+static void test_agent__no_file_tools(void)
+{
+	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
+	struct fx f;
+	struct reqs r;
+	skit_error err = { 0 };
+	bool is_error = false;
+
+	build_world("no-file-tools");
+	ao.file_tools = false;
+	fx_open(&f, "files.jsonl", &ao);
+	if (skit_agent_send(f.agent, "files", NULL, &err))
+		HARNESS_FAIL("send: %s", err.message);
+	reqs_load(&r, f.log);
+	ASSERT(!offers(&r, 0, "read_file"));
+	ASSERT(!offers(&r, 0, "shell"));
+	ASSERT_CONTAINS(result_of(&r, "f01", &is_error), "not available");
+	ASSERT(is_error);
+	reqs_free(&r);
+	fx_close(&f, "ok", 0);
+}
+
 TEST_MAIN(
 	TEST(test_agent__disclosure)
 	TEST(test_agent__audit_events)
@@ -1452,5 +1831,9 @@ TEST_MAIN(
 	TEST(test_agent__odd_calls)
 	TEST(test_agent__canceled)
 	TEST(test_agent__bad_options)
-	TEST(test_agent__model_missing_cassette))
+	TEST(test_agent__model_missing_cassette)
+	TEST(test_agent__approvals_without_terminal)
+	TEST(test_agent__approvals_asked)
+	TEST(test_agent__file_tools)
+	TEST(test_agent__no_file_tools))
 /* clang-format on */

@@ -8,6 +8,7 @@
 
 #include "harness.h"
 #include "skit/policy.h"
+#include "util/fs.h"
 
 enum { YES = 1, NONET = 2 };
 
@@ -718,6 +719,255 @@ static void test_policy__out_of_memory(void)
 }
 
 /* clang-format off */
+
+/* ---- disclosure, network, suggestions, config ---------------------------- */
+
+static void test_policy__offers(void)
+{
+	skit_allowed_tools *git, *none;
+	skit_active_skill one = { "git-helper", NULL }, two[2];
+	skit_policy *p;
+
+	ASSERT_OK(skit_allowed_tools_parse(&git, "git-helper",
+	                                   "Bash(git:*) Read", NULL));
+	ASSERT_OK(skit_allowed_tools_parse(&none, "plain", "", NULL));
+	ASSERT_OK(skit_policy_new(&p, NULL));
+
+	/* Nothing active, nobody to ask: reads only. */
+	ASSERT(skit_policy_offers(p, NULL, 0, "use_skill", false));
+	ASSERT(skit_policy_offers(p, NULL, 0, "read_file", false));
+	ASSERT(skit_policy_offers(p, NULL, 0, "grep", false));
+	ASSERT(!skit_policy_offers(p, NULL, 0, "shell", false));
+	ASSERT(!skit_policy_offers(p, NULL, 0, "write_file", false));
+	ASSERT(!skit_policy_offers(p, NULL, 0, "run_skill_script", false));
+	ASSERT(!skit_policy_offers(p, NULL, 0, "NoSuchTool", true));
+	/* Someone to ask, or --yes: execute and write tools too. */
+	ASSERT(skit_policy_offers(p, NULL, 0, "shell", true));
+	skit_policy_set_yes(p, true);
+	ASSERT(skit_policy_offers(p, NULL, 0, "write_file", false));
+	skit_policy_set_yes(p, false);
+
+	/* A skill naming Bash discloses shell once active; it hides what
+	 * it does not name (write_file), and scripts appear. */
+	one.tools = git;
+	ASSERT(skit_policy_offers(p, &one, 1, "shell", false));
+	ASSERT(!skit_policy_offers(p, &one, 1, "write_file", true));
+	ASSERT(skit_policy_offers(p, &one, 1, "read_file", false));
+	ASSERT(skit_policy_offers(p, &one, 1, "list_dir", false));
+	ASSERT(skit_policy_offers(p, &one, 1, "run_skill_script", false));
+	/* An empty allowed-tools grants nothing, but scripts stay. */
+	two[0] = one;
+	two[1].name = "plain";
+	two[1].tools = none;
+	ASSERT(skit_policy_offers(p, &two[1], 1, "run_skill_script", false));
+	ASSERT(!skit_policy_offers(p, &two[1], 1, "read_file", true));
+	ASSERT(skit_policy_offers(p, two, 2, "shell", false));
+
+	/* A user allow discloses; a bare deny hides, an argument one not. */
+	ASSERT_OK(skit_policy_add_flag(p, SKIT_POLICY_LIST_ALLOW, "Write",
+	                               NULL));
+	ASSERT(skit_policy_offers(p, NULL, 0, "write_file", false));
+	ASSERT_OK(skit_policy_add(p, SKIT_POLICY_LIST_DENY, "Bash(rm:*)",
+	                          NULL));
+	ASSERT(skit_policy_offers(p, &one, 1, "shell", false));
+	ASSERT_OK(skit_policy_add_flag(p, SKIT_POLICY_LIST_DENY, "Bash", NULL));
+	ASSERT(!skit_policy_offers(p, &one, 1, "shell", true));
+	ASSERT(!skit_policy_offers(p, &one, 1, "run_skill_script", true));
+	ASSERT_OK(skit_policy_add(p, SKIT_POLICY_LIST_DENY, "Read", NULL));
+	ASSERT(!skit_policy_offers(p, NULL, 0, "grep", true));
+
+	skit_policy_free(p);
+	skit_allowed_tools_free(git);
+	skit_allowed_tools_free(none);
+}
+
+static void test_policy__network(void)
+{
+	skit_allowed_tools *fetch, *plain;
+	skit_active_skill s[2] = { { "fetcher", NULL }, { "plain", NULL } };
+	skit_policy *p;
+
+	ASSERT_OK(skit_allowed_tools_parse(
+	        &fetch, "fetcher", "WebFetch(domain:example.com)", NULL));
+	ASSERT_OK(skit_allowed_tools_parse(&plain, "plain", "Read", NULL));
+	s[0].tools = fetch;
+	s[1].tools = plain;
+	ASSERT_OK(skit_policy_new(&p, NULL));
+	ASSERT(!skit_policy_network(p, NULL, 0, NULL));
+	ASSERT(skit_policy_network(p, s, 2, "fetcher"));
+	ASSERT(!skit_policy_network(p, s, 2, "plain"));
+	ASSERT(!skit_policy_network(p, s, 2, NULL));
+	ASSERT(!skit_policy_network(p, s + 1, 1, "fetcher")); /* not active */
+	skit_policy_set_no_network(p, true);
+	ASSERT(!skit_policy_network(p, s, 2, "fetcher"));
+	skit_policy_set_no_network(p, false);
+	ASSERT_OK(skit_policy_add_flag(p, SKIT_POLICY_LIST_ALLOW, "WebSearch",
+	                               NULL));
+	ASSERT(skit_policy_network(p, NULL, 0, NULL));
+	ASSERT_OK(skit_policy_add(p, SKIT_POLICY_LIST_DENY, "WebFetch", NULL));
+	ASSERT(!skit_policy_network(p, s, 2, "fetcher"));
+	skit_policy_free(p);
+	skit_allowed_tools_free(fetch);
+	skit_allowed_tools_free(plain);
+}
+
+static void test_policy__suggest(void)
+{
+	skit_tool_request r = { "shell", "  git status -s", NULL };
+	char buf[256];
+
+	ASSERT_OK(skit_policy_suggest(buf, sizeof(buf), &r, false));
+	ASSERT_STR(buf, "Bash(git status -s)");
+	ASSERT_OK(skit_policy_suggest(buf, sizeof(buf), &r, true));
+	ASSERT_STR(buf, "Bash(git:*)");
+	r.tool = "run_skill_script";
+	r.target = "scripts/report.py data.csv";
+	ASSERT_OK(skit_policy_suggest(buf, sizeof(buf), &r, false));
+	ASSERT_STR(buf, "run_skill_script(scripts/report.py:*)");
+	r.tool = "write_file";
+	r.target = "./out//a.md";
+	ASSERT_OK(skit_policy_suggest(buf, sizeof(buf), &r, false));
+	ASSERT_STR(buf, "Write(out/a.md)");
+	r.target = "../x";
+	ASSERT_EQ(skit_policy_suggest(buf, sizeof(buf), &r, false),
+	          SKIT_EINVALID);
+	ASSERT_STR(buf, "");
+	r.tool = "WebFetch";
+	r.target = "https://Docs.Example.com/x";
+	ASSERT_OK(skit_policy_suggest(buf, sizeof(buf), &r, false));
+	ASSERT_STR(buf, "WebFetch(domain:docs.example.com)");
+	r.tool = "shell";
+	r.target = "echo )";
+	ASSERT_EQ(skit_policy_suggest(buf, sizeof(buf), &r, false),
+	          SKIT_EINVALID);
+	r.target = "git status";
+	ASSERT_EQ(skit_policy_suggest(buf, 8, &r, false), SKIT_ETOOBIG);
+	r.tool = "Nope";
+	ASSERT_EQ(skit_policy_suggest(buf, sizeof(buf), &r, false),
+	          SKIT_ENOTFOUND);
+}
+
+static void test_policy__approving_flag(void)
+{
+	skit_tool_request r = { "shell", "echo it's", NULL };
+	skit_allowed_tools *rs;
+	skit_active_skill s = { "rs", NULL };
+	skit_policy *p;
+	char buf[256];
+
+	ASSERT_OK(skit_policy_new(&p, NULL));
+	ASSERT_OK(skit_policy_approving_flag(buf, sizeof(buf), p, NULL, 0, &r));
+	ASSERT_STR(buf, "--allow 'Bash(echo it'\\''s)'");
+	/* A config ask beats --allow: only --yes approves. */
+	ASSERT_OK(skit_policy_add(p, SKIT_POLICY_LIST_ASK, "Bash(echo:*)",
+	                          NULL));
+	ASSERT_OK(skit_policy_approving_flag(buf, sizeof(buf), p, NULL, 0, &r));
+	ASSERT_STR(buf, "--yes");
+	/* A skill running its own script it does not list: --yes. */
+	ASSERT_OK(skit_allowed_tools_parse(&rs, "rs", "Read", NULL));
+	s.tools = rs;
+	r.tool = "run_skill_script";
+	r.target = "scripts/x.sh";
+	r.skill = "rs";
+	ASSERT_OK(skit_policy_approving_flag(buf, sizeof(buf), p, &s, 1, &r));
+	ASSERT_STR(buf, "--yes");
+	/* Denied: nothing approves. */
+	ASSERT_OK(skit_policy_add_flag(p, SKIT_POLICY_LIST_DENY,
+	                               "run_skill_script", NULL));
+	ASSERT_EQ(skit_policy_approving_flag(buf, sizeof(buf), p, &s, 1, &r),
+	          SKIT_ENOTFOUND);
+	ASSERT_STR(buf, "");
+	skit_policy_free(p);
+	skit_allowed_tools_free(rs);
+}
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	ASSERT(f);
+	fputs(text, f);
+	ASSERT_OK(fclose(f));
+}
+
+static void test_policy__load_config(void)
+{
+	const char *top = getenv("SKIT_TEST_DIR");
+	skit_tool_request r = { "shell", "git push", NULL };
+	char path[1024];
+	skit_decision d;
+	skit_policy *p;
+	skit_error err = { 0 };
+	size_t ignored = 9;
+
+	ASSERT(top);
+	ASSERT_OK(skitx_fs_mkdir_p(top, 0755));
+	snprintf(path, sizeof(path), "%s/config.json", top);
+	write_text(path, "{\"roots\": {}, \"permissions\": {"
+	                 "\"allow\": [\"Bash(git:*)\"], "
+	                 "\"ask\": [\"Bash(git push:*)\"], "
+	                 "\"deny\": [\"Bash(rm:*)\"]}}");
+	/* Trusted: all three lists. */
+	ASSERT_OK(skit_policy_new(&p, NULL));
+	ASSERT_OK(skit_policy_load_config(p, path, true, &ignored, &err));
+	ASSERT_EQ(ignored, 0);
+	ASSERT_OK(skit_policy_check(p, NULL, 0, &r, &d, NULL));
+	ASSERT_EQ(d.verdict, SKIT_POLICY_ASK);
+	r.target = "git status";
+	ASSERT_OK(skit_policy_check(p, NULL, 0, &r, &d, NULL));
+	ASSERT_EQ(d.verdict, SKIT_POLICY_ALLOW);
+	r.target = "rm -rf x";
+	ASSERT_OK(skit_policy_check(p, NULL, 0, &r, &d, NULL));
+	ASSERT_EQ(d.verdict, SKIT_POLICY_DENY);
+	skit_policy_free(p);
+	/* A project's config restricts, never grants. */
+	ASSERT_OK(skit_policy_new(&p, NULL));
+	ASSERT_OK(skit_policy_load_config(p, path, false, &ignored, &err));
+	ASSERT_EQ(ignored, 1);
+	r.target = "git status";
+	ASSERT_OK(skit_policy_check(p, NULL, 0, &r, &d, NULL));
+	ASSERT_EQ(d.verdict, SKIT_POLICY_ASK);
+	r.target = "rm -rf x";
+	ASSERT_OK(skit_policy_check(p, NULL, 0, &r, &d, NULL));
+	ASSERT_EQ(d.verdict, SKIT_POLICY_DENY);
+	skit_policy_free(p);
+
+	/* Errors name the file and the entry. */
+	ASSERT_OK(skit_policy_new(&p, NULL));
+	write_text(path, "{\"permissions\": {\"deny\": [\"Bsh(rm:*)\"]}}");
+	ASSERT_EQ(skit_policy_load_config(p, path, true, NULL, &err),
+	          SKIT_EINVALID);
+	ASSERT_CONTAINS(err.message, "config.json: permissions.deny[0]: ");
+	ASSERT_CONTAINS(err.message, "unknown tool 'Bsh'");
+	write_text(path, "{\"permissions\": {\"allow\": \"Read\"}}");
+	ASSERT_EQ(skit_policy_load_config(p, path, true, NULL, &err),
+	          SKIT_EINVALID);
+	ASSERT_CONTAINS(err.message, "must be a list");
+	write_text(path, "{\"permissions\": {\"alow\": []}}");
+	ASSERT_EQ(skit_policy_load_config(p, path, true, NULL, &err),
+	          SKIT_EINVALID);
+	ASSERT_CONTAINS(err.message, "permissions.alow");
+	write_text(path, "{\"permissions\": {\"deny\": [1]}}");
+	ASSERT_EQ(skit_policy_load_config(p, path, true, NULL, &err),
+	          SKIT_EINVALID);
+	write_text(path, "{\"permissions\": ");
+	ASSERT_EQ(skit_policy_load_config(p, path, true, NULL, &err),
+	          SKIT_EINVALID);
+	ASSERT_CONTAINS(err.message, "config.json:1:");
+	write_text(path, "{\"a\": 1, \"a\": 2}");
+	ASSERT_EQ(skit_policy_load_config(p, path, true, NULL, &err),
+	          SKIT_EINVALID);
+	write_text(path, "[]");
+	ASSERT_EQ(skit_policy_load_config(p, path, true, NULL, &err),
+	          SKIT_EINVALID);
+	snprintf(path, sizeof(path), "%s/nope.json", top);
+	ASSERT_EQ(skit_policy_load_config(p, path, true, NULL, &err),
+	          SKIT_ENOTFOUND);
+	ASSERT_EQ(skit_policy_load_config(p, top, true, NULL, &err),
+	          SKIT_EUNSAFE);
+	skit_policy_free(p);
+}
+
 TEST_MAIN(
 	TEST(test_policy__table)
 	TEST(test_policy__doc_table_in_sync)
@@ -729,5 +979,10 @@ TEST_MAIN(
 	TEST(test_policy__domains)
 	TEST(test_policy__risk_and_unknown)
 	TEST(test_policy__long_reason_is_cut)
-	TEST(test_policy__out_of_memory))
+	TEST(test_policy__out_of_memory)
+	TEST(test_policy__offers)
+	TEST(test_policy__network)
+	TEST(test_policy__suggest)
+	TEST(test_policy__approving_flag)
+	TEST(test_policy__load_config))
 /* clang-format on */

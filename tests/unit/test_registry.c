@@ -1308,6 +1308,191 @@ static void test_registry__cache_hostile(void)
 	skit_registry_free(ref);
 }
 
+/* ---- to-prompt's items ------------------------------------------------ */
+
+/* skit_registry_prompt_items() over `n` folders of base/p, no asserts. */
+static int prompt_items(skit_prompt_item **out, skit_registry *reg,
+                        const char *const *rels, size_t n, skit_error *err)
+{
+	char **dirs = calloc(n, sizeof(*dirs));
+	int error;
+
+	ASSERT(dirs);
+	for (size_t i = 0; i < n; i++)
+		dirs[i] = strdup(at(rels[i]));
+	error = skit_registry_prompt_items(out, reg, (const char *const *)dirs,
+	                                   n, err);
+	for (size_t i = 0; i < n; i++)
+		free(dirs[i]);
+	free(dirs);
+	return error;
+}
+
+static void assert_same_items(const skit_prompt_item *a,
+                              const skit_prompt_item *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		ASSERT_STR(a[i].name, b[i].name);
+		ASSERT_STR(a[i].description, b[i].description);
+		ASSERT_STR(a[i].location, b[i].location);
+	}
+}
+
+/* Plant `len` bytes as the cache of base/p and load the items. */
+static void prompt_planted(const skit_prompt_item *ref, const char *file,
+                           const char *const *rels, size_t n, const void *data,
+                           size_t len, bool same)
+{
+	skit_prompt_item *got = NULL;
+	skit_registry *reg = reg_new();
+
+	write_bytes(file, data, len, 0600);
+	skit__registry_set_threads(reg, 2);
+	ASSERT_OK(prompt_items(&got, reg, rels, n, NULL));
+	if (same)
+		assert_same_items(ref, got, n);
+	skit_registry_prompt_items_free(got, n);
+	skit_registry_free(reg);
+}
+
+static void prompt_items_damaged(const skit_prompt_item *ref,
+                                 const char *const *rels, size_t n)
+{
+	struct skitx_buf buf = SKITX_BUF_INIT;
+	char *file = cache_file("p"), *copy;
+	size_t len, step;
+	uint64_t sum;
+
+	ASSERT_OK(skitx_fs_read_file(file, &buf, 1 << 24));
+	len = buf.len;
+	copy = malloc(len);
+	ASSERT(copy);
+	prompt_planted(ref, file, rels, n, buf.ptr, len / 2, true);
+	prompt_planted(ref, file, rels, n, buf.ptr, len - 1, true);
+	step = len / 60 ? len / 60 : 1;
+	for (size_t pos = 0; pos < len; pos += step) {
+		memcpy(copy, buf.ptr, len);
+		copy[pos] ^= 0x5a;
+		prompt_planted(ref, file, rels, n, copy, len, true);
+		sum = skit__cache_checksum(copy + SKIT__CACHE_HEADER_SIZE,
+		                           len - SKIT__CACHE_HEADER_SIZE);
+		memcpy(copy + SKIT__CACHE_CHECKSUM_AT, &sum, 8);
+		prompt_planted(ref, file, rels, n, copy, len, false);
+	}
+	free(copy);
+	free(file);
+	skitx_buf_release(&buf);
+}
+
+/*
+ * The items are those of a plain load with the cache off, cold, warm
+ * (after a scan of the parent wrote it), on one thread and several; a
+ * warm run takes every active skill from the cache, and a SKILL.md edited
+ * since (same size) is loaded again. A failing folder is reported as the
+ * plain load reports it, the first one in order.
+ */
+static void test_registry__prompt_items_cache(void)
+{
+	static const char *const rels[] = {
+		"p/plain",   "p/wide",   "p/extra", "p/mismatch",
+		"p/unicode", "p/linked", "p/plain", "p/hint",
+	};
+	size_t n = SKIT_ARRAY_SIZE(rels);
+	skit_prompt_item *ref = NULL, *got = NULL;
+	skit_registry *reg;
+	skit_error err = { 0 }, err2 = { 0 };
+	const char *bad[] = { "p/plain", "p/nodesc", "p/missing" };
+	char *home;
+
+	fresh("prompt-items");
+	skill("p", "plain", NULL, "A plain skill.");
+	/* fullwidth: NFKC is "wide", so the raw name differs (printed raw) */
+	skill("p", "wide", "\xef\xbd\x97\xef\xbd\x89\xef\xbd\x84\xef\xbd\x85",
+	      "Fullwidth name.");
+	write_file(at("p/extra/SKILL.md"),
+	           "---\nname: extra\ndescription: Unknown field.\n"
+	           "colour: blue\n---\n");
+	/* skipped by a scan (name vs folder), fine for to-prompt */
+	skill("p", "mismatch", "other", "Mismatched.");
+	skill("p", "unicode", NULL, "Caf\xc3\xa9 <&> \"quoted\" \xe2\x80\x8b.");
+	skill("elsewhere", "linked", NULL, "Behind a link.");
+	ASSERT_OK(symlink(at("elsewhere/linked"), at("p/linked")));
+	write_file(at("p/hint/SKILL.md"),
+	           "---\nname: hint\ndescription: |\n  Two\n  lines.\n"
+	           "when_to_use: Now.\nargument-hint: <x>\n---\n");
+	write_file(at("p/nodesc/SKILL.md"), "---\nname: nodesc\n---\n");
+	backdate("p");
+	backdate("elsewhere");
+	home = skit__cache_home();
+	ASSERT(home);
+
+	reg = reg_new();
+	skit__registry_set_no_cache(reg, true);
+	ASSERT_OK(prompt_items(&ref, reg, rels, n, NULL));
+	ASSERT_STR(ref[1].name, "\xef\xbd\x97\xef\xbd\x89\xef\xbd\x84"
+	                        "\xef\xbd\x85");
+	ASSERT_STR(ref[3].name, "other");
+	skit_registry_free(reg);
+
+	for (size_t threads = 1; threads <= 3; threads++) {
+		/* cold: no cache file yet */
+		rm_at(AT_FDCWD, home);
+		reg = reg_new();
+		skit__registry_set_threads(reg, threads);
+		ASSERT_OK(prompt_items(&got, reg, rels, n, NULL));
+		ASSERT_EQ(reg->cache_stats.hits, 0);
+		assert_same_items(ref, got, n);
+		skit_registry_prompt_items_free(got, n);
+		/* it writes none: a scan of the parent does */
+		ASSERT(access(home, F_OK) < 0);
+		add_root(reg, "project", "p");
+		scan(reg);
+		ASSERT_EQ(reg->cache_stats.written, 1);
+
+		/* warm: every active skill (not `mismatch`) from the cache */
+		ASSERT_OK(prompt_items(&got, reg, rels, n, NULL));
+		ASSERT_EQ(reg->cache_stats.hits, n - 1);
+		assert_same_items(ref, got, n);
+		skit_registry_prompt_items_free(got, n);
+		skit_registry_free(reg);
+	}
+
+	/*
+	 * A damaged cache (truncated, flipped) gives the plain result; one
+	 * forged with a good checksum is checked field by field (ASan
+	 * watches); all folders were given, so the parent is listed.
+	 */
+	prompt_items_damaged(ref, rels, n);
+	rm_at(AT_FDCWD, home);
+
+	reg = reg_new();
+	add_root(reg, "project", "p");
+	scan(reg);
+	skit_registry_free(reg);
+
+	/* an edit after a warm run: same size, new mtime; loaded again */
+	skill("p", "plain", NULL, "A PLAIN skill.");
+	set_mtime("p/plain/SKILL.md", 1000000100);
+	reg = reg_new();
+	ASSERT_OK(prompt_items(&got, reg, rels, n, NULL));
+	ASSERT_EQ(reg->cache_stats.hits, n - 3); /* `plain` twice */
+	ASSERT_STR(got[0].description, "A PLAIN skill.");
+	ASSERT_STR(got[6].description, "A PLAIN skill.");
+	skit_registry_prompt_items_free(got, n);
+
+	/* the first failure in order, with the plain load's message */
+	ASSERT_EQ(prompt_items(&got, reg, bad, 3, &err), SKIT_EINVALID);
+	ASSERT(!got);
+	ASSERT_STR(err.message,
+	           "Missing required field in frontmatter: description");
+	ASSERT_EQ(prompt_items(&got, reg, bad + 2, 1, &err2), SKIT_ENOTFOUND);
+	ASSERT_CONTAINS(err2.message, "Path does not exist");
+	skit_registry_free(reg);
+
+	skit_registry_prompt_items_free(ref, n);
+	skitx_free(home);
+}
+
 /* ---- default roots and config ---------------------------------------- */
 
 static void test_registry__default_roots(void)
@@ -1561,6 +1746,7 @@ TEST_MAIN(
 	TEST(test_registry__parallel_out_of_memory)
 	TEST(test_registry__cache_same_as_uncached)
 	TEST(test_registry__cache_hostile)
+	TEST(test_registry__prompt_items_cache)
 	TEST(test_registry__default_roots)
 	TEST(test_registry__config_files)
 	TEST(test_registry__search)

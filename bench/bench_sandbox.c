@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench_sandbox.c - what confinement costs per script run.
+ *
+ *	bench_sandbox [-n RUNS] [DIR]
+ *
+ * Times RUNS (default 200) runs of /bin/true three ways, interleaved so
+ * that load from elsewhere hits them alike: a plain fork + execve +
+ * waitpid (the floor), skit__run() unconfined, and skit__run() with
+ * confine = true (every layer this kernel has; DIR, default /tmp, is the
+ * work folder and is given as the only writable path). Prints the median
+ * and 90th percentile of each, in milliseconds, and the difference of the
+ * medians between the confined run and the floor. The target is 3 ms.
+ */
+#include "common.h"
+
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "skit/sandbox.h"
+#include "lib/sandbox_int.h"
+
+#define MAX_RUNS 10000
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double pct(double *v, int n, int p)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return v[(n - 1) * p / 100];
+}
+
+static double plain(char **argv, char **envp)
+{
+	double t0 = now_ms();
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		execve(argv[0], argv, envp);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		;
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "bench_sandbox: /bin/true failed\n");
+		exit(1);
+	}
+	return now_ms() - t0;
+}
+
+static double run(struct skit__run_opts *o, unsigned int *layers)
+{
+	struct skit__run_result res;
+	skit_error err = { 0 };
+	double t0 = now_ms();
+
+	if (skit__run(&res, o, &err) || res.exit_code) {
+		fprintf(stderr, "bench_sandbox: run failed: %s %s\n",
+		        err.message, skitx_buf_cstr(&res.err));
+		exit(1);
+	}
+	*layers = res.layers;
+	skit__run_result_release(&res);
+	return now_ms() - t0;
+}
+
+int main(int argc, char **argv)
+{
+	static double t_plain[MAX_RUNS], t_open[MAX_RUNS], t_conf[MAX_RUNS];
+	char *targv[] = { "/bin/true", NULL };
+	char *envp[] = { "PATH=/usr/bin:/bin", NULL };
+	const char *dir = "/tmp", *wp[2] = { NULL, NULL };
+	struct skit__run_opts o;
+	unsigned int layers = 0, open_layers = 0;
+	double mp, mo, mc;
+	int n = 200, i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-n") && i + 1 < argc)
+			n = (int)strtol(argv[++i], NULL, 10);
+		else
+			dir = argv[i];
+	}
+	if (n < 1 || n > MAX_RUNS) {
+		fprintf(stderr, "usage: bench_sandbox [-n 1..%d] [DIR]\n",
+		        MAX_RUNS);
+		return 2;
+	}
+	wp[0] = dir;
+	memset(&o, 0, sizeof(o));
+	o.path = targv[0];
+	o.argv = targv;
+	o.envp = envp;
+	o.cwd = dir;
+	o.timeout_ms = 10000;
+	o.output_cap = 4096;
+	o.write_paths = wp;
+	/* Warm the page cache and the loader. */
+	for (i = 0; i < 5; i++) {
+		plain(targv, envp);
+		o.confine = true;
+		run(&o, &layers);
+	}
+	for (i = 0; i < n; i++) {
+		t_plain[i] = plain(targv, envp);
+		o.confine = false;
+		t_open[i] = run(&o, &open_layers);
+		o.confine = true;
+		t_conf[i] = run(&o, &layers);
+	}
+	mp = pct(t_plain, n, 50);
+	mo = pct(t_open, n, 50);
+	mc = pct(t_conf, n, 50);
+	printf("runs=%d layers=", n);
+	for (unsigned int b = 1; b & SKIT_SANDBOX_ALL; b <<= 1)
+		if (layers & b)
+			printf("%s%s", skit_sandbox_layer_name(b),
+			       (layers & ~(b | (b - 1))) ? "," : "");
+	printf("\n");
+	printf("plain    median_ms=%.3f p90_ms=%.3f\n", mp,
+	       pct(t_plain, n, 90));
+	printf("run      median_ms=%.3f p90_ms=%.3f (confine=false)\n", mo,
+	       pct(t_open, n, 90));
+	printf("confined median_ms=%.3f p90_ms=%.3f\n", mc, pct(t_conf, n, 90));
+	printf("confined-plain median_diff_ms=%.3f (target < 3)\n", mc - mp);
+	return 0;
+}

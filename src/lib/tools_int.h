@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools_int.h - what the tool handlers share (library-internal): tools.c
+ * holds the skill tools, scripts, shell and the permission gate;
+ * tools_fs.c the file tools (read_file, list_dir, grep, write_file).
+ */
+#ifndef SKIT_LIB_TOOLS_INT_H
+#define SKIT_LIB_TOOLS_INT_H
+
+#include <jansson.h>
+
+#include "skit/common.h"
+#include "util/buf.h"
+
+struct skit_agent;
+
+/* Longest path a tool accepts, in bytes. */
+#define SKIT__TOOL_PATH_MAX 4096
+
+/* Replace `out` with an error message for the model; sets *is_error.
+ * Returns 0, or SKIT_ENOMEM. */
+int skit__tool_error(struct skitx_buf *out, bool *is_error, const char *fmt,
+                     ...) SKIT_PRINTF(3, 4);
+
+/* The string argument `key`, or NULL when absent or not a string. */
+const char *skit__str_arg(json_t *args, const char *key);
+
+/* Append text for the model with control characters and invalid UTF-8
+ * replaced by U+FFFD (tab and newline kept). 0 or SKIT_ENOMEM. */
+int skit__put_clean(struct skitx_buf *out, const char *s, size_t len);
+
+/* NULL when `p` is a relative path that stays inside its folder
+ * (lexically), else why not. */
+const char *skit__check_rel_path(const char *p);
+
+/* Open `rel` under `dirfd` without leaving it or following a symbolic
+ * link (openat2 RESOLVE_BENEATH, or one O_NOFOLLOW step per component).
+ * A descriptor, or -1 with errno set. */
+int skit__open_beneath(int dirfd, const char *rel, int flags);
+
+/* The model-facing wording of an open failure. */
+const char *skit__open_failure(int e);
+
+/* List the folder open at `fd` (taken) into `out`. 0 or SKIT_ENOMEM. */
+int skit__list_folder(int fd, struct skitx_buf *out, const char *rel);
+
+/* What skit__tool_read() read, for the audit trail. */
+struct skit__read_info {
+	bool read; /* a file's content was read (not a folder, no error) */
+	size_t first;
+	bool truncated;
+	long long file_bytes;
+	bool hardlinked;
+};
+
+/*
+ * Read the lines `args` asks for ("offset", "limit") of the file `path`
+ * under `dirfd` into `out` (a folder is listed instead; a binary file is
+ * described). Errors the model can act on become error results.
+ */
+int skit__tool_read(struct skit_agent *a, int dirfd, const char *path,
+                    json_t *args, struct skitx_buf *out, bool *is_error,
+                    struct skit__read_info *ri, skit_error *err);
+
+/* The file tools (tools_fs.c). Same contract as skit__tools_call(). */
+int skit__tool_read_file(struct skit_agent *a, json_t *args,
+                         struct skitx_buf *out, bool *is_error,
+                         skit_error *err);
+int skit__tool_list_dir(struct skit_agent *a, json_t *args,
+                        struct skitx_buf *out, bool *is_error, skit_error *err);
+int skit__tool_grep(struct skit_agent *a, json_t *args, struct skitx_buf *out,
+                    bool *is_error, skit_error *err);
+int skit__tool_write_file(struct skit_agent *a, json_t *args,
+                          struct skitx_buf *out, bool *is_error,
+                          skit_error *err);
+
+#endif

@@ -1,0 +1,109 @@
+#!/bin/sh
+# agent_permissions.sh - permissions from the command line: without a
+# terminal a call needing approval is refused and the exact command line
+# that approves it is printed (and works); --yes, --allow, --deny,
+# --no-file-tools, config files (a project's may not grant), bad
+# patterns; on a terminal the y / n prompt.
+. "$(dirname "$0")/agent_lib.inc"
+agent_world
+cd "$W" || exit 1
+
+# bare: skit run without --yes (agent() adds it)
+bare() {
+	timeout 60 "$SKIT" run --root "project=$W/skills" --runs-dir "$W/runs" \
+		--workdir "$W/work" --quiet --request-log "$T/req.jsonl" \
+		--model "replay:$CASS/perm.jsonl" "$@" go \
+		</dev/null >"$T/out" 2>"$T/err"
+	rc=$?
+}
+
+# No terminal, no flags: the script is refused, shell never offered.
+rm -f "$T/req.jsonl"
+bare
+expect_rc 0 "refusals end the run normally"
+has "$T/err" "skit: refused (execute call needs approval; no terminal to ask):" \
+	"the refusal is reported"
+has "$T/err" "run_skill_script for skill scr: scripts/ok.sh" "it names the call"
+has "$T/err" "to approve it, run: skit run --allow 'run_skill_script(scripts/ok.sh:*)' --root" \
+	"it prints the approving command"
+lacks "$T/req.jsonl" "OK-RUN" "the script did not run"
+has "$T/req.jsonl" "tool 'shell' is not available now" "shell is not offered"
+has "$T/req.jsonl" "the user can allow it by running again with --allow" \
+	"the model is told how it could be approved"
+
+# The printed command line approves it.
+cmd=$(sed -n 's/^  to approve it, run: skit //p' "$T/err" | head -n 1)
+rm -f "$T/req.jsonl"
+eval "timeout 60 \"\$SKIT\" $cmd" </dev/null >"$T/out" 2>"$T/err"
+rc=$?
+expect_rc 0 "the printed command runs"
+has "$T/req.jsonl" "OK-RUN" "the printed command approves the script"
+lacks "$T/err" "refused (execute call needs approval; no terminal to ask):
+  run_skill_script" "no refusal for the script"
+
+# --yes: both run, and the trail says who approved.
+rm -f "$T/req.jsonl"
+rm -rf "$W/runs"
+bare --yes
+expect_rc 0 "--yes"
+has "$T/req.jsonl" "OK-RUN" "--yes runs the script"
+has "$T/req.jsonl" "SHELL-RAN" "--yes offers and runs shell"
+the_run
+has "$RUN/events.jsonl" '"type":"approval","tool":"run_skill_script","skill":"scr"' \
+	"approvals are audited"
+has "$RUN/events.jsonl" '"decision":"allow","by":"flag"' "approved by the flag"
+
+# --deny wins over --yes.
+rm -f "$T/req.jsonl"
+bare --yes --deny 'Bash(echo:*)'
+has "$T/req.jsonl" "denied: denied by --deny 'Bash(echo:*)'" "--deny wins over --yes"
+lacks "$T/req.jsonl" "SHELL-RAN\\n" "the denied command did not run"
+has "$T/req.jsonl" "OK-RUN" "the script is not denied by that pattern"
+
+# --allow pre-approves one call; --no-file-tools hides the file tools.
+rm -f "$T/req.jsonl"
+bare --allow 'run_skill_script(scripts/ok.sh:*)' --no-file-tools
+has "$T/req.jsonl" "OK-RUN" "--allow pre-approves"
+lacks "$T/req.jsonl" '"name":"read_file"' "--no-file-tools"
+
+# A trusted config may grant; a project's config only restricts.
+printf '{"permissions": {"allow": ["run_skill_script"]}}\n' >"$T/cfg.json"
+rm -f "$T/req.jsonl"
+bare --config "$T/cfg.json"
+has "$T/req.jsonl" "OK-RUN" "--config allow pre-approves"
+mkdir -p "$W/.agents"
+printf '{"permissions": {"allow": ["run_skill_script"], "deny": ["Bash(echo:*)"]}}\n' \
+	>"$W/.agents/skit.json"
+rm -f "$T/req.jsonl"
+bare --yes
+has "$T/err" "1 \"allow\" permission(s) ignored" "a project's allow is ignored, with a warning"
+has "$T/req.jsonl" "denied by config deny 'Bash(echo:*)'" "a project's deny applies"
+rm -f "$T/req.jsonl"
+bare
+lacks "$T/req.jsonl" "OK-RUN" "a project's allow grants nothing"
+printf '{"permissions": {"deny": ["Bsh"]}}\n' >"$W/.agents/skit.json"
+bare --yes
+expect_rc 1 "a bad config pattern fails the run"
+has "$T/err" "permissions.deny[0]: unknown tool 'Bsh'" "and says where"
+lines "$T/err" 1 "in one line"
+rm -rf "$W/.agents"
+
+# Bad flags are usage errors, in one line.
+bare --allow 'Bash(git'
+expect_rc 2 "a malformed --allow"
+has "$T/err" "skit run: --allow 'Bash(git': unclosed '('" "the --allow error names the pattern"
+bare --deny 'Frob'
+expect_rc 2 "an unknown tool in --deny"
+
+# On a terminal: the prompt, then y or n.
+if command -v script >/dev/null 2>&1; then
+	rm -f "$T/req.jsonl"
+	printf 'y\nn\n' | timeout 60 script -qec "\"$SKIT\" run --root project=$W/skills --runs-dir $W/runs --workdir $W/work --quiet --request-log $T/req.jsonl --model replay:$CASS/perm.jsonl go" /dev/null >"$T/tty" 2>&1
+	has "$T/tty" "skit: approval needed" "the prompt is shown on a terminal"
+	has "$T/tty" "Allow? [y]es, [n]o, [a]lways (runs of scr's scripts/ok.sh)" \
+		"it offers always"
+	has "$T/req.jsonl" "OK-RUN" "y approves"
+	has "$T/req.jsonl" "the user declined this call" "n declines"
+	lacks "$T/req.jsonl" "SHELL-RAN\\n" "the declined call did not run"
+fi
+reg_done

@@ -1,0 +1,783 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_sandbox.c - skit__run() against hostile scripts (HOSTILE.md part E),
+ * each with confine = true: a secret outside the allowed paths, writes
+ * outside the work folder, a TCP connect to a listener of ours (refused;
+ * and reached with the network allowed, so the test is real), the
+ * environment passed exactly, a fork bomb, an output flood, background
+ * children that try to outlive a timeout (`&`, nohup, setsid, a double
+ * fork), a symlink out of the skill folder, `trap '' TERM`, an inherited
+ * fd 3, TIOCSTI, exits by signal, the rlimits, and the probe.
+ *
+ * A test whose layer this kernel lacks (per skit_sandbox_available())
+ * skips that one assertion and prints a note.
+ */
+#include "common.h"
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "skit/sandbox.h"
+#include "lib/sandbox_int.h"
+#include "util/fs.h"
+
+static char base[PATH_MAX / 4], skill[PATH_MAX / 2], work[PATH_MAX / 2];
+static unsigned int avail;
+
+static char *env_default[] = { "PATH=/usr/local/bin:/usr/bin:/bin",
+	                       "LANG=C.UTF-8", NULL };
+
+static void rm_rf(const char *path)
+{
+	struct dirent *de;
+	struct stat st;
+	char sub[PATH_MAX];
+	DIR *d;
+
+	if (lstat(path, &st) < 0)
+		return;
+	if (!S_ISDIR(st.st_mode)) {
+		unlink(path);
+		return;
+	}
+	d = opendir(path);
+	while (d && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
+		rm_rf(sub);
+	}
+	if (d)
+		closedir(d);
+	rmdir(path);
+}
+
+static void put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	ASSERT(f);
+	fputs(text, f);
+	ASSERT_OK(fclose(f));
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long)ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+/*
+ * A fresh layout under SKIT_TEST_DIR: base/secret.txt (outside every
+ * allowed path), base/skill (read-only), base/work (writable, the cwd).
+ */
+static void fresh(void)
+{
+	const char *top = getenv("SKIT_TEST_DIR");
+
+	snprintf(base, sizeof(base), "%s/sbx",
+	         top ? top : "/tmp/skit-test-sandbox");
+	rm_rf(base);
+	ASSERT_OK(skitx_fs_mkdir_p(base, 0755));
+	snprintf(skill, sizeof(skill), "%s/skill", base);
+	snprintf(work, sizeof(work), "%s/work", base);
+	ASSERT_OK(mkdir(skill, 0755));
+	ASSERT_OK(mkdir(work, 0755));
+	{
+		char p[PATH_MAX];
+
+		snprintf(p, sizeof(p), "%s/secret.txt", base);
+		put(p, "TOPSECRET-42\n");
+		snprintf(p, sizeof(p), "%s/ok.txt", skill);
+		put(p, "skill-content\n");
+	}
+	avail = skit_sandbox_available();
+}
+
+static void opts_init(struct skit__run_opts *o, char **argv)
+{
+	static const char *rp[2], *wp[2];
+
+	rp[0] = skill;
+	rp[1] = NULL;
+	wp[0] = work;
+	wp[1] = NULL;
+	memset(o, 0, sizeof(*o));
+	o->path = argv[0];
+	o->argv = argv;
+	o->envp = env_default;
+	o->cwd = work;
+	o->timeout_ms = 10000;
+	o->grace_ms = 300;
+	o->output_cap = 64 * 1024;
+	o->confine = true;
+	o->read_paths = rp;
+	o->write_paths = wp;
+}
+
+/* Run `script` with /bin/sh -c, confined; `o` may adjust the options. */
+static void run_sh(struct skit__run_result *res, const char *script,
+                   void (*adjust)(struct skit__run_opts *o))
+{
+	char *argv[] = { "/bin/sh", "-c", (char *)script, NULL };
+	struct skit__run_opts o;
+	skit_error err = { 0 };
+
+	opts_init(&o, argv);
+	if (adjust)
+		adjust(&o);
+	ASSERT_OK(skit__run(res, &o, &err));
+}
+
+static void note(const char *what, unsigned int layer)
+{
+	printf("note: %s: layer %s unavailable here, assertion skipped\n", what,
+	       skit_sandbox_layer_name(layer));
+}
+
+/* No process whose command line holds `tag` is left. */
+static bool none_left(const char *tag)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	bool none = true;
+
+	while (d && (de = readdir(d))) {
+		char path[300], cmd[4096];
+		ssize_t n;
+		int fd;
+
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/cmdline", de->d_name);
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			continue;
+		n = read(fd, cmd, sizeof(cmd) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		for (ssize_t i = 0; i < n; i++)
+			if (!cmd[i])
+				cmd[i] = ' ';
+		cmd[n] = '\0';
+		if (strstr(cmd, tag)) {
+			/* A zombie has an empty cmdline; this one runs. */
+			printf("left over: pid %s: %s\n", de->d_name, cmd);
+			none = false;
+		}
+	}
+	if (d)
+		closedir(d);
+	return none;
+}
+
+/* ---- tests ------------------------------------------------------------- */
+
+static void test_sandbox__probe(void)
+{
+	char *argv[] = { "/bin/true", NULL };
+	struct skit__run_opts o;
+	struct skit__run_result res;
+	unsigned int want;
+
+	fresh();
+	ASSERT_STR(skit_sandbox_layer_name(SKIT_SANDBOX_PGROUP), "pgroup");
+	ASSERT_STR(skit_sandbox_layer_name(SKIT_SANDBOX_CGROUP), "cgroup");
+	ASSERT(!skit_sandbox_layer_name(0));
+	ASSERT(!skit_sandbox_layer_name(3));
+	ASSERT(!skit_sandbox_layer_name(1u << 20));
+	printf("landlock abi %d; layers:", skit_sandbox_landlock_abi());
+	for (unsigned int b = 1; b & SKIT_SANDBOX_ALL; b <<= 1)
+		printf(" %s=%s", skit_sandbox_layer_name(b),
+		       avail & b ? "yes" : "no");
+	printf("\n");
+	ASSERT(avail & SKIT_SANDBOX_PGROUP);
+	ASSERT_EQ(!!(avail & SKIT_SANDBOX_LANDLOCK),
+	          skit_sandbox_landlock_abi() > 0);
+
+	opts_init(&o, argv);
+	ASSERT_OK(skit__run(&res, &o, NULL));
+	ASSERT_EQ(res.exit_code, 0);
+	/* Everything available is applied; only the unavailable is
+	 * missing. A network namespace only stands in for seccomp. */
+	want = SKIT_SANDBOX_ALL;
+	if (avail & SKIT_SANDBOX_SECCOMP)
+		want &= ~SKIT_SANDBOX_NETNS;
+	ASSERT_EQ(res.layers & avail & want, avail & want);
+	ASSERT_EQ(res.missing, want & ~res.layers);
+	ASSERT_EQ(res.layers & ~want, 0);
+	ASSERT_EQ(res.missing & avail, 0);
+	skit__run_result_release(&res);
+
+	/* With the network allowed its layers are not asked for. */
+	o.allow_network = true;
+	ASSERT_OK(skit__run(&res, &o, NULL));
+	ASSERT_EQ(res.exit_code, 0);
+	ASSERT_EQ(res.layers & (SKIT_SANDBOX_NETNS | SKIT_SANDBOX_LANDLOCK_NET),
+	          0);
+	ASSERT_EQ(res.missing &
+	                  (SKIT_SANDBOX_NETNS | SKIT_SANDBOX_LANDLOCK_NET),
+	          0);
+	skit__run_result_release(&res);
+}
+
+static void test_sandbox__unconfined_unchanged(void)
+{
+	char *argv[] = { "/bin/sh", "-c", "echo hi; echo err >&2; exit 3",
+		         NULL };
+	struct skit__run_opts o;
+	struct skit__run_result res;
+
+	fresh();
+	opts_init(&o, argv);
+	o.confine = false;
+	ASSERT_OK(skit__run(&res, &o, NULL));
+	ASSERT_EQ(res.exit_code, 3);
+	ASSERT_STR(skitx_buf_cstr(&res.out), "hi\n");
+	ASSERT_STR(skitx_buf_cstr(&res.err), "err\n");
+	ASSERT_EQ(res.layers, SKIT_SANDBOX_PGROUP);
+	ASSERT_EQ(res.missing, 0);
+	skit__run_result_release(&res);
+}
+
+static void test_sandbox__secret_outside(void)
+{
+	struct skit__run_result res;
+	char script[PATH_MAX + 64];
+
+	fresh();
+	snprintf(script, sizeof(script), "cat '%s/secret.txt'", base);
+	run_sh(&res, script, NULL);
+	if (avail & SKIT_SANDBOX_LANDLOCK) {
+		ASSERT(res.exit_code != 0);
+		ASSERT(!strstr(skitx_buf_cstr(&res.out), "TOPSECRET"));
+		ASSERT(res.layers & SKIT_SANDBOX_LANDLOCK);
+	} else {
+		note("secret outside", SKIT_SANDBOX_LANDLOCK);
+	}
+	skit__run_result_release(&res);
+
+	/* The skill folder is readable, and so are the system folders. */
+	snprintf(script, sizeof(script),
+	         "cat '%s/ok.txt' && head -c 5 /etc/passwd && echo", skill);
+	run_sh(&res, script, NULL);
+	ASSERT_EQ(res.exit_code, 0);
+	ASSERT_STR(skitx_buf_cstr(&res.out), "skill-content\nroot:\n");
+	skit__run_result_release(&res);
+
+	/* /etc is not given whole. */
+	run_sh(&res, "cat /etc/shadow /etc/ssh/ssh_host_ed25519_key", NULL);
+	ASSERT(res.exit_code != 0);
+	ASSERT_EQ(skitx_buf_len(&res.out), 0);
+	skit__run_result_release(&res);
+}
+
+static void test_sandbox__write_outside(void)
+{
+	struct skit__run_result res;
+	char script[3 * PATH_MAX], path[PATH_MAX];
+	struct stat st;
+
+	fresh();
+	snprintf(script, sizeof(script),
+	         "echo in > '%s/inside.txt' && echo skill > '%s/new.txt';"
+	         "echo out > '%s/outside.txt'; echo home > /tmp/skit-pwned-$$;"
+	         "rm -f '%s/ok.txt'",
+	         work, skill, base, skill);
+	run_sh(&res, script, NULL);
+	snprintf(path, sizeof(path), "%s/inside.txt", work);
+	ASSERT_OK(stat(path, &st));
+	ASSERT_EQ(st.st_size, 3);
+	if (avail & SKIT_SANDBOX_LANDLOCK) {
+		ASSERT(res.exit_code != 0);
+		snprintf(path, sizeof(path), "%s/outside.txt", base);
+		ASSERT(stat(path, &st) < 0);
+		snprintf(path, sizeof(path), "%s/new.txt", skill);
+		ASSERT(stat(path, &st) < 0);
+		snprintf(path, sizeof(path), "%s/ok.txt", skill);
+		ASSERT_OK(stat(path, &st));
+	} else {
+		note("write outside", SKIT_SANDBOX_LANDLOCK);
+	}
+	skit__run_result_release(&res);
+}
+
+static void allow_net(struct skit__run_opts *o)
+{
+	o->allow_network = true;
+}
+
+static void test_sandbox__network(void)
+{
+	struct sockaddr_in sa;
+	socklen_t len = sizeof(sa);
+	struct skit__run_result res;
+	char script[512];
+	int lfd;
+
+	fresh();
+	if (access("/usr/bin/python3", X_OK)) {
+		printf("note: no python3; network test skipped\n");
+		return;
+	}
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	ASSERT(lfd >= 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ASSERT_OK(bind(lfd, (struct sockaddr *)&sa, sizeof(sa)));
+	ASSERT_OK(listen(lfd, 8));
+	ASSERT_OK(getsockname(lfd, (struct sockaddr *)&sa, &len));
+	snprintf(script, sizeof(script),
+	         "exec python3 -c \"import socket\n"
+	         "try:\n"
+	         "  socket.create_connection(('127.0.0.1', %d), 3)\n"
+	         "  print('tcp-connected')\n"
+	         "except OSError as e:\n"
+	         "  print('tcp-refused', e.errno)\n"
+	         "try:\n"
+	         "  s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+	         "  s.sendto(b'x', ('127.0.0.1', %d))\n"
+	         "  print('udp-sent')\n"
+	         "except OSError as e:\n"
+	         "  print('udp-refused', e.errno)\n"
+	         "a, b = socket.socketpair()\n"
+	         "print('socketpair-ok')\n\"",
+	         ntohs(sa.sin_port), ntohs(sa.sin_port));
+	run_sh(&res, script, NULL);
+	ASSERT_EQ(res.exit_code, 0);
+	if (avail & (SKIT_SANDBOX_SECCOMP | SKIT_SANDBOX_NETNS |
+	             SKIT_SANDBOX_LANDLOCK_NET)) {
+		ASSERT_CONTAINS(skitx_buf_cstr(&res.out), "tcp-refused");
+		ASSERT(!strstr(skitx_buf_cstr(&res.out), "tcp-connected"));
+	} else {
+		note("network off", SKIT_SANDBOX_SECCOMP);
+	}
+	if (avail & (SKIT_SANDBOX_SECCOMP | SKIT_SANDBOX_NETNS))
+		ASSERT_CONTAINS(skitx_buf_cstr(&res.out), "udp-refused");
+	/* AF_UNIX pairs keep working (multiprocessing and the like). */
+	ASSERT_CONTAINS(skitx_buf_cstr(&res.out), "socketpair-ok");
+	skit__run_result_release(&res);
+
+	/* The same script reaches the listener with the network allowed. */
+	run_sh(&res, script, allow_net);
+	ASSERT_EQ(res.exit_code, 0);
+	ASSERT_CONTAINS(skitx_buf_cstr(&res.out), "tcp-connected");
+	ASSERT_CONTAINS(skitx_buf_cstr(&res.out), "udp-sent");
+	skit__run_result_release(&res);
+	close(lfd);
+}
+
+static void test_sandbox__environment(void)
+{
+	char *argv[] = { "/usr/bin/env", NULL };
+	char *envp[] = { "PATH=/usr/bin:/bin", "HOME=/nowhere", NULL };
+	struct skit__run_opts o;
+	struct skit__run_result res;
+
+	fresh();
+	setenv("OPENAI_API_KEY", "sk-test-SECRET-do-not-leak", 1);
+	opts_init(&o, argv);
+	o.envp = envp;
+	ASSERT_OK(skit__run(&res, &o, NULL));
+	unsetenv("OPENAI_API_KEY");
+	ASSERT_EQ(res.exit_code, 0);
+	ASSERT(!strstr(skitx_buf_cstr(&res.out), "SECRET"));
+	/* Exactly what the caller passed, nothing of ours. */
+	ASSERT_STR(skitx_buf_cstr(&res.out),
+	           "PATH=/usr/bin:/bin\nHOME=/nowhere\n");
+	skit__run_result_release(&res);
+
+	/* Nor through /proc: the parent's environ is out of reach. */
+	{
+		char script[160];
+
+		snprintf(
+		        script, sizeof(script),
+		        "cat /proc/%ld/environ >/dev/null 2>&1 && echo readable"
+		        " || echo denied",
+		        (long)getpid());
+		run_sh(&res, script, NULL);
+	}
+	if (avail & SKIT_SANDBOX_LANDLOCK)
+		ASSERT_STR(skitx_buf_cstr(&res.out), "denied\n");
+	else
+		note("parent environ", SKIT_SANDBOX_LANDLOCK);
+	skit__run_result_release(&res);
+}
+
+static void short_timeout(struct skit__run_opts *o)
+{
+	o->timeout_ms = 1500;
+	o->grace_ms = 300;
+}
+
+static void test_sandbox__fork_bomb(void)
+{
+	struct skit__run_result res;
+	char script[256], tag[64];
+	long t0, took;
+
+	fresh();
+	if (!(avail & (SKIT_SANDBOX_CGROUP | SKIT_SANDBOX_PIDNS)) &&
+	    geteuid() == 0) {
+		/* RLIMIT_NPROC does not bind root: nothing would stop it. */
+		note("fork bomb", SKIT_SANDBOX_CGROUP);
+		return;
+	}
+	snprintf(tag, sizeof(tag), "skitbomb%ld", (long)getpid());
+	snprintf(script, sizeof(script),
+	         "f() { f | f & }; f; while :; do sleep 1; done");
+	{
+		char *argv[] = { "/bin/sh", "-c", script, tag, NULL };
+		struct skit__run_opts o;
+
+		opts_init(&o, argv);
+		short_timeout(&o);
+		t0 = now_ms();
+		ASSERT_OK(skit__run(&res, &o, NULL));
+		took = now_ms() - t0;
+	}
+	printf("fork bomb: %ld ms, layers 0x%x\n", took, res.layers);
+	/* The runtime kept its schedule: timeout + grace + slack. */
+	ASSERT(took < 1500 + 300 + 2500);
+	/* Killed at the timeout, or the shell gave up when a fork failed
+	 * against the limit (dash exits on "cannot fork"): either way it
+	 * did not run free. */
+	ASSERT(res.timed_out || res.exit_code != 0 || res.signal);
+	if (avail & SKIT_SANDBOX_CGROUP)
+		ASSERT(res.layers & SKIT_SANDBOX_CGROUP);
+	ASSERT(none_left(tag));
+	skit__run_result_release(&res);
+}
+
+static void test_sandbox__flood(void)
+{
+	struct skit__run_opts o;
+	struct skit__run_result res;
+	char *argv[] = { "/bin/sh", "-c",
+		         "head -c 5000000 /dev/zero; head -c 300000 /dev/zero "
+		         ">&2",
+		         NULL };
+	char *yes[] = { "/usr/bin/yes", NULL };
+
+	fresh();
+	opts_init(&o, argv);
+	o.output_cap = 1000;
+	ASSERT_OK(skit__run(&res, &o, NULL));
+	ASSERT_EQ(res.exit_code, 0);
+	ASSERT_EQ(skitx_buf_len(&res.out), 1000);
+	ASSERT_EQ(res.out_total, 5000000);
+	ASSERT_EQ(skitx_buf_len(&res.err), 1000);
+	ASSERT_EQ(res.err_total, 300000);
+	skit__run_result_release(&res);
+
+	/* Without end: the timeout stops it, the count goes on. */
+	opts_init(&o, yes);
+	o.output_cap = 4096;
+	o.timeout_ms = 500;
+	ASSERT_OK(skit__run(&res, &o, NULL));
+	ASSERT(res.timed_out);
+	ASSERT_EQ(res.signal, SIGTERM);
+	ASSERT_EQ(skitx_buf_len(&res.out), 4096);
+	ASSERT(res.out_total > 4096 * 4);
+	skit__run_result_release(&res);
+}
+
+/* The pid a background child wrote, in its own namespace. */
+static long read_pid(const char *name)
+{
+	char path[PATH_MAX], buf[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", work, name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	return strtol(buf, NULL, 10);
+}
+
+static void test_sandbox__outlive(void)
+{
+	struct skit__run_result res;
+	char script[2048], tag[64];
+	const char *names[] = { "bg.pid", "nohup.pid", "setsid.pid",
+		                "double.pid" };
+
+	fresh();
+	/*
+	 * Each child says it started (its pid in the run's namespace, of no
+	 * use outside) and sleeps on; the sleep's argument carries a tag to
+	 * find strays by, in the whole system's /proc.
+	 */
+	snprintf(tag, sizeof(tag), "9%ld.5", (long)getpid());
+	snprintf(script, sizeof(script),
+	         "rec='echo $$ > \"$1\"; exec sleep %s'\n"
+	         "sh -c \"$rec\" sh bg.pid &\n"
+	         "nohup sh -c \"$rec\" sh nohup.pid >/dev/null 2>&1 &\n"
+	         "setsid sh -c \"$rec\" sh setsid.pid &\n"
+	         "( sh -c \"$rec\" sh double.pid & ) \n"
+	         "while [ ! -s double.pid ] || [ ! -s setsid.pid ] ||"
+	         " [ ! -s nohup.pid ] || [ ! -s bg.pid ]; do sleep 0.05; done\n"
+	         "echo started; exec sleep %s",
+	         tag, tag);
+	run_sh(&res, script, short_timeout);
+	ASSERT(res.timed_out);
+	ASSERT_CONTAINS(skitx_buf_cstr(&res.out), "started");
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(names); i++) {
+		ASSERT(read_pid(names[i]) > 1);
+	}
+	if (avail & (SKIT_SANDBOX_PIDNS | SKIT_SANDBOX_CGROUP))
+		ASSERT(none_left(tag));
+	else
+		note("outliving children", SKIT_SANDBOX_PIDNS);
+	skit__run_result_release(&res);
+
+	/* A script that ends on its own takes its children with it too. */
+	fresh();
+	snprintf(script, sizeof(script),
+	         "setsid sleep %s & nohup sleep %s >/dev/null 2>&1 & "
+	         "echo done",
+	         tag, tag);
+	run_sh(&res, script, NULL);
+	ASSERT_EQ(res.exit_code, 0);
+	ASSERT(!res.timed_out);
+	ASSERT(res.duration_ms < 3000);
+	if (avail & (SKIT_SANDBOX_PIDNS | SKIT_SANDBOX_CGROUP))
+		ASSERT(none_left(tag));
+	skit__run_result_release(&res);
+}
+
+static void test_sandbox__symlink_out(void)
+{
+	struct skit__run_result res;
+	char link[PATH_MAX], target[PATH_MAX], script[PATH_MAX + 32];
+
+	fresh();
+	snprintf(link, sizeof(link), "%s/link.txt", skill);
+	snprintf(target, sizeof(target), "%s/secret.txt", base);
+	ASSERT_OK(symlink(target, link));
+	snprintf(link, sizeof(link), "%s/up", skill);
+	ASSERT_OK(symlink("..", link));
+	snprintf(script, sizeof(script), "cat '%s/link.txt' '%s/up/secret.txt'",
+	         skill, skill);
+	run_sh(&res, script, NULL);
+	if (avail & SKIT_SANDBOX_LANDLOCK) {
+		ASSERT(res.exit_code != 0);
+		ASSERT(!strstr(skitx_buf_cstr(&res.out), "TOPSECRET"));
+	} else {
+		note("symlink out", SKIT_SANDBOX_LANDLOCK);
+	}
+	skit__run_result_release(&res);
+}
+
+static void test_sandbox__trap_term(void)
+{
+	struct skit__run_result res;
+	long t0 = now_ms();
+
+	fresh();
+	run_sh(&res, "trap '' TERM; echo armed; while :; do :; done",
+	       short_timeout);
+	ASSERT(res.timed_out);
+	ASSERT_EQ(res.signal, SIGKILL);
+	ASSERT_EQ(res.exit_code, -1);
+	ASSERT_CONTAINS(skitx_buf_cstr(&res.out), "armed");
+	ASSERT(now_ms() - t0 >= 1500 + 300);
+	ASSERT(now_ms() - t0 < 1500 + 300 + 2000);
+	skit__run_result_release(&res);
+}
+
+static void test_sandbox__inherited_fds(void)
+{
+	struct skit__run_result res;
+	char path[PATH_MAX];
+	int fd;
+
+	fresh();
+	snprintf(path, sizeof(path), "%s/secret.txt", base);
+	fd = open(path, O_RDONLY); /* deliberately without O_CLOEXEC */
+	ASSERT(fd >= 0);
+	if (fd != 3) {
+		ASSERT(dup2(fd, 3) == 3);
+		close(fd);
+	}
+	ASSERT(dup2(3, 9) == 9);
+	run_sh(&res, "cat <&3 || echo closed3; cat <&9 || echo closed9", NULL);
+	close(3);
+	close(9);
+	ASSERT_CONTAINS(skitx_buf_cstr(&res.out), "closed3\nclosed9\n");
+	ASSERT(!strstr(skitx_buf_cstr(&res.out), "TOPSECRET"));
+	skit__run_result_release(&res);
+
+	/* Nothing open from 3 up (the shell's own come later). */
+	run_sh(&res,
+	       "for fd in 3 4 5 6 7 8 9; do"
+	       " (: <&$fd) 2>/dev/null && echo open$fd; done; echo end",
+	       NULL);
+	ASSERT_EQ(res.exit_code, 0);
+	ASSERT_STR(skitx_buf_cstr(&res.out), "end\n");
+	skit__run_result_release(&res);
+}
+
+static void test_sandbox__terminal(void)
+{
+	struct skit__run_result res;
+
+	fresh();
+	if (access("/usr/bin/python3", X_OK)) {
+		printf("note: no python3; terminal test skipped\n");
+		return;
+	}
+	run_sh(&res,
+	       "exec python3 -c \"import fcntl, termios, os\n"
+	       "try:\n"
+	       "  fcntl.ioctl(0, termios.TIOCSTI, b'x')\n"
+	       "except OSError as e:\n"
+	       "  print('tiocsti', e.errno)\n"
+	       "try:\n"
+	       "  os.open('/dev/tty', os.O_RDWR)\n"
+	       "  print('tty-opened')\n"
+	       "except OSError as e:\n"
+	       "  print('tty', e.errno)\n"
+	       "print('sid', os.getsid(0) != os.getsid(os.getppid()) or "
+	       "os.getppid() == 1)\n\"",
+	       NULL);
+	ASSERT_EQ(res.exit_code, 0);
+	if (avail & SKIT_SANDBOX_SECCOMP)
+		ASSERT_CONTAINS(skitx_buf_cstr(&res.out), "tiocsti 1\n");
+	else
+		note("TIOCSTI", SKIT_SANDBOX_SECCOMP);
+	ASSERT(!strstr(skitx_buf_cstr(&res.out), "tty-opened"));
+	skit__run_result_release(&res);
+}
+
+static void test_sandbox__signals(void)
+{
+	struct skit__run_result res;
+
+	fresh();
+	run_sh(&res, "kill -SEGV $$", NULL);
+	ASSERT_EQ(res.signal, SIGSEGV);
+	ASSERT_EQ(res.exit_code, -1);
+	ASSERT(!res.timed_out);
+	skit__run_result_release(&res);
+
+	run_sh(&res, "kill -KILL $$", NULL);
+	ASSERT_EQ(res.signal, SIGKILL);
+	skit__run_result_release(&res);
+
+	run_sh(&res, "exit 7", NULL);
+	ASSERT_EQ(res.exit_code, 7);
+	ASSERT_EQ(res.signal, 0);
+	skit__run_result_release(&res);
+
+	/* A program that cannot be executed. */
+	{
+		char *argv[] = { "/nonexistent/prog", NULL };
+		struct skit__run_opts o;
+
+		opts_init(&o, argv);
+		ASSERT_OK(skit__run(&res, &o, NULL));
+		ASSERT_EQ(res.exit_code, 127);
+		ASSERT_CONTAINS(skitx_buf_cstr(&res.err), "cannot execute");
+		skit__run_result_release(&res);
+	}
+}
+
+static void small_limits(struct skit__run_opts *o)
+{
+	o->limits.file_bytes = 4096;
+	o->limits.open_files = 32;
+}
+
+static void test_sandbox__rlimits(void)
+{
+	struct skit__run_result res;
+
+	fresh();
+	/* dash: -f in 512-byte blocks, -v in KiB. */
+	run_sh(&res, "ulimit -n; ulimit -c; ulimit -f; ulimit -v; ulimit -t",
+	       NULL);
+	ASSERT_EQ(res.exit_code, 0);
+	ASSERT_STR(skitx_buf_cstr(&res.out), "256\n0\n131072\n4194304\n15\n");
+	ASSERT(res.layers & SKIT_SANDBOX_RLIMITS);
+	skit__run_result_release(&res);
+
+	run_sh(&res, "ulimit -n; head -c 10000 /dev/zero > big; echo $?",
+	       small_limits);
+	ASSERT_CONTAINS(skitx_buf_cstr(&res.out), "32\n");
+	ASSERT(!strstr(skitx_buf_cstr(&res.out), "\n0\n"));
+	skit__run_result_release(&res);
+}
+
+static void test_sandbox__python_runs(void)
+{
+	struct skit__run_result res;
+
+	fresh();
+	if (access("/usr/bin/python3", X_OK)) {
+		printf("note: no python3; python test skipped\n");
+		return;
+	}
+	run_sh(&res,
+	       "exec python3 -c \"import json, os, subprocess, tempfile\n"
+	       "print(json.dumps({'cwd': os.path.basename(os.getcwd())}))\n"
+	       "open('out.txt', 'w').write('ok')\n"
+	       "print(subprocess.run(['sh', '-c', 'echo sub'], "
+	       "capture_output=True).stdout.decode().strip())\n\"",
+	       NULL);
+	if (res.exit_code)
+		printf("stderr: %s\n", skitx_buf_cstr(&res.err));
+	ASSERT_EQ(res.exit_code, 0);
+	ASSERT_STR(skitx_buf_cstr(&res.out), "{\"cwd\": \"work\"}\nsub\n");
+	skit__run_result_release(&res);
+}
+
+static void test_sandbox__no_cgroup_left(void)
+{
+	char tag[64];
+	struct dirent *de;
+	bool found = false;
+	DIR *d;
+
+	fresh();
+	snprintf(tag, sizeof(tag), "skit-%ld-", (long)getpid());
+	d = opendir("/sys/fs/cgroup/pids");
+	while (d && (de = readdir(d)))
+		if (!strncmp(de->d_name, tag, strlen(tag)))
+			found = true;
+	if (d)
+		closedir(d);
+	ASSERT(!found);
+}
+
+TEST_MAIN(
+        TEST(test_sandbox__probe) TEST(test_sandbox__unconfined_unchanged) TEST(
+                test_sandbox__secret_outside) TEST(test_sandbox__write_outside)
+                TEST(test_sandbox__network) TEST(test_sandbox__environment) TEST(
+                        test_sandbox__fork_bomb) TEST(test_sandbox__flood)
+                        TEST(test_sandbox__outlive) TEST(
+                                test_sandbox__symlink_out)
+                                TEST(test_sandbox__trap_term) TEST(
+                                        test_sandbox__inherited_fds)
+                                        TEST(test_sandbox__terminal) TEST(
+                                                test_sandbox__signals)
+                                                TEST(test_sandbox__rlimits) TEST(
+                                                        test_sandbox__python_runs)
+                                                        TEST(test_sandbox__no_cgroup_left))
