@@ -511,11 +511,17 @@ static void confined_child(const struct skit__run_opts *o, const struct plan *p,
 
 /* ---- in the parent: preparing the layers ------------------------------- */
 
+unsigned int skit__sandbox_disabled;
+
 #ifdef __linux__
 static int ll_abi(void)
 {
-	long v = syscall(SYS_landlock_create_ruleset, NULL, 0,
-	                 LANDLOCK_CREATE_RULESET_VERSION);
+	long v;
+
+	if (skit__sandbox_disabled & SKIT_SANDBOX_LANDLOCK)
+		return 0;
+	v = syscall(SYS_landlock_create_ruleset, NULL, 0,
+	            LANDLOCK_CREATE_RULESET_VERSION);
 
 	return v < 0 ? 0 : (int)v;
 }

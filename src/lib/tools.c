@@ -882,6 +882,19 @@ static void sandbox_warn(struct skit_agent *a,
 	skitx_buf_release(&b);
 }
 
+/* Count one program run against the task's budget: 0 or SKIT_ELIMIT. */
+static int charge_run(struct skit_agent *a, skit_error *err)
+{
+	if (a->task_scripts >= a->max_script_runs)
+		return skit__error_set(err, SKIT_ELIMIT, 0,
+		                       "script-run budget exhausted (%u runs); "
+		                       "raise it with --max-script-runs",
+		                       a->max_script_runs);
+	a->task_scripts++;
+	a->stats.script_runs++;
+	return 0;
+}
+
 /* The result of a program run, as the model sees it; and the hashes of
  * what it printed, for the trail. 0 or SKIT_ENOMEM. */
 static int put_run_result(struct skit_agent *a,
@@ -970,13 +983,9 @@ static int do_run_script(struct skit_agent *a, json_t *args,
 		        "%.200s is not executable (its author should "
 		        "chmod +x it)",
 		        path);
-	if (a->task_scripts >= a->max_script_runs)
-		return skit__error_set(err, SKIT_ELIMIT, 0,
-		                       "script-run budget exhausted (%u runs); "
-		                       "raise it with --max-script-runs",
-		                       a->max_script_runs);
-	a->task_scripts++;
-	a->stats.script_runs++;
+	rc = charge_run(a, err);
+	if (rc)
+		return rc;
 	dir = skit_skill_dir(s->skill);
 	full = skitx_malloc(strlen(dir) + strlen(path) + 2);
 	argv = skitx_calloc(nargs + 2, sizeof(*argv));
@@ -1060,13 +1069,9 @@ static int do_shell(struct skit_agent *a, json_t *args, struct skitx_buf *out,
 		                        "\"command\" must be a command line "
 		                        "of 1 to %u bytes without NUL",
 		                        SHELL_MAX);
-	if (a->task_scripts >= a->max_script_runs)
-		return skit__error_set(err, SKIT_ELIMIT, 0,
-		                       "script-run budget exhausted (%u runs); "
-		                       "raise it with --max-script-runs",
-		                       a->max_script_runs);
-	a->task_scripts++;
-	a->stats.script_runs++;
+	rc = charge_run(a, err);
+	if (rc)
+		return rc;
 	env = script_env(a, NULL);
 	if (!env)
 		return skit__error_oom(err);

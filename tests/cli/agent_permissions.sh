@@ -95,6 +95,34 @@ has "$T/err" "skit run: --allow 'Bash(git': unclosed '('" "the --allow error nam
 bare --deny 'Frob'
 expect_rc 2 "an unknown tool in --deny"
 
+# allowed-tools is checked at load time: an unknown tool name and a
+# malformed pattern are lint warnings (errors with --strict).
+mkdir -p "$W/lint/frob"
+printf -- '---\nname: frob\ndescription: Lint me.\nallowed-tools: bash Frobnicate Read\n---\nBody.\n' \
+	>"$W/lint/frob/SKILL.md"
+run validate "$W/lint/frob"
+expect_rc 0 "allowed-tools warnings do not fail validate"
+run validate --strict "$W/lint/frob"
+expect_rc 1 "they do with --strict"
+has "$T/err" "SKILL.md:4:1: warning: Unknown tool 'bash' in allowed-tools (did you mean 'Bash'?) [allowed-tools-unknown-tool]" \
+	"an unknown tool is a lint warning with a hint"
+has "$T/err" "Unknown tool 'Frobnicate' in allowed-tools" "each unknown name is reported"
+mkdir -p "$W/lint/paren"
+printf -- '---\nname: paren\ndescription: Lint me.\nallowed-tools: Read(a\n---\nBody.\n' \
+	>"$W/lint/paren/SKILL.md"
+run validate --strict "$W/lint/paren"
+expect_rc 1 "a malformed pattern fails --strict"
+has "$T/err" "unclosed '(' (column 5); skit treats the skill as granting no tool [allowed-tools-pattern]" \
+	"a malformed pattern is a lint warning"
+
+# skit doctor reports the sandbox layers, in text and JSON.
+run doctor --root "$W/skills"
+has "$T/out" "Sandbox (layers for scripts; Landlock ABI" "doctor has a sandbox section"
+has "$T/out" "  seccomp " "doctor lists each layer"
+run doctor --json --root "$W/skills"
+json_ok "$T/out" "doctor --json is JSON"
+has "$T/out" '"sandbox"' "doctor --json has the sandbox layers"
+
 # On a terminal: the prompt, then y or n.
 if command -v script >/dev/null 2>&1; then
 	rm -f "$T/req.jsonl"

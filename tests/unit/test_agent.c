@@ -26,6 +26,7 @@
 #include "skit/model.h"
 #include "skit/registry.h"
 #include "skit/sandbox.h"
+#include "lib/sandbox_int.h"
 
 #define MARKED_COUNT 5
 
@@ -1807,6 +1808,60 @@ static void test_agent__no_file_tools(void)
 	fx_close(&f, "ok", 0);
 }
 
+struct warn_log {
+	unsigned int warnings;
+	char line[512];
+};
+
+static void warn_trace(skit_trace_kind kind, const char *line, void *payload)
+{
+	struct warn_log *w = payload;
+
+	if (kind == SKIT_TRACE_NOTE && strstr(line, "sandbox")) {
+		w->warnings++;
+		snprintf(w->line, sizeof(w->line), "%s", line);
+	}
+}
+
+/* A kernel without a layer: one warning line, and the trail records it. */
+static void test_agent__sandbox_layer_missing(void)
+{
+	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
+	struct warn_log w = { 0 };
+	struct fx f;
+	struct reqs r;
+	struct events e;
+	skit_error err = { 0 };
+	bool is_error = false;
+	json_t *ev;
+
+	build_world("layer-missing");
+	ao.hooks.on_trace = warn_trace;
+	ao.hooks.payload = &w;
+	skit__sandbox_disabled = SKIT_SANDBOX_LANDLOCK;
+	fx_open(&f, "perm.jsonl", &ao);
+	if (skit_agent_send(f.agent, "go", NULL, &err))
+		HARNESS_FAIL("send: %s", err.message);
+	skit__sandbox_disabled = 0;
+	reqs_load(&r, f.log);
+	/* Both programs still ran, under the other layers. */
+	ASSERT_CONTAINS(result_of(&r, "p1", &is_error), "OK-RUN");
+	ASSERT_CONTAINS(result_of(&r, "p2", &is_error), "SHELL-RAN");
+	reqs_free(&r);
+	ASSERT_EQ(w.warnings, 1);
+	ASSERT_STR(w.line, "warning: sandbox layers unavailable here: landlock, "
+	                   "landlock_net, landlock_scope (see skit doctor)");
+	fx_close(&f, "ok", 0);
+	events_load(&e, f.run_dir);
+	ev = event(&e, "sandbox_warning", 0);
+	ASSERT(ev);
+	ASSERT_STR(json_string_value(
+	                   json_array_get(json_object_get(ev, "missing"), 0)),
+	           "landlock");
+	ASSERT(!event(&e, "sandbox_warning", 1));
+	events_free(&e);
+}
+
 TEST_MAIN(
 	TEST(test_agent__disclosure)
 	TEST(test_agent__audit_events)
@@ -1835,5 +1890,6 @@ TEST_MAIN(
 	TEST(test_agent__approvals_without_terminal)
 	TEST(test_agent__approvals_asked)
 	TEST(test_agent__file_tools)
-	TEST(test_agent__no_file_tools))
+	TEST(test_agent__no_file_tools)
+	TEST(test_agent__sandbox_layer_missing))
 /* clang-format on */
