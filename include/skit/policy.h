@@ -90,6 +90,9 @@ typedef struct {
 typedef struct {
 	skit_verdict verdict;
 	skit_risk risk;
+	/** The run-time flags decided (`--allow`, `--deny`, `--yes`,
+	 *  `--no-network`), not the configured policy. */
+	bool by_flag;
 	/** One line naming the rule that decided, e.g. "denied by --deny
 	 *  'Bash(rm:*)'"; cut to fit. */
 	char reason[256];

@@ -729,6 +729,7 @@ static void decide(skit_decision *out, skit_verdict v, const char *fmt, ...)
 	va_list ap;
 
 	out->verdict = v;
+	out->by_flag = false;
 	va_start(ap, fmt);
 	vsnprintf(out->reason, sizeof(out->reason), fmt, ap);
 	va_end(ap);
@@ -1076,6 +1077,7 @@ int skit_policy_check(const skit_policy *p, const skit_active_skill *active,
 	if (hit) {
 		decide(out, SKIT_POLICY_DENY, "denied by --deny '%s'",
 		       hit->text);
+		out->by_flag = true;
 		return 0;
 	}
 	hit = plist_find(&p->lists[L_DENY], &c, true);
@@ -1086,6 +1088,7 @@ int skit_policy_check(const skit_policy *p, const skit_active_skill *active,
 	}
 	if (p->no_network && c.tool->risk == SKIT_RISK_NETWORK) {
 		decide(out, SKIT_POLICY_DENY, "denied by --no-network");
+		out->by_flag = true;
 		return 0;
 	}
 
@@ -1122,11 +1125,12 @@ int skit_policy_check(const skit_policy *p, const skit_active_skill *active,
 	/* 6: config ask. */
 	hit = plist_find(&p->lists[L_ASK], &c, true);
 	if (hit) {
-		if (p->yes)
+		if (p->yes) {
 			decide(out, SKIT_POLICY_ALLOW,
 			       "approved by --yes (config ask '%s')",
 			       hit->text);
-		else
+			out->by_flag = true;
+		} else
 			decide(out, SKIT_POLICY_ASK,
 			       "needs approval: config ask '%s'", hit->text);
 		return 0;
@@ -1147,14 +1151,16 @@ int skit_policy_check(const skit_policy *p, const skit_active_skill *active,
 	if (hit && (!declared || listed)) {
 		decide(out, SKIT_POLICY_ALLOW, "pre-approved by %s '%s'",
 		       allow ? "--allow" : "config allow", hit->text);
+		out->by_flag = allow != NULL;
 		return 0;
 	}
 
 	/* 9: the rest asks. */
-	if (p->yes)
+	if (p->yes) {
 		decide(out, SKIT_POLICY_ALLOW, "approved by --yes (%s call)",
 		       risk_word(c.tool->risk));
-	else
+		out->by_flag = true;
+	} else
 		decide(out, SKIT_POLICY_ASK, "%s call needs approval",
 		       risk_word(c.tool->risk));
 	return 0;

@@ -385,7 +385,7 @@ int skit__list_folder(int fd, struct skitx_buf *out, const char *rel)
 	return rc ? SKIT_ENOMEM : 0;
 }
 
-static void sha256_hex(const char *data, size_t len, char hex[65])
+void skit__sha256_hex(const char *data, size_t len, char hex[65])
 {
 	unsigned char md[32];
 	unsigned int mdlen = 0;
@@ -905,8 +905,10 @@ static int put_run_result(struct skit_agent *a,
 	int rc = 0;
 
 	sandbox_warn(a, res);
-	sha256_hex(skitx_buf_cstr(&res->out), skitx_buf_len(&res->out), outsum);
-	sha256_hex(skitx_buf_cstr(&res->err), skitx_buf_len(&res->err), errsum);
+	skit__sha256_hex(skitx_buf_cstr(&res->out), skitx_buf_len(&res->out),
+	                 outsum);
+	skit__sha256_hex(skitx_buf_cstr(&res->err), skitx_buf_len(&res->err),
+	                 errsum);
 	skitx_buf_clear(out);
 	*is_error = res->exit_code != 0;
 	if (res->timed_out)
@@ -1204,16 +1206,6 @@ static int memo_add(struct skit_agent *a, const char *tool, const char *skill,
 	return 0;
 }
 
-/* Who decided, for the trail: the run-time flags, or the policy. */
-static const char *decided_by(const char *reason)
-{
-	return strstr(reason, "--deny") || strstr(reason, "--allow") ||
-	                       strstr(reason, "--yes") ||
-	                       strstr(reason, "--no-network")
-	               ? "flag"
-	               : "policy";
-}
-
 static void audit_approval(struct skit_agent *a, const char *tool,
                            const char *skill, json_t *args, const char *target,
                            const skit_decision *d, bool allowed, const char *by,
@@ -1273,7 +1265,7 @@ static int gate(struct skit_agent *a, const char *name, json_t *args,
 	if (d.verdict != SKIT_POLICY_ASK) {
 		*go = d.verdict == SKIT_POLICY_ALLOW;
 		audit_approval(a, name, skill, args, req.target, &d, *go,
-		               decided_by(d.reason), false);
+		               d.by_flag ? "flag" : "policy", false);
 		if (!*go) {
 			skit__agent_trace(a, SKIT_TRACE_TOOL, "%s refused: %s",
 			                  name, d.reason);

@@ -22,8 +22,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
-
 #include "lib/agent_int.h"
 #include "lib/error.h"
 #include "lib/tools_int.h"
@@ -423,19 +421,6 @@ int skit__tool_grep(struct skit_agent *a, json_t *args, struct skitx_buf *out,
 
 /* ---- write_file ------------------------------------------------------- */
 
-static void sha256_hex(const char *data, size_t len, char hex[65])
-{
-	unsigned char md[32];
-	unsigned int mdlen = 0;
-
-	hex[0] = '\0';
-	if (!EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL) ||
-	    mdlen != 32)
-		return;
-	for (unsigned int i = 0; i < 32; i++)
-		snprintf(hex + 2 * i, 3, "%02x", md[i]);
-}
-
 /*
  * Open (creating as needed) the folders of `path` but its last component
  * beneath `root`. Returns a folder descriptor and points *base at the
@@ -569,7 +554,7 @@ int skit__tool_write_file(struct skit_agent *a, json_t *args,
 		goto done;
 	}
 	fsync(dfd);
-	sha256_hex(content, len, hex);
+	skit__sha256_hex(content, len, hex);
 	skit__agent_audit(a, "file_written",
 	                  json_pack("{s:s, s:I, s:s, s:b}", "path", path,
 	                            "bytes", (json_int_t)len, "sha256", hex,

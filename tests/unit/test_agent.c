@@ -22,6 +22,7 @@
 #include <openssl/evp.h>
 
 #include "harness.h"
+#include "support/procs.h"
 #include "skit/agent.h"
 #include "skit/model.h"
 #include "skit/registry.h"
@@ -1049,57 +1050,6 @@ static const char *const secrets[][2] = {
 	{ "LD_PRELOAD", "/tmp/preload-me-000.so" },
 };
 
-/*
- * Whether no live process has `marker` in its command line. The scripts
- * may run in their own PID namespace, where the pids they could report
- * mean nothing out here, so look for them by what they run.
- */
-static bool no_process_with(const char *marker)
-{
-	for (int i = 0; i < 50; i++) {
-		bool found = false;
-		struct dirent *de;
-		DIR *d = opendir("/proc");
-
-		ASSERT(d);
-		while (!found && (de = readdir(d))) {
-			char path[300], buf[4096], st[512];
-			ssize_t n;
-			int fd;
-
-			if (de->d_name[0] < '1' || de->d_name[0] > '9')
-				continue;
-			fmt(path, sizeof(path), "/proc/%s/cmdline", de->d_name);
-			fd = open(path, O_RDONLY);
-			if (fd < 0)
-				continue;
-			n = read(fd, buf, sizeof(buf) - 1);
-			close(fd);
-			if (n <= 0)
-				continue;
-			for (ssize_t k = 0; k < n; k++)
-				if (!buf[k])
-					buf[k] = ' ';
-			buf[n] = '\0';
-			if (!strstr(buf, marker))
-				continue;
-			/* A zombie is dead (some inits never reap orphans). */
-			fmt(path, sizeof(path), "/proc/%s/stat", de->d_name);
-			fd = open(path, O_RDONLY);
-			n = fd < 0 ? -1 : read(fd, st, sizeof(st) - 1);
-			if (fd >= 0)
-				close(fd);
-			st[n > 0 ? n : 0] = '\0';
-			found = n > 0 && !strstr(st, ") Z");
-		}
-		closedir(d);
-		if (!found)
-			return true;
-		usleep(20000);
-	}
-	return false;
-}
-
 static void test_agent__run_script(void)
 {
 	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
@@ -1181,8 +1131,9 @@ static void test_agent__run_script(void)
 	}
 	reqs_free(&r);
 	/* nothing of the killed group lingers */
-	ASSERT(no_process_with(at(world, "project/scr/scripts/trap.sh")));
-	ASSERT(no_process_with("sleep 30.0417"));
+	ASSERT(skit_test_none_running(at(world, "project/scr/scripts/trap.sh"),
+	                              50));
+	ASSERT(skit_test_none_running("sleep 30.0417", 50));
 	fx_close(&f, "ok", 0);
 
 	/* the trail: script_run events, and no secret anywhere */

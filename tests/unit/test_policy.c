@@ -245,6 +245,11 @@ static void test_policy__table(void)
 			HARNESS_FAIL("row %d: got %d \"%s\", want %d \"%s\"",
 			             r->n, (int)d.verdict, d.reason,
 			             (int)r->verdict, r->reason);
+		/* A flag decided exactly when the reason names one; a
+		 * config "ask" that --yes approved names both. */
+		if (d.by_flag != (strstr(r->reason, "by --") != NULL))
+			HARNESS_FAIL("row %d: by_flag is %d for \"%s\"", r->n,
+			             (int)d.by_flag, r->reason);
 	}
 }
 

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "support/procs.h"
 #include "skit/sandbox.h"
 #include "lib/sandbox_int.h"
 #include "util/fs.h"
@@ -144,43 +145,6 @@ static void note(const char *what, unsigned int layer)
 {
 	printf("note: %s: layer %s unavailable here, assertion skipped\n", what,
 	       skit_sandbox_layer_name(layer));
-}
-
-/* No process whose command line holds `tag` is left. */
-static bool none_left(const char *tag)
-{
-	DIR *d = opendir("/proc");
-	struct dirent *de;
-	bool none = true;
-
-	while (d && (de = readdir(d))) {
-		char path[300], cmd[4096];
-		ssize_t n;
-		int fd;
-
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/cmdline", de->d_name);
-		fd = open(path, O_RDONLY);
-		if (fd < 0)
-			continue;
-		n = read(fd, cmd, sizeof(cmd) - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		for (ssize_t i = 0; i < n; i++)
-			if (!cmd[i])
-				cmd[i] = ' ';
-		cmd[n] = '\0';
-		if (strstr(cmd, tag)) {
-			/* A zombie has an empty cmdline; this one runs. */
-			printf("left over: pid %s: %s\n", de->d_name, cmd);
-			none = false;
-		}
-	}
-	if (d)
-		closedir(d);
-	return none;
 }
 
 /* ---- tests ------------------------------------------------------------- */
@@ -459,7 +423,7 @@ static void test_sandbox__fork_bomb(void)
 	ASSERT(res.timed_out || res.exit_code != 0 || res.signal);
 	if (avail & SKIT_SANDBOX_CGROUP)
 		ASSERT(res.layers & SKIT_SANDBOX_CGROUP);
-	ASSERT(none_left(tag));
+	ASSERT(skit_test_none_running(tag, 1));
 	skit__run_result_release(&res);
 }
 
@@ -543,7 +507,7 @@ static void test_sandbox__outlive(void)
 		ASSERT(read_pid(names[i]) > 1);
 	}
 	if (avail & (SKIT_SANDBOX_PIDNS | SKIT_SANDBOX_CGROUP))
-		ASSERT(none_left(tag));
+		ASSERT(skit_test_none_running(tag, 1));
 	else
 		note("outliving children", SKIT_SANDBOX_PIDNS);
 	skit__run_result_release(&res);
@@ -559,7 +523,7 @@ static void test_sandbox__outlive(void)
 	ASSERT(!res.timed_out);
 	ASSERT(res.duration_ms < 3000);
 	if (avail & (SKIT_SANDBOX_PIDNS | SKIT_SANDBOX_CGROUP))
-		ASSERT(none_left(tag));
+		ASSERT(skit_test_none_running(tag, 1));
 	skit__run_result_release(&res);
 }
 
