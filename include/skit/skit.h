@@ -17,5 +17,6 @@
 #include "skit/audit.h"
 #include "skit/policy.h"
 #include "skit/sandbox.h"
+#include "skit/pack.h"
 
 #endif /* SKIT_SKIT_H */

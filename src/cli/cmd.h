@@ -32,6 +32,12 @@ int cmd_doctor(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_chat(int argc, char **argv);
 int cmd_runs(int argc, char **argv);
+int cmd_pack(int argc, char **argv);
+int cmd_install(int argc, char **argv);
+int cmd_uninstall(int argc, char **argv);
+int cmd_update(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+int cmd_keygen(int argc, char **argv);
 
 /*
  * The folder agent runs are written to and read from: $SKIT_RUNS_DIR when

@@ -11,6 +11,7 @@
 
 #include "cli/cmd.h"
 #include "cli/error.h"
+#include "cli/install_opts.h"
 #include "cli/roots.h"
 
 /* Names wider than this do not widen the column for everyone. */
@@ -24,6 +25,12 @@ static void help(void)
 	       "Options:\n"
 	       "  --all               also list shadowed copies and skipped "
 	       "skills, with why\n"
+	       "  --installed         list what 'skit install' put in the "
+	       "project and user\n"
+	       "                      skills folders (or --root DIR): "
+	       "source, version, time\n"
+	       "  --scope SCOPE       with --installed: only project or "
+	       "user\n"
 	       "  --json              print a JSON array of entries\n" CLI_ROOTS_HELP
 	       "  -h, --help          show this help\n\n"
 	       "Exit status: 0 (also when some skills were skipped: see "
@@ -151,6 +158,8 @@ int cmd_list(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "all", no_argument, NULL, 'a' },
+		{ "installed", no_argument, NULL, 'i' },
+		{ "scope", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		CLI_ROOTS_LONGOPTS,
@@ -160,7 +169,8 @@ int cmd_list(int argc, char **argv)
 	skit_registry *reg = NULL;
 	struct cli_style st;
 	struct cols cols = { 0, 0, 0 };
-	bool all = false, json = false;
+	bool all = false, json = false, installed = false;
+	const char *scope = NULL;
 	size_t n;
 	int c, status;
 
@@ -176,6 +186,17 @@ int cmd_list(int argc, char **argv)
 		case 'a':
 			all = true;
 			break;
+		case 'i':
+			installed = true;
+			break;
+		case 's':
+			if (strcmp(optarg, "project") && strcmp(optarg, "user"))
+				return cli_usage_error(argv[0],
+				                       "--scope is project or "
+				                       "user, not '%s'",
+				                       optarg);
+			scope = optarg;
+			break;
 		case 'j':
 			json = true;
 			break;
@@ -189,6 +210,12 @@ int cmd_list(int argc, char **argv)
 	if (optind < argc)
 		return cli_usage_error(argv[0], "unexpected argument '%s'",
 		                       argv[optind]);
+	if (scope && !installed)
+		return cli_usage_error(argv[0],
+		                       "--scope goes with --installed");
+	if (installed)
+		return cli_list_installed(roots.roots, roots.nroots, scope,
+		                          json, argv[0]);
 
 	status = cli_open_registry(&reg, &roots, argv[0]);
 	if (status != CLI_OK)

@@ -23,6 +23,12 @@ static const struct cmd commands[] = {
 	{ "run", cmd_run, "run one task with the agent" },
 	{ "chat", cmd_chat, "talk with the agent (REPL)" },
 	{ "runs", cmd_runs, "list and show agent runs (audit trail)" },
+	{ "pack", cmd_pack, "write skills into a (signed) pack" },
+	{ "install", cmd_install, "install skills from a pack, folder or URL" },
+	{ "uninstall", cmd_uninstall, "remove installed skills" },
+	{ "update", cmd_update, "re-install skills from their sources" },
+	{ "verify", cmd_verify, "check installed skills against the lock" },
+	{ "keygen", cmd_keygen, "make a key pair for signing packs" },
 };
 
 static void usage(FILE *f)

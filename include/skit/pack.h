@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SKIT_PACK_H
+#define SKIT_PACK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "skit/common.h"
+
+/**
+ * @file skit/pack.h
+ * @brief Skill packs and installed roots: pack, install, uninstall,
+ *        update, verify, the lock file and signing keys.
+ *
+ * A *pack* is a zip archive (`.zip` or `.skill`, the same format) holding
+ * `<name>/SKILL.md` and `<name>/...` for each skill, plus `manifest.json`
+ * (the skit version, each skill's name, each file's path, size and
+ * SHA-256, and a digest over the whole) and, when signed,
+ * `manifest.sig` (an Ed25519 signature over that digest).
+ *
+ * An *installed root* is a skills folder (a project's `.agents/skills`,
+ * the user's `~/.agents/skills`, or any folder) that skit manages with:
+ *  - `<root>/.skit-lock.json`: per skill the source, what it resolved to
+ *    (a git commit, or the SHA-256 of a downloaded archive), the file list
+ *    with each file's SHA-256, size and mode, the install time and the key
+ *    that signed it;
+ *  - `<root>/.skit.lock`: an empty file, flock()ed by every command that
+ *    changes the root, so that concurrent installs queue up;
+ *  - `<root>/.staging-XXXXXX/`: where an install builds and checks the new
+ *    skills. Nothing is written outside it until every check has passed;
+ *    then each skill moves into place with one rename(), and the lock
+ *    file's atomic replacement is the commit point. A staging folder left
+ *    by a crash is rolled back, or finished, by the next command that
+ *    takes the lock (docs/install.md).
+ *
+ * Every function here takes the root lock while it works and releases it
+ * before returning. None prints; failures fill the caller's skit_error
+ * with one line. Untrusted input (archives, downloads, cloned trees) is
+ * capped and checked as HOSTILE.md parts A and F describe.
+ */
+
+SKIT_BEGIN_DECL
+
+/* ---------------------------------------------------------------- */
+/* Keys                                                              */
+
+/**
+ * Make an Ed25519 key pair: the private key in `priv_path` (PKCS#8 PEM,
+ * mode 0600, must not exist) and the public key in `pub_path` (SPKI PEM,
+ * mode 0644). `*key_id` (optional; free with skit_free()) receives the
+ * key's id: 16 hex digits of the SHA-256 of the raw public key.
+ */
+SKIT_EXTERN int skit_keygen(const char *priv_path, const char *pub_path,
+                            char **key_id, skit_error *err);
+
+/* ---------------------------------------------------------------- */
+/* Packing                                                           */
+
+/** Options for skit_pack(); start from SKIT_PACK_OPTIONS_INIT. */
+typedef struct {
+	unsigned int version; /**< SKIT_PACK_OPTIONS_VERSION */
+	/** A private key from skit_keygen() to sign the pack with, or NULL
+	 *  for an unsigned pack. */
+	const char *sign_key;
+} skit_pack_options;
+
+#define SKIT_PACK_OPTIONS_VERSION 1
+#define SKIT_PACK_OPTIONS_INIT    \
+ {                                \
+  SKIT_PACK_OPTIONS_VERSION, NULL \
+ }
+
+/** What skit_pack() wrote. */
+typedef struct {
+	size_t skills;   /**< skills packed */
+	size_t files;    /**< files packed (manifest not counted) */
+	uint64_t bytes;  /**< their total size */
+	char digest[65]; /**< the manifest digest, hex */
+	char key_id[17]; /**< the signing key's id, or "" */
+} skit_pack_info;
+
+/**
+ * Write the skill folders `dirs[0..n)` into the pack `out_path`
+ * (replaced atomically). Each folder must pass `skit validate` (strict);
+ * the first failure is the error. Two skills with one name, symlinks,
+ * special files and anything over the install limits are refused, since
+ * no install would accept them.
+ *
+ * The output is reproducible: the same input gives byte-identical bytes
+ * (entries sorted, times, owners and modes fixed; a file's mode is 0755
+ * when it is executable and 0644 otherwise).
+ */
+SKIT_EXTERN int skit_pack(const char *const *dirs, size_t n,
+                          const char *out_path, const skit_pack_options *opts,
+                          skit_pack_info *info, skit_error *err);
+
+/* ---------------------------------------------------------------- */
+/* Installing                                                        */
+
+/** Flags for skit_install_options.flags. */
+typedef enum {
+	/** Replace a skill that is already installed. */
+	SKIT_INSTALL_FORCE = 1u << 0,
+	/** Fetch, stage and check everything, report the plan, change
+	 *  nothing. */
+	SKIT_INSTALL_DRY_RUN = 1u << 1,
+	/** Refuse a pack without a valid signature by a trusted key. */
+	SKIT_INSTALL_REQUIRE_SIGNATURE = 1u << 2,
+} skit_install_flag;
+
+/** How an install changes one skill. */
+typedef enum {
+	SKIT_INSTALL_NEW = 0,       /**< not installed before */
+	SKIT_INSTALL_REPLACED = 1,  /**< replaces a different version */
+	SKIT_INSTALL_UNCHANGED = 2, /**< the same files are installed */
+} skit_install_action;
+
+/** How one file differs between two versions. */
+typedef enum {
+	SKIT_FILE_ADDED = 0,
+	SKIT_FILE_REMOVED = 1,
+	SKIT_FILE_MODIFIED = 2, /**< other bytes, or the executable bit */
+} skit_file_change_kind;
+
+/** One changed file. */
+typedef struct {
+	const char *path; /**< relative to the skill folder */
+	skit_file_change_kind kind;
+} skit_file_change;
+
+/** One skill of an install plan. Strings live as long as the result. */
+typedef struct {
+	const char *name;
+	const char *source;    /**< as recorded in the lock */
+	const char *resolved;  /**< git commit, "sha256:<hex>" or NULL */
+	const char *signed_by; /**< key id, or NULL */
+	skit_install_action action;
+	/** Against the installed version (for SKIT_INSTALL_REPLACED). */
+	const skit_file_change *changes;
+	size_t change_count;
+	/** The change touches `scripts/` or the `allowed-tools` field, which
+	 *  deserves a fresh look before it is accepted (HOSTILE F8). */
+	bool sensitive;
+} skit_install_item;
+
+/**
+ * Called once, after every skill is fetched, staged and checked and
+ * before anything moves into place, with the whole plan. Return 0 to go
+ * on, anything else to abandon the install (it then fails with
+ * SKIT_ECANCELED and changes nothing).
+ */
+typedef int (*skit_install_plan_cb)(void *userdata,
+                                    const skit_install_item *items, size_t n);
+
+/** Download progress; `total` is 0 when unknown. */
+typedef void (*skit_install_progress_cb)(void *userdata, uint64_t done,
+                                         uint64_t total);
+
+/** Options for skit_install() and friends; start from
+ *  SKIT_INSTALL_OPTIONS_INIT. Zero limits mean the defaults. */
+typedef struct {
+	unsigned int version; /**< SKIT_INSTALL_OPTIONS_VERSION */
+	unsigned int flags;   /**< skit_install_flag bits */
+	/** Public keys (PEM files from skit_keygen()) whose signatures are
+	 *  accepted. */
+	const char *const *trusted_keys;
+	size_t trusted_count;
+	skit_install_plan_cb on_plan;
+	skit_install_progress_cb on_progress;
+	void *userdata;
+	uint64_t max_file_bytes;     /**< one file, inflated (10 MiB) */
+	uint64_t max_total_bytes;    /**< all files, inflated (50 MiB) */
+	uint32_t max_entries;        /**< archive entries or files (10,000) */
+	uint64_t max_download_bytes; /**< an archive or a clone (64 MiB) */
+	long timeout_ms;             /**< a download or a clone (300 s) */
+} skit_install_options;
+
+#define SKIT_INSTALL_OPTIONS_VERSION 1
+#define SKIT_INSTALL_OPTIONS_INIT                                           \
+ {                                                                          \
+  SKIT_INSTALL_OPTIONS_VERSION, 0, NULL, 0, NULL, NULL, NULL, 0, 0, 0, 0, 0 \
+ }
+
+/** The outcome of an install, update or uninstall. */
+typedef struct skit_install_result skit_install_result;
+
+SKIT_EXTERN size_t skit_install_result_count(const skit_install_result *r);
+SKIT_EXTERN const skit_install_item *
+skit_install_result_at(const skit_install_result *r, size_t i);
+/** The root the command worked on, as an absolute path. */
+SKIT_EXTERN const char *skit_install_result_root(const skit_install_result *r);
+SKIT_EXTERN void skit_install_result_free(skit_install_result *r);
+
+/**
+ * Install every skill `src` holds into the skills folder `root`
+ * (created if missing). `src` is:
+ *  - a zip or `.skill` file, or a folder (holding `SKILL.md` itself, or
+ *    skill folders, or a `skills/` folder of them);
+ *  - `https://…/x.zip` (or `.skill`): downloaded with the size cap;
+ *    `http://` is accepted only for 127.0.0.1 and localhost;
+ *  - a git URL (`https://…`, `ssh://…`, `git@host:path`, `file://…`, or
+ *    any of these after `git+`), cloned with `--depth 1`, with `#ref`
+ *    (branch, tag or commit) and `//subdir` suffixes.
+ * A pack of several skills installs all or nothing. `*out` (optional)
+ * receives the plan that was carried out (or, with
+ * SKIT_INSTALL_DRY_RUN, would have been).
+ */
+SKIT_EXTERN int skit_install(const char *root, const char *src,
+                             const skit_install_options *opts,
+                             skit_install_result **out, skit_error *err);
+
+/**
+ * Re-install the skill `name` (or, with NULL, every skill in the lock)
+ * from its recorded source, at its newest version. Items report which
+ * files change; unchanged skills are left alone.
+ */
+SKIT_EXTERN int skit_update(const char *root, const char *name,
+                            const skit_install_options *opts,
+                            skit_install_result **out, skit_error *err);
+
+/**
+ * Make `root` hold exactly what the lock file `lock_path` (NULL: the
+ * root's own) records: each skill is fetched from its source at the
+ * recorded commit or archive digest, and must hash to the recorded
+ * files, or nothing is installed. Skills already matching are kept.
+ */
+SKIT_EXTERN int skit_install_from_lock(const char *root, const char *lock_path,
+                                       const skit_install_options *opts,
+                                       skit_install_result **out,
+                                       skit_error *err);
+
+/**
+ * Remove the skill `name` from `root` and from its lock. A skill folder
+ * that is a symbolic link loses the link only; anything else is moved
+ * aside with one rename() and then deleted without following links.
+ */
+SKIT_EXTERN int skit_uninstall(const char *root, const char *name,
+                               skit_error *err);
+
+/* ---------------------------------------------------------------- */
+/* The lock and verification                                         */
+
+/** One skill recorded in a root's lock file. */
+typedef struct {
+	const char *name;
+	const char *source;
+	const char *resolved;     /**< or NULL */
+	const char *version;      /**< metadata.version, or NULL */
+	const char *installed_at; /**< UTC, ISO 8601 */
+	const char *signed_by;    /**< or NULL */
+	size_t files;
+	uint64_t bytes;
+} skit_lock_entry;
+
+typedef struct skit_lock skit_lock;
+
+/**
+ * Read `root`'s lock file. A root without one has an empty lock; a lock
+ * file that is not valid is an error naming it.
+ */
+SKIT_EXTERN int skit_lock_read(skit_lock **out, const char *root,
+                               skit_error *err);
+SKIT_EXTERN size_t skit_lock_count(const skit_lock *lock);
+SKIT_EXTERN const skit_lock_entry *skit_lock_at(const skit_lock *lock,
+                                                size_t i);
+SKIT_EXTERN void skit_lock_free(skit_lock *lock);
+
+/** One difference skit_verify() found. */
+typedef enum {
+	SKIT_VERIFY_CHANGED = 0, /**< other bytes or executable bit */
+	SKIT_VERIFY_MISSING = 1, /**< in the lock, not on disk */
+	SKIT_VERIFY_ADDED = 2,   /**< on disk, not in the lock */
+	SKIT_VERIFY_UNSAFE = 3,  /**< a link, special file or writable mode */
+} skit_verify_kind;
+
+typedef struct {
+	const char *skill;
+	const char *path; /**< relative to the skill; "" for the folder */
+	skit_verify_kind kind;
+} skit_verify_finding;
+
+typedef struct skit_verify_result skit_verify_result;
+
+/**
+ * Re-hash the installed files of `name` (NULL: every skill in the lock)
+ * against the lock. Returns 0 when the check ran, whatever it found;
+ * the findings are in `*out`. A name not in the lock is SKIT_ENOTFOUND.
+ */
+SKIT_EXTERN int skit_verify(skit_verify_result **out, const char *root,
+                            const char *name, skit_error *err);
+SKIT_EXTERN size_t skit_verify_count(const skit_verify_result *r);
+SKIT_EXTERN const skit_verify_finding *
+skit_verify_at(const skit_verify_result *r, size_t i);
+/** How many skills were checked. */
+SKIT_EXTERN size_t skit_verify_skills(const skit_verify_result *r);
+SKIT_EXTERN void skit_verify_free(skit_verify_result *r);
+
+SKIT_END_DECL
+
+#endif /* SKIT_PACK_H */

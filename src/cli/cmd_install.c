@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_install.c - `skit install SRC`: install the skills of a pack, a
+ * folder, a URL or a git repository into a skills folder, all or
+ * nothing; and `skit install --from-lock [FILE]`.
+ */
+#include "common.h"
+
+#include <getopt.h>
+#include <unistd.h>
+
+#include "cli/error.h"
+#include "cli/install_opts.h"
+#include "util/alloc.h"
+
+static void help(void)
+{
+	printf("usage: skit install [options] SRC\n"
+	       "       skit install [options] --from-lock [LOCKFILE]\n\n"
+	       "Install every skill SRC holds. SRC is a zip or .skill pack, a "
+	       "folder (a skill,\nskill folders, or a skills/ folder of "
+	       "them), an https:// URL of a zip, or a\ngit URL (https://, "
+	       "ssh://, git@host:path, file://, or git+ before any of\nthem) "
+	       "with an optional #REF (branch, tag or commit) and //SUBDIR.\n"
+	       "Everything is fetched and checked in a staging folder first; "
+	       "a pack of\nseveral skills installs all or nothing. The lock "
+	       "file .skit-lock.json in\nthe skills folder records each "
+	       "skill's source, commit or digest, and files.\n\n"
+	       "Options:\n" CLI_SCOPE_HELP
+	       "  --force             replace skills that are already "
+	       "installed\n"
+	       "  --dry-run           check everything and print the plan; "
+	       "change nothing\n"
+	       "  --trust PUBKEY      accept signatures by this public key "
+	       "(repeatable)\n"
+	       "  --require-signature refuse packs not signed by a --trust "
+	       "key\n"
+	       "  --from-lock         install exactly what the lock file "
+	       "records (the root's\n"
+	       "                      own, or LOCKFILE); files must hash "
+	       "as recorded\n"
+	       "  --json              print the plan as JSON\n"
+	       "  -h, --help          show this help\n\n"
+	       "Exit status: 0 installed, 1 refused or failed (nothing "
+	       "changed), 2 usage.\n");
+}
+
+static void progress(void *ud, uint64_t done, uint64_t total)
+{
+	(void)ud;
+	if (total)
+		fprintf(stderr, "\rdownloading %.1f / %.1f MiB",
+		        (double)done / 1048576.0, (double)total / 1048576.0);
+	else
+		fprintf(stderr, "\rdownloading %.1f MiB",
+		        (double)done / 1048576.0);
+}
+
+int cmd_install(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		CLI_SCOPE_LONGOPTS,
+		{ "force", no_argument, NULL, 'f' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "trust", required_argument, NULL, 't' },
+		{ "require-signature", no_argument, NULL, 'r' },
+		{ "from-lock", no_argument, NULL, 'l' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	skit_install_options opts = SKIT_INSTALL_OPTIONS_INIT;
+	struct cli_scope scope = { 0 };
+	const char *trust[64];
+	skit_install_result *res = NULL;
+	skit_error err = { 0 };
+	bool from_lock = false, json = false;
+	char *root = NULL;
+	const char *label = NULL;
+	int c, rc, status;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		rc = cli_scope_option(&scope, c, optarg, argv[0]);
+		if (rc)
+			if (rc == CLI_USAGE)
+				return rc;
+		if (rc)
+			continue;
+		switch (c) {
+		case 'f':
+			opts.flags |= SKIT_INSTALL_FORCE;
+			break;
+		case 'n':
+			opts.flags |= SKIT_INSTALL_DRY_RUN;
+			break;
+		case 'r':
+			opts.flags |= SKIT_INSTALL_REQUIRE_SIGNATURE;
+			break;
+		case 't':
+			if (opts.trusted_count == SKIT_ARRAY_SIZE(trust))
+				return cli_usage_error(argv[0],
+				                       "too many --trust keys");
+			trust[opts.trusted_count++] = optarg;
+			break;
+		case 'l':
+			from_lock = true;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			help();
+			return CLI_OK;
+		default:
+			return cli_usage_error(argv[0], "unknown option '%s'",
+			                       argv[optind - 1]);
+		}
+	}
+	if (!from_lock && optind >= argc)
+		return cli_usage_error(argv[0], "missing SRC");
+	if (argc - optind > 1)
+		return cli_usage_error(argv[0],
+		                       "unexpected extra argument '%s'",
+		                       argv[optind + 1]);
+	if ((opts.flags & SKIT_INSTALL_REQUIRE_SIGNATURE) &&
+	    !opts.trusted_count)
+		return cli_usage_error(argv[0], "--require-signature needs "
+		                                "--trust PUBKEY");
+	opts.trusted_keys = trust;
+	if (isatty(STDERR_FILENO))
+		opts.on_progress = progress;
+	status = cli_scope_root(&scope, &root, &label, argv[0]);
+	if (status != CLI_OK)
+		return status;
+	if (from_lock)
+		rc = skit_install_from_lock(root,
+		                            optind < argc ? argv[optind] : NULL,
+		                            &opts, &res, &err);
+	else
+		rc = skit_install(root, argv[optind], &opts, &res, &err);
+	if (opts.on_progress)
+		fputs("\r\033[K", stderr);
+	if (rc < 0) {
+		cli_error(argv[0], "%s", err.message);
+		skitx_free(root);
+		return rc == SKIT_EUSAGE ? CLI_USAGE : CLI_FAIL;
+	}
+	if (json) {
+		cli_print_plan_json(res, opts.flags & SKIT_INSTALL_DRY_RUN);
+	} else {
+		size_t n = skit_install_result_count(res);
+
+		cli_print_plan(stdout,
+		               n ? skit_install_result_at(res, 0) : NULL, n,
+		               opts.flags & SKIT_INSTALL_DRY_RUN);
+		printf("%s %zu skill%s in %s (%s)\n",
+		       opts.flags & SKIT_INSTALL_DRY_RUN ? "Would install"
+		                                         : "Installed",
+		       n, n == 1 ? "" : "s", skit_install_result_root(res),
+		       label);
+	}
+	skit_install_result_free(res);
+	skitx_free(root);
+	return CLI_OK;
+}

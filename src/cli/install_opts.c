@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * install_opts.c - the scope of the install commands and the printing of
+ * a plan (see install_opts.h).
+ */
+#include "common.h"
+
+#include <jansson.h>
+
+#include "cli/error.h"
+#include "cli/install_opts.h"
+#include "cli/roots.h"
+#include "util/alloc.h"
+
+int cli_scope_option(struct cli_scope *s, int c, const char *arg,
+                     const char *verb)
+{
+	switch (c) {
+	case CLI_OPT_SCOPE:
+		if (strcmp(arg, "project") && strcmp(arg, "user"))
+			return cli_usage_error(
+			        verb,
+			        "--scope is project or user, not "
+			        "'%s'",
+			        arg);
+		s->scope = arg;
+		return 1;
+	case CLI_OPT_IROOT:
+		s->root = arg;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int cli_scope_root(const struct cli_scope *s, char **root, const char **label,
+                   const char *verb)
+{
+	skit_roots_options ro = SKIT_ROOTS_OPTIONS_INIT;
+	skit_registry *reg = NULL;
+	skit_error err = { 0 };
+	const char *want = s->scope, *found = NULL;
+
+	*root = NULL;
+	if (s->root && s->scope)
+		return cli_usage_error(verb, "--root and --scope exclude each "
+		                             "other");
+	if (s->root) {
+		if (label)
+			*label = "root";
+		*root = skitx_strdup(s->root);
+		return *root ? CLI_OK : CLI_FAIL;
+	}
+	if (skit_registry_new(&reg, &err) < 0 ||
+	    skit_registry_add_default_roots(reg, &ro, &err) < 0) {
+		cli_error(verb, "%s", err.message);
+		skit_registry_free(reg);
+		return CLI_FAIL;
+	}
+	if (!want)
+		want = skit_registry_project_dir(reg) ? "project" : "user";
+	for (size_t i = 0; i < skit_registry_root_count(reg) && !found; i++) {
+		const char *src, *path;
+		bool exists;
+		size_t n;
+
+		skit_registry_root(reg, i, &src, &path, &exists, &n);
+		if (!strcmp(src, want))
+			found = path;
+	}
+	if (found)
+		*root = skitx_strdup(found);
+	skit_registry_free(reg);
+	if (!found) {
+		if (!strcmp(want, "project"))
+			cli_error(verb, "no project here (no .agents, .agent "
+			                "or .git above this folder); use "
+			                "--scope user or --root DIR");
+		else
+			cli_error(verb, "no user skills folder (set HOME or "
+			                "SKIT_HOME), or use --root DIR");
+		return CLI_FAIL;
+	}
+	if (label)
+		*label = want;
+	return *root ? CLI_OK : CLI_FAIL;
+}
+
+static const char *action_name(skit_install_action a)
+{
+	switch (a) {
+	case SKIT_INSTALL_NEW:
+		return "new";
+	case SKIT_INSTALL_REPLACED:
+		return "replaced";
+	case SKIT_INSTALL_UNCHANGED:
+	default:
+		return "unchanged";
+	}
+}
+
+static const char *change_mark(skit_file_change_kind k)
+{
+	return k == SKIT_FILE_ADDED ? "+" : k == SKIT_FILE_REMOVED ? "-" : "~";
+}
+
+void cli_print_plan(FILE *f, const skit_install_item *items, size_t n,
+                    bool dry_run)
+{
+	for (size_t i = 0; i < n; i++) {
+		const skit_install_item *it = &items[i];
+
+		static const char *const verbs[3][2] = {
+			{ "installed", "would install" },
+			{ "replaced", "would replace" },
+			{ "kept", "would keep" },
+		};
+
+		fprintf(f, "%s %s", verbs[it->action][dry_run], it->name);
+		if (it->action == SKIT_INSTALL_REPLACED)
+			fprintf(f, " (%zu file%s changed%s)", it->change_count,
+			        it->change_count == 1 ? "" : "s",
+			        it->sensitive ? "; scripts or allowed-tools "
+			                        "change"
+			                      : "");
+		else if (it->action == SKIT_INSTALL_UNCHANGED)
+			fputs(" (already up to date)", f);
+		if (it->signed_by)
+			fprintf(f, " signed by %s", it->signed_by);
+		fputc('\n', f);
+		for (size_t k = 0; k < it->change_count; k++) {
+			fprintf(f, "  %s ", change_mark(it->changes[k].kind));
+			cli_put_text(f, it->changes[k].path, true, 0);
+			fputc('\n', f);
+		}
+	}
+}
+
+void cli_print_plan_json(const skit_install_result *r, bool dry_run)
+{
+	json_t *doc = json_object(), *arr = json_array();
+	char *text;
+
+	for (size_t i = 0; i < skit_install_result_count(r); i++) {
+		const skit_install_item *it = skit_install_result_at(r, i);
+		json_t *o = json_object(), *ch = json_array();
+
+		for (size_t k = 0; k < it->change_count; k++)
+			json_array_append_new(
+			        ch,
+			        json_pack("{s:s, s:s}", "path",
+			                  it->changes[k].path, "change",
+			                  it->changes[k].kind == SKIT_FILE_ADDED
+			                          ? "added"
+			                  : it->changes[k].kind ==
+			                                  SKIT_FILE_REMOVED
+			                          ? "removed"
+			                          : "modified"));
+		json_object_set_new(o, "name", json_string(it->name));
+		json_object_set_new(o, "action",
+		                    json_string(action_name(it->action)));
+		json_object_set_new(o, "source", json_string(it->source));
+		json_object_set_new(o, "resolved",
+		                    it->resolved ? json_string(it->resolved)
+		                                 : json_null());
+		json_object_set_new(o, "signed_by",
+		                    it->signed_by ? json_string(it->signed_by)
+		                                  : json_null());
+		json_object_set_new(o, "sensitive",
+		                    json_boolean(it->sensitive));
+		json_object_set_new(o, "changes", ch);
+		json_array_append_new(arr, o);
+	}
+	json_object_set_new(doc, "root",
+	                    json_string(skit_install_result_root(r)));
+	json_object_set_new(doc, "dry_run", json_boolean(dry_run));
+	json_object_set_new(doc, "skills", arr);
+	text = json_dumps(doc, JSON_INDENT(2));
+	if (text) {
+		puts(text);
+		free(text);
+	}
+	json_decref(doc);
+}
+
+/* One root's lock entries into `arr` (JSON) or onto stdout (text). */
+static int list_root(const char *root, const char *label, json_t *arr,
+                     const char *verb)
+{
+	skit_lock *lock = NULL;
+	skit_error err = { 0 };
+
+	if (skit_lock_read(&lock, root, &err) < 0) {
+		cli_error(verb, "%s", err.message);
+		return CLI_FAIL;
+	}
+	for (size_t i = 0; i < skit_lock_count(lock); i++) {
+		const skit_lock_entry *e = skit_lock_at(lock, i);
+
+		if (arr) {
+			json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:I, s:I}",
+			                      "name", e->name, "scope", label,
+			                      "root", root, "source", e->source,
+			                      "files", (json_int_t)e->files,
+			                      "bytes", (json_int_t)e->bytes);
+
+			json_object_set_new(o, "resolved",
+			                    e->resolved
+			                            ? json_string(e->resolved)
+			                            : json_null());
+			json_object_set_new(o, "version",
+			                    e->version ? json_string(e->version)
+			                               : json_null());
+			json_object_set_new(
+			        o, "installed_at",
+			        e->installed_at ? json_string(e->installed_at)
+			                        : json_null());
+			json_object_set_new(o, "signed_by",
+			                    e->signed_by
+			                            ? json_string(e->signed_by)
+			                            : json_null());
+			json_array_append_new(arr, o);
+			continue;
+		}
+		cli_put_text(stdout, e->name, true, 40);
+		printf("  %s  ", e->version ? e->version : "-");
+		cli_put_text(stdout, e->source, true, 0);
+		printf("  %s  %s%s\n", e->installed_at ? e->installed_at : "-",
+		       label, e->signed_by ? "  signed" : "");
+	}
+	skit_lock_free(lock);
+	return CLI_OK;
+}
+
+int cli_list_installed(const char *const *roots, int nroots, const char *scope,
+                       bool json, const char *verb)
+{
+	json_t *arr = json ? json_array() : NULL;
+	int status = CLI_OK;
+
+	if (nroots) {
+		for (int i = 0; i < nroots && status == CLI_OK; i++)
+			status = list_root(roots[i], "root", arr, verb);
+	} else {
+		static const char *const scopes[] = { "project", "user" };
+
+		for (size_t i = 0; i < 2 && status == CLI_OK; i++) {
+			struct cli_scope s = { scopes[i], NULL };
+			skit_roots_options ro = SKIT_ROOTS_OPTIONS_INIT;
+			skit_registry *reg = NULL;
+			const char *path = NULL;
+
+			if (scope && strcmp(scope, scopes[i]))
+				continue;
+			/* A scope that does not exist here is just empty. */
+			if (skit_registry_new(&reg, NULL) < 0 ||
+			    skit_registry_add_default_roots(reg, &ro, NULL) <
+			            0) {
+				skit_registry_free(reg);
+				continue;
+			}
+			for (size_t k = 0;
+			     k < skit_registry_root_count(reg) && !path; k++) {
+				const char *src, *p;
+				bool exists;
+				size_t n;
+
+				skit_registry_root(reg, k, &src, &p, &exists,
+				                   &n);
+				if (!strcmp(src, s.scope))
+					path = p;
+			}
+			if (path)
+				status = list_root(path, scopes[i], arr, verb);
+			skit_registry_free(reg);
+		}
+	}
+	if (arr) {
+		char *text = json_dumps(arr, JSON_INDENT(2));
+
+		if (status == CLI_OK && text)
+			puts(text);
+		free(text);
+		json_decref(arr);
+	}
+	return status;
+}
