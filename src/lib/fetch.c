@@ -32,6 +32,7 @@
  * What is not here: choosing the destination, copying files out of it,
  * deleting it, and any policy about which sources are trusted.
  */
+#define _GNU_SOURCE /* pipe2: before any header */
 #include "common.h"
 
 #include <dirent.h>
@@ -583,12 +584,15 @@ static int check_git_url(const char *url, const char **proto, skit_error *err)
  */
 static int check_ref(const char *ref, skit_error *err)
 {
+	char shown[SHOWN_URL_MAX + 8];
 	size_t len = strlen(ref);
+
+	shown_url(shown, sizeof(shown), ref); /* no control characters */
 
 	if (ref[0] == '-')
 		return skit__error_set(
 		        err, SKIT_EUNSAFE, 0,
-		        "git ref \"%.64s\": refused: starts with '-'", ref);
+		        "git ref \"%s\": refused: starts with '-'", shown);
 	if (len > GIT_REF_MAX || strstr(ref, "..") || strstr(ref, "@{") ||
 	    strstr(ref, "//") || ref[0] == '/' || ref[len - 1] == '/' ||
 	    ref[len - 1] == '.')
@@ -601,7 +605,7 @@ static int check_ref(const char *ref, skit_error *err)
 bad:
 	return skit__error_set(
 	        err, SKIT_EINVALID, 0,
-	        "git ref \"%.64s\": not a valid branch, tag or commit", ref);
+	        "git ref \"%s\": not a valid branch, tag or commit", shown);
 }
 
 /* ---- git: the environment ----------------------------------------------- */
@@ -787,7 +791,6 @@ struct git_ctx {
 	const char *watch;  /* folder whose size is watched, or NULL */
 	uint64_t watch_cap; /* largest size of `watch`, .git included */
 	uint64_t max_bytes; /* for messages */
-	const char *shown;  /* the URL, fit for messages */
 };
 
 static void close_from(int lowfd)
@@ -965,16 +968,14 @@ static int git_run(const struct git_ctx *g, const char *const *argv,
 	siginfo_t si;
 	pid_t pid, reaped;
 
+	/* O_CLOEXEC from the start: another thread's fork and exec must
+	 * not carry our pipe ends away (and keep them open). */
 	nullfd = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (nullfd < 0 || pipe(errp) < 0 || (out && pipe(outp) < 0)) {
+	if (nullfd < 0 || pipe2(errp, O_CLOEXEC) < 0 ||
+	    (out && pipe2(outp, O_CLOEXEC) < 0)) {
 		error = skit__error_set(err, SKIT_EIO, 0, "%s: %s", what,
 		                        strerror(errno));
 		goto out;
-	}
-	for (int i = 0; i < 2; i++) {
-		fcntl(errp[i], F_SETFD, FD_CLOEXEC);
-		if (outp[i] >= 0)
-			fcntl(outp[i], F_SETFD, FD_CLOEXEC);
 	}
 	pid = fork();
 	if (pid < 0) {
@@ -1189,7 +1190,6 @@ int skit__git_clone(const char *url, const char *ref, const char *dest,
 	g.deadline = now_ms() + timeout_ms;
 	g.watch = dest;
 	g.max_bytes = max_bytes;
-	g.shown = shown;
 	/* While git runs, the folder holds the pack as well as the
 	 * checkout: allow twice the cap (and a little for git's own files)
 	 * before stopping it. The exact check comes after. */

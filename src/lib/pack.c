@@ -433,7 +433,8 @@ static int fetch(struct ctx *c, struct request *q, const struct source *s,
 		(void)unlinkat(qfd, ".download", 0);
 		return rc;
 	case SRC_GIT: {
-		char dest[4096 + 64], commit[41], sub[SKIT__PACK_MAX_PATH + 8];
+		char dest[4096 + 128], commit[41],
+		        sub[SKIT__PACK_MAX_PATH + 16];
 
 		snprintf(dest, sizeof(dest), "%s/%s/%s/.git-src", c->t.root,
 		         c->t.stage_name, q->dir);

@@ -106,6 +106,7 @@ static int load_key(EVP_PKEY **out, const char *path, bool private_key,
 	case 0:
 		break;
 	case SKIT_ENOMEM:
+		error = skit__error_oom(err);
 		goto out;
 	case SKIT_ENOTFOUND:
 		error = skit__error_set(err, error, 0, "%s key %s: not found",

@@ -315,7 +315,7 @@ static bool respond(struct httpd *h, struct conn *c)
 	}
 	status = q.r.status ? q.r.status : 200;
 	body = q.body ? q.body : "";
-	blen = strlen(body);
+	blen = q.r.body_len ? q.r.body_len : strlen(body);
 	limit = q.r.cut_after && q.r.cut_after < blen ? q.r.cut_after : blen;
 	if (q.r.cut_after)
 		keep = false;
@@ -501,7 +501,14 @@ void httpd_push(struct httpd *h, const httpd_response *r)
 	q.r = *r;
 	q.content_type = xstrdup(r->content_type);
 	q.headers = xstrdup(r->headers);
-	q.body = xstrdup(r->body);
+	if (r->body && r->body_len) {
+		q.body = xrealloc(NULL, r->body_len + 1);
+		memcpy(q.body, r->body, r->body_len);
+		q.body[r->body_len] = '\0';
+	} else {
+		q.body = xstrdup(r->body);
+		q.r.body_len = 0;
+	}
 	pthread_mutex_lock(&h->lock);
 	if (h->qlen == h->qalloc) {
 		h->qalloc = h->qalloc * 2 + 8;

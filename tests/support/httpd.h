@@ -49,11 +49,13 @@ typedef struct {
 	 * (the framing promised more, so the client sees a cut transfer).
 	 */
 	size_t cut_after;
-	int delay_ms; /* wait this long before answering */
+	int delay_ms;    /* wait this long before answering */
+	size_t body_len; /* > 0: `body` is this many bytes (binary); 0: strlen
+	                  */
 } httpd_response;
 
 /* clang-format off */
-#define HTTPD_RESPONSE_INIT { 0, NULL, NULL, NULL, 0, 0, 0, 0 }
+#define HTTPD_RESPONSE_INIT { 0, NULL, NULL, NULL, 0, 0, 0, 0, 0 }
 /* clang-format on */
 
 /* A recorded request. Owned by the server; valid until httpd_stop(). */

@@ -677,6 +677,46 @@ static void test_fetch__git_no_submodules(void)
 	ASSERT(!skitx_fs_exists(at("out/mod/inner.txt")));
 }
 
+/* Every allocation failure is SKIT_ENOMEM, never a crash or a leak. (No
+ * server here: its thread allocates too, and would stop the test.) */
+static void test_fetch__out_of_memory(void)
+{
+	skit_error err = { 0 };
+	char commit[41], hex[65], dest[64];
+	bool done = false;
+	int fd;
+
+	make_repo();
+	for (long n = 1; n < 200 && !done; n++) {
+		int rc;
+
+		snprintf(dest, sizeof(dest), "oom-%ld", n);
+		skitx_alloc_fail_at(n);
+		rc = skit__git_clone(repo_url, head1, at(dest), 1 << 20, 30000,
+		                     commit, &err);
+		skitx_alloc_fail_at(0);
+		if (rc && rc != SKIT_ENOMEM)
+			HARNESS_FAIL("n=%ld: %d %s", n, rc, err.message);
+		done = rc == 0;
+	}
+	ASSERT(done);
+	ASSERT_STR(commit, head1);
+	fd = out_fd("x.zip");
+	done = false;
+	for (long n = 1; n < 200 && !done; n++) {
+		int rc;
+
+		skitx_alloc_fail_at(n);
+		rc = skit__fetch_url("https://127.0.0.1:1/x.zip", fd, 1000,
+		                     10000, NULL, NULL, hex, &err);
+		skitx_alloc_fail_at(0);
+		ASSERT(rc == SKIT_EIO || rc == SKIT_ENOMEM);
+		done = rc == SKIT_EIO;
+	}
+	ASSERT(done);
+	close(fd);
+}
+
 TEST_MAIN(
         TEST(test_fetch__download) TEST(test_fetch__http_error) TEST(
                 test_fetch__too_big) TEST(test_fetch__scheme_rule)
@@ -687,4 +727,5 @@ TEST_MAIN(
                                 TEST(test_fetch__git_hostile_urls) TEST(
                                         test_fetch__git_failures)
                                         TEST(test_fetch__git_timeout) TEST(
-                                                test_fetch__git_no_submodules))
+                                                test_fetch__git_no_submodules)
+                                                TEST(test_fetch__out_of_memory))

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "support/httpd.h"
 #include "lib/pack_int.h"
 #include "skit/skit.h"
 #include "util/fs.h"
@@ -327,6 +328,48 @@ static void test_pack__uninstall_and_errors(void)
 	ASSERT_EQ(findings(root), 0);
 }
 
+static void test_pack__install_from_url(void)
+{
+	const char *src = scratch("url-src"), *root = scratch("url-root");
+	const char *names[] = { "web-skill" };
+	struct skitx_buf zip = SKITX_BUF_INIT;
+	httpd_response r = HTTPD_RESPONSE_INIT;
+	skit_install_options o = SKIT_INSTALL_OPTIONS_INIT;
+	skit_install_result *res = NULL;
+	skit_error err = { 0 };
+	skit_lock *lock = NULL;
+	struct httpd *h;
+	char pack[4096], url[256];
+
+	skill(src, "web-skill", "v1", NULL);
+	snprintf(pack, sizeof(pack), "%s/p.zip", src);
+	pack_dir(src, names, 1, pack);
+	ASSERT_OK(skitx_fs_read_file(pack, &zip, 1u << 20));
+	ASSERT_OK(httpd_start(&h));
+	r.content_type = "application/zip";
+	r.body = zip.ptr;
+	r.body_len = zip.len;
+	httpd_push(h, &r);
+	snprintf(url, sizeof(url), "%s/packs/p.zip", httpd_url(h));
+	ASSERT_OK(skit_install(root, url, &o, &res, &err));
+	ASSERT_EQ(skit_install_result_count(res), 1);
+	ASSERT_STR(skit_install_result_at(res, 0)->source, url);
+	skit_install_result_free(res);
+	ASSERT_STR(httpd_request_at(h, 0)->path, "/packs/p.zip");
+	ASSERT_OK(skit_lock_read(&lock, root, &err));
+	ASSERT_EQ(skit_lock_count(lock), 1);
+	ASSERT(!strncmp(skit_lock_at(lock, 0)->resolved, "sha256:", 7));
+	skit_lock_free(lock);
+	ASSERT_EQ(findings(root), 0);
+	/* Over the download cap: refused, nothing changes. */
+	httpd_push(h, &r);
+	o.max_download_bytes = zip.len / 2;
+	ASSERT_EQ(skit_install(scratch("url-root2"), url, &o, NULL, &err),
+	          SKIT_ETOOBIG);
+	httpd_stop(h);
+	skitx_buf_release(&zip);
+}
+
 /*
  * Kill an install at its 1st, 2nd, ... crash point until one runs to the
  * end. After each death: every skill is old or new, complete; after the
@@ -472,10 +515,14 @@ static void test_pack__sigkill_uninstall(void)
 	crash_loop("kill-uninstall", true);
 }
 
-TEST_MAIN(TEST(test_pack__reproducible_and_round_trip)
-                  TEST(test_pack__refuses_invalid_and_duplicate)
-                          TEST(test_pack__update_flags_scripts_and_tools)
-                                  TEST(test_pack__from_lock) TEST(
-                                          test_pack__uninstall_and_errors)
-                                          TEST(test_pack__sigkill_install) TEST(
-                                                  test_pack__sigkill_uninstall))
+/* clang-format off */
+TEST_MAIN(
+	TEST(test_pack__reproducible_and_round_trip)
+	TEST(test_pack__refuses_invalid_and_duplicate)
+	TEST(test_pack__update_flags_scripts_and_tools)
+	TEST(test_pack__from_lock)
+	TEST(test_pack__uninstall_and_errors)
+	TEST(test_pack__install_from_url)
+	TEST(test_pack__sigkill_install)
+	TEST(test_pack__sigkill_uninstall))
+/* clang-format on */

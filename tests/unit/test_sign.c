@@ -492,10 +492,62 @@ static void test_sign__base64(void)
 	skit_free(sig);
 }
 
+/* Every allocation failure is SKIT_ENOMEM, never a crash, a leak or a
+ * half-written key pair. */
+static void test_sign__out_of_memory(void)
+{
+	char id[SKIT__KEY_ID_LEN + 1], vid[SKIT__KEY_ID_LEN + 1], msg[80];
+	const char *keys[1];
+	skit_error err = { 0 };
+	bool done = false;
+	char *sig = NULL;
+
+	fresh();
+	skit__sign_message(DIGEST, msg);
+	for (long n = 1; n < 200 && !done; n++) {
+		char *kid = NULL;
+		int rc;
+
+		unlink(at("o.key"));
+		unlink(at("o.pub"));
+		skitx_alloc_fail_at(n);
+		rc = skit_keygen(at("o.key"), at("o.pub"), &kid, &err);
+		skitx_alloc_fail_at(0);
+		ASSERT(rc == 0 || rc == SKIT_ENOMEM);
+		if (rc) {
+			ASSERT(!kid);
+			ASSERT_EQ(err.code, SKIT_ENOMEM);
+			ASSERT(access(at("o.key"), F_OK) < 0);
+		}
+		done = rc == 0;
+		skit_free(kid);
+	}
+	ASSERT(done);
+	done = false;
+	for (long n = 1; n < 200 && !done; n++) {
+		int rc;
+
+		skitx_alloc_fail_at(n);
+		rc = skit__sign(at("o.key"), msg, strlen(msg), &sig, id, &err);
+		if (!rc) {
+			keys[0] = at("o.pub");
+			rc = skit__sign_verify(keys, 1, msg, strlen(msg), sig,
+			                       id, vid, &err);
+		}
+		skitx_alloc_fail_at(0);
+		ASSERT(rc == 0 || rc == SKIT_ENOMEM);
+		done = rc == 0;
+		skit_free(sig);
+		sig = NULL;
+	}
+	ASSERT(done);
+}
+
 TEST_MAIN(TEST(test_sign__keygen_files) TEST(test_sign__keygen_refuses_existing)
-                  TEST(test_sign__message) TEST(test_sign__round_trip)
-                          TEST(test_sign__tampered) TEST(test_sign__wrong_key)
-                                  TEST(test_sign__other_key_types) TEST(
-                                          test_sign__encrypted_key_refused)
-                                          TEST(test_sign__hostile_key_files)
-                                                  TEST(test_sign__base64))
+                  TEST(test_sign__message) TEST(test_sign__round_trip) TEST(
+                          test_sign__tampered) TEST(test_sign__wrong_key)
+                          TEST(test_sign__other_key_types)
+                                  TEST(test_sign__encrypted_key_refused) TEST(
+                                          test_sign__hostile_key_files)
+                                          TEST(test_sign__base64) TEST(
+                                                  test_sign__out_of_memory))
