@@ -18,5 +18,6 @@
 #include "skit/policy.h"
 #include "skit/sandbox.h"
 #include "skit/pack.h"
+#include "skit/eval.h"
 
 #endif /* SKIT_SKIT_H */

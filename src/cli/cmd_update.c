@@ -45,7 +45,7 @@ static int on_plan(void *ud, const skit_install_item *items, size_t n)
 	char line[16];
 
 	if (!a->json)
-		cli_print_plan(stdout, items, n, true);
+		cli_print_plan(stdout, items, n, a->dry_run);
 	for (size_t i = 0; i < n; i++)
 		sensitive |= items[i].sensitive;
 	if (!sensitive || a->yes || a->dry_run)

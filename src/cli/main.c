@@ -29,6 +29,7 @@ static const struct cmd commands[] = {
 	{ "update", cmd_update, "re-install skills from their sources" },
 	{ "verify", cmd_verify, "check installed skills against the lock" },
 	{ "keygen", cmd_keygen, "make a key pair for signing packs" },
+	{ "eval", cmd_eval, "run eval cases and report the results" },
 };
 
 static void usage(FILE *f)

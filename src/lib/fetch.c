@@ -53,6 +53,7 @@
 
 #include "lib/error.h"
 #include "lib/fetch_int.h"
+#include "lib/sandbox_int.h"
 #include "util/buf.h"
 
 #define DEFAULT_TIMEOUT_MS 300000L
@@ -793,23 +794,6 @@ struct git_ctx {
 	uint64_t max_bytes; /* for messages */
 };
 
-static void close_from(int lowfd)
-{
-#ifdef SYS_close_range
-	if (!syscall(SYS_close_range, (unsigned int)lowfd, ~0U, 0))
-		return;
-#endif
-	{
-		struct rlimit r;
-		long max = 65536;
-
-		if (!getrlimit(RLIMIT_NOFILE, &r) && r.rlim_cur < (rlim_t)max)
-			max = (long)r.rlim_cur;
-		for (long fd = lowfd; fd < max; fd++)
-			close((int)fd);
-	}
-}
-
 static void say(const char *msg)
 {
 	if (write(2, msg, strlen(msg)) < 0)
@@ -836,7 +820,7 @@ static void git_child(const struct git_ctx *g, char *const *argv,
 	if (in < 0 || out < 0 || er < 0 || dup2(in, 0) < 0 ||
 	    dup2(out, 1) < 0 || dup2(er, 2) < 0)
 		_exit(127);
-	close_from(3);
+	skit__close_from(3);
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
 	for (size_t i = 0; i < SKIT_ARRAY_SIZE(sigs); i++)

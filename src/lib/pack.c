@@ -564,10 +564,9 @@ static int check_manifest(struct ctx *c, struct request *q, skit_error *err)
 	{
 		const char *name =
 		        json_string_value(json_object_get(sk, "name"));
-		json_t *files = json_object_get(sk, "files"), *f;
+		json_t *files = json_object_get(sk, "files");
 		struct skit__pskill *s = NULL;
 		struct skit__pskill want;
-		size_t k;
 
 		for (size_t j = 0; name && j < st->n; j++)
 			if (!strcmp(st->skills[j].name, name))
@@ -579,30 +578,13 @@ static int check_manifest(struct ctx *c, struct request *q, skit_error *err)
 			goto out;
 		}
 		memset(&want, 0, sizeof(want));
-		json_array_foreach(files, k, f)
-		{
-			const char *p =
-			        json_string_value(json_object_get(f, "path"));
-			const char *h =
-			        json_string_value(json_object_get(f, "sha256"));
-			const char *md =
-			        json_string_value(json_object_get(f, "mode"));
-			json_t *sz = json_object_get(f, "size");
-
-			if (!p || !h || strlen(h) != 64 || !md ||
-			    !json_is_integer(sz) ||
-			    skit__pskill_add(&want, p,
-			                     (uint64_t)json_integer_value(sz),
-			                     !strcmp(md, "0755"), h) < 0) {
-				skit__pskill_release(&want);
-				rc = skit__error_set(err, SKIT_EINVALID, 0,
-				                     "%s: manifest.json is not "
-				                     "valid",
-				                     what);
-				goto out;
-			}
+		if (skit__pskill_files_json(&want, files) < 0) {
+			skit__pskill_release(&want);
+			rc = skit__error_set(err, SKIT_EINVALID, 0,
+			                     "%s: manifest.json is not valid",
+			                     what);
+			goto out;
 		}
-		skit__pskill_sort(&want);
 		if (!skit__pskill_same_files(&want, s)) {
 			snprintf(detail, sizeof(detail),
 			         "the files of skill %s differ", s->name);

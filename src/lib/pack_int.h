@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include <jansson.h>
 #include <openssl/evp.h>
 
 #include "skit/pack.h"
@@ -241,6 +242,9 @@ void skit__lock_drop(struct skit__lockdoc *doc, const char *name);
 char *skit__lock_dump(const struct skit__lockdoc *doc);
 void skit__lockdoc_release(struct skit__lockdoc *doc);
 int skit__pskill_copy(struct skit__pskill *dst, const struct skit__pskill *src);
+/* Add the files of a lock entry or a manifest skill ([{path, size, mode,
+ * sha256}], every field checked) to `s`, sorted. SKIT_EINVALID. */
+int skit__pskill_files_json(struct skit__pskill *s, json_t *files);
 
 /* ---- transactions (pack_txn.c) ---- */
 

@@ -229,22 +229,12 @@ static int opt_str(json_t *o, const char *key, char **out)
 	return *out ? 0 : SKIT_ENOMEM;
 }
 
-static int parse_skill(struct skit__pskill *s, const char *name, json_t *o)
+int skit__pskill_files_json(struct skit__pskill *s, json_t *files)
 {
-	json_t *files = json_object_get(o, "files"), *f;
+	json_t *f;
 	size_t i;
 
-	memset(s, 0, sizeof(*s));
-	if (!json_is_object(o) || !json_is_array(files) ||
-	    !skit_skill_name_ok(name) || strlen(name) > 64)
-		return SKIT_EINVALID;
-	if (!(s->name = skitx_strdup(name)))
-		return SKIT_ENOMEM;
-	if (opt_str(o, "source", &s->source) ||
-	    opt_str(o, "resolved", &s->resolved) ||
-	    opt_str(o, "version", &s->version) ||
-	    opt_str(o, "installed_at", &s->installed_at) ||
-	    opt_str(o, "signed_by", &s->signed_by) || !s->source)
+	if (!json_is_array(files))
 		return SKIT_EINVALID;
 	json_array_foreach(files, i, f)
 	{
@@ -268,6 +258,25 @@ static int parse_skill(struct skit__pskill *s, const char *name, json_t *o)
 	}
 	skit__pskill_sort(s);
 	return 0;
+}
+
+static int parse_skill(struct skit__pskill *s, const char *name, json_t *o)
+{
+	json_t *files = json_object_get(o, "files");
+
+	memset(s, 0, sizeof(*s));
+	if (!json_is_object(o) || !json_is_array(files) ||
+	    !skit_skill_name_ok(name) || strlen(name) > 64)
+		return SKIT_EINVALID;
+	if (!(s->name = skitx_strdup(name)))
+		return SKIT_ENOMEM;
+	if (opt_str(o, "source", &s->source) ||
+	    opt_str(o, "resolved", &s->resolved) ||
+	    opt_str(o, "version", &s->version) ||
+	    opt_str(o, "installed_at", &s->installed_at) ||
+	    opt_str(o, "signed_by", &s->signed_by) || !s->source)
+		return SKIT_EINVALID;
+	return skit__pskill_files_json(s, files);
 }
 
 int skit__lock_load(struct skit__lockdoc *doc, int rootfd, const char *path,

@@ -239,7 +239,7 @@ static void say(const char *msg)
 		return;
 }
 
-static void close_from(int lowfd)
+void skit__close_from(int lowfd)
 {
 #ifdef SYS_close_range
 	if (!syscall(SYS_close_range, (unsigned int)lowfd, ~0U, 0))
@@ -290,7 +290,7 @@ static int place_fds(int want[FD_FIRST_FREE])
 		else if (dup2(want[i], i) < 0)
 			return -1;
 	}
-	close_from(FD_FIRST_FREE);
+	skit__close_from(FD_FIRST_FREE);
 	return 0;
 }
 
@@ -305,7 +305,7 @@ static void child(const struct skit__run_opts *o, int outfd, int errfd)
 	if (nullfd < 0 || dup2(nullfd, 0) < 0 || dup2(outfd, 1) < 0 ||
 	    dup2(errfd, 2) < 0)
 		_exit(127);
-	close_from(3);
+	skit__close_from(3);
 	setrlimit(RLIMIT_CORE, &nocore);
 	signal(SIGPIPE, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
@@ -351,7 +351,7 @@ static void exec_program(const struct skit__run_opts *o, const struct plan *p,
 		layers |= SKIT_SANDBOX_SECCOMP;
 #endif
 	report(REP_LAYERS, (int)layers);
-	close_from(3);
+	skit__close_from(3);
 	execve(o->path, o->argv, o->envp);
 	say("skit: cannot execute the program\n");
 	_exit(errno == ENOENT ? 127 : 126);

@@ -105,4 +105,8 @@ void skit__run_result_release(struct skit__run_result *res);
  */
 extern unsigned int skit__sandbox_disabled;
 
+/* Close every fd from `lowfd` up (close_range, else one by one up to
+ * the open-files limit). For a child between fork and exec. */
+void skit__close_from(int lowfd);
+
 #endif

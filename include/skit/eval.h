@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SKIT_EVAL_H
+#define SKIT_EVAL_H
+
+#include <stdint.h>
+
+#include "skit/common.h"
+
+/**
+ * @file skit/eval.h
+ * @brief Evals: case files, run through the real agent loop, scored and
+ *        reported.
+ *
+ * A suite is a set of case files (YAML or JSON). A case names a task
+ * (`input`), the skills to load (`skills`: roots, or skill folders whose
+ * parent then becomes the root), files copied into each run's work
+ * folder (`files`), a `cassette` for the offline replay model, how many
+ * `trials` to run and the share of them that must pass
+ * (`pass_threshold`), and what is expected:
+ *
+ * @code
+ * input: Summarise sample.csv
+ * skills:
+ *   - ../skills
+ * files:
+ *   - ../skills/csv-report/assets/sample.csv
+ * cassette: cassettes/csv.jsonl
+ * trials: 1
+ * expected:
+ *   skills:                         # must be activated
+ *     - csv-report
+ *   not_skills:                     # must not be
+ *     - pdf-text
+ *   steps:                          # an ordered subsequence of the calls
+ *     - use_skill:csv-report
+ *     - run_skill_script:csv-report/scripts/report.py
+ *   max_tool_calls: 6
+ *   forbidden_tools:
+ *     - shell
+ *   output:
+ *     contains: 12 rows             # a string or a list of them
+ *     not_contains: error
+ *     regex: mean [0-9.]+           # POSIX extended
+ *     json:                         # the answer parsed as JSON
+ *       - path: a.b.0
+ *         equals: x
+ * @endcode
+ *
+ * (The YAML dialect is the strict one of SKILL.md frontmatter: block
+ * style only, every scalar a string.) A step is a tool name, or
+ * `tool:target` where the target is the skill for use_skill and
+ * `skill/path` for run_skill_script and read_skill_resource.
+ *
+ * Relative paths in a case resolve against the case file's folder. Case
+ * files are untrusted: at most 1 MiB, unknown keys and wrong types are
+ * refused with "file:line: ..." messages.
+ *
+ * Each trial is one agent (one conversation, one run folder with its own
+ * audit trail and work folder) under a policy that approves every call
+ * (like `--yes`). Trials run in parallel up to `jobs`.
+ */
+
+SKIT_BEGIN_DECL
+
+/** Loaded case files. Opaque; free with skit_eval_suite_free(). */
+typedef struct skit_eval_suite skit_eval_suite;
+
+/** The results of a run. Opaque; free with skit_eval_report_free(). */
+typedef struct skit_eval_report skit_eval_report;
+
+/**
+ * Load case files. Each path is a case file or a folder whose *.yaml,
+ * *.yml and *.json files (not recursive) are taken in name order.
+ *
+ * @param[out] out  the suite, owned by the caller; NULL on failure
+ * @return SKIT_OK; SKIT_EINVALID for a malformed case (message
+ *         "file:line: ..."); SKIT_ETOOBIG for a case file over 1 MiB;
+ *         SKIT_ENOTFOUND for a missing path or a folder without cases;
+ *         SKIT_EIO; SKIT_ENOMEM.
+ */
+SKIT_EXTERN int skit_eval_suite_load(skit_eval_suite **out,
+                                     const char *const *paths, size_t n,
+                                     skit_error *err);
+
+/** Number of cases, and the name (file name without extension) and file
+ *  of case `i`. Borrowed from the suite. */
+SKIT_EXTERN size_t skit_eval_suite_count(const skit_eval_suite *s);
+SKIT_EXTERN const char *skit_eval_suite_case_name(const skit_eval_suite *s,
+                                                  size_t i);
+SKIT_EXTERN const char *skit_eval_suite_case_file(const skit_eval_suite *s,
+                                                  size_t i);
+
+/** Free the suite. NULL is a no-op. */
+SKIT_EXTERN void skit_eval_suite_free(skit_eval_suite *s);
+
+/**
+ * Called after each trial, on the thread that ran it but never on two at
+ * once: `done` of `total` trials have finished; the last was of `name`.
+ */
+typedef void (*skit_eval_progress_cb)(size_t done, size_t total,
+                                      const char *name, bool passed,
+                                      void *payload);
+
+/** Options for skit_eval_run(); start from SKIT_EVAL_OPTIONS_INIT. */
+typedef struct {
+	unsigned int version; /**< SKIT_EVAL_OPTIONS_VERSION */
+	/** A model spec ("openai:gpt-4.1-mini") for every case; NULL:
+	 *  each case's cassette through the replay model. */
+	const char *model;
+	unsigned int jobs; /**< trials at once; 0 or 1: one at a time */
+	/** Where each trial's run folder goes; NULL: a new folder
+	 *  "skit-eval-XXXXXX" under $TMPDIR (see the report). */
+	const char *runs_dir;
+	/** Share of trials a case must pass when it names no
+	 *  pass_threshold; 0: 1.0 (all). */
+	double pass_threshold;
+	long script_timeout_ms;         /**< per script run; 0: the agent's */
+	const volatile int *cancel;     /**< non-zero stops the trials */
+	skit_eval_progress_cb progress; /**< may be NULL */
+	void *payload;
+} skit_eval_options;
+
+/* clang-format off */
+#define SKIT_EVAL_OPTIONS_VERSION 1
+#define SKIT_EVAL_OPTIONS_INIT { SKIT_EVAL_OPTIONS_VERSION, NULL, 0, NULL, 0, 0, NULL, NULL, NULL }
+/* clang-format on */
+
+/**
+ * Run every case. A trial that fails (a check, the model, a budget) is a
+ * result, not an error: it is recorded with its reasons.
+ *
+ * @param[out] out  the report, owned by the caller; NULL on failure
+ * @return SKIT_OK; SKIT_EUSAGE for bad options or a case with no
+ *         cassette and no model; SKIT_EIO when the runs folder cannot be
+ *         made; SKIT_ECANCELED; SKIT_ENOMEM.
+ */
+SKIT_EXTERN int skit_eval_run(skit_eval_report **out, const skit_eval_suite *s,
+                              const skit_eval_options *opts, skit_error *err);
+
+/** One case's results. Every pointer is borrowed from the report. */
+typedef struct {
+	const char *name;
+	const char *file;
+	bool passed;
+	unsigned int trials, trials_passed;
+	/** Why trials failed, one line each ("trial 2: ..." with several
+	 *  trials). */
+	const char *const *reasons;
+	size_t reason_count;
+	const char *const *run_dirs; /**< one per trial */
+	size_t run_dir_count;
+	/** Skills activated in any trial, in order of first activation. */
+	const char *const *skills;
+	size_t skill_count;
+	/** Sums over the trials. */
+	uint64_t input_tokens, output_tokens, wall_ms;
+	unsigned int tool_calls, script_runs;
+	bool has_steps, steps_ok;   /**< step constraints: any, all met */
+	bool has_output, output_ok; /**< output checks: any, all met */
+} skit_eval_case_result;
+
+/** Trigger metrics of one skill over every trial. A false positive is
+ *  an activation the case did not expect. */
+typedef struct {
+	const char *name;
+	unsigned int tp, fp, fn;
+	double precision, recall, f1; /**< 1.0 when undefined (0/0) */
+} skit_eval_skill_result;
+
+/** Totals and medians (over trials) of a report. */
+typedef struct {
+	size_t cases, cases_passed, trials, trials_passed;
+	double pass_rate; /**< cases_passed / cases (1.0 for none) */
+	size_t step_checked, step_passed;     /**< trials with steps */
+	double step_pass_rate;                /**< 1.0 for none */
+	size_t output_checked, output_passed; /**< trials with checks */
+	double output_pass_rate;              /**< 1.0 for none */
+	uint64_t input_tokens, output_tokens, wall_ms;
+	unsigned long tool_calls, script_runs;
+	double median_input_tokens, median_output_tokens, median_wall_ms;
+	double median_tool_calls, median_script_runs;
+	const char *runs_dir; /**< where the run folders are */
+} skit_eval_summary;
+
+SKIT_EXTERN size_t skit_eval_report_case_count(const skit_eval_report *r);
+SKIT_EXTERN const skit_eval_case_result *
+skit_eval_report_case(const skit_eval_report *r, size_t i);
+/** Skills by name: every skill expected, refused or activated. */
+SKIT_EXTERN size_t skit_eval_report_skill_count(const skit_eval_report *r);
+SKIT_EXTERN const skit_eval_skill_result *
+skit_eval_report_skill(const skit_eval_report *r, size_t i);
+SKIT_EXTERN void skit_eval_report_summary(const skit_eval_report *r,
+                                          skit_eval_summary *out);
+
+/** Report formats. */
+typedef enum {
+	SKIT_EVAL_TEXT = 0,  /**< a table for people */
+	SKIT_EVAL_JSON = 1,  /**< one JSON object */
+	SKIT_EVAL_JUNIT = 2, /**< JUnit XML, one testcase per case */
+} skit_eval_format;
+
+/**
+ * Render the report.
+ * @param[out] out  NUL-terminated text, owned by the caller (skit_free())
+ * @return SKIT_OK; SKIT_EUSAGE for an unknown format; SKIT_ENOMEM.
+ */
+SKIT_EXTERN int skit_eval_report_write(char **out, const skit_eval_report *r,
+                                       skit_eval_format format,
+                                       skit_error *err);
+
+/** Free the report. NULL is a no-op. */
+SKIT_EXTERN void skit_eval_report_free(skit_eval_report *r);
+
+SKIT_END_DECL
+
+#endif /* SKIT_EVAL_H */

@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_eval.c - `skit eval PATH...`: run eval cases through the agent and
+ * report trigger, step and output checks with their costs.
+ */
+#include "common.h"
+
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "cli/cmd.h"
+#include "cli/error.h"
+#include "util/fs.h"
+
+static volatile int canceled;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	canceled = 1;
+}
+
+static void help(void)
+{
+	printf("usage: skit eval [options] PATH...\n\n"
+	       "Run eval cases: each PATH is a case file (YAML or JSON) or a "
+	       "folder of them.\nEvery case goes through the agent loop "
+	       "(offline with its cassette unless\n--model is given), in its "
+	       "own work folder with its own audit trail, and is\nchecked: "
+	       "which skills triggered, the steps taken, the output. "
+	       "docs/evals.md\ndescribes the case format.\n\n"
+	       "Options:\n"
+	       "  --model SPEC        run every case with this model "
+	       "(e.g. openai:gpt-4.1-mini)\n"
+	       "  -j, --jobs N        run N trials at once (default 1)\n"
+	       "  --report FORMAT     text (default), json or junit\n"
+	       "  -o, --out FILE      write the report to FILE instead of "
+	       "stdout\n"
+	       "  --runs-dir DIR      put the run folders in DIR (default: "
+	       "a new folder in\n"
+	       "                      $TMPDIR, named in the report)\n"
+	       "  --min-pass-rate R   exit 1 when fewer than R (0..1) of the "
+	       "cases pass\n"
+	       "                      (default 1: every case)\n"
+	       "  -h, --help          show this help\n\n"
+	       "Exit status: 0 the pass rate is met, 1 it is not (or a run "
+	       "failed), 2 usage\nor a case file that does not load.\n");
+}
+
+static void progress(size_t done, size_t total, const char *name, bool passed,
+                     void *payload)
+{
+	(void)payload;
+	fprintf(stderr, "\r\033[K[%zu/%zu] %s %s", done, total,
+	        passed ? "pass" : "FAIL", name);
+	if (done == total)
+		fputs("\r\033[K", stderr);
+}
+
+static int parse_rate(const char *s, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || *end || !(v >= 0.0 && v <= 1.0))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int cmd_eval(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "model", required_argument, NULL, 'm' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "report", required_argument, NULL, 'r' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "runs-dir", required_argument, NULL, 'R' },
+		{ "min-pass-rate", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	skit_eval_options opts = SKIT_EVAL_OPTIONS_INIT;
+	skit_eval_format format = SKIT_EVAL_TEXT;
+	skit_eval_suite *suite = NULL;
+	skit_eval_report *report = NULL;
+	skit_eval_summary sum;
+	skit_error err = { 0 };
+	const char *out = NULL;
+	double min_rate = 1.0;
+	char *text = NULL, *end;
+	long jobs;
+	int c, status = CLI_FAIL;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "hj:o:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			opts.model = optarg;
+			break;
+		case 'j':
+			jobs = strtol(optarg, &end, 10);
+			if (end == optarg || *end || jobs < 1 || jobs > 64)
+				return cli_usage_error(argv[0],
+				                       "--jobs is 1 to 64, not "
+				                       "'%s'",
+				                       optarg);
+			opts.jobs = (unsigned int)jobs;
+			break;
+		case 'r':
+			if (!strcmp(optarg, "text"))
+				format = SKIT_EVAL_TEXT;
+			else if (!strcmp(optarg, "json"))
+				format = SKIT_EVAL_JSON;
+			else if (!strcmp(optarg, "junit"))
+				format = SKIT_EVAL_JUNIT;
+			else
+				return cli_usage_error(
+				        argv[0],
+				        "--report is text, json or "
+				        "junit, not '%s'",
+				        optarg);
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'R':
+			opts.runs_dir = optarg;
+			break;
+		case 'p':
+			if (parse_rate(optarg, &min_rate) < 0)
+				return cli_usage_error(
+				        argv[0],
+				        "--min-pass-rate is a "
+				        "number from 0 to 1, not "
+				        "'%s'",
+				        optarg);
+			break;
+		case 'h':
+			help();
+			return CLI_OK;
+		default:
+			return cli_usage_error(argv[0], "unknown option '%s'",
+			                       argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return cli_usage_error(argv[0], "missing PATH");
+	if (skit_eval_suite_load(&suite, (const char *const *)argv + optind,
+	                         (size_t)(argc - optind), &err) < 0) {
+		cli_error(argv[0], "%s", err.message);
+		return CLI_USAGE;
+	}
+	if (isatty(STDERR_FILENO))
+		opts.progress = progress;
+	opts.cancel = &canceled;
+	signal(SIGINT, on_signal);
+	if (skit_eval_run(&report, suite, &opts, &err) < 0) {
+		cli_error(argv[0], "%s", err.message);
+		status = err.code == SKIT_EUSAGE ? CLI_USAGE : CLI_FAIL;
+		goto out;
+	}
+	if (skit_eval_report_write(&text, report, format, &err) < 0) {
+		cli_error(argv[0], "%s", err.message);
+		goto out;
+	}
+	if (out) {
+		if (skitx_fs_write_atomic(out, text, strlen(text), 0644) < 0) {
+			cli_error(argv[0], "cannot write %s: %s", out,
+			          strerror(errno));
+			goto out;
+		}
+	} else {
+		fputs(text, stdout);
+	}
+	skit_eval_report_summary(report, &sum);
+	if (out || format != SKIT_EVAL_TEXT)
+		fprintf(stderr,
+		        "%zu of %zu cases passed (%.0f%%); runs in %s\n",
+		        sum.cases_passed, sum.cases, sum.pass_rate * 100.0,
+		        sum.runs_dir ? sum.runs_dir : "-");
+	status = sum.pass_rate + 1e-9 >= min_rate ? CLI_OK : CLI_FAIL;
+	if (status != CLI_OK)
+		fprintf(stderr,
+		        "skit eval: pass rate %.2f is under the minimum %.2f\n",
+		        sum.pass_rate, min_rate);
+out:
+	signal(SIGINT, SIG_DFL);
+	skit_free(text);
+	skit_eval_report_free(report);
+	skit_eval_suite_free(suite);
+	return status;
+}

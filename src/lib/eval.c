@@ -1,0 +1,1528 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * eval.c - evals: load case files, run each trial through the agent loop,
+ * check what happened, and score it (see include/skit/eval.h).
+ *
+ * What a trial did is read back from its own audit trail (the tool_call
+ * events of events.jsonl) and from the agent's stats and activated
+ * skills, so an eval sees exactly what `skit runs show` would. Rendering
+ * the report lives in eval_report.c.
+ */
+#include "common.h"
+
+#include <dirent.h>
+#include <pthread.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "skit/agent.h"
+#include "skit/audit.h"
+#include "skit/eval.h"
+#include "skit/model.h"
+#include "skit/policy.h"
+#include "skit/registry.h"
+#include "lib/error.h"
+#include "lib/eval_int.h"
+#include "lib/yaml.h"
+#include "util/alloc.h"
+#include "util/buf.h"
+#include "util/fs.h"
+#include "util/parallel.h"
+#include "util/path.h"
+#include "util/vec.h"
+
+#define CASE_MAX     (1024u * 1024)
+#define CASES_MAX    10000u
+#define TRIALS_MAX   1000u
+#define JSON_DEPTH   32
+#define CALLS_SHOWN  8
+#define SHOW_MAX     60
+#define ANSWER_SHOWN 80
+
+/* ---- loading ----------------------------------------------------------- */
+
+struct loader {
+	struct skitx_pool *pool;
+	const char *file, *dir;
+	skit_error *err;
+};
+
+static int bad(struct loader *ld, const struct skit__ynode *n, const char *fmt,
+               ...) SKIT_PRINTF(3, 4);
+
+/* "file:line: message" as SKIT_EINVALID. */
+static int bad(struct loader *ld, const struct skit__ynode *n, const char *fmt,
+               ...)
+{
+	char msg[200];
+	va_list ap;
+	unsigned int line = n ? n->line : 0;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (line)
+		return skit__error_set(ld->err, SKIT_EINVALID, line,
+		                       "%s:%u: %s", ld->file, line, msg);
+	return skit__error_set(ld->err, SKIT_EINVALID, 0, "%s: %s", ld->file,
+	                       msg);
+}
+
+static struct skit__ynode *ynode(struct skitx_pool *pool,
+                                 enum skit__ynode_kind kind)
+{
+	struct skit__ynode *n = skitx_pool_alloc(pool, sizeof(*n));
+
+	if (n) {
+		memset(n, 0, sizeof(*n));
+		n->kind = kind;
+	}
+	return n;
+}
+
+/*
+ * A JSON document as the YAML module's tree, so one validator serves
+ * both formats. Scalars become their text; jansson keeps no positions,
+ * so lines are 0 and messages name only the file.
+ */
+static struct skit__ynode *from_json(struct skitx_pool *pool, json_t *j,
+                                     int depth)
+{
+	struct skit__ynode *n;
+	const char *k;
+	json_t *v;
+	size_t i, count;
+
+	if (depth > JSON_DEPTH)
+		return NULL;
+	if (json_is_object(j) || json_is_array(j)) {
+		n = ynode(pool, json_is_object(j) ? SKIT_YMAP : SKIT_YSEQ);
+		count = json_is_object(j) ? json_object_size(j)
+		                          : json_array_size(j);
+		if (!n)
+			return NULL;
+		n->items =
+		        skitx_pool_alloc(pool, (count + 1) * sizeof(*n->items));
+		n->keys =
+		        skitx_pool_alloc(pool, (count + 1) * sizeof(*n->keys));
+		if (!n->items || !n->keys)
+			return NULL;
+		if (json_is_array(j)) {
+			json_array_foreach(j, i, v)
+			{
+				n->items[n->n] = from_json(pool, v, depth + 1);
+				if (!n->items[n->n++])
+					return NULL;
+			}
+			return n;
+		}
+		json_object_foreach(j, k, v)
+		{
+			n->keys[n->n] = ynode(pool, SKIT_YSCALAR);
+			if (!n->keys[n->n])
+				return NULL;
+			n->keys[n->n]->value = skitx_pool_strdup(pool, k);
+			n->keys[n->n]->len = strlen(k);
+			n->items[n->n] = from_json(pool, v, depth + 1);
+			if (!n->keys[n->n]->value || !n->items[n->n++])
+				return NULL;
+		}
+		return n;
+	}
+	n = ynode(pool, SKIT_YSCALAR);
+	if (!n)
+		return NULL;
+	if (json_is_string(j))
+		n->value = skitx_pool_strndup(pool, json_string_value(j),
+		                              json_string_length(j));
+	else if (json_is_integer(j))
+		n->value = skitx_pool_printf(pool, "%lld",
+		                             (long long)json_integer_value(j));
+	else if (json_is_real(j))
+		n->value = skitx_pool_printf(pool, "%.17g", json_real_value(j));
+	else
+		n->value = skitx_pool_strdup(pool, json_is_true(j)    ? "true"
+		                                   : json_is_false(j) ? "false"
+		                                                      : "null");
+	if (n->value)
+		n->len = strlen(n->value);
+	return n->value ? n : NULL;
+}
+
+static int check_keys(struct loader *ld, const struct skit__ynode *map,
+                      const char *what, const char *const *allowed)
+{
+	if (!map || map->kind != SKIT_YMAP)
+		return bad(ld, map, "%s must be a mapping", what);
+	for (size_t i = 0; i < map->n; i++) {
+		size_t k;
+
+		for (k = 0; allowed[k]; k++)
+			if (!strcmp(map->keys[i]->value, allowed[k]))
+				break;
+		if (!allowed[k])
+			return bad(ld, map->keys[i], "unknown key '%.*s'",
+			           SHOW_MAX, map->keys[i]->value);
+	}
+	return 0;
+}
+
+static int get_str(struct loader *ld, const struct skit__ynode *map,
+                   const char *key, const char **out, bool required)
+{
+	const struct skit__ynode *v = skit__yaml_get(map, key);
+
+	*out = NULL;
+	if (!v && required)
+		return bad(ld, map, "missing '%s'", key);
+	if (!v)
+		return 0;
+	if (v->kind != SKIT_YSCALAR)
+		return bad(ld, v, "'%s' must be a string", key);
+	*out = v->value;
+	return 0;
+}
+
+/* A string or a list of strings. */
+static int get_list(struct loader *ld, const struct skit__ynode *map,
+                    const char *key, struct eval_strv *out)
+{
+	const struct skit__ynode *v = skit__yaml_get(map, key);
+
+	memset(out, 0, sizeof(*out));
+	if (!v)
+		return 0;
+	if (v->kind == SKIT_YMAP)
+		return bad(ld, v, "'%s' must be a string or a list of strings",
+		           key);
+	out->v = skitx_pool_alloc(
+	        ld->pool,
+	        (v->kind == SKIT_YSEQ ? v->n : 1) * sizeof(*out->v) + 1);
+	if (!out->v)
+		return skit__error_oom(ld->err);
+	if (v->kind == SKIT_YSCALAR) {
+		out->v[out->n++] = v->value;
+		return 0;
+	}
+	for (size_t i = 0; i < v->n; i++) {
+		if (v->items[i]->kind != SKIT_YSCALAR)
+			return bad(ld, v->items[i],
+			           "'%s' must be a string or a list of strings",
+			           key);
+		out->v[out->n++] = v->items[i]->value;
+	}
+	return 0;
+}
+
+static int get_count(struct loader *ld, const struct skit__ynode *map,
+                     const char *key, unsigned long max, long *out)
+{
+	const struct skit__ynode *v = skit__yaml_get(map, key);
+	unsigned long x = 0;
+	const char *p;
+
+	if (!v)
+		return 0;
+	if (v->kind != SKIT_YSCALAR || !v->value[0] || v->len > 9)
+		return bad(ld, v, "'%s' must be a whole number", key);
+	for (p = v->value; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return bad(ld, v, "'%s' must be a whole number", key);
+		x = x * 10 + (unsigned long)(*p - '0');
+	}
+	if (x > max)
+		return bad(ld, v, "'%s' must be at most %lu", key, max);
+	*out = (long)x;
+	return 0;
+}
+
+/* A path of the case, against the case file's folder. */
+static const char *resolve(struct loader *ld, const char *rel)
+{
+	if (rel[0] == '/')
+		return rel;
+	return skitx_pool_printf(ld->pool, "%s/%s", ld->dir, rel);
+}
+
+static int load_paths(struct loader *ld, const struct skit__ynode *map,
+                      const char *key, struct eval_strv *out, bool skills)
+{
+	const struct skit__ynode *node = skit__yaml_get(map, key);
+	int rc = get_list(ld, map, key, out);
+
+	for (size_t i = 0; !rc && i < out->n; i++) {
+		const char *p = resolve(ld, out->v[i]);
+		char *md;
+		bool is_skill;
+
+		if (!p)
+			return skit__error_oom(ld->err);
+		if (!skills) {
+			struct stat st;
+
+			if (stat(p, &st) < 0 || !S_ISREG(st.st_mode))
+				return bad(ld, node,
+				           "'%s': no such file '%.*s'", key,
+				           SHOW_MAX, out->v[i]);
+			out->v[i] = p;
+			continue;
+		}
+		if (!skitx_fs_is_dir(p))
+			return bad(ld, node, "'%s': no such folder '%.*s'", key,
+			           SHOW_MAX, out->v[i]);
+		/* A skill folder: its parent is the root. */
+		md = skitx_path_join(p, "SKILL.md");
+		if (!md)
+			return skit__error_oom(ld->err);
+		is_skill = skitx_fs_exists(md);
+		skitx_free(md);
+		out->v[i] = p;
+		if (is_skill) {
+			md = skitx_path_dirname(p);
+			out->v[i] = md ? skitx_pool_strdup(ld->pool, md) : NULL;
+			skitx_free(md);
+		}
+		if (!out->v[i])
+			return skit__error_oom(ld->err);
+	}
+	return rc;
+}
+
+static int load_output(struct loader *ld, struct eval_case *c,
+                       const struct skit__ynode *out)
+{
+	static const char *const keys[] = { "contains", "not_contains", "regex",
+		                            "json", NULL };
+	static const char *const jkeys[] = { "path", "equals", NULL };
+	const struct skit__ynode *js;
+	int rc = check_keys(ld, out, "'output'", keys);
+
+	if (!rc)
+		rc = get_list(ld, out, "contains", &c->contains);
+	if (!rc)
+		rc = get_list(ld, out, "not_contains", &c->not_contains);
+	if (!rc)
+		rc = get_list(ld, out, "regex", &c->regex);
+	for (size_t i = 0; !rc && i < c->regex.n; i++) {
+		regex_t re;
+
+		if (regcomp(&re, c->regex.v[i], REG_EXTENDED | REG_NOSUB))
+			return bad(ld, skit__yaml_get(out, "regex"),
+			           "bad regex '%.*s'", SHOW_MAX, c->regex.v[i]);
+		regfree(&re);
+	}
+	js = skit__yaml_get(out, "json");
+	if (rc || !js)
+		return rc;
+	if (js->kind == SKIT_YMAP)
+		return bad(ld, js, "'json' must be a list of {path, equals}");
+	c->json = skitx_pool_alloc(ld->pool, (js->n + 1) * sizeof(*c->json));
+	if (!c->json)
+		return skit__error_oom(ld->err);
+	for (size_t i = 0; !rc && i < js->n; i++) {
+		const struct skit__ynode *item = js->items[i];
+
+		rc = check_keys(ld, item, "a 'json' check", jkeys);
+		if (!rc)
+			rc = get_str(ld, item, "path", &c->json[i].path, true);
+		if (!rc)
+			rc = get_str(ld, item, "equals", &c->json[i].equals,
+			             true);
+		c->njson++;
+	}
+	return rc;
+}
+
+static int load_expected(struct loader *ld, struct eval_case *c,
+                         const struct skit__ynode *ex)
+{
+	static const char *const keys[] = {
+		"skills",          "not_skills", "steps", "max_tool_calls",
+		"forbidden_tools", "output",     NULL
+	};
+	int rc = check_keys(ld, ex, "'expected'", keys);
+
+	if (!rc)
+		rc = get_list(ld, ex, "skills", &c->exp_skills);
+	if (!rc)
+		rc = get_list(ld, ex, "not_skills", &c->not_skills);
+	if (!rc)
+		rc = get_list(ld, ex, "steps", &c->steps);
+	if (!rc)
+		rc = get_list(ld, ex, "forbidden_tools", &c->forbidden);
+	if (!rc)
+		rc = get_count(ld, ex, "max_tool_calls", 100000,
+		               &c->max_tool_calls);
+	if (!rc && skit__yaml_get(ex, "output"))
+		rc = load_output(ld, c, skit__yaml_get(ex, "output"));
+	return rc;
+}
+
+static int load_threshold(struct loader *ld, const struct skit__ynode *root,
+                          double *out)
+{
+	const char *s = NULL;
+	char *end;
+	int rc = get_str(ld, root, "pass_threshold", &s, false);
+
+	if (rc || !s)
+		return rc;
+	errno = 0;
+	*out = strtod(s, &end);
+	if (errno || end == s || *end || !(*out >= 0.0 && *out <= 1.0))
+		return bad(ld, skit__yaml_get(root, "pass_threshold"),
+		           "'pass_threshold' must be a number from 0 to 1");
+	return 0;
+}
+
+static int load_case(struct loader *ld, struct eval_case *c,
+                     const struct skit__ynode *root)
+{
+	static const char *const keys[] = { "name",     "description",
+		                            "input",    "skills",
+		                            "files",    "cassette",
+		                            "trials",   "pass_threshold",
+		                            "expected", NULL };
+	const char *name = NULL, *desc = NULL, *cassette = NULL;
+	long trials = 1;
+	int rc;
+
+	if (!root)
+		return bad(ld, NULL, "empty case file");
+	rc = check_keys(ld, root, "a case", keys);
+	if (!rc)
+		rc = get_str(ld, root, "name", &name, false);
+	if (!rc)
+		rc = get_str(ld, root, "description", &desc, false);
+	if (!rc)
+		rc = get_str(ld, root, "input", &c->input, true);
+	if (!rc && !c->input[0])
+		rc = bad(ld, skit__yaml_get(root, "input"), "'input' is empty");
+	if (!rc)
+		rc = load_paths(ld, root, "skills", &c->skills, true);
+	if (!rc)
+		rc = load_paths(ld, root, "files", &c->files, false);
+	if (!rc)
+		rc = get_str(ld, root, "cassette", &cassette, false);
+	if (!rc && cassette) {
+		c->cassette = resolve(ld, cassette);
+		if (!c->cassette)
+			rc = skit__error_oom(ld->err);
+	}
+	if (!rc)
+		rc = get_count(ld, root, "trials", TRIALS_MAX, &trials);
+	if (!rc && trials < 1)
+		rc = bad(ld, skit__yaml_get(root, "trials"),
+		         "'trials' must be at least 1");
+	c->trials = (unsigned int)trials;
+	if (!rc)
+		rc = load_threshold(ld, root, &c->threshold);
+	if (!rc && skit__yaml_get(root, "expected"))
+		rc = load_expected(ld, c, skit__yaml_get(root, "expected"));
+	if (!rc && name)
+		c->name = name;
+	return rc;
+}
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n > k && !strcmp(s + n - k, suffix);
+}
+
+static bool is_case_file(const char *name)
+{
+	return name[0] != '.' &&
+	       (has_suffix(name, ".yaml") || has_suffix(name, ".yml") ||
+	        has_suffix(name, ".json"));
+}
+
+static int parse_case(struct loader *ld, struct skit__ynode **root,
+                      const struct skitx_buf *text)
+{
+	char msg[200];
+	unsigned int line = 0, col = 0;
+	json_error_t je;
+	json_t *j;
+	int rc;
+
+	if (!has_suffix(ld->file, ".json")) {
+		rc = skit__yaml_parse(root, ld->pool, skitx_buf_cstr(text),
+		                      skitx_buf_len(text), msg, sizeof(msg),
+		                      &line, &col);
+		if (rc == SKIT_ENOMEM)
+			return skit__error_oom(ld->err);
+		if (rc)
+			return skit__error_set(ld->err, SKIT_EINVALID, line,
+			                       "%s:%u: %s", ld->file, line,
+			                       msg);
+		return 0;
+	}
+	j = json_loadb(skitx_buf_cstr(text), skitx_buf_len(text),
+	               JSON_REJECT_DUPLICATES, &je);
+	if (!j)
+		return skit__error_set(ld->err, SKIT_EINVALID,
+		                       (unsigned int)je.line, "%s:%d: %s",
+		                       ld->file, je.line, je.text);
+	*root = from_json(ld->pool, j, 0);
+	json_decref(j);
+	if (!*root)
+		return skit__error_set(ld->err, SKIT_EINVALID, 0,
+		                       "%s: too deeply nested, or out of "
+		                       "memory",
+		                       ld->file);
+	return 0;
+}
+
+static int load_file(skit_eval_suite *s, struct eval_case *c, const char *path,
+                     skit_error *err)
+{
+	struct skitx_buf text;
+	struct skit__ynode *root = NULL;
+	struct loader ld;
+	char *abs = skitx_path_absolute(path), *dir = NULL, *dot;
+	const char *base;
+	size_t blen;
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	c->threshold = -1.0;
+	c->max_tool_calls = -1;
+	c->trials = 1;
+	skitx_buf_init(&text, CASE_MAX);
+	if (abs)
+		dir = skitx_path_dirname(abs);
+	ld.pool = &s->pool;
+	ld.file = c->file = skitx_pool_strdup(&s->pool, path);
+	ld.dir = c->dir = dir ? skitx_pool_strdup(&s->pool, dir) : NULL;
+	ld.err = err;
+	base = skitx_path_name(path, &blen);
+	c->name = base ? skitx_pool_strndup(&s->pool, base, blen) : NULL;
+	if (!c->file || !c->dir || !c->name) {
+		rc = skit__error_oom(err);
+		goto out;
+	}
+	dot = strrchr((char *)c->name, '.');
+	if (dot && dot != c->name)
+		*dot = '\0';
+	rc = skitx_fs_read_file(path, &text, CASE_MAX);
+	if (rc == SKIT_ETOOBIG)
+		rc = skit__error_set(err, rc, 0, "%s: larger than 1 MiB", path);
+	else if (rc == SKIT_ENOMEM)
+		rc = skit__error_oom(err);
+	else if (rc)
+		rc = skit__error_set(err, rc == SKIT_ENOTFOUND ? rc : SKIT_EIO,
+		                     0, "%s: %s", path, strerror(errno));
+	if (!rc)
+		rc = parse_case(&ld, &root, &text);
+	if (!rc)
+		rc = load_case(&ld, c, root);
+out:
+	skitx_buf_release(&text);
+	skitx_free(abs);
+	skitx_free(dir);
+	return rc;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The case files a path names, sorted by name within a folder. */
+static int list_path(struct skitx_vec *files, const char *path, skit_error *err)
+{
+	struct dirent *de;
+	size_t first = files->len;
+	DIR *d;
+	char *p;
+
+	if (!skitx_fs_is_dir(path)) {
+		if (!skitx_fs_exists(path))
+			return skit__error_set(err, SKIT_ENOTFOUND, 0,
+			                       "%s: no such file or folder",
+			                       path);
+		p = skitx_strdup(path);
+		if (!p || skitx_vec_push(files, p)) {
+			skitx_free(p);
+			return skit__error_oom(err);
+		}
+		return 0;
+	}
+	d = opendir(path);
+	if (!d)
+		return skit__error_set(err, SKIT_EIO, 0, "%s: %s", path,
+		                       strerror(errno));
+	while ((de = readdir(d))) {
+		if (!is_case_file(de->d_name))
+			continue;
+		p = skitx_path_join(path, de->d_name);
+		if (!p || skitx_vec_push(files, p) || files->len > CASES_MAX) {
+			skitx_free(p);
+			closedir(d);
+			return files->len > CASES_MAX
+			               ? skit__error_set(err, SKIT_ETOOBIG, 0,
+			                                 "%s: too many case "
+			                                 "files",
+			                                 path)
+			               : skit__error_oom(err);
+		}
+	}
+	closedir(d);
+	if (files->len == first)
+		return skit__error_set(err, SKIT_ENOTFOUND, 0,
+		                       "%s: no *.yaml, *.yml or *.json case "
+		                       "files",
+		                       path);
+	qsort(files->items + first, files->len - first, sizeof(void *),
+	      cmp_str);
+	return 0;
+}
+
+int skit_eval_suite_load(skit_eval_suite **out, const char *const *paths,
+                         size_t n, skit_error *err)
+{
+	struct skitx_vec files = SKITX_VEC_INIT;
+	skit_eval_suite *s;
+	int rc = 0;
+
+	assert(out && (paths || !n));
+	*out = NULL;
+	if (!n)
+		return skit__error_set(err, SKIT_EUSAGE, 0, "no case files");
+	s = skitx_calloc(1, sizeof(*s));
+	if (!s)
+		return skit__error_oom(err);
+	skitx_pool_init(&s->pool, 0);
+	for (size_t i = 0; !rc && i < n; i++)
+		rc = list_path(&files, paths[i], err);
+	if (!rc) {
+		s->cases = skitx_calloc(files.len, sizeof(*s->cases));
+		if (!s->cases)
+			rc = skit__error_oom(err);
+	}
+	for (size_t i = 0; !rc && i < files.len; i++) {
+		rc = load_file(s, &s->cases[i], files.items[i], err);
+		s->n += !rc;
+	}
+	for (size_t i = 0; i < files.len; i++)
+		skitx_free(files.items[i]);
+	skitx_vec_release(&files);
+	if (rc) {
+		skit_eval_suite_free(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+size_t skit_eval_suite_count(const skit_eval_suite *s)
+{
+	return s->n;
+}
+
+const char *skit_eval_suite_case_name(const skit_eval_suite *s, size_t i)
+{
+	return i < s->n ? s->cases[i].name : NULL;
+}
+
+const char *skit_eval_suite_case_file(const skit_eval_suite *s, size_t i)
+{
+	return i < s->n ? s->cases[i].file : NULL;
+}
+
+void skit_eval_suite_free(skit_eval_suite *s)
+{
+	if (!s)
+		return;
+	skitx_pool_release(&s->pool);
+	skitx_free(s->cases);
+	skitx_free(s);
+}
+
+/* ---- one trial --------------------------------------------------------- */
+
+/* What one trial did and how it fared. Strings are skitx_ allocations. */
+struct trial {
+	const struct eval_case *c;
+	size_t ci;
+	unsigned int t;
+	bool passed, ran, steps_ok, output_ok;
+	struct skitx_vec reasons, skills, calls;
+	char *run_dir;
+	uint64_t in, out, wall_ms;
+	unsigned int tools, scripts;
+};
+
+struct runner {
+	const skit_eval_suite *s;
+	const skit_eval_options *o;
+	const char *runs_dir;
+	double threshold;
+	struct trial *trials;
+	size_t n, done;
+	pthread_mutex_t mu;
+};
+
+static int push_dup(struct skitx_vec *v, const char *s)
+{
+	char *d = skitx_strdup(s);
+
+	if (!d || skitx_vec_push(v, d)) {
+		skitx_free(d);
+		return SKIT_ENOMEM;
+	}
+	return 0;
+}
+
+static int reason(struct trial *t, const char *fmt, ...) SKIT_PRINTF(2, 3);
+
+static int reason(struct trial *t, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	t->passed = false;
+	return push_dup(&t->reasons, line);
+}
+
+static bool in_strv(const struct eval_strv *v, const char *s)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (!strcmp(v->v[i], s))
+			return true;
+	return false;
+}
+
+static bool in_vec(const struct skitx_vec *v, const char *s)
+{
+	for (size_t i = 0; i < v->len; i++)
+		if (!strcmp(v->items[i], s))
+			return true;
+	return false;
+}
+
+/*
+ * A tool_call event as a step: "tool", or "tool:target" for the skill
+ * tools (the skill for use_skill, "skill/path" for the others).
+ */
+static int on_event(const char *json, size_t len, void *payload)
+{
+	struct trial *t = payload;
+	json_t *ev = json_loadb(json, len, 0, NULL), *args = NULL;
+	const char *name, *a, *skill, *path;
+	struct skitx_buf b;
+	int rc = 0;
+
+	if (!ev)
+		return 0;
+	name = json_string_value(json_object_get(ev, "name"));
+	a = json_string_value(json_object_get(ev, "type"));
+	if (!a || strcmp(a, "tool_call") || !name) {
+		json_decref(ev);
+		return 0;
+	}
+	a = json_string_value(json_object_get(ev, "arguments"));
+	if (a)
+		args = json_loads(a, 0, NULL);
+	skitx_buf_init(&b, 0);
+	rc = skitx_buf_puts(&b, name);
+	skill = json_string_value(json_object_get(args, "skill"));
+	path = json_string_value(json_object_get(args, "path"));
+	if (!strcmp(name, "use_skill") &&
+	    json_string_value(json_object_get(args, "name")))
+		rc |= skitx_buf_printf(
+		        &b, ":%s",
+		        json_string_value(json_object_get(args, "name")));
+	else if (skill && path)
+		rc |= skitx_buf_printf(&b, ":%s/%s", skill, path);
+	if (!rc)
+		rc = push_dup(&t->calls, skitx_buf_cstr(&b));
+	skitx_buf_release(&b);
+	rc = rc ? SKIT_ENOMEM : 0;
+	json_decref(args);
+	json_decref(ev);
+	return rc;
+}
+
+static bool step_matches(const char *want, const char *call)
+{
+	size_t n = strlen(want);
+
+	if (strchr(want, ':'))
+		return !strcmp(want, call);
+	return !strncmp(want, call, n) && (call[n] == '\0' || call[n] == ':');
+}
+
+static int check_steps(struct trial *t)
+{
+	const struct eval_case *c = t->c;
+	size_t k = 0;
+	struct skitx_buf seen;
+	int rc = 0;
+
+	for (size_t i = 0; i < t->calls.len && k < c->steps.n; i++)
+		if (step_matches(c->steps.v[k], t->calls.items[i]))
+			k++;
+	if (k < c->steps.n) {
+		skitx_buf_init(&seen, 0);
+		for (size_t i = 0; i < t->calls.len && i < CALLS_SHOWN; i++)
+			rc |= skitx_buf_printf(&seen, "%s%s", i ? ", " : "",
+			                       (char *)t->calls.items[i]);
+		if (t->calls.len > CALLS_SHOWN)
+			rc |= skitx_buf_puts(&seen, ", ...");
+		rc |= reason(t, "step %zu '%.*s' not taken (calls: %s)", k + 1,
+		             SHOW_MAX, c->steps.v[k],
+		             t->calls.len ? skitx_buf_cstr(&seen) : "none");
+		skitx_buf_release(&seen);
+		t->steps_ok = false;
+	}
+	if (c->max_tool_calls >= 0 && t->tools > c->max_tool_calls) {
+		rc |= reason(t, "%u tool calls, over max_tool_calls %ld",
+		             t->tools, c->max_tool_calls);
+		t->steps_ok = false;
+	}
+	for (size_t i = 0; i < c->forbidden.n; i++)
+		for (size_t j = 0; j < t->calls.len; j++)
+			if (step_matches(c->forbidden.v[i],
+			                 t->calls.items[j])) {
+				rc |= reason(t,
+				             "forbidden tool '%.*s' was called",
+				             SHOW_MAX, c->forbidden.v[i]);
+				t->steps_ok = false;
+				break;
+			}
+	return rc;
+}
+
+/* Follow "a.b.0" into `j`. */
+static json_t *json_path(json_t *j, const char *path)
+{
+	char key[256];
+
+	while (j && *path) {
+		size_t n = strcspn(path, ".");
+		char *end;
+		unsigned long idx;
+
+		if (n >= sizeof(key))
+			return NULL;
+		memcpy(key, path, n);
+		key[n] = '\0';
+		path += n + (path[n] == '.');
+		if (json_is_array(j)) {
+			idx = strtoul(key, &end, 10);
+			j = *key && !*end ? json_array_get(j, idx) : NULL;
+		} else {
+			j = json_object_get(j, key);
+		}
+	}
+	return j;
+}
+
+/* The answer as JSON: all of it, else from its first '{' or '[' to the
+ * matching last '}' or ']' (answers often wrap JSON in prose or fences). */
+static json_t *answer_json(const char *answer)
+{
+	const char *o = strpbrk(answer, "{["), *e;
+	json_t *j = json_loads(answer, 0, NULL);
+
+	if (j || !o)
+		return j;
+	e = strrchr(answer, *o == '{' ? '}' : ']');
+	return e && e > o ? json_loadb(o, (size_t)(e - o + 1), 0, NULL) : NULL;
+}
+
+static int check_output(struct trial *t, const char *answer)
+{
+	const struct eval_case *c = t->c;
+	json_t *j = NULL, *v;
+	const char *vs;
+	char *text;
+	int rc = 0;
+
+	for (size_t i = 0; i < c->contains.n; i++)
+		if (!strstr(answer, c->contains.v[i])) {
+			rc |= reason(t, "output lacks '%.*s'", SHOW_MAX,
+			             c->contains.v[i]);
+			t->output_ok = false;
+		}
+	for (size_t i = 0; i < c->not_contains.n; i++)
+		if (strstr(answer, c->not_contains.v[i])) {
+			rc |= reason(t, "output contains '%.*s'", SHOW_MAX,
+			             c->not_contains.v[i]);
+			t->output_ok = false;
+		}
+	for (size_t i = 0; i < c->regex.n; i++) {
+		regex_t re;
+		bool ok;
+
+		if (regcomp(&re, c->regex.v[i], REG_EXTENDED | REG_NOSUB))
+			continue; /* checked when loading */
+		ok = regexec(&re, answer, 0, NULL, 0) == 0;
+		regfree(&re);
+		if (!ok) {
+			rc |= reason(t, "output does not match /%.*s/",
+			             SHOW_MAX, c->regex.v[i]);
+			t->output_ok = false;
+		}
+	}
+	if (c->njson)
+		j = answer_json(answer);
+	for (size_t i = 0; i < c->njson; i++) {
+		v = j ? json_path(j, c->json[i].path) : NULL;
+		/* json_dumps() allocates with the C library's malloc. */
+		text = v && !json_is_string(v)
+		               ? json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY)
+		               : NULL;
+		vs = json_is_string(v) ? json_string_value(v) : text;
+		if (vs && !strcmp(vs, c->json[i].equals)) {
+			free(text);
+			continue;
+		}
+		t->output_ok = false;
+		if (!j)
+			rc |= reason(t, "output is not JSON");
+		else if (!v)
+			rc |= reason(t, "output JSON has no '%.*s'", SHOW_MAX,
+			             c->json[i].path);
+		else
+			rc |= reason(t,
+			             "output JSON '%.*s' is '%.*s', not "
+			             "'%.*s'",
+			             SHOW_MAX, c->json[i].path, SHOW_MAX,
+			             vs ? vs : "?", SHOW_MAX,
+			             c->json[i].equals);
+		free(text);
+		if (!j)
+			break;
+	}
+	json_decref(j);
+	return rc;
+}
+
+static int check_skills(struct trial *t)
+{
+	const struct eval_case *c = t->c;
+	int rc = 0;
+
+	for (size_t i = 0; i < c->exp_skills.n; i++)
+		if (!in_vec(&t->skills, c->exp_skills.v[i]))
+			rc |= reason(t, "skill '%.*s' was not activated",
+			             SHOW_MAX, c->exp_skills.v[i]);
+	for (size_t i = 0; i < c->not_skills.n; i++)
+		if (in_vec(&t->skills, c->not_skills.v[i]))
+			rc |= reason(t, "skill '%.*s' was activated", SHOW_MAX,
+			             c->not_skills.v[i]);
+	return rc;
+}
+
+/* Copy the case's files into the trial's work folder. */
+static int copy_files(struct trial *t, const char *work, skit_error *err)
+{
+	struct skitx_buf data;
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < t->c->files.n; i++) {
+		const char *src = t->c->files.v[i], *base;
+		size_t blen;
+		char *dst;
+
+		base = skitx_path_name(src, &blen);
+		dst = skitx_path_join(work, base);
+		skitx_buf_init(&data, 0);
+		rc = dst ? skitx_fs_read_file(src, &data, 64u * 1024 * 1024)
+		         : SKIT_ENOMEM;
+		if (!rc)
+			rc = skitx_fs_write_atomic(dst, skitx_buf_cstr(&data),
+			                           skitx_buf_len(&data), 0600);
+		if (rc)
+			rc = skit__error_set(err, rc, 0, "cannot copy %s", src);
+		skitx_buf_release(&data);
+		skitx_free(dst);
+	}
+	return rc;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* Set up registry, model, policy and agent, send the input, record. */
+static int run_trial(struct runner *r, struct trial *t)
+{
+	skit_model_options mo = SKIT_MODEL_OPTIONS_INIT;
+	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
+	const struct eval_case *c = t->c;
+	skit_registry *reg = NULL;
+	skit_model *model = NULL;
+	skit_policy *pol = NULL;
+	skit_agent *agent = NULL;
+	skit_agent_stats st;
+	skit_error err = { 0 }, ferr = { 0 };
+	char *spec = NULL, *case_runs = NULL, *answer = NULL, *work = NULL;
+	uint64_t t0;
+	int rc, send_rc = 0;
+
+	t->passed = t->steps_ok = t->output_ok = true;
+	case_runs = skitx_path_join(r->runs_dir, c->name);
+	spec = r->o->model ? skitx_strdup(r->o->model)
+	                   : skitx_malloc(strlen(c->cassette) + 8);
+	if (!case_runs || !spec) {
+		rc = SKIT_ENOMEM;
+		goto out;
+	}
+	if (!r->o->model)
+		snprintf(spec, strlen(c->cassette) + 8, "replay:%s",
+		         c->cassette);
+	rc = skitx_fs_mkdir_p(case_runs, 0700);
+	if (rc) {
+		rc = skit__error_set(&err, SKIT_EIO, 0, "%s: cannot create",
+		                     case_runs);
+		goto fail;
+	}
+	rc = skit_registry_new(&reg, &err);
+	for (size_t i = 0; !rc && i < c->skills.n; i++)
+		rc = skit_registry_add_root(reg, "eval", c->skills.v[i], &err);
+	if (!rc)
+		rc = skit_registry_scan(reg, &err);
+	if (!rc)
+		rc = skit_policy_new(&pol, &err);
+	if (rc)
+		goto fail;
+	skit_policy_set_yes(pol, true);
+	mo.spec = spec;
+	mo.cancel = r->o->cancel;
+	rc = skit_model_new(&model, &mo, &err);
+	if (rc)
+		goto fail;
+	ao.registry = reg;
+	ao.model = model;
+	ao.runs_dir = case_runs;
+	ao.policy = pol;
+	ao.project_dir = c->dir;
+	ao.cancel = r->o->cancel;
+	ao.script_timeout_ms = r->o->script_timeout_ms;
+	rc = skit_agent_new(&agent, &ao, &err);
+	if (rc)
+		goto fail;
+	t->run_dir = skitx_strdup(skit_agent_run_dir(agent));
+	work = t->run_dir ? skitx_path_join(t->run_dir, "work") : NULL;
+	if (!work) {
+		rc = SKIT_ENOMEM;
+		goto out;
+	}
+	rc = copy_files(t, work, &err);
+	if (rc)
+		goto fail;
+	t0 = now_ms();
+	send_rc = skit_agent_send(agent, c->input, &answer, &err);
+	t->wall_ms = now_ms() - t0;
+	t->ran = true;
+	skit_agent_get_stats(agent, &st);
+	t->in = st.usage.input_tokens;
+	t->out = st.usage.output_tokens;
+	t->tools = st.tool_calls;
+	t->scripts = st.script_runs;
+	for (size_t i = 0; i < skit_agent_active_count(agent); i++)
+		if (push_dup(&t->skills, skit_agent_active_skill(agent, i))) {
+			rc = SKIT_ENOMEM;
+			goto out;
+		}
+	skit_agent_finish(agent, skit_agent_status(send_rc), send_rc ? 1 : 0,
+	                  &ferr);
+	agent = NULL;
+	rc = skit_run_foreach_event(t->run_dir, on_event, t, NULL, &ferr);
+	if (rc == SKIT_ENOMEM)
+		goto out;
+	if (rc)
+		rc = reason(t, "cannot read the audit trail: %s", ferr.message);
+	if (send_rc) {
+		rc = reason(t, "agent: %s", err.message);
+		t->steps_ok = t->output_ok = false;
+	}
+	rc |= check_skills(t);
+	rc |= check_steps(t);
+	rc |= check_output(t, answer ? answer : "");
+	goto out;
+fail:
+	/* Setting up is part of the trial: a bad cassette is a failure. */
+	t->steps_ok = t->output_ok = false;
+	rc = rc == SKIT_ENOMEM ? rc : reason(t, "%s", err.message);
+out:
+	skit_agent_free(agent);
+	skit_model_free(model);
+	skit_policy_free(pol);
+	skit_registry_free(reg);
+	skit_free(answer);
+	skitx_free(work);
+	skitx_free(spec);
+	skitx_free(case_runs);
+	return rc;
+}
+
+static void run_batch(void *payload, size_t worker, size_t begin, size_t end)
+{
+	struct runner *r = payload;
+
+	for (size_t i = begin; i < end; i++) {
+		struct trial *t = &r->trials[i];
+
+		if (r->o->cancel && *r->o->cancel) {
+			t->passed = false;
+			continue;
+		}
+		if (run_trial(r, t))
+			t->passed = false; /* out of memory: reasons may lack */
+		pthread_mutex_lock(&r->mu);
+		r->done++;
+		if (r->o->progress)
+			r->o->progress(r->done, r->n, t->c->name, t->passed,
+			               r->o->payload);
+		pthread_mutex_unlock(&r->mu);
+	}
+}
+
+static void trial_release(struct trial *t)
+{
+	struct skitx_vec *vs[] = { &t->reasons, &t->skills, &t->calls };
+
+	for (size_t k = 0; k < SKIT_ARRAY_SIZE(vs); k++) {
+		for (size_t i = 0; i < vs[k]->len; i++)
+			skitx_free(vs[k]->items[i]);
+		skitx_vec_release(vs[k]);
+	}
+	skitx_free(t->run_dir);
+}
+
+/* ---- scoring ----------------------------------------------------------- */
+
+static const char **pool_strv(struct skitx_pool *pool, size_t n)
+{
+	const char **v = skitx_pool_alloc(pool, (n + 1) * sizeof(*v));
+
+	if (v)
+		memset(v, 0, (n + 1) * sizeof(*v));
+	return v;
+}
+
+static skit_eval_skill_result *skill_slot(skit_eval_report *rep,
+                                          const char *name)
+{
+	for (size_t i = 0; i < rep->nskills; i++)
+		if (!strcmp(rep->skills[i].name, name))
+			return &rep->skills[i];
+	return NULL;
+}
+
+static int add_skill(skit_eval_report *rep, size_t *cap, const char *name,
+                     unsigned int tp, unsigned int fp, unsigned int fn)
+{
+	skit_eval_skill_result *k = skill_slot(rep, name), *grown;
+
+	if (!k) {
+		if (rep->nskills == *cap) {
+			*cap = *cap ? *cap * 2 : 8;
+			grown = skitx_realloc(rep->skills,
+			                      *cap * sizeof(*rep->skills));
+			if (!grown)
+				return SKIT_ENOMEM;
+			rep->skills = grown;
+		}
+		k = &rep->skills[rep->nskills++];
+		memset(k, 0, sizeof(*k));
+		k->name = skitx_pool_strdup(&rep->pool, name);
+		if (!k->name)
+			return SKIT_ENOMEM;
+	}
+	k->tp += tp;
+	k->fp += fp;
+	k->fn += fn;
+	return 0;
+}
+
+static int score_skills(skit_eval_report *rep, const struct trial *t,
+                        size_t *cap)
+{
+	const struct eval_case *c = t->c;
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < c->exp_skills.n; i++) {
+		bool hit = in_vec(&t->skills, c->exp_skills.v[i]);
+
+		rc = add_skill(rep, cap, c->exp_skills.v[i], hit, 0, !hit);
+	}
+	for (size_t i = 0; !rc && i < c->not_skills.n; i++)
+		rc = add_skill(rep, cap, c->not_skills.v[i], 0, 0, 0);
+	for (size_t i = 0; !rc && i < t->skills.len; i++)
+		if (!in_strv(&c->exp_skills, t->skills.items[i]))
+			rc = add_skill(rep, cap, t->skills.items[i], 0, 1, 0);
+	return rc;
+}
+
+static int cmp_skill(const void *a, const void *b)
+{
+	return strcmp(((const skit_eval_skill_result *)a)->name,
+	              ((const skit_eval_skill_result *)b)->name);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double ratio(size_t a, size_t b)
+{
+	return b ? (double)a / (double)b : 1.0;
+}
+
+static double median(double *v, size_t n)
+{
+	if (!n)
+		return 0.0;
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+static int build_case(skit_eval_report *rep, struct runner *r, size_t ci,
+                      size_t first, size_t *skill_cap)
+{
+	const struct eval_case *c = &r->s->cases[ci];
+	skit_eval_case_result *cr = &rep->cases[ci];
+	struct skitx_pool *pool = &rep->pool;
+	const char **reasons, **dirs, **skills;
+	size_t nreasons = 0, nskills = 0;
+	double threshold = c->threshold >= 0 ? c->threshold : r->threshold;
+	int rc = 0;
+
+	for (size_t k = 0; k < c->trials; k++) {
+		nreasons += r->trials[first + k].reasons.len;
+		nskills += r->trials[first + k].skills.len;
+	}
+	reasons = pool_strv(pool, nreasons);
+	dirs = pool_strv(pool, c->trials);
+	skills = pool_strv(pool, nskills);
+	if (!reasons || !dirs || !skills)
+		return SKIT_ENOMEM;
+	memset(cr, 0, sizeof(*cr));
+	/* The report outlives the suite: copy what it shows of it. */
+	cr->name = skitx_pool_strdup(pool, c->name);
+	cr->file = skitx_pool_strdup(pool, c->file);
+	if (!cr->name || !cr->file)
+		return SKIT_ENOMEM;
+	cr->trials = c->trials;
+	cr->has_steps = c->steps.n || c->max_tool_calls >= 0 || c->forbidden.n;
+	cr->has_output =
+	        c->contains.n || c->not_contains.n || c->regex.n || c->njson;
+	cr->steps_ok = cr->output_ok = true;
+	for (size_t k = 0; !rc && k < c->trials; k++) {
+		const struct trial *t = &r->trials[first + k];
+
+		cr->trials_passed += t->passed;
+		cr->steps_ok &= t->steps_ok;
+		cr->output_ok &= t->output_ok;
+		cr->input_tokens += t->in;
+		cr->output_tokens += t->out;
+		cr->wall_ms += t->wall_ms;
+		cr->tool_calls += t->tools;
+		cr->script_runs += t->scripts;
+		if (t->run_dir) {
+			dirs[cr->run_dir_count] =
+			        skitx_pool_strdup(pool, t->run_dir);
+			if (!dirs[cr->run_dir_count++])
+				return SKIT_ENOMEM;
+		}
+		for (size_t i = 0; i < t->reasons.len; i++) {
+			reasons[cr->reason_count] =
+			        c->trials > 1
+			                ? skitx_pool_printf(
+			                          pool, "trial %zu: %s", k + 1,
+			                          (char *)t->reasons.items[i])
+			                : skitx_pool_strdup(
+			                          pool, t->reasons.items[i]);
+			if (!reasons[cr->reason_count++])
+				return SKIT_ENOMEM;
+		}
+		if (!t->ran && !t->reasons.len && c->trials == 1) {
+			reasons[0] = "not run (canceled)";
+			cr->reason_count = 1;
+		}
+		for (size_t i = 0; i < t->skills.len; i++) {
+			bool seen = false;
+
+			for (size_t j = 0; j < cr->skill_count; j++)
+				seen |= !strcmp(skills[j], t->skills.items[i]);
+			if (seen)
+				continue;
+			skills[cr->skill_count] =
+			        skitx_pool_strdup(pool, t->skills.items[i]);
+			if (!skills[cr->skill_count++])
+				return SKIT_ENOMEM;
+		}
+		rc = score_skills(rep, t, skill_cap);
+	}
+	cr->reasons = reasons;
+	cr->run_dirs = dirs;
+	cr->skills = skills;
+	/* A small epsilon so that 2/3 passes a threshold written 0.66. */
+	cr->passed = cr->trials_passed + 1e-9 >= threshold * cr->trials &&
+	             cr->trials_passed > 0;
+	return rc;
+}
+
+static int build_report(skit_eval_report *rep, struct runner *r)
+{
+	skit_eval_summary *sum = &rep->sum;
+	double *m[5];
+	size_t first = 0, skill_cap = 0;
+	int rc = 0;
+
+	rep->cases = skitx_calloc(r->s->n ? r->s->n : 1, sizeof(*rep->cases));
+	for (size_t k = 0; k < 5; k++)
+		m[k] = skitx_calloc(r->n ? r->n : 1, sizeof(double));
+	if (!rep->cases || !m[0] || !m[1] || !m[2] || !m[3] || !m[4])
+		rc = SKIT_ENOMEM;
+	for (size_t ci = 0; !rc && ci < r->s->n; ci++) {
+		rc = build_case(rep, r, ci, first, &skill_cap);
+		first += r->s->cases[ci].trials;
+		rep->ncases++;
+	}
+	for (size_t i = 0; !rc && i < rep->ncases; i++) {
+		const skit_eval_case_result *cr = &rep->cases[i];
+
+		sum->cases_passed += cr->passed;
+		sum->input_tokens += cr->input_tokens;
+		sum->output_tokens += cr->output_tokens;
+		sum->wall_ms += cr->wall_ms;
+		sum->tool_calls += cr->tool_calls;
+		sum->script_runs += cr->script_runs;
+	}
+	for (size_t i = 0; !rc && i < r->n; i++) {
+		const struct trial *t = &r->trials[i];
+		const skit_eval_case_result *cr = &rep->cases[t->ci];
+
+		sum->trials_passed += t->passed;
+		sum->step_checked += cr->has_steps;
+		sum->step_passed += cr->has_steps && t->steps_ok;
+		sum->output_checked += cr->has_output;
+		sum->output_passed += cr->has_output && t->output_ok;
+		m[0][i] = (double)t->in;
+		m[1][i] = (double)t->out;
+		m[2][i] = (double)t->wall_ms;
+		m[3][i] = t->tools;
+		m[4][i] = t->scripts;
+	}
+	sum->cases = rep->ncases;
+	sum->trials = r->n;
+	sum->pass_rate = ratio(sum->cases_passed, sum->cases);
+	sum->step_pass_rate = ratio(sum->step_passed, sum->step_checked);
+	sum->output_pass_rate = ratio(sum->output_passed, sum->output_checked);
+	if (!rc) {
+		sum->median_input_tokens = median(m[0], r->n);
+		sum->median_output_tokens = median(m[1], r->n);
+		sum->median_wall_ms = median(m[2], r->n);
+		sum->median_tool_calls = median(m[3], r->n);
+		sum->median_script_runs = median(m[4], r->n);
+	}
+	for (size_t k = 0; k < 5; k++)
+		skitx_free(m[k]);
+	for (size_t i = 0; !rc && i < rep->nskills; i++) {
+		skit_eval_skill_result *k = &rep->skills[i];
+
+		k->precision = ratio(k->tp, (size_t)k->tp + k->fp);
+		k->recall = ratio(k->tp, (size_t)k->tp + k->fn);
+		k->f1 = k->precision + k->recall > 0
+		                ? 2 * k->precision * k->recall /
+		                          (k->precision + k->recall)
+		                : 0.0;
+	}
+	if (!rc && rep->nskills)
+		qsort(rep->skills, rep->nskills, sizeof(*rep->skills),
+		      cmp_skill);
+	return rc;
+}
+
+/* ---- running ----------------------------------------------------------- */
+
+static int make_runs_dir(char **out, const skit_eval_options *o,
+                         skit_error *err)
+{
+	const char *tmp = getenv("TMPDIR");
+	struct skitx_buf b;
+
+	if (o->runs_dir) {
+		*out = skitx_path_absolute(o->runs_dir);
+		if (!*out)
+			return skit__error_oom(err);
+		if (skitx_fs_mkdir_p(*out, 0700))
+			return skit__error_set(err, SKIT_EIO, 0,
+			                       "%s: cannot create the folder",
+			                       o->runs_dir);
+		return 0;
+	}
+	if (!tmp || tmp[0] != '/')
+		tmp = "/tmp";
+	skitx_buf_init(&b, 0);
+	if (skitx_buf_printf(&b, "%s/skit-eval-XXXXXX", tmp)) {
+		skitx_buf_release(&b);
+		return skit__error_oom(err);
+	}
+	if (!mkdtemp(b.ptr)) {
+		skitx_buf_release(&b);
+		return skit__error_set(err, SKIT_EIO, 0,
+		                       "cannot create a folder in %s: %s", tmp,
+		                       strerror(errno));
+	}
+	*out = skitx_buf_detach(&b, NULL);
+	return *out ? 0 : skit__error_oom(err);
+}
+
+int skit_eval_run(skit_eval_report **out, const skit_eval_suite *s,
+                  const skit_eval_options *opts, skit_error *err)
+{
+	struct runner r;
+	skit_eval_report *rep = NULL;
+	char *runs_dir = NULL;
+	size_t jobs;
+	int rc = 0;
+
+	assert(out && s && opts);
+	*out = NULL;
+	if (opts->version != SKIT_EVAL_OPTIONS_VERSION)
+		return skit__error_set(err, SKIT_EUSAGE, 0,
+		                       "unknown eval options version %u",
+		                       opts->version);
+	if (!(opts->pass_threshold >= 0.0 && opts->pass_threshold <= 1.0))
+		return skit__error_set(err, SKIT_EUSAGE, 0,
+		                       "the pass threshold must be from 0 to "
+		                       "1");
+	for (size_t i = 0; !opts->model && i < s->n; i++)
+		if (!s->cases[i].cassette)
+			return skit__error_set(err, SKIT_EUSAGE, 0,
+			                       "%s: no cassette, and no model "
+			                       "given",
+			                       s->cases[i].file);
+	memset(&r, 0, sizeof(r));
+	r.s = s;
+	r.o = opts;
+	r.threshold = opts->pass_threshold > 0 ? opts->pass_threshold : 1.0;
+	for (size_t i = 0; i < s->n; i++)
+		r.n += s->cases[i].trials;
+	rc = make_runs_dir(&runs_dir, opts, err);
+	if (rc)
+		goto out;
+	r.runs_dir = runs_dir;
+	r.trials = skitx_calloc(r.n ? r.n : 1, sizeof(*r.trials));
+	rep = skitx_calloc(1, sizeof(*rep));
+	if (!r.trials || !rep) {
+		rc = skit__error_oom(err);
+		goto out;
+	}
+	skitx_pool_init(&rep->pool, 0);
+	for (size_t i = 0, k = 0; i < s->n; i++)
+		for (unsigned int t = 0; t < s->cases[i].trials; t++, k++) {
+			r.trials[k].c = &s->cases[i];
+			r.trials[k].ci = i;
+			r.trials[k].t = t;
+		}
+	/* Worker threads must share the C library's allocator. */
+	jobs = opts->jobs > 1 && skitx_alloc_is_default() ? opts->jobs : 1;
+	pthread_mutex_init(&r.mu, NULL);
+	skitx_parallel_for(r.n, 1, jobs, run_batch, &r);
+	pthread_mutex_destroy(&r.mu);
+	rc = build_report(rep, &r);
+	if (!rc) {
+		rep->sum.runs_dir = skitx_pool_strdup(&rep->pool, runs_dir);
+		rc = rep->sum.runs_dir ? 0 : SKIT_ENOMEM;
+	}
+	if (rc) {
+		rc = skit__error_oom(err);
+		goto out;
+	}
+	if (opts->cancel && *opts->cancel) {
+		rc = skit__error_set(err, SKIT_ECANCELED, 0, "canceled");
+		goto out;
+	}
+	*out = rep;
+	rep = NULL;
+out:
+	for (size_t i = 0; r.trials && i < r.n; i++)
+		trial_release(&r.trials[i]);
+	skitx_free(r.trials);
+	skitx_free(runs_dir);
+	skit_eval_report_free(rep);
+	return rc;
+}
+
+size_t skit_eval_report_case_count(const skit_eval_report *r)
+{
+	return r->ncases;
+}
+
+const skit_eval_case_result *skit_eval_report_case(const skit_eval_report *r,
+                                                   size_t i)
+{
+	return i < r->ncases ? &r->cases[i] : NULL;
+}
+
+size_t skit_eval_report_skill_count(const skit_eval_report *r)
+{
+	return r->nskills;
+}
+
+const skit_eval_skill_result *skit_eval_report_skill(const skit_eval_report *r,
+                                                     size_t i)
+{
+	return i < r->nskills ? &r->skills[i] : NULL;
+}
+
+void skit_eval_report_summary(const skit_eval_report *r, skit_eval_summary *out)
+{
+	*out = r->sum;
+}
+
+int skit_eval_report_write(char **out, const skit_eval_report *r,
+                           skit_eval_format format, skit_error *err)
+{
+	struct skitx_buf b;
+	int rc;
+
+	assert(out && r);
+	*out = NULL;
+	if (format != SKIT_EVAL_TEXT && format != SKIT_EVAL_JSON &&
+	    format != SKIT_EVAL_JUNIT)
+		return skit__error_set(err, SKIT_EUSAGE, 0,
+		                       "unknown report format %d", (int)format);
+	skitx_buf_init(&b, 0);
+	rc = skit__eval_render(&b, r, format);
+	if (rc) {
+		skitx_buf_release(&b);
+		return skit__error_oom(err);
+	}
+	*out = skitx_buf_detach(&b, NULL);
+	return *out ? 0 : skit__error_oom(err);
+}
+
+void skit_eval_report_free(skit_eval_report *r)
+{
+	if (!r)
+		return;
+	skitx_pool_release(&r->pool);
+	skitx_free(r->cases);
+	skitx_free(r->skills);
+	skitx_free(r);
+}

@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * eval_report.c - render an eval report as a text table, as JSON, or as
+ * JUnit XML. Rendering only: the numbers come from eval.c.
+ *
+ * Case names, reasons and paths come from untrusted case files and model
+ * output, so the text form drops control characters, and the XML form
+ * escapes markup and drops characters XML 1.0 cannot carry.
+ */
+#include "common.h"
+
+#include <jansson.h>
+
+#include "lib/eval_int.h"
+#include "util/alloc.h"
+#include "util/buf.h"
+
+#define NAME_WIDTH 28
+
+/* ---- text -------------------------------------------------------------- */
+
+/* `s` without control characters (they could drive a terminal). */
+static int put_clean(struct skitx_buf *b, const char *s)
+{
+	int rc = 0;
+
+	for (; *s; s++)
+		rc |= skitx_buf_putc(
+		        b, (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s);
+	return rc;
+}
+
+static int render_text(struct skitx_buf *b, const skit_eval_report *r)
+{
+	const skit_eval_summary *s = &r->sum;
+	int rc = 0;
+
+	rc |= skitx_buf_printf(b, "%-*s %-6s %7s %6s %7s %10s %9s %8s\n",
+	                       NAME_WIDTH, "CASE", "RESULT", "TRIALS", "TOOLS",
+	                       "SCRIPTS", "TOKENS_IN", "TOKENS_OUT", "TIME");
+	for (size_t i = 0; i < r->ncases; i++) {
+		const skit_eval_case_result *c = &r->cases[i];
+		struct skitx_buf name = SKITX_BUF_INIT;
+		char trials[32];
+
+		snprintf(trials, sizeof(trials), "%u/%u", c->trials_passed,
+		         c->trials);
+		rc |= put_clean(&name, c->name);
+		rc |= skitx_buf_printf(
+		        b, "%-*.*s %-6s %7s %6u %7u %10llu %9llu %7.2fs\n",
+		        NAME_WIDTH, NAME_WIDTH, skitx_buf_cstr(&name),
+		        c->passed ? "pass" : "FAIL", trials, c->tool_calls,
+		        c->script_runs, (unsigned long long)c->input_tokens,
+		        (unsigned long long)c->output_tokens,
+		        (double)c->wall_ms / 1000.0);
+		skitx_buf_release(&name);
+		for (size_t k = 0; k < c->reason_count; k++) {
+			rc |= skitx_buf_puts(b, "    - ");
+			rc |= put_clean(b, c->reasons[k]);
+			rc |= skitx_buf_putc(b, '\n');
+		}
+		if (!c->passed && c->run_dir_count) {
+			rc |= skitx_buf_puts(b, "    run: ");
+			rc |= put_clean(b, c->run_dirs[0]);
+			rc |= skitx_buf_putc(b, '\n');
+		}
+	}
+	if (r->nskills) {
+		rc |= skitx_buf_printf(b, "\n%-*s %4s %4s %4s %9s %6s %5s\n",
+		                       NAME_WIDTH, "SKILL", "TP", "FP", "FN",
+		                       "PRECISION", "RECALL", "F1");
+		for (size_t i = 0; i < r->nskills; i++) {
+			const skit_eval_skill_result *k = &r->skills[i];
+			struct skitx_buf name = SKITX_BUF_INIT;
+
+			rc |= put_clean(&name, k->name);
+			rc |= skitx_buf_printf(
+			        b, "%-*.*s %4u %4u %4u %9.2f %6.2f %5.2f\n",
+			        NAME_WIDTH, NAME_WIDTH, skitx_buf_cstr(&name),
+			        k->tp, k->fp, k->fn, k->precision, k->recall,
+			        k->f1);
+			skitx_buf_release(&name);
+		}
+	}
+	rc |= skitx_buf_printf(
+	        b,
+	        "\ncases: %zu/%zu passed (%.1f%%); trials: %zu/%zu passed\n"
+	        "steps: %zu/%zu (%.1f%%); output checks: %zu/%zu (%.1f%%)\n"
+	        "cost: %llu input + %llu output tokens, %lu tool calls, %lu "
+	        "script runs, %.2fs\n"
+	        "median per trial: %.0f input + %.0f output tokens, %.1f tool "
+	        "calls, %.1f script runs, %.2fs\n",
+	        s->cases_passed, s->cases, s->pass_rate * 100.0,
+	        s->trials_passed, s->trials, s->step_passed, s->step_checked,
+	        s->step_pass_rate * 100.0, s->output_passed, s->output_checked,
+	        s->output_pass_rate * 100.0,
+	        (unsigned long long)s->input_tokens,
+	        (unsigned long long)s->output_tokens, s->tool_calls,
+	        s->script_runs, (double)s->wall_ms / 1000.0,
+	        s->median_input_tokens, s->median_output_tokens,
+	        s->median_tool_calls, s->median_script_runs,
+	        s->median_wall_ms / 1000.0);
+	if (s->runs_dir) {
+		rc |= skitx_buf_puts(b, "runs: ");
+		rc |= put_clean(b, s->runs_dir);
+		rc |= skitx_buf_putc(b, '\n');
+	}
+	return rc ? SKIT_ENOMEM : 0;
+}
+
+/* ---- JSON -------------------------------------------------------------- */
+
+/*
+ * A JSON string of `s`. Names, paths and reasons may hold bytes that are
+ * not UTF-8 (a path, a message cut mid-character): those become '?'.
+ */
+static json_t *jstr(const char *s)
+{
+	json_t *j = json_string(s);
+	char *copy;
+
+	if (j || !s)
+		return j;
+	copy = skitx_strdup(s);
+	for (char *p = copy; p && *p; p++)
+		if ((unsigned char)*p >= 0x80)
+			*p = '?';
+	j = copy ? json_string(copy) : NULL;
+	skitx_free(copy);
+	return j;
+}
+
+static json_t *strv_json(const char *const *v, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < n; i++)
+		if (json_array_append_new(a, jstr(v[i]))) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
+}
+
+static json_t *case_json(const skit_eval_case_result *c)
+{
+	return json_pack(
+	        "{s:o, s:o, s:b, s:I, s:I, s:o*, s:o*, s:o*, s:I, s:I, s:I, "
+	        "s:I, s:I, s:o, s:o}",
+	        "name", jstr(c->name), "file", jstr(c->file), "passed",
+	        c->passed, "trials", (json_int_t)c->trials, "trials_passed",
+	        (json_int_t)c->trials_passed, "reasons",
+	        strv_json(c->reasons, c->reason_count), "run_dirs",
+	        strv_json(c->run_dirs, c->run_dir_count), "skills",
+	        strv_json(c->skills, c->skill_count), "input_tokens",
+	        (json_int_t)c->input_tokens, "output_tokens",
+	        (json_int_t)c->output_tokens, "wall_ms", (json_int_t)c->wall_ms,
+	        "tool_calls", (json_int_t)c->tool_calls, "script_runs",
+	        (json_int_t)c->script_runs, "steps_ok",
+	        c->has_steps ? json_boolean(c->steps_ok) : json_null(),
+	        "output_ok",
+	        c->has_output ? json_boolean(c->output_ok) : json_null());
+}
+
+static int render_json(struct skitx_buf *b, const skit_eval_report *r)
+{
+	const skit_eval_summary *s = &r->sum;
+	json_t *root, *cases = json_array(), *skills = json_array(), *sum;
+	char *text;
+	int rc = 0;
+
+	for (size_t i = 0; cases && i < r->ncases; i++)
+		if (json_array_append_new(cases, case_json(&r->cases[i])))
+			rc = SKIT_ENOMEM;
+	for (size_t i = 0; skills && i < r->nskills; i++) {
+		const skit_eval_skill_result *k = &r->skills[i];
+
+		if (json_array_append_new(
+		            skills,
+		            json_pack("{s:o, s:I, s:I, s:I, s:f, s:f, s:f}",
+		                      "name", jstr(k->name), "tp",
+		                      (json_int_t)k->tp, "fp",
+		                      (json_int_t)k->fp, "fn",
+		                      (json_int_t)k->fn, "precision",
+		                      k->precision, "recall", k->recall, "f1",
+		                      k->f1)))
+			rc = SKIT_ENOMEM;
+	}
+	sum = json_pack(
+	        "{s:I, s:I, s:I, s:I, s:f, s:I, s:I, s:f, s:I, s:I, s:f, s:I, "
+	        "s:I, s:I, s:I, s:I}",
+	        "cases", (json_int_t)s->cases, "cases_passed",
+	        (json_int_t)s->cases_passed, "trials", (json_int_t)s->trials,
+	        "trials_passed", (json_int_t)s->trials_passed, "pass_rate",
+	        s->pass_rate, "step_checked", (json_int_t)s->step_checked,
+	        "step_passed", (json_int_t)s->step_passed, "step_pass_rate",
+	        s->step_pass_rate, "output_checked",
+	        (json_int_t)s->output_checked, "output_passed",
+	        (json_int_t)s->output_passed, "output_pass_rate",
+	        s->output_pass_rate, "input_tokens",
+	        (json_int_t)s->input_tokens, "output_tokens",
+	        (json_int_t)s->output_tokens, "wall_ms", (json_int_t)s->wall_ms,
+	        "tool_calls", (json_int_t)s->tool_calls, "script_runs",
+	        (json_int_t)s->script_runs);
+	if (sum && json_object_set_new(
+	                   sum, "medians",
+	                   json_pack("{s:f, s:f, s:f, s:f, s:f}",
+	                             "input_tokens", s->median_input_tokens,
+	                             "output_tokens", s->median_output_tokens,
+	                             "wall_ms", s->median_wall_ms, "tool_calls",
+	                             s->median_tool_calls, "script_runs",
+	                             s->median_script_runs)))
+		rc = SKIT_ENOMEM;
+	root = json_pack("{s:o*, s:o*, s:o*, s:o*}", "summary", sum, "cases",
+	                 cases, "skills", skills, "runs_dir",
+	                 s->runs_dir ? jstr(s->runs_dir) : json_null());
+	text = root && !rc ? json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS)
+	                   : NULL;
+	json_decref(root);
+	if (!text)
+		return SKIT_ENOMEM;
+	rc = skitx_buf_puts(b, text) | skitx_buf_putc(b, '\n');
+	free(text); /* jansson's allocator is the C library's */
+	return rc ? SKIT_ENOMEM : 0;
+}
+
+/* ---- JUnit XML --------------------------------------------------------- */
+
+/* `s` as XML 1.0 text or attribute value. */
+static int put_xml(struct skitx_buf *b, const char *s)
+{
+	int rc = 0;
+
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '&')
+			rc |= skitx_buf_puts(b, "&amp;");
+		else if (c == '<')
+			rc |= skitx_buf_puts(b, "&lt;");
+		else if (c == '>')
+			rc |= skitx_buf_puts(b, "&gt;");
+		else if (c == '"')
+			rc |= skitx_buf_puts(b, "&quot;");
+		else if (c == '\n' || c == '\t')
+			rc |= skitx_buf_printf(b, "&#%d;", c);
+		else if (c < 0x20 || c == 0x7f)
+			rc |= skitx_buf_putc(b, '?');
+		else
+			rc |= skitx_buf_putc(b, (char)c);
+	}
+	return rc;
+}
+
+static int render_junit(struct skitx_buf *b, const skit_eval_report *r)
+{
+	const skit_eval_summary *s = &r->sum;
+	int rc = 0;
+
+	rc |= skitx_buf_printf(b,
+	                       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	                       "<testsuites tests=\"%zu\" failures=\"%zu\" "
+	                       "time=\"%.3f\">\n"
+	                       "  <testsuite name=\"skit-eval\" tests=\"%zu\" "
+	                       "failures=\"%zu\" errors=\"0\" time=\"%.3f\">\n",
+	                       s->cases, s->cases - s->cases_passed,
+	                       (double)s->wall_ms / 1000.0, s->cases,
+	                       s->cases - s->cases_passed,
+	                       (double)s->wall_ms / 1000.0);
+	for (size_t i = 0; i < r->ncases; i++) {
+		const skit_eval_case_result *c = &r->cases[i];
+
+		rc |= skitx_buf_puts(b, "    <testcase name=\"");
+		rc |= put_xml(b, c->name);
+		rc |= skitx_buf_puts(b, "\" classname=\"skit-eval\" file=\"");
+		rc |= put_xml(b, c->file);
+		rc |= skitx_buf_printf(b, "\" time=\"%.3f\">\n",
+		                       (double)c->wall_ms / 1000.0);
+		if (!c->passed) {
+			rc |= skitx_buf_puts(b, "      <failure message=\"");
+			for (size_t k = 0; k < c->reason_count; k++) {
+				rc |= put_xml(b, k ? "; " : "");
+				rc |= put_xml(b, c->reasons[k]);
+			}
+			rc |= skitx_buf_printf(b,
+			                       "\" type=\"eval\">%u of %u "
+			                       "trials passed",
+			                       c->trials_passed, c->trials);
+			for (size_t k = 0; k < c->reason_count; k++) {
+				rc |= skitx_buf_puts(b, "\n");
+				rc |= put_xml(b, c->reasons[k]);
+			}
+			rc |= skitx_buf_puts(b, "</failure>\n");
+		}
+		if (c->run_dir_count) {
+			rc |= skitx_buf_puts(b, "      <system-out>");
+			for (size_t k = 0; k < c->run_dir_count; k++) {
+				rc |= skitx_buf_puts(b,
+				                     k ? "\nrun: " : "run: ");
+				rc |= put_xml(b, c->run_dirs[k]);
+			}
+			rc |= skitx_buf_puts(b, "</system-out>\n");
+		}
+		rc |= skitx_buf_puts(b, "    </testcase>\n");
+	}
+	rc |= skitx_buf_puts(b, "  </testsuite>\n</testsuites>\n");
+	return rc ? SKIT_ENOMEM : 0;
+}
+
+int skit__eval_render(struct skitx_buf *out, const skit_eval_report *r,
+                      skit_eval_format format)
+{
+	if (format == SKIT_EVAL_JSON)
+		return render_json(out, r);
+	if (format == SKIT_EVAL_JUNIT)
+		return render_junit(out, r);
+	return render_text(out, r);
+}
