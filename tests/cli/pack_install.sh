@@ -268,6 +268,27 @@ if command -v git >/dev/null 2>&1; then
 	expect_rc 0 "verify the root made from the lock"
 	same_tree "$R3/alpha" "$R4/alpha" "--from-lock: alpha"
 	same_tree "$R3/beta" "$R4/beta" "--from-lock: beta"
+
+	# #REF and //SUBDIR: the first commit, only the folder alpha.
+	R5=$W/R5
+	run install --root "$R5" "file://$W/repo#$head1//alpha"
+	expect_rc 0 "install URL#REF//SUBDIR"
+	grep -q 'echo alpha$' "$R5/alpha/scripts/run.sh" && reg_pass ||
+		reg_fail "#REF did not pick the first commit"
+	[ ! -e "$R5/beta" ] && reg_pass || reg_fail "//SUBDIR took only alpha"
+	lock_has "$R5" '"resolved": "'"$head1"'"' "#REF is recorded"
+
+	# list --installed: source, version, time, as text and JSON.
+	run list --installed --root "$R3" --root "$R5"
+	expect_rc 0 "list --installed"
+	has "$T/out" "alpha" "list --installed names the skills"
+	has "$T/out" "file://$W/repo" "list --installed shows the source"
+	lines "$T/out" 3 "one line a skill over both roots"
+	run list --installed --json --root "$R3"
+	expect_rc 0 "list --installed --json"
+	json_ok "$T/out" "list --installed --json parses"
+	has "$T/out" '"installed_at"' "the JSON has the install time"
+	has "$T/out" '"resolved": "'"$head2"'"' "the JSON has the commit"
 else
 	echo "note: git not found; the git, update and --from-lock checks" \
 		"are skipped"
