@@ -83,9 +83,8 @@ int cmd_install(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		rc = cli_scope_option(&scope, c, optarg, argv[0]);
-		if (rc)
-			if (rc == CLI_USAGE)
-				return rc;
+		if (rc == CLI_USAGE)
+			return rc;
 		if (rc)
 			continue;
 		switch (c) {

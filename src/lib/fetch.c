@@ -51,6 +51,7 @@
 #include <curl/curl.h>
 #include <openssl/evp.h>
 
+#include "lib/digest.h"
 #include "lib/error.h"
 #include "lib/fetch_int.h"
 #include "lib/sandbox_int.h"
@@ -68,8 +69,6 @@
 #define WATCH_EVERY_MS     500
 #define DRAIN_MS           200 /* for the pipes after git exits */
 #define TREE_DEPTH_MAX     64
-
-static const char hex_digits[] = "0123456789abcdef";
 
 static long now_ms(void)
 {
@@ -310,8 +309,6 @@ int skit__fetch_url(const char *url, int fd, uint64_t max_bytes,
 {
 	char errbuf[CURL_ERROR_SIZE], shown[SHOWN_URL_MAX + 8];
 	char what[2 * SHOWN_URL_MAX + 64], next_shown[SHOWN_URL_MAX + 8];
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int md_len = 0;
 	struct dl d;
 	char *current = NULL, *next;
 	long deadline, left, code;
@@ -451,16 +448,12 @@ int skit__fetch_url(const char *url, int fd, uint64_t max_bytes,
 		}
 		break;
 	}
-	if (EVP_DigestFinal_ex(d.md, md, &md_len) != 1 || md_len != 32) {
+	skit__sha256_final(d.md, sha256_hex);
+	if (!sha256_hex[0]) {
 		error = skit__error_set(err, SKIT_EIO, 0, "%s: SHA-256 failed",
 		                        what);
 		goto out;
 	}
-	for (unsigned int i = 0; i < md_len; i++) {
-		sha256_hex[2 * i] = hex_digits[md[i] >> 4];
-		sha256_hex[2 * i + 1] = hex_digits[md[i] & 15];
-	}
-	sha256_hex[64] = '\0';
 	if (progress)
 		progress(ud, d.written, d.written);
 	error = 0;

@@ -1195,17 +1195,7 @@ static int pack_cb(void *ud, const char *rel, int fd, const struct stat *st,
 	}
 	f->data = skitx_buf_detach(&data, NULL);
 	p->n++;
-	{
-		EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-
-		if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL)) {
-			EVP_MD_CTX_free(ctx);
-			return skit__error_oom(err);
-		}
-		EVP_DigestUpdate(ctx, f->data, f->len);
-		skit__sha256_final(ctx, hex);
-		EVP_MD_CTX_free(ctx);
-	}
+	skit__sha256_hex(f->data, f->len, hex);
 	if (skit__pskill_add(p->skill, rel, f->len, f->exec, hex) < 0)
 		return skit__error_oom(err);
 	return 0;

@@ -23,6 +23,7 @@
 #include <jansson.h>
 #include <openssl/evp.h>
 
+#include "digest.h"
 #include "skit/pack.h"
 #include "util/buf.h"
 #include "util/hash.h"
@@ -131,13 +132,6 @@ enum {
 int skit__tree_walk(int dirfd, const char *name, unsigned int flags,
                     const struct skit__limits *lim, skit__tree_cb cb, void *ud,
                     skit_error *err);
-
-/* The SHA-256 of an open file's bytes, read to EOF; `size` receives the
- * byte count. */
-int skit__sha256_fd(int fd, char hex[65], uint64_t *size);
-
-/* Hex of an EVP_MD_CTX's SHA-256, finalising it. */
-void skit__sha256_final(EVP_MD_CTX *ctx, char hex[65]);
 
 /*
  * Create `relpath` (and its folders, 0755) under `dirfd` with O_EXCL and

@@ -38,51 +38,6 @@ int skit__write_all(int fd, const void *p, size_t len, skit_error *err)
 	return 0;
 }
 
-void skit__sha256_final(EVP_MD_CTX *ctx, char hex[65])
-{
-	unsigned char md[32];
-	unsigned int mdlen = 0;
-
-	hex[0] = '\0';
-	if (!EVP_DigestFinal_ex(ctx, md, &mdlen) || mdlen != 32)
-		return;
-	for (unsigned int i = 0; i < 32; i++)
-		snprintf(hex + 2 * i, 3, "%02x", md[i]);
-}
-
-int skit__sha256_fd(int fd, char hex[65], uint64_t *size)
-{
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	char buf[65536];
-	uint64_t total = 0;
-	int rc = 0;
-
-	if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL)) {
-		EVP_MD_CTX_free(ctx);
-		return SKIT_ENOMEM;
-	}
-	for (;;) {
-		ssize_t n = read(fd, buf, sizeof(buf));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			rc = SKIT_EIO;
-			break;
-		}
-		if (!n)
-			break;
-		EVP_DigestUpdate(ctx, buf, (size_t)n);
-		total += (uint64_t)n;
-	}
-	if (!rc)
-		skit__sha256_final(ctx, hex);
-	EVP_MD_CTX_free(ctx);
-	if (size)
-		*size = total;
-	return rc;
-}
-
 /* ---- walking ---- */
 
 struct walk {
@@ -316,9 +271,13 @@ int skit__tree_create(int dirfd, const char *relpath, bool exec,
 			goto toolong;
 		memcpy(part, p, n);
 		part[n] = '\0';
-		if (mkdirat(fd, part, 0755) < 0 && errno != EEXIST)
-			goto fail;
+		/* Most files share their folder with the one before. */
 		nfd = openat(fd, part, DIR_FLAGS);
+		if (nfd < 0 && errno == ENOENT) {
+			if (mkdirat(fd, part, 0755) < 0 && errno != EEXIST)
+				goto fail;
+			nfd = openat(fd, part, DIR_FLAGS);
+		}
 		if (fd != dirfd)
 			close(fd);
 		if (nfd < 0)
@@ -343,10 +302,7 @@ fail:
 	if (fd != dirfd)
 		close(fd);
 fail_noclose:
-	return skit__error_set(err,
-	                       errno == EEXIST   ? SKIT_EUNSAFE
-	                       : errno == ENOSPC ? SKIT_EIO
-	                                         : SKIT_EIO,
+	return skit__error_set(err, errno == EEXIST ? SKIT_EUNSAFE : SKIT_EIO,
 	                       0, "%s: %s", relpath, strerror(errno));
 }
 

@@ -74,20 +74,6 @@ static int rename2(int ofd, const char *old, int nfd, const char *new,
 #endif
 }
 
-static int sha256_text(const char *s, size_t len, char hex[65])
-{
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-
-	if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL)) {
-		EVP_MD_CTX_free(ctx);
-		return SKIT_ENOMEM;
-	}
-	EVP_DigestUpdate(ctx, s, len);
-	skit__sha256_final(ctx, hex);
-	EVP_MD_CTX_free(ctx);
-	return 0;
-}
-
 /* The SHA-256 of the root's lock file as it is on disk ("" if none). */
 static void lock_file_sha(int rootfd, char hex[65])
 {
@@ -449,8 +435,9 @@ int skit__txn_commit(struct skit__txn *t, const struct skit__txn_change *c,
 		}
 	}
 	lock = skit__lock_dump(&t->lock);
-	if (!lock || sha256_text(lock, strlen(lock), sha) < 0 ||
-	    !(journal = journal_text(mv, n, sha))) {
+	if (lock)
+		skit__sha256_hex(lock, strlen(lock), sha);
+	if (!lock || !sha[0] || !(journal = journal_text(mv, n, sha))) {
 		rc = skit__error_oom(err);
 		goto out;
 	}

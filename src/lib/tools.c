@@ -385,20 +385,6 @@ int skit__list_folder(int fd, struct skitx_buf *out, const char *rel)
 	return rc ? SKIT_ENOMEM : 0;
 }
 
-void skit__sha256_hex(const char *data, size_t len, char hex[65])
-{
-	unsigned char md[32];
-	unsigned int mdlen = 0;
-
-	if (!EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL) ||
-	    mdlen != 32) {
-		hex[0] = '\0';
-		return;
-	}
-	for (unsigned int i = 0; i < 32; i++)
-		snprintf(hex + 2 * i, 3, "%02x", md[i]);
-}
-
 /* The active skill for a tool call, or an error result. */
 static struct agent_skill *need_active(struct skit_agent *a, json_t *args,
                                        struct skitx_buf *out, bool *is_error,

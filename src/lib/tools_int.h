@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 
+#include "digest.h"
 #include "skit/common.h"
 #include "util/buf.h"
 
@@ -43,9 +44,6 @@ const char *skit__open_failure(int e);
 
 /* List the folder open at `fd` (taken) into `out`. 0 or SKIT_ENOMEM. */
 int skit__list_folder(int fd, struct skitx_buf *out, const char *rel);
-
-/* The SHA-256 of `data` in lower-case hex; "" if OpenSSL fails. */
-void skit__sha256_hex(const char *data, size_t len, char hex[65]);
 
 /* What skit__tool_read() read, for the audit trail. */
 struct skit__read_info {
