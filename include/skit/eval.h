@@ -58,6 +58,37 @@
  * Each trial is one agent (one conversation, one run folder with its own
  * audit trail and work folder) under a policy that approves every call
  * (like `--yes`). Trials run in parallel up to `jobs`.
+ *
+ * A file with `queries` instead of `input` is a *trigger set*, for tuning
+ * one skill's description: each query is run `trials` times and counts as
+ * triggering when the skill is activated within the first `max_turns`
+ * model calls in at least `threshold` of them.
+ *
+ * @code
+ * skill: csv-report                 # the skill whose triggering is measured
+ * skills:
+ *   - ../skills                     # everything the index lists
+ * cassette: cassettes/no.jsonl      # default for queries without one
+ * trials: 3
+ * threshold: 0.5                    # trigger rate that counts (default 0.5)
+ * max_turns: 3                      # model calls watched (default 3)
+ * holdout: 0.4                      # share held out per class (default 0)
+ * seed: 7                           # which ones (default 0)
+ * queries:
+ *   - query: What is in sales.csv?
+ *     should_trigger: true
+ *     cassette: cassettes/yes.jsonl
+ *   - query: Review my last commit
+ *     should_trigger: false
+ * @endcode
+ *
+ * A trigger trial stops as soon as the skill is activated, and runs under
+ * a policy that approves nothing: only reads and the skill tools run, so
+ * a query has no side effects. The held-out split is stratified: of the
+ * should-trigger and of the should-not queries, round(holdout * n) (at
+ * least 1, at most n - 1) are held out, chosen by the SHA-256 of the seed
+ * and the query text, so a split is stable across runs and machines.
+ * Each query is one entry of the suite, named "<set>#<n>".
  */
 
 SKIT_BEGIN_DECL
@@ -82,8 +113,9 @@ SKIT_EXTERN int skit_eval_suite_load(skit_eval_suite **out,
                                      const char *const *paths, size_t n,
                                      skit_error *err);
 
-/** Number of cases, and the name (file name without extension) and file
- *  of case `i`. Borrowed from the suite. */
+/** Number of entries (cases, and trigger queries), and the name (file
+ *  name without extension, or "<set>#<n>" for a query) and file of entry
+ *  `i`. Borrowed from the suite. */
 SKIT_EXTERN size_t skit_eval_suite_count(const skit_eval_suite *s);
 SKIT_EXTERN const char *skit_eval_suite_case_name(const skit_eval_suite *s,
                                                   size_t i);
@@ -118,11 +150,15 @@ typedef struct {
 	const volatile int *cancel;     /**< non-zero stops the trials */
 	skit_eval_progress_cb progress; /**< may be NULL */
 	void *payload;
+	/** Share of each trigger set's queries to hold out, instead of the
+	 *  set's own `holdout`: 0 to under 1; negative (the default): each
+	 *  set's own. */
+	double holdout;
 } skit_eval_options;
 
 /* clang-format off */
 #define SKIT_EVAL_OPTIONS_VERSION 1
-#define SKIT_EVAL_OPTIONS_INIT { SKIT_EVAL_OPTIONS_VERSION, NULL, 0, NULL, 0, 0, NULL, NULL, NULL }
+#define SKIT_EVAL_OPTIONS_INIT { SKIT_EVAL_OPTIONS_VERSION, NULL, 0, NULL, 0, 0, NULL, NULL, NULL, -1.0 }
 /* clang-format on */
 
 /**
@@ -167,10 +203,51 @@ typedef struct {
 	double precision, recall, f1; /**< 1.0 when undefined (0/0) */
 } skit_eval_skill_result;
 
+/** One trigger query's results. Every pointer is borrowed from the
+ *  report. */
+typedef struct {
+	const char *name; /**< "<set>#<n>", n from 1 */
+	const char *file; /**< the trigger set */
+	const char *skill;
+	const char *query;
+	bool should_trigger;
+	bool held_out; /**< in the held-out split */
+	unsigned int trials;
+	unsigned int triggered; /**< trials that activated the skill */
+	double rate;            /**< triggered / trials */
+	bool passed; /**< rate on the right side of the threshold, no error */
+	/** Why it failed, and which other skills were activated. */
+	const char *const *reasons;
+	size_t reason_count;
+	const char *const *run_dirs; /**< one per trial */
+	size_t run_dir_count;
+	uint64_t input_tokens, output_tokens, wall_ms; /**< sums */
+} skit_eval_query_result;
+
+/**
+ * Trigger metrics of one skill over one split of its queries, counted
+ * over trials: a true positive is a should-trigger trial that activated
+ * the skill, a false positive a should-not one that did.
+ */
+typedef struct {
+	const char *skill;
+	/** "all"; with a holdout also a "train" and a "held-out" row */
+	const char *split;
+	unsigned int queries, queries_passed;
+	unsigned int should, should_not; /**< queries of each kind */
+	unsigned int tp, fp, fn, tn;
+	double trigger_rate;       /**< tp / (tp + fn): recall; 1.0 for 0/0 */
+	double false_trigger_rate; /**< fp / (fp + tn); 0.0 for 0/0 */
+	double precision, f1;      /**< precision 1.0 for 0/0 */
+	double accuracy;           /**< queries_passed / queries */
+} skit_eval_trigger_result;
+
 /** Totals and medians (over trials) of a report. */
 typedef struct {
 	size_t cases, cases_passed, trials, trials_passed;
-	double pass_rate; /**< cases_passed / cases (1.0 for none) */
+	/** (cases_passed + queries_passed) / (cases + queries); 1.0 for
+	 *  none. */
+	double pass_rate;
 	size_t step_checked, step_passed;     /**< trials with steps */
 	double step_pass_rate;                /**< 1.0 for none */
 	size_t output_checked, output_passed; /**< trials with checks */
@@ -179,7 +256,8 @@ typedef struct {
 	unsigned long tool_calls, script_runs;
 	double median_input_tokens, median_output_tokens, median_wall_ms;
 	double median_tool_calls, median_script_runs;
-	const char *runs_dir; /**< where the run folders are */
+	const char *runs_dir;           /**< where the run folders are */
+	size_t queries, queries_passed; /**< trigger queries */
 } skit_eval_summary;
 
 SKIT_EXTERN size_t skit_eval_report_case_count(const skit_eval_report *r);
@@ -189,6 +267,14 @@ skit_eval_report_case(const skit_eval_report *r, size_t i);
 SKIT_EXTERN size_t skit_eval_report_skill_count(const skit_eval_report *r);
 SKIT_EXTERN const skit_eval_skill_result *
 skit_eval_report_skill(const skit_eval_report *r, size_t i);
+/** Trigger queries, in suite order. */
+SKIT_EXTERN size_t skit_eval_report_query_count(const skit_eval_report *r);
+SKIT_EXTERN const skit_eval_query_result *
+skit_eval_report_query(const skit_eval_report *r, size_t i);
+/** Trigger metrics by skill, then split ("all", "train", "held-out"). */
+SKIT_EXTERN size_t skit_eval_report_trigger_count(const skit_eval_report *r);
+SKIT_EXTERN const skit_eval_trigger_result *
+skit_eval_report_trigger(const skit_eval_report *r, size_t i);
 SKIT_EXTERN void skit_eval_report_summary(const skit_eval_report *r,
                                           skit_eval_summary *out);
 
@@ -196,7 +282,7 @@ SKIT_EXTERN void skit_eval_report_summary(const skit_eval_report *r,
 typedef enum {
 	SKIT_EVAL_TEXT = 0,  /**< a table for people */
 	SKIT_EVAL_JSON = 1,  /**< one JSON object */
-	SKIT_EVAL_JUNIT = 2, /**< JUnit XML, one testcase per case */
+	SKIT_EVAL_JUNIT = 2, /**< JUnit XML, one testcase per case or query */
 } skit_eval_format;
 
 /**

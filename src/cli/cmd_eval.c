@@ -29,8 +29,12 @@ static void help(void)
 	       "folder of them.\nEvery case goes through the agent loop "
 	       "(offline with its cassette unless\n--model is given), in its "
 	       "own work folder with its own audit trail, and is\nchecked: "
-	       "which skills triggered, the steps taken, the output. "
-	       "docs/evals.md\ndescribes the case format.\n\n"
+	       "which skills triggered, the steps taken, the output.\n\n"
+	       "A file with 'queries' is a trigger set for tuning one skill's "
+	       "description:\neach query, marked should_trigger true or "
+	       "false, runs 'trials' times, and\nthe report gives its trigger "
+	       "rate and the skill's, with a held-out split.\n"
+	       "docs/evals.md describes both formats.\n\n"
 	       "Options:\n"
 	       "  --model SPEC        run every case with this model "
 	       "(e.g. openai:gpt-4.1-mini)\n"
@@ -41,9 +45,12 @@ static void help(void)
 	       "  --runs-dir DIR      put the run folders in DIR (default: "
 	       "a new folder in\n"
 	       "                      $TMPDIR, named in the report)\n"
+	       "  --holdout R         hold out R (0 to under 1) of every "
+	       "trigger set's queries,\n"
+	       "                      instead of each set's own 'holdout'\n"
 	       "  --min-pass-rate R   exit 1 when fewer than R (0..1) of the "
-	       "cases pass\n"
-	       "                      (default 1: every case)\n"
+	       "cases and queries\n"
+	       "                      pass (default 1: all of them)\n"
 	       "  -h, --help          show this help\n\n"
 	       "Exit status: 0 the pass rate is met, 1 it is not (or a run "
 	       "failed), 2 usage\nor a case file that does not load.\n");
@@ -79,6 +86,7 @@ int cmd_eval(int argc, char **argv)
 		{ "out", required_argument, NULL, 'o' },
 		{ "runs-dir", required_argument, NULL, 'R' },
 		{ "min-pass-rate", required_argument, NULL, 'p' },
+		{ "holdout", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -139,6 +147,15 @@ int cmd_eval(int argc, char **argv)
 				        "'%s'",
 				        optarg);
 			break;
+		case 'H':
+			if (parse_rate(optarg, &opts.holdout) < 0 ||
+			    opts.holdout >= 1.0)
+				return cli_usage_error(argv[0],
+				                       "--holdout is a number "
+				                       "from 0 to under 1, not "
+				                       "'%s'",
+				                       optarg);
+			break;
 		case 'h':
 			help();
 			return CLI_OK;
@@ -177,11 +194,17 @@ int cmd_eval(int argc, char **argv)
 		fputs(text, stdout);
 	}
 	skit_eval_report_summary(report, &sum);
-	if (out || format != SKIT_EVAL_TEXT)
-		fprintf(stderr,
-		        "%zu of %zu cases passed (%.0f%%); runs in %s\n",
-		        sum.cases_passed, sum.cases, sum.pass_rate * 100.0,
+	if (out || format != SKIT_EVAL_TEXT) {
+		if (sum.cases || !sum.queries)
+			fprintf(stderr, "%zu of %zu cases%s", sum.cases_passed,
+			        sum.cases, sum.queries ? " and " : "");
+		if (sum.queries)
+			fprintf(stderr, "%zu of %zu trigger queries",
+			        sum.queries_passed, sum.queries);
+		fprintf(stderr, " passed (%.0f%%); runs in %s\n",
+		        sum.pass_rate * 100.0,
 		        sum.runs_dir ? sum.runs_dir : "-");
+	}
 	status = sum.pass_rate + 1e-9 >= min_rate ? CLI_OK : CLI_FAIL;
 	if (status != CLI_OK)
 		fprintf(stderr,

@@ -37,26 +37,16 @@
 
 #define CASE_MAX     (1024u * 1024)
 #define CASES_MAX    10000u
-#define TRIALS_MAX   1000u
 #define JSON_DEPTH   32
 #define CALLS_SHOWN  8
-#define SHOW_MAX     60
+#define SHOW_MAX     SKIT__EVAL_SHOW_MAX
 #define ANSWER_SHOWN 80
 
 /* ---- loading ----------------------------------------------------------- */
 
-struct loader {
-	struct skitx_pool *pool;
-	const char *file, *dir;
-	skit_error *err;
-};
-
-static int bad(struct loader *ld, const struct skit__ynode *n, const char *fmt,
-               ...) SKIT_PRINTF(3, 4);
-
 /* "file:line: message" as SKIT_EINVALID. */
-static int bad(struct loader *ld, const struct skit__ynode *n, const char *fmt,
-               ...)
+int skit__eval_bad(struct eval_loader *ld, const struct skit__ynode *n,
+                   const char *fmt, ...)
 {
 	char msg[200];
 	va_list ap;
@@ -153,11 +143,11 @@ static struct skit__ynode *from_json(struct skitx_pool *pool, json_t *j,
 	return n->value ? n : NULL;
 }
 
-static int check_keys(struct loader *ld, const struct skit__ynode *map,
-                      const char *what, const char *const *allowed)
+int skit__eval_keys(struct eval_loader *ld, const struct skit__ynode *map,
+                    const char *what, const char *const *allowed)
 {
 	if (!map || map->kind != SKIT_YMAP)
-		return bad(ld, map, "%s must be a mapping", what);
+		return skit__eval_bad(ld, map, "%s must be a mapping", what);
 	for (size_t i = 0; i < map->n; i++) {
 		size_t k;
 
@@ -165,30 +155,31 @@ static int check_keys(struct loader *ld, const struct skit__ynode *map,
 			if (!strcmp(map->keys[i]->value, allowed[k]))
 				break;
 		if (!allowed[k])
-			return bad(ld, map->keys[i], "unknown key '%.*s'",
-			           SHOW_MAX, map->keys[i]->value);
+			return skit__eval_bad(ld, map->keys[i],
+			                      "unknown key '%.*s'", SHOW_MAX,
+			                      map->keys[i]->value);
 	}
 	return 0;
 }
 
-static int get_str(struct loader *ld, const struct skit__ynode *map,
+int skit__eval_str(struct eval_loader *ld, const struct skit__ynode *map,
                    const char *key, const char **out, bool required)
 {
 	const struct skit__ynode *v = skit__yaml_get(map, key);
 
 	*out = NULL;
 	if (!v && required)
-		return bad(ld, map, "missing '%s'", key);
+		return skit__eval_bad(ld, map, "missing '%s'", key);
 	if (!v)
 		return 0;
 	if (v->kind != SKIT_YSCALAR)
-		return bad(ld, v, "'%s' must be a string", key);
+		return skit__eval_bad(ld, v, "'%s' must be a string", key);
 	*out = v->value;
 	return 0;
 }
 
 /* A string or a list of strings. */
-static int get_list(struct loader *ld, const struct skit__ynode *map,
+static int get_list(struct eval_loader *ld, const struct skit__ynode *map,
                     const char *key, struct eval_strv *out)
 {
 	const struct skit__ynode *v = skit__yaml_get(map, key);
@@ -197,8 +188,9 @@ static int get_list(struct loader *ld, const struct skit__ynode *map,
 	if (!v)
 		return 0;
 	if (v->kind == SKIT_YMAP)
-		return bad(ld, v, "'%s' must be a string or a list of strings",
-		           key);
+		return skit__eval_bad(
+		        ld, v, "'%s' must be a string or a list of strings",
+		        key);
 	out->v = skitx_pool_alloc(
 	        ld->pool,
 	        (v->kind == SKIT_YSEQ ? v->n : 1) * sizeof(*out->v) + 1);
@@ -210,15 +202,16 @@ static int get_list(struct loader *ld, const struct skit__ynode *map,
 	}
 	for (size_t i = 0; i < v->n; i++) {
 		if (v->items[i]->kind != SKIT_YSCALAR)
-			return bad(ld, v->items[i],
-			           "'%s' must be a string or a list of strings",
-			           key);
+			return skit__eval_bad(
+			        ld, v->items[i],
+			        "'%s' must be a string or a list of strings",
+			        key);
 		out->v[out->n++] = v->items[i]->value;
 	}
 	return 0;
 }
 
-static int get_count(struct loader *ld, const struct skit__ynode *map,
+int skit__eval_count(struct eval_loader *ld, const struct skit__ynode *map,
                      const char *key, unsigned long max, long *out)
 {
 	const struct skit__ynode *v = skit__yaml_get(map, key);
@@ -228,34 +221,37 @@ static int get_count(struct loader *ld, const struct skit__ynode *map,
 	if (!v)
 		return 0;
 	if (v->kind != SKIT_YSCALAR || !v->value[0] || v->len > 9)
-		return bad(ld, v, "'%s' must be a whole number", key);
+		return skit__eval_bad(ld, v, "'%s' must be a whole number",
+		                      key);
 	for (p = v->value; *p; p++) {
 		if (*p < '0' || *p > '9')
-			return bad(ld, v, "'%s' must be a whole number", key);
+			return skit__eval_bad(
+			        ld, v, "'%s' must be a whole number", key);
 		x = x * 10 + (unsigned long)(*p - '0');
 	}
 	if (x > max)
-		return bad(ld, v, "'%s' must be at most %lu", key, max);
+		return skit__eval_bad(ld, v, "'%s' must be at most %lu", key,
+		                      max);
 	*out = (long)x;
 	return 0;
 }
 
 /* A path of the case, against the case file's folder. */
-static const char *resolve(struct loader *ld, const char *rel)
+const char *skit__eval_resolve(struct eval_loader *ld, const char *rel)
 {
 	if (rel[0] == '/')
 		return rel;
 	return skitx_pool_printf(ld->pool, "%s/%s", ld->dir, rel);
 }
 
-static int load_paths(struct loader *ld, const struct skit__ynode *map,
-                      const char *key, struct eval_strv *out, bool skills)
+int skit__eval_paths(struct eval_loader *ld, const struct skit__ynode *map,
+                     const char *key, struct eval_strv *out, bool skills)
 {
 	const struct skit__ynode *node = skit__yaml_get(map, key);
 	int rc = get_list(ld, map, key, out);
 
 	for (size_t i = 0; !rc && i < out->n; i++) {
-		const char *p = resolve(ld, out->v[i]);
+		const char *p = skit__eval_resolve(ld, out->v[i]);
 		char *md;
 		bool is_skill;
 
@@ -265,15 +261,16 @@ static int load_paths(struct loader *ld, const struct skit__ynode *map,
 			struct stat st;
 
 			if (stat(p, &st) < 0 || !S_ISREG(st.st_mode))
-				return bad(ld, node,
-				           "'%s': no such file '%.*s'", key,
-				           SHOW_MAX, out->v[i]);
+				return skit__eval_bad(
+				        ld, node, "'%s': no such file '%.*s'",
+				        key, SHOW_MAX, out->v[i]);
 			out->v[i] = p;
 			continue;
 		}
 		if (!skitx_fs_is_dir(p))
-			return bad(ld, node, "'%s': no such folder '%.*s'", key,
-			           SHOW_MAX, out->v[i]);
+			return skit__eval_bad(ld, node,
+			                      "'%s': no such folder '%.*s'",
+			                      key, SHOW_MAX, out->v[i]);
 		/* A skill folder: its parent is the root. */
 		md = skitx_path_join(p, "SKILL.md");
 		if (!md)
@@ -292,14 +289,14 @@ static int load_paths(struct loader *ld, const struct skit__ynode *map,
 	return rc;
 }
 
-static int load_output(struct loader *ld, struct eval_case *c,
+static int load_output(struct eval_loader *ld, struct eval_case *c,
                        const struct skit__ynode *out)
 {
 	static const char *const keys[] = { "contains", "not_contains", "regex",
 		                            "json", NULL };
 	static const char *const jkeys[] = { "path", "equals", NULL };
 	const struct skit__ynode *js;
-	int rc = check_keys(ld, out, "'output'", keys);
+	int rc = skit__eval_keys(ld, out, "'output'", keys);
 
 	if (!rc)
 		rc = get_list(ld, out, "contains", &c->contains);
@@ -311,40 +308,43 @@ static int load_output(struct loader *ld, struct eval_case *c,
 		regex_t re;
 
 		if (regcomp(&re, c->regex.v[i], REG_EXTENDED | REG_NOSUB))
-			return bad(ld, skit__yaml_get(out, "regex"),
-			           "bad regex '%.*s'", SHOW_MAX, c->regex.v[i]);
+			return skit__eval_bad(ld, skit__yaml_get(out, "regex"),
+			                      "bad regex '%.*s'", SHOW_MAX,
+			                      c->regex.v[i]);
 		regfree(&re);
 	}
 	js = skit__yaml_get(out, "json");
 	if (rc || !js)
 		return rc;
 	if (js->kind == SKIT_YMAP)
-		return bad(ld, js, "'json' must be a list of {path, equals}");
+		return skit__eval_bad(
+		        ld, js, "'json' must be a list of {path, equals}");
 	c->json = skitx_pool_alloc(ld->pool, (js->n + 1) * sizeof(*c->json));
 	if (!c->json)
 		return skit__error_oom(ld->err);
 	for (size_t i = 0; !rc && i < js->n; i++) {
 		const struct skit__ynode *item = js->items[i];
 
-		rc = check_keys(ld, item, "a 'json' check", jkeys);
+		rc = skit__eval_keys(ld, item, "a 'json' check", jkeys);
 		if (!rc)
-			rc = get_str(ld, item, "path", &c->json[i].path, true);
+			rc = skit__eval_str(ld, item, "path", &c->json[i].path,
+			                    true);
 		if (!rc)
-			rc = get_str(ld, item, "equals", &c->json[i].equals,
-			             true);
+			rc = skit__eval_str(ld, item, "equals",
+			                    &c->json[i].equals, true);
 		c->njson++;
 	}
 	return rc;
 }
 
-static int load_expected(struct loader *ld, struct eval_case *c,
+static int load_expected(struct eval_loader *ld, struct eval_case *c,
                          const struct skit__ynode *ex)
 {
 	static const char *const keys[] = {
 		"skills",          "not_skills", "steps", "max_tool_calls",
 		"forbidden_tools", "output",     NULL
 	};
-	int rc = check_keys(ld, ex, "'expected'", keys);
+	int rc = skit__eval_keys(ld, ex, "'expected'", keys);
 
 	if (!rc)
 		rc = get_list(ld, ex, "skills", &c->exp_skills);
@@ -355,31 +355,35 @@ static int load_expected(struct loader *ld, struct eval_case *c,
 	if (!rc)
 		rc = get_list(ld, ex, "forbidden_tools", &c->forbidden);
 	if (!rc)
-		rc = get_count(ld, ex, "max_tool_calls", 100000,
-		               &c->max_tool_calls);
+		rc = skit__eval_count(ld, ex, "max_tool_calls", 100000,
+		                      &c->max_tool_calls);
 	if (!rc && skit__yaml_get(ex, "output"))
 		rc = load_output(ld, c, skit__yaml_get(ex, "output"));
 	return rc;
 }
 
-static int load_threshold(struct loader *ld, const struct skit__ynode *root,
-                          double *out)
+int skit__eval_rate(struct eval_loader *ld, const struct skit__ynode *map,
+                    const char *key, bool below_one, double *out)
 {
 	const char *s = NULL;
 	char *end;
-	int rc = get_str(ld, root, "pass_threshold", &s, false);
+	double v;
+	int rc = skit__eval_str(ld, map, key, &s, false);
 
 	if (rc || !s)
 		return rc;
 	errno = 0;
-	*out = strtod(s, &end);
-	if (errno || end == s || *end || !(*out >= 0.0 && *out <= 1.0))
-		return bad(ld, skit__yaml_get(root, "pass_threshold"),
-		           "'pass_threshold' must be a number from 0 to 1");
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= 0.0 && v <= 1.0) ||
+	    (below_one && v >= 1.0))
+		return skit__eval_bad(ld, skit__yaml_get(map, key),
+		                      "'%s' must be a number from 0 to %s", key,
+		                      below_one ? "under 1" : "1");
+	*out = v;
 	return 0;
 }
 
-static int load_case(struct loader *ld, struct eval_case *c,
+static int load_case(struct eval_loader *ld, struct eval_case *c,
                      const struct skit__ynode *root)
 {
 	static const char *const keys[] = { "name",     "description",
@@ -392,35 +396,38 @@ static int load_case(struct loader *ld, struct eval_case *c,
 	int rc;
 
 	if (!root)
-		return bad(ld, NULL, "empty case file");
-	rc = check_keys(ld, root, "a case", keys);
+		return skit__eval_bad(ld, NULL, "empty case file");
+	rc = skit__eval_keys(ld, root, "a case", keys);
 	if (!rc)
-		rc = get_str(ld, root, "name", &name, false);
+		rc = skit__eval_str(ld, root, "name", &name, false);
 	if (!rc)
-		rc = get_str(ld, root, "description", &desc, false);
+		rc = skit__eval_str(ld, root, "description", &desc, false);
 	if (!rc)
-		rc = get_str(ld, root, "input", &c->input, true);
+		rc = skit__eval_str(ld, root, "input", &c->input, true);
 	if (!rc && !c->input[0])
-		rc = bad(ld, skit__yaml_get(root, "input"), "'input' is empty");
+		rc = skit__eval_bad(ld, skit__yaml_get(root, "input"),
+		                    "'input' is empty");
 	if (!rc)
-		rc = load_paths(ld, root, "skills", &c->skills, true);
+		rc = skit__eval_paths(ld, root, "skills", &c->skills, true);
 	if (!rc)
-		rc = load_paths(ld, root, "files", &c->files, false);
+		rc = skit__eval_paths(ld, root, "files", &c->files, false);
 	if (!rc)
-		rc = get_str(ld, root, "cassette", &cassette, false);
+		rc = skit__eval_str(ld, root, "cassette", &cassette, false);
 	if (!rc && cassette) {
-		c->cassette = resolve(ld, cassette);
+		c->cassette = skit__eval_resolve(ld, cassette);
 		if (!c->cassette)
 			rc = skit__error_oom(ld->err);
 	}
 	if (!rc)
-		rc = get_count(ld, root, "trials", TRIALS_MAX, &trials);
+		rc = skit__eval_count(ld, root, "trials", SKIT__EVAL_TRIALS_MAX,
+		                      &trials);
 	if (!rc && trials < 1)
-		rc = bad(ld, skit__yaml_get(root, "trials"),
-		         "'trials' must be at least 1");
+		rc = skit__eval_bad(ld, skit__yaml_get(root, "trials"),
+		                    "'trials' must be at least 1");
 	c->trials = (unsigned int)trials;
 	if (!rc)
-		rc = load_threshold(ld, root, &c->threshold);
+		rc = skit__eval_rate(ld, root, "pass_threshold", false,
+		                     &c->threshold);
 	if (!rc && skit__yaml_get(root, "expected"))
 		rc = load_expected(ld, c, skit__yaml_get(root, "expected"));
 	if (!rc && name)
@@ -442,7 +449,7 @@ static bool is_case_file(const char *name)
 	        has_suffix(name, ".json"));
 }
 
-static int parse_case(struct loader *ld, struct skit__ynode **root,
+static int parse_case(struct eval_loader *ld, struct skit__ynode **root,
                       const struct skitx_buf *text)
 {
 	char msg[200];
@@ -479,36 +486,63 @@ static int parse_case(struct loader *ld, struct skit__ynode **root,
 	return 0;
 }
 
-static int load_file(skit_eval_suite *s, struct eval_case *c, const char *path,
-                     skit_error *err)
+int skit__eval_add(struct eval_loader *ld, skit_eval_suite *s,
+                   struct eval_case **out)
+{
+	struct eval_case *grown, *c;
+
+	if (s->n >= CASES_MAX)
+		return skit__error_set(ld->err, SKIT_ETOOBIG, 0,
+		                       "%s: too many cases and queries (over "
+		                       "%u)",
+		                       ld->file, CASES_MAX);
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 16;
+
+		grown = skitx_realloc(s->cases, cap * sizeof(*s->cases));
+		if (!grown)
+			return skit__error_oom(ld->err);
+		s->cases = grown;
+		s->cap = cap;
+	}
+	c = &s->cases[s->n++];
+	memset(c, 0, sizeof(*c));
+	c->threshold = -1.0;
+	c->max_tool_calls = -1;
+	c->trials = 1;
+	c->file = ld->file;
+	c->dir = ld->dir;
+	c->name = ld->name;
+	*out = c;
+	return 0;
+}
+
+static int load_file(skit_eval_suite *s, const char *path, skit_error *err)
 {
 	struct skitx_buf text;
 	struct skit__ynode *root = NULL;
-	struct loader ld;
+	struct eval_loader ld;
+	struct eval_case *c;
 	char *abs = skitx_path_absolute(path), *dir = NULL, *dot;
 	const char *base;
 	size_t blen;
 	int rc;
 
-	memset(c, 0, sizeof(*c));
-	c->threshold = -1.0;
-	c->max_tool_calls = -1;
-	c->trials = 1;
 	skitx_buf_init(&text, CASE_MAX);
 	if (abs)
 		dir = skitx_path_dirname(abs);
 	ld.pool = &s->pool;
-	ld.file = c->file = skitx_pool_strdup(&s->pool, path);
-	ld.dir = c->dir = dir ? skitx_pool_strdup(&s->pool, dir) : NULL;
+	ld.file = skitx_pool_strdup(&s->pool, path);
+	ld.dir = dir ? skitx_pool_strdup(&s->pool, dir) : NULL;
 	ld.err = err;
 	base = skitx_path_name(path, &blen);
-	c->name = base ? skitx_pool_strndup(&s->pool, base, blen) : NULL;
-	if (!c->file || !c->dir || !c->name) {
+	ld.name = base ? skitx_pool_strndup(&s->pool, base, blen) : NULL;
+	if (!ld.file || !ld.dir || !ld.name) {
 		rc = skit__error_oom(err);
 		goto out;
 	}
-	dot = strrchr((char *)c->name, '.');
-	if (dot && dot != c->name)
+	dot = strrchr((char *)ld.name, '.');
+	if (dot && dot != ld.name)
 		*dot = '\0';
 	rc = skitx_fs_read_file(path, &text, CASE_MAX);
 	if (rc == SKIT_ETOOBIG)
@@ -520,6 +554,14 @@ static int load_file(skit_eval_suite *s, struct eval_case *c, const char *path,
 		                     0, "%s: %s", path, strerror(errno));
 	if (!rc)
 		rc = parse_case(&ld, &root, &text);
+	if (rc)
+		goto out;
+	if (root && root->kind == SKIT_YMAP &&
+	    skit__yaml_get(root, "queries")) {
+		rc = skit__eval_load_set(&ld, s, root, ld.name);
+		goto out;
+	}
+	rc = skit__eval_add(&ld, s, &c);
 	if (!rc)
 		rc = load_case(&ld, c, root);
 out:
@@ -601,15 +643,8 @@ int skit_eval_suite_load(skit_eval_suite **out, const char *const *paths,
 	skitx_pool_init(&s->pool, 0);
 	for (size_t i = 0; !rc && i < n; i++)
 		rc = list_path(&files, paths[i], err);
-	if (!rc) {
-		s->cases = skitx_calloc(files.len, sizeof(*s->cases));
-		if (!s->cases)
-			rc = skit__error_oom(err);
-	}
-	for (size_t i = 0; !rc && i < files.len; i++) {
-		rc = load_file(s, &s->cases[i], files.items[i], err);
-		s->n += !rc;
-	}
+	for (size_t i = 0; !rc && i < files.len; i++)
+		rc = load_file(s, files.items[i], err);
 	for (size_t i = 0; i < files.len; i++)
 		skitx_free(files.items[i]);
 	skitx_vec_release(&files);
@@ -647,28 +682,6 @@ void skit_eval_suite_free(skit_eval_suite *s)
 
 /* ---- one trial --------------------------------------------------------- */
 
-/* What one trial did and how it fared. Strings are skitx_ allocations. */
-struct trial {
-	const struct eval_case *c;
-	size_t ci;
-	unsigned int t;
-	bool passed, ran, steps_ok, output_ok;
-	struct skitx_vec reasons, skills, calls;
-	char *run_dir;
-	uint64_t in, out, wall_ms;
-	unsigned int tools, scripts;
-};
-
-struct runner {
-	const skit_eval_suite *s;
-	const skit_eval_options *o;
-	const char *runs_dir;
-	double threshold;
-	struct trial *trials;
-	size_t n, done;
-	pthread_mutex_t mu;
-};
-
 static int push_dup(struct skitx_vec *v, const char *s)
 {
 	char *d = skitx_strdup(s);
@@ -680,9 +693,9 @@ static int push_dup(struct skitx_vec *v, const char *s)
 	return 0;
 }
 
-static int reason(struct trial *t, const char *fmt, ...) SKIT_PRINTF(2, 3);
+static int reason(struct eval_trial *t, const char *fmt, ...) SKIT_PRINTF(2, 3);
 
-static int reason(struct trial *t, const char *fmt, ...)
+static int reason(struct eval_trial *t, const char *fmt, ...)
 {
 	char line[512];
 	va_list ap;
@@ -716,7 +729,7 @@ static bool in_vec(const struct skitx_vec *v, const char *s)
  */
 static int on_event(const char *json, size_t len, void *payload)
 {
-	struct trial *t = payload;
+	struct eval_trial *t = payload;
 	json_t *ev = json_loadb(json, len, 0, NULL), *args = NULL;
 	const char *name, *a, *skill, *path;
 	struct skitx_buf b;
@@ -762,7 +775,7 @@ static bool step_matches(const char *want, const char *call)
 	return !strncmp(want, call, n) && (call[n] == '\0' || call[n] == ':');
 }
 
-static int check_steps(struct trial *t)
+static int check_steps(struct eval_trial *t)
 {
 	const struct eval_case *c = t->c;
 	size_t k = 0;
@@ -841,7 +854,7 @@ static json_t *answer_json(const char *answer)
 	return e && e > o ? json_loadb(o, (size_t)(e - o + 1), 0, NULL) : NULL;
 }
 
-static int check_output(struct trial *t, const char *answer)
+static int check_output(struct eval_trial *t, const char *answer)
 {
 	const struct eval_case *c = t->c;
 	json_t *j = NULL, *v;
@@ -909,7 +922,7 @@ static int check_output(struct trial *t, const char *answer)
 	return rc;
 }
 
-static int check_skills(struct trial *t)
+static int check_skills(struct eval_trial *t)
 {
 	const struct eval_case *c = t->c;
 	int rc = 0;
@@ -926,7 +939,7 @@ static int check_skills(struct trial *t)
 }
 
 /* Copy the case's files into the trial's work folder. */
-static int copy_files(struct trial *t, const char *work, skit_error *err)
+static int copy_files(struct eval_trial *t, const char *work, skit_error *err)
 {
 	struct skitx_buf data;
 	int rc = 0;
@@ -960,8 +973,33 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-/* Set up registry, model, policy and agent, send the input, record. */
-static int run_trial(struct runner *r, struct trial *t)
+/*
+ * A trigger trial stops once its skill is active: what the model does
+ * with the skill does not matter. The global cancel flag is looked at
+ * here too, since the agent watches only the trial's own flag.
+ */
+static void on_trigger_trace(skit_trace_kind kind, const char *line,
+                             void *payload)
+{
+	struct eval_trial *t = payload;
+	skit_agent *agent = t->agent;
+
+	(void)line;
+	if (t->cancel && *t->cancel)
+		t->stop = 1;
+	if (kind != SKIT_TRACE_SKILL || !agent)
+		return;
+	for (size_t i = 0; i < skit_agent_active_count(agent); i++)
+		if (!strcmp(skit_agent_active_skill(agent, i), t->c->skill))
+			t->stop = 1;
+}
+
+/*
+ * Set up registry, model, policy and agent, send the input, record. A
+ * trigger query runs under a policy that approves nothing (reads and the
+ * skill tools still run), for at most its `turns` model calls.
+ */
+static int run_trial(struct eval_runner *r, struct eval_trial *t)
 {
 	skit_model_options mo = SKIT_MODEL_OPTIONS_INIT;
 	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
@@ -1002,7 +1040,14 @@ static int run_trial(struct runner *r, struct trial *t)
 		rc = skit_policy_new(&pol, &err);
 	if (rc)
 		goto fail;
-	skit_policy_set_yes(pol, true);
+	skit_policy_set_yes(pol, !c->skill);
+	if (c->skill && !skit_registry_find(reg, c->skill, NULL)) {
+		rc = skit__error_set(&err, SKIT_ENOTFOUND, 0,
+		                     "skill '%.*s' is not among the loaded "
+		                     "skills",
+		                     SHOW_MAX, c->skill);
+		goto fail;
+	}
 	mo.spec = spec;
 	mo.cancel = r->o->cancel;
 	rc = skit_model_new(&model, &mo, &err);
@@ -1015,9 +1060,17 @@ static int run_trial(struct runner *r, struct trial *t)
 	ao.project_dir = c->dir;
 	ao.cancel = r->o->cancel;
 	ao.script_timeout_ms = r->o->script_timeout_ms;
+	if (c->skill) {
+		ao.max_turns = c->turns;
+		ao.cancel = &t->stop;
+		ao.hooks.on_trace = on_trigger_trace;
+		ao.hooks.payload = t;
+		t->cancel = r->o->cancel;
+	}
 	rc = skit_agent_new(&agent, &ao, &err);
 	if (rc)
 		goto fail;
+	t->agent = agent;
 	t->run_dir = skitx_strdup(skit_agent_run_dir(agent));
 	work = t->run_dir ? skitx_path_join(t->run_dir, "work") : NULL;
 	if (!work) {
@@ -1041,6 +1094,15 @@ static int run_trial(struct runner *r, struct trial *t)
 			rc = SKIT_ENOMEM;
 			goto out;
 		}
+	t->agent = NULL;
+	if (c->skill) {
+		t->triggered = in_vec(&t->skills, c->skill);
+		/* Stopped once triggered, or out of turns: both answers. */
+		if ((send_rc == SKIT_ECANCELED && t->triggered &&
+		     !(r->o->cancel && *r->o->cancel)) ||
+		    send_rc == SKIT_ELIMIT)
+			send_rc = 0;
+	}
 	skit_agent_finish(agent, skit_agent_status(send_rc), send_rc ? 1 : 0,
 	                  &ferr);
 	agent = NULL;
@@ -1052,6 +1114,10 @@ static int run_trial(struct runner *r, struct trial *t)
 	if (send_rc) {
 		rc = reason(t, "agent: %s", err.message);
 		t->steps_ok = t->output_ok = false;
+	}
+	if (c->skill) {
+		t->passed = t->passed && t->triggered == c->should;
+		goto out;
 	}
 	rc |= check_skills(t);
 	rc |= check_steps(t);
@@ -1075,10 +1141,10 @@ out:
 
 static void run_batch(void *payload, size_t worker, size_t begin, size_t end)
 {
-	struct runner *r = payload;
+	struct eval_runner *r = payload;
 
 	for (size_t i = begin; i < end; i++) {
-		struct trial *t = &r->trials[i];
+		struct eval_trial *t = &r->trials[i];
 
 		if (r->o->cancel && *r->o->cancel) {
 			t->passed = false;
@@ -1095,7 +1161,7 @@ static void run_batch(void *payload, size_t worker, size_t begin, size_t end)
 	}
 }
 
-static void trial_release(struct trial *t)
+static void trial_release(struct eval_trial *t)
 {
 	struct skitx_vec *vs[] = { &t->reasons, &t->skills, &t->calls };
 
@@ -1153,7 +1219,7 @@ static int add_skill(skit_eval_report *rep, size_t *cap, const char *name,
 	return 0;
 }
 
-static int score_skills(skit_eval_report *rep, const struct trial *t,
+static int score_skills(skit_eval_report *rep, const struct eval_trial *t,
                         size_t *cap)
 {
 	const struct eval_case *c = t->c;
@@ -1198,39 +1264,97 @@ static double median(double *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
 }
 
-static int build_case(skit_eval_report *rep, struct runner *r, size_t ci,
-                      size_t first, size_t *skill_cap)
+int skit__eval_collect(struct skitx_pool *pool, const struct eval_runner *r,
+                       size_t first, unsigned int trials, size_t extra,
+                       struct eval_collected *out)
 {
-	const struct eval_case *c = &r->s->cases[ci];
-	skit_eval_case_result *cr = &rep->cases[ci];
-	struct skitx_pool *pool = &rep->pool;
-	const char **reasons, **dirs, **skills;
-	size_t nreasons = 0, nskills = 0;
-	double threshold = c->threshold >= 0 ? c->threshold : r->threshold;
-	int rc = 0;
+	size_t nreasons = extra + 1, nskills = 0;
 
-	for (size_t k = 0; k < c->trials; k++) {
+	memset(out, 0, sizeof(*out));
+	for (size_t k = 0; k < trials; k++) {
 		nreasons += r->trials[first + k].reasons.len;
 		nskills += r->trials[first + k].skills.len;
 	}
-	reasons = pool_strv(pool, nreasons);
-	dirs = pool_strv(pool, c->trials);
-	skills = pool_strv(pool, nskills);
-	if (!reasons || !dirs || !skills)
+	out->reasons = pool_strv(pool, nreasons);
+	out->dirs = pool_strv(pool, trials);
+	out->skills = pool_strv(pool, nskills);
+	if (!out->reasons || !out->dirs || !out->skills)
 		return SKIT_ENOMEM;
+	for (size_t k = 0; k < trials; k++) {
+		const struct eval_trial *t = &r->trials[first + k];
+		const char **slot;
+
+		if (t->run_dir) {
+			slot = &out->dirs[out->ndirs++];
+			*slot = skitx_pool_strdup(pool, t->run_dir);
+			if (!*slot)
+				return SKIT_ENOMEM;
+		}
+		for (size_t i = 0; i < t->reasons.len; i++) {
+			slot = &out->reasons[out->nreasons++];
+			*slot = trials > 1
+			                ? skitx_pool_printf(
+			                          pool, "trial %zu: %s", k + 1,
+			                          (char *)t->reasons.items[i])
+			                : skitx_pool_strdup(
+			                          pool, t->reasons.items[i]);
+			if (!*slot)
+				return SKIT_ENOMEM;
+		}
+		if (!t->ran && !t->reasons.len && !out->nreasons)
+			out->reasons[out->nreasons++] = "not run (canceled)";
+		for (size_t i = 0; i < t->skills.len; i++) {
+			bool seen = false;
+
+			for (size_t j = 0; j < out->nskills; j++)
+				seen |= !strcmp(out->skills[j],
+				                t->skills.items[i]);
+			if (seen)
+				continue;
+			slot = &out->skills[out->nskills++];
+			*slot = skitx_pool_strdup(pool, t->skills.items[i]);
+			if (!*slot)
+				return SKIT_ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static bool has_steps(const struct eval_case *c)
+{
+	return c->steps.n || c->max_tool_calls >= 0 || c->forbidden.n;
+}
+
+static bool has_output(const struct eval_case *c)
+{
+	return c->contains.n || c->not_contains.n || c->regex.n || c->njson;
+}
+
+static int build_case(skit_eval_report *rep, struct eval_runner *r, size_t ci,
+                      size_t first, size_t *skill_cap)
+{
+	const struct eval_case *c = &r->s->cases[ci];
+	skit_eval_case_result *cr = &rep->cases[rep->ncases++];
+	struct skitx_pool *pool = &rep->pool;
+	struct eval_collected got;
+	double threshold = c->threshold >= 0 ? c->threshold : r->threshold;
+	int rc;
+
 	memset(cr, 0, sizeof(*cr));
+	rc = skit__eval_collect(pool, r, first, c->trials, 0, &got);
+	if (rc)
+		return rc;
 	/* The report outlives the suite: copy what it shows of it. */
 	cr->name = skitx_pool_strdup(pool, c->name);
 	cr->file = skitx_pool_strdup(pool, c->file);
 	if (!cr->name || !cr->file)
 		return SKIT_ENOMEM;
 	cr->trials = c->trials;
-	cr->has_steps = c->steps.n || c->max_tool_calls >= 0 || c->forbidden.n;
-	cr->has_output =
-	        c->contains.n || c->not_contains.n || c->regex.n || c->njson;
+	cr->has_steps = has_steps(c);
+	cr->has_output = has_output(c);
 	cr->steps_ok = cr->output_ok = true;
 	for (size_t k = 0; !rc && k < c->trials; k++) {
-		const struct trial *t = &r->trials[first + k];
+		const struct eval_trial *t = &r->trials[first + k];
 
 		cr->trials_passed += t->passed;
 		cr->steps_ok &= t->steps_ok;
@@ -1240,51 +1364,21 @@ static int build_case(skit_eval_report *rep, struct runner *r, size_t ci,
 		cr->wall_ms += t->wall_ms;
 		cr->tool_calls += t->tools;
 		cr->script_runs += t->scripts;
-		if (t->run_dir) {
-			dirs[cr->run_dir_count] =
-			        skitx_pool_strdup(pool, t->run_dir);
-			if (!dirs[cr->run_dir_count++])
-				return SKIT_ENOMEM;
-		}
-		for (size_t i = 0; i < t->reasons.len; i++) {
-			reasons[cr->reason_count] =
-			        c->trials > 1
-			                ? skitx_pool_printf(
-			                          pool, "trial %zu: %s", k + 1,
-			                          (char *)t->reasons.items[i])
-			                : skitx_pool_strdup(
-			                          pool, t->reasons.items[i]);
-			if (!reasons[cr->reason_count++])
-				return SKIT_ENOMEM;
-		}
-		if (!t->ran && !t->reasons.len && c->trials == 1) {
-			reasons[0] = "not run (canceled)";
-			cr->reason_count = 1;
-		}
-		for (size_t i = 0; i < t->skills.len; i++) {
-			bool seen = false;
-
-			for (size_t j = 0; j < cr->skill_count; j++)
-				seen |= !strcmp(skills[j], t->skills.items[i]);
-			if (seen)
-				continue;
-			skills[cr->skill_count] =
-			        skitx_pool_strdup(pool, t->skills.items[i]);
-			if (!skills[cr->skill_count++])
-				return SKIT_ENOMEM;
-		}
 		rc = score_skills(rep, t, skill_cap);
 	}
-	cr->reasons = reasons;
-	cr->run_dirs = dirs;
-	cr->skills = skills;
+	cr->reasons = got.reasons;
+	cr->reason_count = got.nreasons;
+	cr->run_dirs = got.dirs;
+	cr->run_dir_count = got.ndirs;
+	cr->skills = got.skills;
+	cr->skill_count = got.nskills;
 	/* A small epsilon so that 2/3 passes a threshold written 0.66. */
 	cr->passed = cr->trials_passed + 1e-9 >= threshold * cr->trials &&
 	             cr->trials_passed > 0;
 	return rc;
 }
 
-static int build_report(skit_eval_report *rep, struct runner *r)
+static int build_report(skit_eval_report *rep, struct eval_runner *r)
 {
 	skit_eval_summary *sum = &rep->sum;
 	double *m[5];
@@ -1297,29 +1391,27 @@ static int build_report(skit_eval_report *rep, struct runner *r)
 	if (!rep->cases || !m[0] || !m[1] || !m[2] || !m[3] || !m[4])
 		rc = SKIT_ENOMEM;
 	for (size_t ci = 0; !rc && ci < r->s->n; ci++) {
-		rc = build_case(rep, r, ci, first, &skill_cap);
+		if (!r->s->cases[ci].skill)
+			rc = build_case(rep, r, ci, first, &skill_cap);
 		first += r->s->cases[ci].trials;
-		rep->ncases++;
 	}
-	for (size_t i = 0; !rc && i < rep->ncases; i++) {
-		const skit_eval_case_result *cr = &rep->cases[i];
-
-		sum->cases_passed += cr->passed;
-		sum->input_tokens += cr->input_tokens;
-		sum->output_tokens += cr->output_tokens;
-		sum->wall_ms += cr->wall_ms;
-		sum->tool_calls += cr->tool_calls;
-		sum->script_runs += cr->script_runs;
-	}
+	if (!rc)
+		rc = skit__eval_score_queries(rep, r);
+	for (size_t i = 0; !rc && i < rep->ncases; i++)
+		sum->cases_passed += rep->cases[i].passed;
 	for (size_t i = 0; !rc && i < r->n; i++) {
-		const struct trial *t = &r->trials[i];
-		const skit_eval_case_result *cr = &rep->cases[t->ci];
+		const struct eval_trial *t = &r->trials[i];
 
 		sum->trials_passed += t->passed;
-		sum->step_checked += cr->has_steps;
-		sum->step_passed += cr->has_steps && t->steps_ok;
-		sum->output_checked += cr->has_output;
-		sum->output_passed += cr->has_output && t->output_ok;
+		sum->step_checked += has_steps(t->c);
+		sum->step_passed += has_steps(t->c) && t->steps_ok;
+		sum->output_checked += has_output(t->c);
+		sum->output_passed += has_output(t->c) && t->output_ok;
+		sum->input_tokens += t->in;
+		sum->output_tokens += t->out;
+		sum->wall_ms += t->wall_ms;
+		sum->tool_calls += t->tools;
+		sum->script_runs += t->scripts;
 		m[0][i] = (double)t->in;
 		m[1][i] = (double)t->out;
 		m[2][i] = (double)t->wall_ms;
@@ -1328,7 +1420,8 @@ static int build_report(skit_eval_report *rep, struct runner *r)
 	}
 	sum->cases = rep->ncases;
 	sum->trials = r->n;
-	sum->pass_rate = ratio(sum->cases_passed, sum->cases);
+	sum->pass_rate = ratio(sum->cases_passed + sum->queries_passed,
+	                       sum->cases + sum->queries);
 	sum->step_pass_rate = ratio(sum->step_passed, sum->step_checked);
 	sum->output_pass_rate = ratio(sum->output_passed, sum->output_checked);
 	if (!rc) {
@@ -1394,7 +1487,7 @@ static int make_runs_dir(char **out, const skit_eval_options *o,
 int skit_eval_run(skit_eval_report **out, const skit_eval_suite *s,
                   const skit_eval_options *opts, skit_error *err)
 {
-	struct runner r;
+	struct eval_runner r;
 	skit_eval_report *rep = NULL;
 	char *runs_dir = NULL;
 	size_t jobs;
@@ -1410,12 +1503,17 @@ int skit_eval_run(skit_eval_report **out, const skit_eval_suite *s,
 		return skit__error_set(err, SKIT_EUSAGE, 0,
 		                       "the pass threshold must be from 0 to "
 		                       "1");
+	if (!(opts->holdout < 1.0))
+		return skit__error_set(err, SKIT_EUSAGE, 0,
+		                       "the holdout must be under 1");
 	for (size_t i = 0; !opts->model && i < s->n; i++)
 		if (!s->cases[i].cassette)
-			return skit__error_set(err, SKIT_EUSAGE, 0,
-			                       "%s: no cassette, and no model "
-			                       "given",
-			                       s->cases[i].file);
+			return skit__error_set(
+			        err, SKIT_EUSAGE, 0,
+			        "%s%s%s: no cassette, and no "
+			        "model given",
+			        s->cases[i].file, s->cases[i].skill ? ": " : "",
+			        s->cases[i].skill ? s->cases[i].name : "");
 	memset(&r, 0, sizeof(r));
 	r.s = s;
 	r.o = opts;
@@ -1427,8 +1525,10 @@ int skit_eval_run(skit_eval_report **out, const skit_eval_suite *s,
 		goto out;
 	r.runs_dir = runs_dir;
 	r.trials = skitx_calloc(r.n ? r.n : 1, sizeof(*r.trials));
+	r.held = skitx_calloc(s->n ? s->n : 1, sizeof(*r.held));
 	rep = skitx_calloc(1, sizeof(*rep));
-	if (!r.trials || !rep) {
+	if (!r.trials || !r.held || !rep ||
+	    skit__eval_split(s, opts->holdout, r.held)) {
 		rc = skit__error_oom(err);
 		goto out;
 	}
@@ -1463,6 +1563,7 @@ out:
 	for (size_t i = 0; r.trials && i < r.n; i++)
 		trial_release(&r.trials[i]);
 	skitx_free(r.trials);
+	skitx_free(r.held);
 	skitx_free(runs_dir);
 	skit_eval_report_free(rep);
 	return rc;
@@ -1488,6 +1589,28 @@ const skit_eval_skill_result *skit_eval_report_skill(const skit_eval_report *r,
                                                      size_t i)
 {
 	return i < r->nskills ? &r->skills[i] : NULL;
+}
+
+size_t skit_eval_report_query_count(const skit_eval_report *r)
+{
+	return r->nqueries;
+}
+
+const skit_eval_query_result *skit_eval_report_query(const skit_eval_report *r,
+                                                     size_t i)
+{
+	return i < r->nqueries ? &r->queries[i] : NULL;
+}
+
+size_t skit_eval_report_trigger_count(const skit_eval_report *r)
+{
+	return r->ntriggers;
+}
+
+const skit_eval_trigger_result *
+skit_eval_report_trigger(const skit_eval_report *r, size_t i)
+{
+	return i < r->ntriggers ? &r->triggers[i] : NULL;
 }
 
 void skit_eval_report_summary(const skit_eval_report *r, skit_eval_summary *out)
@@ -1524,5 +1647,7 @@ void skit_eval_report_free(skit_eval_report *r)
 	skitx_pool_release(&r->pool);
 	skitx_free(r->cases);
 	skitx_free(r->skills);
+	skitx_free(r->queries);
+	skitx_free(r->triggers);
 	skitx_free(r);
 }

@@ -1,14 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * eval_int.h - what eval.c (loading, running, scoring) and eval_report.c
- * (rendering) share: the loaded case and the report.
+ * eval_int.h - what eval.c (loading, running, scoring cases),
+ * eval_trigger.c (trigger sets: loading, the held-out split, scoring) and
+ * eval_report.c (rendering) share.
  */
 #ifndef SKIT_LIB_EVAL_INT_H
 #define SKIT_LIB_EVAL_INT_H
 
+#include <pthread.h>
+
 #include "skit/eval.h"
+#include "lib/yaml.h"
 #include "util/buf.h"
 #include "util/pool.h"
+#include "util/vec.h"
+
+#define SKIT__EVAL_SHOW_MAX   60    /* bytes of a value quoted in a message */
+#define SKIT__EVAL_TRIALS_MAX 1000u /* trials of a case or a query */
 
 /* A list of strings (in a pool). */
 struct eval_strv {
@@ -20,6 +28,7 @@ struct eval_json_check {
 	const char *path, *equals;
 };
 
+/* A case, or one query of a trigger set (`skill` set). */
 struct eval_case {
 	const char *name, *file, *dir;
 	const char *input;
@@ -33,12 +42,20 @@ struct eval_case {
 	struct eval_strv contains, not_contains, regex;
 	struct eval_json_check *json;
 	size_t njson;
+
+	/* Trigger queries. `threshold` is the trigger threshold. */
+	const char *skill;  /* the skill measured; NULL: a plain case */
+	bool should;        /* should trigger */
+	unsigned int turns; /* model calls watched */
+	size_t set;         /* queries of one file share it (from 1) */
+	double holdout;     /* the set's */
+	const char *seed;   /* the set's */
 };
 
 struct skit_eval_suite {
 	struct skitx_pool pool;
 	struct eval_case *cases;
-	size_t n;
+	size_t n, cap, sets;
 };
 
 struct skit_eval_report {
@@ -47,8 +64,100 @@ struct skit_eval_report {
 	size_t ncases;
 	skit_eval_skill_result *skills;
 	size_t nskills;
+	skit_eval_query_result *queries;
+	size_t nqueries;
+	skit_eval_trigger_result *triggers;
+	size_t ntriggers;
 	skit_eval_summary sum;
 };
+
+/* What one trial did and how it fared. Strings are skitx_ allocations. */
+struct eval_trial {
+	const struct eval_case *c;
+	size_t ci;
+	unsigned int t;
+	bool passed, ran, steps_ok, output_ok, triggered;
+	struct skitx_vec reasons, skills, calls;
+	char *run_dir;
+	uint64_t in, out, wall_ms;
+	unsigned int tools, scripts;
+	/* Trigger trials: the agent, and the flag that stops it. */
+	void *agent;
+	volatile int stop;
+	const volatile int *cancel;
+};
+
+struct eval_runner {
+	const skit_eval_suite *s;
+	const skit_eval_options *o;
+	const char *runs_dir;
+	double threshold;
+	struct eval_trial *trials;
+	size_t n, done;
+	bool *held; /* per case: a held-out query */
+	pthread_mutex_t mu;
+};
+
+/* ---- loading (eval.c) -------------------------------------------------- */
+
+/* Where a case file is being read. */
+struct eval_loader {
+	struct skitx_pool *pool;
+	const char *file, *dir, *name; /* name: the file's, without extension */
+	skit_error *err;
+};
+
+/* "file:line: message" as SKIT_EINVALID (`n` may be NULL). */
+int skit__eval_bad(struct eval_loader *ld, const struct skit__ynode *n,
+                   const char *fmt, ...) SKIT_PRINTF(3, 4);
+/* `map` is a mapping with no key outside `allowed` (NULL-ended). */
+int skit__eval_keys(struct eval_loader *ld, const struct skit__ynode *map,
+                    const char *what, const char *const *allowed);
+/* The string at `key`; NULL when absent and not required. */
+int skit__eval_str(struct eval_loader *ld, const struct skit__ynode *map,
+                   const char *key, const char **out, bool required);
+/* A whole number from 0 to `max` at `key`; *out unchanged when absent. */
+int skit__eval_count(struct eval_loader *ld, const struct skit__ynode *map,
+                     const char *key, unsigned long max, long *out);
+/* A number in [0, 1] at `key` ([0, 1) with `below_one`); *out unchanged
+ * when absent. */
+int skit__eval_rate(struct eval_loader *ld, const struct skit__ynode *map,
+                    const char *key, bool below_one, double *out);
+/* Skill roots (`skills`) or files at `key`, made absolute. */
+int skit__eval_paths(struct eval_loader *ld, const struct skit__ynode *map,
+                     const char *key, struct eval_strv *out, bool skills);
+/* `rel` against the case file's folder (in the pool); NULL: no memory. */
+const char *skit__eval_resolve(struct eval_loader *ld, const char *rel);
+/* A new entry at the end of the suite, with the defaults of a case and
+ * the file, folder and name of `ld`'s. 0; SKIT_ENOMEM; SKIT_ETOOBIG over
+ * the entry cap. */
+int skit__eval_add(struct eval_loader *ld, skit_eval_suite *s,
+                   struct eval_case **out);
+
+/* ---- trigger sets (eval_trigger.c) ------------------------------------- */
+
+/* Add the queries of the trigger set `root` (file name `name`). */
+int skit__eval_load_set(struct eval_loader *ld, skit_eval_suite *s,
+                        const struct skit__ynode *root, const char *name);
+/* Mark the held-out queries in `held` (one per entry of the suite), with
+ * `holdout` >= 0 overriding every set's. 0 or SKIT_ENOMEM. */
+int skit__eval_split(const skit_eval_suite *s, double holdout, bool *held);
+/* Fill rep->queries, rep->triggers and the query totals from the trials. */
+int skit__eval_score_queries(skit_eval_report *rep,
+                             const struct eval_runner *r);
+/* What the trials of one entry left, copied into the report's pool. */
+struct eval_collected {
+	const char **reasons; /* "trial k: ..." with several trials */
+	const char **dirs;    /* run folders */
+	const char **skills;  /* activated, each once, in order */
+	size_t nreasons, ndirs, nskills;
+};
+
+/* Collect trials [first, first + trials); `reasons` has room for `extra`
+ * more lines after theirs. 0 or SKIT_ENOMEM. */
+int skit__eval_collect(struct skitx_pool *pool, const struct eval_runner *r,
+                       size_t first, unsigned int trials, size_t extra,
+                       struct eval_collected *out);
 
 /* Render `r` in `format` into `out` (skit_eval_report_write()). */
 int skit__eval_render(struct skitx_buf *out, const skit_eval_report *r,

@@ -15,7 +15,10 @@
 #include "util/alloc.h"
 #include "util/buf.h"
 
-#define NAME_WIDTH 28
+#define NAME_WIDTH  28
+#define QUERY_WIDTH 26
+#define SKILL_WIDTH 16
+#define TEXT_SHOWN  60
 
 /* ---- text -------------------------------------------------------------- */
 
@@ -30,11 +33,103 @@ static int put_clean(struct skitx_buf *b, const char *s)
 	return rc;
 }
 
+/* At most `max` bytes of `s`, cut at a UTF-8 character boundary, with
+ * "..." when cut. */
+static int put_cut(struct skitx_buf *b, const char *s, size_t max)
+{
+	size_t n = strlen(s);
+	struct skitx_buf tmp = SKITX_BUF_INIT;
+	int rc;
+
+	if (n > max) {
+		n = max;
+		while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+			n--;
+	}
+	rc = skitx_buf_add(&tmp, s, n);
+	if (!rc)
+		rc = put_clean(b, skitx_buf_cstr(&tmp));
+	if (!rc && s[n])
+		rc = skitx_buf_puts(b, "...");
+	skitx_buf_release(&tmp);
+	return rc;
+}
+
+/* Whether some of `skill`'s queries are held out. */
+static bool split(const skit_eval_report *r, const char *skill)
+{
+	for (size_t i = 0; i < r->ntriggers; i++)
+		if (!strcmp(r->triggers[i].skill, skill) &&
+		    !strcmp(r->triggers[i].split, "held-out"))
+			return true;
+	return false;
+}
+
+static int render_queries(struct skitx_buf *b, const skit_eval_report *r)
+{
+	int rc = 0;
+
+	rc |= skitx_buf_printf(b, "%-*s %-*s %-8s %-4s %9s %5s %-6s %s\n",
+	                       QUERY_WIDTH, "QUERY", SKILL_WIDTH, "SKILL",
+	                       "SPLIT", "WANT", "TRIGGERED", "RATE", "RESULT",
+	                       "TEXT");
+	for (size_t i = 0; i < r->nqueries; i++) {
+		const skit_eval_query_result *q = &r->queries[i];
+		struct skitx_buf name = SKITX_BUF_INIT, skill = SKITX_BUF_INIT;
+		char trig[32];
+
+		snprintf(trig, sizeof(trig), "%u/%u", q->triggered, q->trials);
+		rc |= put_clean(&name, q->name);
+		rc |= put_clean(&skill, q->skill);
+		rc |= skitx_buf_printf(
+		        b, "%-*.*s %-*.*s %-8s %-4s %9s %5.2f %-6s ",
+		        QUERY_WIDTH, QUERY_WIDTH, skitx_buf_cstr(&name),
+		        SKILL_WIDTH, SKILL_WIDTH, skitx_buf_cstr(&skill),
+		        q->held_out          ? "held-out"
+		        : split(r, q->skill) ? "train"
+		                             : "-",
+		        q->should_trigger ? "yes" : "no", trig, q->rate,
+		        q->passed ? "pass" : "FAIL");
+		skitx_buf_release(&name);
+		skitx_buf_release(&skill);
+		rc |= put_cut(b, q->query, TEXT_SHOWN);
+		rc |= skitx_buf_putc(b, '\n');
+		for (size_t k = 0; k < q->reason_count; k++) {
+			rc |= skitx_buf_puts(b, "    - ");
+			rc |= put_clean(b, q->reasons[k]);
+			rc |= skitx_buf_putc(b, '\n');
+		}
+		if (!q->passed && q->run_dir_count) {
+			rc |= skitx_buf_puts(b, "    run: ");
+			rc |= put_clean(b, q->run_dirs[0]);
+			rc |= skitx_buf_putc(b, '\n');
+		}
+	}
+	rc |= skitx_buf_printf(b, "\n%-*s %-8s %7s %6s %7s %6s %9s %5s\n",
+	                       NAME_WIDTH, "TRIGGERS", "SPLIT", "QUERIES",
+	                       "PASSED", "TRIGGER", "FALSE", "PRECISION", "F1");
+	for (size_t i = 0; i < r->ntriggers; i++) {
+		const skit_eval_trigger_result *t = &r->triggers[i];
+		struct skitx_buf name = SKITX_BUF_INIT;
+
+		rc |= put_clean(&name, t->skill);
+		rc |= skitx_buf_printf(
+		        b, "%-*.*s %-8s %7u %6u %7.2f %6.2f %9.2f %5.2f\n",
+		        NAME_WIDTH, NAME_WIDTH, skitx_buf_cstr(&name), t->split,
+		        t->queries, t->queries_passed, t->trigger_rate,
+		        t->false_trigger_rate, t->precision, t->f1);
+		skitx_buf_release(&name);
+	}
+	return rc;
+}
+
 static int render_text(struct skitx_buf *b, const skit_eval_report *r)
 {
 	const skit_eval_summary *s = &r->sum;
 	int rc = 0;
 
+	if (!r->ncases && r->nqueries)
+		goto queries;
 	rc |= skitx_buf_printf(b, "%-*s %-6s %7s %6s %7s %10s %9s %8s\n",
 	                       NAME_WIDTH, "CASE", "RESULT", "TRIALS", "TOOLS",
 	                       "SCRIPTS", "TOKENS_IN", "TOKENS_OUT", "TIME");
@@ -82,18 +177,42 @@ static int render_text(struct skitx_buf *b, const skit_eval_report *r)
 			skitx_buf_release(&name);
 		}
 	}
+queries:
+	if (r->nqueries) {
+		if (r->ncases)
+			rc |= skitx_buf_putc(b, '\n');
+		rc |= render_queries(b, r);
+	}
+	rc |= skitx_buf_putc(b, '\n');
+	if (s->cases)
+		rc |= skitx_buf_printf(b, "cases: %zu/%zu passed (%.1f%%)\n",
+		                       s->cases_passed, s->cases,
+		                       100.0 * (double)s->cases_passed /
+		                               (double)s->cases);
+	if (s->queries)
+		rc |= skitx_buf_printf(b,
+		                       "trigger queries: %zu/%zu passed "
+		                       "(%.1f%%)\n",
+		                       s->queries_passed, s->queries,
+		                       100.0 * (double)s->queries_passed /
+		                               (double)s->queries);
+	rc |= skitx_buf_printf(b, "trials: %zu/%zu passed; pass rate %.1f%%\n",
+	                       s->trials_passed, s->trials,
+	                       s->pass_rate * 100.0);
+	if (s->cases)
+		rc |= skitx_buf_printf(
+		        b,
+		        "steps: %zu/%zu (%.1f%%); output checks: %zu/%zu "
+		        "(%.1f%%)\n",
+		        s->step_passed, s->step_checked,
+		        s->step_pass_rate * 100.0, s->output_passed,
+		        s->output_checked, s->output_pass_rate * 100.0);
 	rc |= skitx_buf_printf(
 	        b,
-	        "\ncases: %zu/%zu passed (%.1f%%); trials: %zu/%zu passed\n"
-	        "steps: %zu/%zu (%.1f%%); output checks: %zu/%zu (%.1f%%)\n"
 	        "cost: %llu input + %llu output tokens, %lu tool calls, %lu "
 	        "script runs, %.2fs\n"
 	        "median per trial: %.0f input + %.0f output tokens, %.1f tool "
 	        "calls, %.1f script runs, %.2fs\n",
-	        s->cases_passed, s->cases, s->pass_rate * 100.0,
-	        s->trials_passed, s->trials, s->step_passed, s->step_checked,
-	        s->step_pass_rate * 100.0, s->output_passed, s->output_checked,
-	        s->output_pass_rate * 100.0,
 	        (unsigned long long)s->input_tokens,
 	        (unsigned long long)s->output_tokens, s->tool_calls,
 	        s->script_runs, (double)s->wall_ms / 1000.0,
@@ -162,10 +281,44 @@ static json_t *case_json(const skit_eval_case_result *c)
 	        c->has_output ? json_boolean(c->output_ok) : json_null());
 }
 
+static json_t *query_json(const skit_eval_query_result *q)
+{
+	return json_pack(
+	        "{s:o, s:o, s:o, s:o, s:b, s:b, s:I, s:I, s:f, s:b, s:o*, "
+	        "s:o*, s:I, s:I, s:I}",
+	        "name", jstr(q->name), "file", jstr(q->file), "skill",
+	        jstr(q->skill), "query", jstr(q->query), "should_trigger",
+	        q->should_trigger, "held_out", q->held_out, "trials",
+	        (json_int_t)q->trials, "triggered", (json_int_t)q->triggered,
+	        "rate", q->rate, "passed", q->passed, "reasons",
+	        strv_json(q->reasons, q->reason_count), "run_dirs",
+	        strv_json(q->run_dirs, q->run_dir_count), "input_tokens",
+	        (json_int_t)q->input_tokens, "output_tokens",
+	        (json_int_t)q->output_tokens, "wall_ms",
+	        (json_int_t)q->wall_ms);
+}
+
+static json_t *trigger_json(const skit_eval_trigger_result *t)
+{
+	return json_pack(
+	        "{s:o, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, "
+	        "s:f, s:f, s:f}",
+	        "skill", jstr(t->skill), "split", t->split, "queries",
+	        (json_int_t)t->queries, "queries_passed",
+	        (json_int_t)t->queries_passed, "should", (json_int_t)t->should,
+	        "should_not", (json_int_t)t->should_not, "tp",
+	        (json_int_t)t->tp, "fp", (json_int_t)t->fp, "fn",
+	        (json_int_t)t->fn, "tn", (json_int_t)t->tn, "trigger_rate",
+	        t->trigger_rate, "false_trigger_rate", t->false_trigger_rate,
+	        "precision", t->precision, "f1", t->f1, "accuracy",
+	        t->accuracy);
+}
+
 static int render_json(struct skitx_buf *b, const skit_eval_report *r)
 {
 	const skit_eval_summary *s = &r->sum;
 	json_t *root, *cases = json_array(), *skills = json_array(), *sum;
+	json_t *queries = json_array(), *triggers = json_array();
 	char *text;
 	int rc = 0;
 
@@ -186,6 +339,13 @@ static int render_json(struct skitx_buf *b, const skit_eval_report *r)
 		                      k->f1)))
 			rc = SKIT_ENOMEM;
 	}
+	for (size_t i = 0; queries && i < r->nqueries; i++)
+		if (json_array_append_new(queries, query_json(&r->queries[i])))
+			rc = SKIT_ENOMEM;
+	for (size_t i = 0; triggers && i < r->ntriggers; i++)
+		if (json_array_append_new(triggers,
+		                          trigger_json(&r->triggers[i])))
+			rc = SKIT_ENOMEM;
 	sum = json_pack(
 	        "{s:I, s:I, s:I, s:I, s:f, s:I, s:I, s:f, s:I, s:I, s:f, s:I, "
 	        "s:I, s:I, s:I, s:I}",
@@ -211,8 +371,15 @@ static int render_json(struct skitx_buf *b, const skit_eval_report *r)
 	                             s->median_tool_calls, "script_runs",
 	                             s->median_script_runs)))
 		rc = SKIT_ENOMEM;
-	root = json_pack("{s:o*, s:o*, s:o*, s:o*}", "summary", sum, "cases",
-	                 cases, "skills", skills, "runs_dir",
+	if (sum &&
+	    (json_object_set_new(sum, "queries",
+	                         json_integer((json_int_t)s->queries)) ||
+	     json_object_set_new(sum, "queries_passed",
+	                         json_integer((json_int_t)s->queries_passed))))
+		rc = SKIT_ENOMEM;
+	root = json_pack("{s:o*, s:o*, s:o*, s:o*, s:o*, s:o*}", "summary", sum,
+	                 "cases", cases, "skills", skills, "queries", queries,
+	                 "triggers", triggers, "runs_dir",
 	                 s->runs_dir ? jstr(s->runs_dir) : json_null());
 	text = root && !rc ? json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS)
 	                   : NULL;
@@ -252,21 +419,92 @@ static int put_xml(struct skitx_buf *b, const char *s)
 	return rc;
 }
 
-static int render_junit(struct skitx_buf *b, const skit_eval_report *r)
+/* One <testcase> per trigger query, in a suite of their own. */
+static int render_junit_queries(struct skitx_buf *b, const skit_eval_report *r,
+                                uint64_t ms)
 {
 	const skit_eval_summary *s = &r->sum;
 	int rc = 0;
 
 	rc |= skitx_buf_printf(b,
+	                       "  <testsuite name=\"skit-eval-trigger\" "
+	                       "tests=\"%zu\" failures=\"%zu\" errors=\"0\" "
+	                       "time=\"%.3f\">\n",
+	                       s->queries, s->queries - s->queries_passed,
+	                       (double)ms / 1000.0);
+	for (size_t i = 0; i < r->nqueries; i++) {
+		const skit_eval_query_result *q = &r->queries[i];
+		struct skitx_buf name = SKITX_BUF_INIT;
+
+		rc |= skitx_buf_printf(&name, "%s (%s %s): ", q->name,
+		                       q->should_trigger ? "should trigger"
+		                                         : "should not trigger",
+		                       q->skill);
+		rc |= put_cut(&name, q->query, TEXT_SHOWN);
+		rc |= skitx_buf_puts(b, "    <testcase name=\"");
+		rc |= put_xml(b, skitx_buf_cstr(&name));
+		skitx_buf_release(&name);
+		rc |= skitx_buf_puts(b, "\" classname=\"skit-eval-trigger.");
+		rc |= put_xml(b, q->skill);
+		rc |= skitx_buf_puts(b, "\" file=\"");
+		rc |= put_xml(b, q->file);
+		rc |= skitx_buf_printf(b, "\" time=\"%.3f\">\n",
+		                       (double)q->wall_ms / 1000.0);
+		if (!q->passed) {
+			rc |= skitx_buf_puts(b, "      <failure message=\"");
+			for (size_t k = 0; k < q->reason_count; k++) {
+				rc |= put_xml(b, k ? "; " : "");
+				rc |= put_xml(b, q->reasons[k]);
+			}
+			rc |= skitx_buf_printf(b,
+			                       "\" type=\"trigger\">triggered "
+			                       "in %u of %u trials",
+			                       q->triggered, q->trials);
+			for (size_t k = 0; k < q->reason_count; k++) {
+				rc |= skitx_buf_puts(b, "\n");
+				rc |= put_xml(b, q->reasons[k]);
+			}
+			rc |= skitx_buf_puts(b, "</failure>\n");
+		}
+		for (size_t k = 0; k < q->run_dir_count; k++) {
+			rc |= skitx_buf_puts(b, k ? "\nrun: "
+			                          : "      <system-out>run: ");
+			rc |= put_xml(b, q->run_dirs[k]);
+		}
+		if (q->run_dir_count)
+			rc |= skitx_buf_puts(b, "</system-out>\n");
+		rc |= skitx_buf_puts(b, "    </testcase>\n");
+	}
+	rc |= skitx_buf_puts(b, "  </testsuite>\n");
+	return rc;
+}
+
+static int render_junit(struct skitx_buf *b, const skit_eval_report *r)
+{
+	const skit_eval_summary *s = &r->sum;
+	uint64_t cases_ms = 0, queries_ms = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < r->ncases; i++)
+		cases_ms += r->cases[i].wall_ms;
+	for (size_t i = 0; i < r->nqueries; i++)
+		queries_ms += r->queries[i].wall_ms;
+
+	rc |= skitx_buf_printf(b,
 	                       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 	                       "<testsuites tests=\"%zu\" failures=\"%zu\" "
-	                       "time=\"%.3f\">\n"
-	                       "  <testsuite name=\"skit-eval\" tests=\"%zu\" "
-	                       "failures=\"%zu\" errors=\"0\" time=\"%.3f\">\n",
-	                       s->cases, s->cases - s->cases_passed,
-	                       (double)s->wall_ms / 1000.0, s->cases,
-	                       s->cases - s->cases_passed,
+	                       "time=\"%.3f\">\n",
+	                       s->cases + s->queries,
+	                       s->cases - s->cases_passed + s->queries -
+	                               s->queries_passed,
 	                       (double)s->wall_ms / 1000.0);
+	if (r->ncases || !r->nqueries)
+		rc |= skitx_buf_printf(b,
+		                       "  <testsuite name=\"skit-eval\" "
+		                       "tests=\"%zu\" failures=\"%zu\" "
+		                       "errors=\"0\" time=\"%.3f\">\n",
+		                       s->cases, s->cases - s->cases_passed,
+		                       (double)cases_ms / 1000.0);
 	for (size_t i = 0; i < r->ncases; i++) {
 		const skit_eval_case_result *c = &r->cases[i];
 
@@ -303,7 +541,11 @@ static int render_junit(struct skitx_buf *b, const skit_eval_report *r)
 		}
 		rc |= skitx_buf_puts(b, "    </testcase>\n");
 	}
-	rc |= skitx_buf_puts(b, "  </testsuite>\n</testsuites>\n");
+	if (r->ncases || !r->nqueries)
+		rc |= skitx_buf_puts(b, "  </testsuite>\n");
+	if (r->nqueries)
+		rc |= render_junit_queries(b, r, queries_ms);
+	rc |= skitx_buf_puts(b, "</testsuites>\n");
 	return rc ? SKIT_ENOMEM : 0;
 }
 

@@ -13,6 +13,8 @@ expect_rc 0 "examples/evals passes"
 has "$T/out" "cases: 3/3 passed" "every case passes"
 has "$T/out" "csv-report" "the table names the cases"
 has "$T/out" "PRECISION" "the skill table is printed"
+has "$T/out" "trigger queries: 6/6 passed" "every trigger query passes"
+has "$T/out" "held-out" "the trigger table shows the held-out split"
 [ -f "$(find "$T/runs" -name events.jsonl | head -n 1)" ] && reg_pass ||
 	reg_fail "each run keeps its audit trail"
 
@@ -20,13 +22,14 @@ run eval --jobs 2 --report json --out "$T/report.json" "$EV"
 expect_rc 0 "json report, two jobs"
 json_ok "$T/report.json" "the JSON report parses"
 has "$T/report.json" '"pass_rate"' "the JSON report has the pass rate"
-has "$T/err" "3 of 3 cases passed" "a summary line on stderr"
+has "$T/err" "3 of 3 cases and 6 of 6 trigger queries passed" \
+	"a summary line on stderr"
 
 run eval --report junit "$EV"
 expect_rc 0 "junit report"
 has "$T/out" '<testsuite' "JUnit XML"
 n=$(grep -c '<testcase ' "$T/out")
-[ "$n" -eq 3 ] && reg_pass || reg_fail "3 testcases, got $n"
+[ "$n" -eq 9 ] && reg_pass || reg_fail "9 testcases (3 cases, 6 queries), got $n"
 lacks "$T/out" '<failure' "no failures"
 
 # A broken cassette: the model answers without csv-report.

@@ -145,10 +145,15 @@ static void test_eval__folder_order(void)
 	const char *p = src("examples/evals");
 
 	ASSERT_OK(skit_eval_suite_load(&s, &p, 1, &err));
-	ASSERT_EQ(skit_eval_suite_count(s), 3);
+	/* Three cases, then the six queries of the trigger set. */
+	ASSERT_EQ(skit_eval_suite_count(s), 9);
 	ASSERT_STR(skit_eval_suite_case_name(s, 0), "code-review");
 	ASSERT_STR(skit_eval_suite_case_name(s, 1), "csv-report");
 	ASSERT_STR(skit_eval_suite_case_name(s, 2), "no-skill");
+	ASSERT_STR(skit_eval_suite_case_name(s, 3), "triggers-csv-report#1");
+	ASSERT_STR(skit_eval_suite_case_name(s, 8), "triggers-csv-report#6");
+	ASSERT_CONTAINS(skit_eval_suite_case_file(s, 8),
+	                "triggers-csv-report.yaml");
 	skit_eval_suite_free(s);
 }
 
@@ -179,6 +184,12 @@ static void dump_failures(const skit_eval_report *r)
 		for (size_t k = 0; k < c->reason_count; k++)
 			fprintf(stderr, "%s: %s\n", c->name, c->reasons[k]);
 	}
+	for (size_t i = 0; i < skit_eval_report_query_count(r); i++) {
+		const skit_eval_query_result *q = skit_eval_report_query(r, i);
+
+		for (size_t k = 0; k < q->reason_count; k++)
+			fprintf(stderr, "%s: %s\n", q->name, q->reasons[k]);
+	}
 }
 
 static void test_eval__examples_pass(void)
@@ -196,17 +207,51 @@ static void test_eval__examples_pass(void)
 	skit_eval_report_summary(r, &sum);
 	ASSERT_EQ(sum.cases, 3);
 	ASSERT_EQ(sum.cases_passed, 3);
-	ASSERT_EQ(sum.trials, 4);
-	ASSERT_EQ(sum.trials_passed, 4);
+	ASSERT_EQ(sum.queries, 6);
+	ASSERT_EQ(sum.queries_passed, 6);
+	/* 4 trials of cases, 6 queries x 2 trials. */
+	ASSERT_EQ(sum.trials, 16);
+	ASSERT_EQ(sum.trials_passed, 16);
 	ASSERT(sum.pass_rate == 1.0);
 	ASSERT(sum.step_pass_rate == 1.0);
 	ASSERT(sum.output_pass_rate == 1.0);
 	ASSERT_EQ(sum.step_checked, 4);
 	ASSERT_EQ(sum.output_checked, 4);
 	ASSERT_EQ(sum.script_runs, 3);
-	ASSERT_EQ(sum.tool_calls, 6);
+	/* Cases 6; queries: 3 x 2 csv-report, 2 x 2 other skills, 0. */
+	ASSERT_EQ(sum.tool_calls, 6 + 10);
 	ASSERT(sum.input_tokens > 0 && sum.output_tokens > 0);
-	ASSERT(sum.median_tool_calls == 2.0);
+	ASSERT(sum.median_tool_calls == 1.0);
+	{
+		const skit_eval_query_result *q;
+		const skit_eval_trigger_result *t;
+		size_t held = 0;
+
+		ASSERT_EQ(skit_eval_report_query_count(r), 6);
+		for (size_t i = 0; i < 6; i++) {
+			q = skit_eval_report_query(r, i);
+			ASSERT(q->passed);
+			ASSERT_STR(q->skill, "csv-report");
+			ASSERT_EQ(q->trials, 2);
+			ASSERT_EQ(q->run_dir_count, 2);
+			ASSERT_EQ(q->triggered, q->should_trigger ? 2 : 0);
+			held += q->held_out;
+		}
+		/* holdout 0.34 of 3 and 3: one of each kind. */
+		ASSERT_EQ(held, 2);
+		ASSERT_EQ(skit_eval_report_trigger_count(r), 3);
+		t = skit_eval_report_trigger(r, 0);
+		ASSERT_STR(t->split, "all");
+		ASSERT_EQ(t->queries, 6);
+		ASSERT_EQ(t->tp, 6);
+		ASSERT_EQ(t->tn, 6);
+		ASSERT(t->trigger_rate == 1.0 && t->false_trigger_rate == 0.0);
+		ASSERT_STR(skit_eval_report_trigger(r, 1)->split, "train");
+		ASSERT_EQ(skit_eval_report_trigger(r, 1)->queries, 4);
+		ASSERT_STR(skit_eval_report_trigger(r, 2)->split, "held-out");
+		ASSERT_EQ(skit_eval_report_trigger(r, 2)->should, 1);
+		ASSERT_EQ(skit_eval_report_trigger(r, 2)->should_not, 1);
+	}
 
 	c = skit_eval_report_case(r, 1);
 	ASSERT_STR(c->name, "csv-report");
@@ -317,7 +362,11 @@ static void test_eval__broken_cassette(void)
 	}
 
 	ASSERT_OK(skit_eval_report_write(&junit, r, SKIT_EVAL_JUNIT, &err));
-	ASSERT_CONTAINS(junit, "tests=\"4\" failures=\"1\"");
+	ASSERT_CONTAINS(junit, "<testsuites tests=\"10\" failures=\"1\"");
+	ASSERT_CONTAINS(junit, "name=\"skit-eval\" tests=\"4\" "
+	                       "failures=\"1\"");
+	ASSERT_CONTAINS(junit, "name=\"skit-eval-trigger\" tests=\"6\" "
+	                       "failures=\"0\"");
 	{
 		size_t cases = 0, fails = 0;
 
@@ -325,7 +374,7 @@ static void test_eval__broken_cassette(void)
 			cases++;
 		for (const char *q = junit; (q = strstr(q, "<failure ")); q++)
 			fails++;
-		ASSERT_EQ(cases, 4);
+		ASSERT_EQ(cases, 10);
 		ASSERT_EQ(fails, 1);
 	}
 	ASSERT_CONTAINS(junit, "output lacks '12 rows'");
