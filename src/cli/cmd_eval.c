@@ -14,6 +14,8 @@
 #include "cli/error.h"
 #include "util/fs.h"
 
+#define PROGRESS_NAME 48 /* bytes of an entry's name on the progress line */
+
 static volatile int canceled;
 
 static void on_signal(int sig)
@@ -59,9 +61,25 @@ static void help(void)
 static void progress(size_t done, size_t total, const char *name, bool passed,
                      void *payload)
 {
+	char shown[PROGRESS_NAME + 4];
+	size_t n = 0;
+
 	(void)payload;
+	/* Names come from case files: no control bytes to the terminal, and
+	 * short enough not to wrap (which would defeat the \r). */
+	for (; name[n] && n < PROGRESS_NAME; n++)
+		shown[n] = (unsigned char)name[n] < 0x20 || name[n] == 0x7f
+		                   ? '?'
+		                   : name[n];
+	if (name[n]) {
+		while (n > 0 && ((unsigned char)name[n] & 0xc0) == 0x80)
+			n--;
+		memcpy(shown + n, "...", 3);
+		n += 3;
+	}
+	shown[n] = '\0';
 	fprintf(stderr, "\r\033[K[%zu/%zu] %s %s", done, total,
-	        passed ? "pass" : "FAIL", name);
+	        passed ? "pass" : "FAIL", shown);
 	if (done == total)
 		fputs("\r\033[K", stderr);
 }

@@ -1,7 +1,9 @@
 #!/bin/sh
 # eval_suite.sh - `skit eval` end to end: the shipped examples/evals suite
 # passes offline with every report format, and a deliberately broken
-# cassette makes the suite fail with the reasons that say why.
+# cassette makes the suite fail with the reasons that say why; trigger
+# sets; the progress line on a terminal; --model against a local
+# OpenAI-compatible server (tests/support/openai_stub.py).
 . "$SKIT_SOURCE_DIR/tests/cli/registry_lib.inc"
 
 reg_setup
@@ -56,6 +58,74 @@ n=$(grep -c '<failure' "$T/out")
 
 run eval --min-pass-rate 0.5 "$W/suite"
 expect_rc 0 "half passing meets --min-pass-rate 0.5"
+
+# Trigger sets: --holdout 0 merges the split; a set whose should-trigger
+# query never triggers fails with its rate.
+run eval --holdout 0 "$EV/triggers-csv-report.yaml"
+expect_rc 0 "the trigger set passes without a split"
+lacks "$T/out" "held-out" "--holdout 0: no held-out queries"
+has "$T/out" "trigger queries: 6/6 passed" "six queries pass"
+mkdir -p "$W/trig"
+cp "$EV/cassettes/trigger-none.jsonl" "$W/trig/none.jsonl"
+printf '%s\n' "skill: csv-report" "skills: $SKIT_SOURCE_DIR/examples/skills" \
+	"cassette: none.jsonl" "queries:" "  - query: Profile sales.csv" \
+	"    should_trigger: true" "  - query: Write a haiku" \
+	"    should_trigger: false" >"$W/trig/set.yaml"
+run eval "$W/trig/set.yaml"
+expect_rc 1 "a should-trigger query that never triggers fails"
+has "$T/out" "triggered in 0 of 1 trials (0.00); needs at least 0.50" \
+	"the reason gives the rate and the threshold"
+has "$T/out" "trigger queries: 1/2 passed" "one of two queries passes"
+run eval --min-pass-rate 0.5 "$W/trig/set.yaml"
+expect_rc 0 "queries count in the pass rate"
+run eval --holdout 1 "$EV"
+expect_rc 2 "--holdout 1 is refused"
+
+# On a terminal, a progress line on stderr; never without one.
+run eval "$EV"
+lacks "$T/err" "[1/16]" "no progress line without a terminal"
+if command -v script >/dev/null 2>&1; then
+	timeout 60 script -qec "'$SKIT' eval --runs-dir '$W/tty-runs' '$EV' >'$T/tty-out'" \
+		/dev/null >"$T/tty" 2>&1
+	has "$T/tty" "[1/16] pass" "the progress line counts trials"
+	has "$T/tty" "[16/16] pass" "it reaches the last trial"
+	has "$T/tty" "triggers-csv-report#" "it names the entry"
+	has "$T/tty-out" "cases: 3/3 passed" "the report still goes to stdout"
+fi
+
+# --model: a trigger set against an OpenAI-compatible server on 127.0.0.1.
+if command -v python3 >/dev/null 2>&1; then
+	printf '%s\n' \
+		'{"tool_calls": [{"name": "use_skill", "arguments": {"name": "csv-report"}}]}' \
+		'{"content": "Send me the file."}' '{"content": "Leaves fall."}' \
+		'{"tool_calls": [{"name": "use_skill", "arguments": {"name": "csv-report"}}]}' \
+		>"$W/stub.jsonl"
+	sed 's/^cassette: .*$/trials: 2/' "$W/trig/set.yaml" >"$W/trig/set2.yaml"
+	python3 "$SKIT_SOURCE_DIR/tests/support/openai_stub.py" "$W/stub.jsonl" \
+		"$W/port" "$T/stub.log" &
+	stub=$!
+	n=0
+	while [ ! -f "$W/port" ] && [ $n -lt 100 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	OPENAI_BASE_URL="http://127.0.0.1:$(cat "$W/port")/v1"
+	OPENAI_API_KEY=sk-stub
+	export OPENAI_BASE_URL OPENAI_API_KEY
+	run eval --model openai:gpt-stub --report json --out "$T/model.json" \
+		"$W/trig/set2.yaml"
+	unset OPENAI_BASE_URL OPENAI_API_KEY
+	kill "$stub" 2>/dev/null
+	wait "$stub" 2>/dev/null
+	expect_rc 1 "--model: one query of two passes"
+	lines "$T/stub.log" 4 "two queries, two trials each, one call each"
+	has "$T/stub.log" '"model":"gpt-stub"' "--model names the model asked"
+	has "$T/stub.log" "Profile sales.csv" "the query reaches the model"
+	json_ok "$T/model.json" "the report is JSON"
+	has "$T/model.json" '"triggered": 1' "query 1 triggered in 1 of 2 trials"
+	has "$T/model.json" '"queries_passed": 1' "one query passes"
+	has "$T/err" "1 of 2 trigger queries passed" "the summary line"
+fi
 
 # Usage errors.
 run eval

@@ -4,7 +4,9 @@
  * unknown keys, wrong types, a missing input and size; the examples/evals
  * suite passing offline with sane metrics; a broken cassette failing with
  * the right reasons; --jobs 2 agreeing with --jobs 1; the JSON and JUnit
- * reports.
+ * reports. Trigger sets: their load errors, rates and metrics, the
+ * held-out split, the side-effect-free policy of a trigger trial; and a
+ * suite run with an OpenAI-compatible model served on 127.0.0.1.
  */
 #include "common.h"
 
@@ -15,6 +17,7 @@
 
 #include "harness.h"
 #include "skit/eval.h"
+#include "support/httpd.h"
 
 static char dir[PATH_MAX / 2];
 
@@ -428,7 +431,508 @@ static void test_eval__jobs_agree(void)
 	skit_eval_report_free(b);
 }
 
-TEST_MAIN(TEST(test_eval__load_errors) TEST(test_eval__folder_order)
-                  TEST(test_eval__examples_pass)
-                          TEST(test_eval__broken_cassette)
-                                  TEST(test_eval__jobs_agree))
+/* ---- trigger sets ------------------------------------------------------ */
+
+static void test_eval__trigger_load_errors(void)
+{
+	static const struct {
+		const char *text, *want;
+	} bad[] = {
+		{ "skills: /tmp\nqueries:\n  - query: a\n    should_trigger: "
+		  "true\n",
+		  "missing 'skill'" },
+		{ "skill: s\nqueries:\n  - query: a\n    should_trigger: true\n",
+		  "missing 'skills'" },
+		{ "skill: s\nskills: /tmp\nqueries:\n  - query: a\n    "
+		  "should_trigger: maybe\n",
+		  "t.yaml:5: 'should_trigger' must be true or false" },
+		{ "skill: s\nskills: /tmp\nqueries:\n  - query: a\n",
+		  "missing 'should_trigger'" },
+		{ "skill: s\nskills: /tmp\nqueries:\n  - query: ''\n    "
+		  "should_trigger: true\n",
+		  "'query' is empty" },
+		{ "skill: s\nskills: /tmp\nqueries:\n  - query: a\n    "
+		  "should_trigger: true\n    expected: x\n",
+		  "t.yaml:6: unknown key 'expected'" },
+		{ "skill: s\nskills: /tmp\nqueries: none\n",
+		  "'queries' must be a non-empty list" },
+		{ "skill: s\nskills: /tmp\nholdout: 1\nqueries:\n  - query: a\n"
+		  "    should_trigger: true\n",
+		  "'holdout' must be a number from 0 to under 1" },
+		{ "skill: s\nskills: /tmp\nthreshold: 0\nqueries:\n  - query: "
+		  "a\n    should_trigger: true\n",
+		  "'threshold' must be above 0" },
+		{ "skill: s\nskills: /tmp\nmax_turns: 0\nqueries:\n  - query: "
+		  "a\n    should_trigger: true\n",
+		  "'max_turns' must be at least 1" },
+		{ "skill: s\nskills: /tmp\nmax_turns: 26\nqueries:\n  - query: "
+		  "a\n    should_trigger: true\n",
+		  "'max_turns' must be at most 25" },
+		{ "skill: s\nskills: /tmp\ninput: x\nqueries:\n  - query: a\n  "
+		  "  should_trigger: true\n",
+		  "t.yaml:3: unknown key 'input'" },
+	};
+	skit_error err;
+
+	setup("trigger-load");
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(bad); i++) {
+		ASSERT_EQ(load_text("t.yaml", bad[i].text, &err),
+		          SKIT_EINVALID);
+		ASSERT_CONTAINS(err.message, bad[i].want);
+	}
+	ASSERT_OK(load_text("t.yaml",
+	                    "skill: s\nskills: /tmp\nholdout: 0.5\nseed: "
+	                    "abc\nqueries:\n  - query: a\n    should_trigger: "
+	                    "true\n",
+	                    &err));
+	/* JSON booleans are booleans. */
+	ASSERT_OK(load_text("t.json",
+	                    "{\"skill\": \"s\", \"skills\": \"/tmp\", "
+	                    "\"queries\": [{\"query\": \"a\", "
+	                    "\"should_trigger\": false}]}",
+	                    &err));
+}
+
+/* Write cassette `name` with the given lines. */
+static void cassette(const char *name, const char *lines)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	put(path, lines);
+}
+
+#define USE_SKILL(name)                                                 \
+ "{\"text\": \"\", \"tool_calls\": [{\"name\": \"use_skill\", "         \
+ "\"arguments\": {\"name\": \"" name "\"}}], \"stop_reason\": "         \
+ "\"tool_use\", \"usage\": {\"input_tokens\": 100, \"output_tokens\": " \
+ "5}}\n"
+#define ANSWER                                                      \
+ "{\"text\": \"Done.\", \"stop_reason\": \"end_turn\", \"usage\": " \
+ "{\"input_tokens\": 50, \"output_tokens\": 3}}\n"
+
+static const skit_eval_query_result *query_named(const skit_eval_report *r,
+                                                 const char *name)
+{
+	for (size_t i = 0; i < skit_eval_report_query_count(r); i++)
+		if (!strcmp(skit_eval_report_query(r, i)->name, name))
+			return skit_eval_report_query(r, i);
+	HARNESS_FAIL("no query %s", name);
+	return NULL;
+}
+
+static bool has_reason(const skit_eval_query_result *q, const char *text)
+{
+	for (size_t k = 0; k < q->reason_count; k++)
+		if (strstr(q->reasons[k], text))
+			return true;
+	return false;
+}
+
+static void test_eval__trigger_rates(void)
+{
+	const skit_eval_query_result *q;
+	const skit_eval_trigger_result *t;
+	skit_eval_report *r;
+	skit_eval_summary sum;
+	const char *path;
+	char text[4096], ev[PATH_MAX];
+	char *json = NULL, *xml = NULL;
+	skit_error err = { 0 };
+	struct stat st;
+	json_t *j;
+
+	setup("trigger-rates");
+	cassette("yes.jsonl", USE_SKILL("csv-report"));
+	cassette("no.jsonl", ANSWER);
+	cassette("other.jsonl", USE_SKILL("pdf-text") ANSWER);
+	/* A write and a shell call first: a trigger trial refuses both. */
+	cassette("writes.jsonl",
+	         "{\"text\": \"\", \"tool_calls\": [{\"name\": "
+	         "\"write_file\", \"arguments\": {\"path\": \"out.txt\", "
+	         "\"content\": \"x\"}}, {\"name\": \"shell\", \"arguments\": "
+	         "{\"command\": \"touch shell-ran\"}}], \"stop_reason\": "
+	         "\"tool_use\", \"usage\": {\"input_tokens\": 10, "
+	         "\"output_tokens\": 2}}\n" ANSWER);
+	snprintf(text, sizeof(text),
+	         "skill: csv-report\n"
+	         "skills:\n  - %s\n"
+	         "cassette: no.jsonl\n"
+	         "trials: 3\n"
+	         "queries:\n"
+	         "  - query: profile sales.csv\n    should_trigger: true\n"
+	         "    cassette: yes.jsonl\n"
+	         "  - query: what does report.pdf say\n    should_trigger: "
+	         "true\n    cassette: other.jsonl\n"
+	         "  - query: a poem please\n    should_trigger: false\n"
+	         "  - query: summarise this\n    should_trigger: false\n"
+	         "    cassette: yes.jsonl\n"
+	         "  - query: write and run things\n    should_trigger: "
+	         "false\n    cassette: writes.jsonl\n",
+	         src("examples/skills"));
+	put(at("set.yaml"), text);
+	/* A set for a skill none of its roots has. */
+	snprintf(text, sizeof(text),
+	         "skill: no-such-skill\nskills: %s\ncassette: yes.jsonl\n"
+	         "queries:\n  - query: x\n    should_trigger: true\n",
+	         src("examples/skills"));
+	put(at("typo.yaml"), text);
+	path = at("set.yaml");
+	r = run_suite(&path, 1, 2, "runs");
+	skit_eval_report_summary(r, &sum);
+	ASSERT_EQ(sum.cases, 0);
+	ASSERT_EQ(sum.queries, 5);
+	ASSERT_EQ(sum.queries_passed, 3);
+	ASSERT(sum.pass_rate == 3.0 / 5.0);
+	ASSERT_EQ(sum.trials, 15);
+
+	q = query_named(r, "set#1");
+	ASSERT(q->passed && q->should_trigger);
+	ASSERT_EQ(q->triggered, 3);
+	ASSERT(q->rate == 1.0);
+	ASSERT_EQ(q->reason_count, 0);
+	/* The trial stopped at the activation: one model call each. */
+	ASSERT_EQ(q->input_tokens, 300);
+
+	q = query_named(r, "set#2");
+	ASSERT(!q->passed);
+	ASSERT_EQ(q->triggered, 0);
+	ASSERT(has_reason(q, "triggered in 0 of 3 trials (0.00); needs at "
+	                     "least 0.50"));
+	ASSERT(has_reason(q, "other skills activated: pdf-text"));
+
+	q = query_named(r, "set#3");
+	ASSERT(q->passed && !q->should_trigger);
+
+	q = query_named(r, "set#4");
+	ASSERT(!q->passed);
+	ASSERT_EQ(q->triggered, 3);
+	ASSERT(has_reason(q, "must stay under 0.50"));
+
+	q = query_named(r, "set#5");
+	ASSERT(q->passed);
+	for (size_t k = 0; k < q->run_dir_count; k++) {
+		snprintf(ev, sizeof(ev), "%s/work/out.txt", q->run_dirs[k]);
+		ASSERT(stat(ev, &st) < 0);
+		snprintf(ev, sizeof(ev), "%s/work/shell-ran", q->run_dirs[k]);
+		ASSERT(stat(ev, &st) < 0);
+	}
+
+	ASSERT_EQ(skit_eval_report_trigger_count(r), 1);
+	t = skit_eval_report_trigger(r, 0);
+	ASSERT_STR(t->skill, "csv-report");
+	ASSERT_STR(t->split, "all");
+	ASSERT_EQ(t->should, 2);
+	ASSERT_EQ(t->should_not, 3);
+	ASSERT_EQ(t->tp, 3);
+	ASSERT_EQ(t->fn, 3);
+	ASSERT_EQ(t->fp, 3);
+	ASSERT_EQ(t->tn, 6);
+	ASSERT(t->trigger_rate == 0.5);
+	ASSERT(t->false_trigger_rate == 3.0 / 9.0);
+	ASSERT(t->precision == 0.5);
+	ASSERT(t->f1 == 0.5);
+	ASSERT(t->accuracy == 3.0 / 5.0);
+
+	ASSERT_OK(skit_eval_report_write(&json, r, SKIT_EVAL_JSON, &err));
+	j = json_loads(json, 0, NULL);
+	ASSERT(j);
+	ASSERT_EQ(json_array_size(json_object_get(j, "queries")), 5);
+	ASSERT_EQ(json_integer_value(json_object_get(
+	                  json_object_get(j, "summary"), "queries_passed")),
+	          3);
+	ASSERT(json_real_value(json_object_get(
+	               json_array_get(json_object_get(j, "triggers"), 0),
+	               "trigger_rate")) == 0.5);
+	json_decref(j);
+	ASSERT_OK(skit_eval_report_write(&xml, r, SKIT_EVAL_JUNIT, &err));
+	ASSERT_CONTAINS(xml, "name=\"skit-eval-trigger\" tests=\"5\" "
+	                     "failures=\"2\"");
+	ASSERT_CONTAINS(xml, "set#2 (should trigger csv-report): what does "
+	                     "report.pdf say");
+	ASSERT(!strstr(xml, "name=\"skit-eval\" "));
+	skit_free(json);
+	skit_free(xml);
+	skit_eval_report_free(r);
+
+	/* A skill the roots lack fails every trial, saying so. */
+	path = at("typo.yaml");
+	r = run_suite(&path, 1, 1, "runs-typo");
+	q = skit_eval_report_query(r, 0);
+	ASSERT(!q->passed);
+	ASSERT(has_reason(q, "skill 'no-such-skill' is not among the loaded "
+	                     "skills"));
+	skit_eval_report_free(r);
+}
+
+/* Which queries of `r` are held out, as a string of 0 and 1 by query
+ * text order ("q00".."q19"). */
+static void held_pattern(const skit_eval_report *r, char out[21])
+{
+	memset(out, '?', 20);
+	out[20] = '\0';
+	for (size_t i = 0; i < skit_eval_report_query_count(r); i++) {
+		const skit_eval_query_result *q = skit_eval_report_query(r, i);
+		long n = strtol(q->query + 1, NULL, 10);
+
+		ASSERT(n >= 0 && n < 20);
+		out[n] = q->held_out ? '1' : '0';
+	}
+}
+
+static size_t count_held(const char *pattern)
+{
+	size_t n = 0;
+
+	for (; *pattern; pattern++)
+		n += *pattern == '1';
+	return n;
+}
+
+static void write_split_set(const char *name, const char *seed, bool reverse)
+{
+	static char b[8192];
+	size_t len;
+
+	len = (size_t)snprintf(b, sizeof(b),
+	                       "skill: csv-report\nskills: %s\ncassette: "
+	                       "no.jsonl\nholdout: 0.3\nseed: %s\nqueries:\n",
+	                       src("examples/skills"), seed);
+	for (int k = 0; k < 20; k++) {
+		int i = reverse ? 19 - k : k;
+
+		len += (size_t)snprintf(b + len, sizeof(b) - len,
+		                        "  - query: q%02d\n    should_trigger: "
+		                        "%s\n",
+		                        i, i % 2 ? "true" : "false");
+	}
+	put(at(name), b);
+}
+
+static skit_eval_report *run_with_holdout(const char *name, double holdout,
+                                          const char *runs)
+{
+	skit_eval_options o = SKIT_EVAL_OPTIONS_INIT;
+	skit_eval_suite *s = NULL;
+	skit_eval_report *r = NULL;
+	skit_error err = { 0 };
+	const char *p = at(name);
+
+	ASSERT_OK(skit_eval_suite_load(&s, &p, 1, &err));
+	o.runs_dir = at(runs);
+	o.holdout = holdout;
+	if (skit_eval_run(&r, s, &o, &err))
+		HARNESS_FAIL("run: %s", err.message);
+	skit_eval_suite_free(s);
+	return r;
+}
+
+static void test_eval__trigger_split(void)
+{
+	skit_eval_report *r;
+	char a[21], b[21], c[21], d[21];
+	size_t held_yes = 0, held_no = 0;
+	skit_eval_options o = SKIT_EVAL_OPTIONS_INIT;
+	skit_eval_suite *s = NULL;
+	skit_error err = { 0 };
+	const char *p;
+
+	setup("trigger-split");
+	cassette("no.jsonl", ANSWER);
+	write_split_set("a.yaml", "7", false);
+	write_split_set("b.yaml", "7", true);
+	write_split_set("c.yaml", "8", false);
+
+	r = run_with_holdout("a.yaml", -1.0, "ra");
+	held_pattern(r, a);
+	for (int i = 0; i < 20; i++) {
+		held_yes += i % 2 && a[i] == '1';
+		held_no += !(i % 2) && a[i] == '1';
+	}
+	/* Stratified: round(0.3 * 10) of each kind. */
+	ASSERT_EQ(held_yes, 3);
+	ASSERT_EQ(held_no, 3);
+	ASSERT_EQ(skit_eval_report_trigger_count(r), 3);
+	ASSERT_EQ(skit_eval_report_trigger(r, 1)->queries, 14);
+	ASSERT_EQ(skit_eval_report_trigger(r, 2)->queries, 6);
+	skit_eval_report_free(r);
+
+	/* The same seed picks the same queries whatever their order. */
+	r = run_with_holdout("b.yaml", -1.0, "rb");
+	held_pattern(r, b);
+	ASSERT_STR(a, b);
+	skit_eval_report_free(r);
+	/* Another seed, another split of the same size. */
+	r = run_with_holdout("c.yaml", -1.0, "rc");
+	held_pattern(r, c);
+	ASSERT(strcmp(a, c) != 0);
+	ASSERT_EQ(count_held(c), 6);
+	skit_eval_report_free(r);
+
+	/* The option overrides the sets' holdout. */
+	r = run_with_holdout("a.yaml", 0.0, "rd");
+	held_pattern(r, d);
+	ASSERT_STR(d, "00000000000000000000");
+	ASSERT_EQ(skit_eval_report_trigger_count(r), 1);
+	skit_eval_report_free(r);
+	r = run_with_holdout("a.yaml", 0.5, "re");
+	ASSERT_EQ(skit_eval_report_trigger(r, 2)->queries, 10);
+	skit_eval_report_free(r);
+
+	/* A holdout of 1 or more is refused. */
+	p = at("a.yaml");
+	ASSERT_OK(skit_eval_suite_load(&s, &p, 1, &err));
+	o.runs_dir = at("rf");
+	o.holdout = 1.0;
+	ASSERT_EQ(skit_eval_run(&r, s, &o, &err), SKIT_EUSAGE);
+	ASSERT_CONTAINS(err.message, "holdout");
+	skit_eval_suite_free(s);
+}
+
+/* ---- a real provider --------------------------------------------------- */
+
+static void push_openai(struct httpd *h, const char *message, int in, int out)
+{
+	char body[2048];
+
+	snprintf(body, sizeof(body),
+	         "{\"id\": \"x\", \"choices\": [{\"index\": 0, \"message\": "
+	         "%s, \"finish_reason\": \"stop\"}], \"usage\": "
+	         "{\"prompt_tokens\": %d, \"completion_tokens\": %d}}",
+	         message, in, out);
+	httpd_push_json(h, 200, body);
+}
+
+#define OPENAI_CALL(name, args)                                        \
+ "{\"role\": \"assistant\", \"content\": null, \"tool_calls\": "       \
+ "[{\"id\": \"c1\", \"type\": \"function\", \"function\": {\"name\": " \
+ "\"" name "\", \"arguments\": \"" args "\"}}]}"
+#define OPENAI_TEXT(text) "{\"role\": \"assistant\", \"content\": \"" text "\"}"
+
+static void test_eval__openai_model(void)
+{
+	const skit_eval_case_result *c;
+	const skit_eval_query_result *q;
+	skit_eval_options o = SKIT_EVAL_OPTIONS_INIT;
+	skit_eval_suite *s = NULL;
+	skit_eval_report *r = NULL;
+	skit_eval_summary sum;
+	skit_error err = { 0 };
+	struct httpd *h;
+	char text[4096], url[256];
+	const char *paths[2];
+	size_t nreq;
+
+	alarm(120);
+	setup("openai");
+	snprintf(text, sizeof(text),
+	         "input: What is in sample.csv?\n"
+	         "skills: %s\nfiles: %s\n"
+	         "expected:\n  skills: csv-report\n  steps:\n"
+	         "    - use_skill:csv-report\n"
+	         "    - run_skill_script:csv-report/scripts/report.py\n"
+	         "  output:\n    contains: 12 rows\n",
+	         src("examples/skills"),
+	         src("examples/skills/csv-report/assets/sample.csv"));
+	put(at("a-case.yaml"), text);
+	snprintf(text, sizeof(text),
+	         "skill: csv-report\nskills: %s\ntrials: 2\nqueries:\n"
+	         "  - query: Profile sales.csv for me\n    should_trigger: "
+	         "true\n"
+	         "  - query: Tell me a joke\n    should_trigger: false\n",
+	         src("examples/skills"));
+	put(at("b-set.yaml"), text);
+
+	ASSERT_OK(httpd_start(&h));
+	snprintf(url, sizeof(url), "%s/v1", httpd_url(h));
+	setenv("OPENAI_BASE_URL", url, 1);
+	setenv("OPENAI_API_KEY", "sk-eval-test", 1);
+	/* The case: activate, run the script, answer. */
+	push_openai(
+	        h,
+	        OPENAI_CALL("use_skill", "{\\\"name\\\": \\\"csv-report\\\"}"),
+	        1000, 10);
+	push_openai(h,
+	            OPENAI_CALL("run_skill_script",
+	                        "{\\\"skill\\\": \\\"csv-report\\\", "
+	                        "\\\"path\\\": \\\"scripts/report.py\\\", "
+	                        "\\\"args\\\": [\\\"sample.csv\\\"]}"),
+	            2000, 20);
+	push_openai(h, OPENAI_TEXT("sample.csv has 12 rows and 5 columns."),
+	            3000, 30);
+	/* Query 1: triggers in trial 1, not in trial 2. */
+	push_openai(
+	        h,
+	        OPENAI_CALL("use_skill", "{\\\"name\\\": \\\"csv-report\\\"}"),
+	        100, 1);
+	push_openai(h, OPENAI_TEXT("Send me the file."), 100, 1);
+	/* Query 2: not in trial 1, wrongly in trial 2. */
+	push_openai(h, OPENAI_TEXT("Why did the CSV cross the road?"), 100, 1);
+	push_openai(
+	        h,
+	        OPENAI_CALL("use_skill", "{\\\"name\\\": \\\"csv-report\\\"}"),
+	        100, 1);
+
+	paths[0] = at("a-case.yaml");
+	paths[1] = at("b-set.yaml");
+	ASSERT_OK(skit_eval_suite_load(&s, paths, 2, &err));
+	o.model = "openai:gpt-test";
+	o.runs_dir = at("runs");
+	o.script_timeout_ms = 20000;
+	if (skit_eval_run(&r, s, &o, &err))
+		HARNESS_FAIL("run: %s", err.message);
+	dump_failures(r);
+
+	nreq = httpd_request_count(h);
+	ASSERT_EQ(nreq, 7);
+	for (size_t i = 0; i < nreq; i++) {
+		const httpd_request *req = httpd_request_at(h, i);
+		char auth[128];
+
+		ASSERT_STR(req->method, "POST");
+		ASSERT_STR(req->path, "/v1/chat/completions");
+		ASSERT_CONTAINS(req->body, "\"model\":\"gpt-test\"");
+		ASSERT_STR(
+		        httpd_header(req, "authorization", auth, sizeof(auth)),
+		        "Bearer sk-eval-test");
+	}
+	ASSERT_CONTAINS(httpd_request_at(h, 2)->body, "Rows: 12");
+	ASSERT_CONTAINS(httpd_request_at(h, 3)->body, "Profile sales.csv");
+	ASSERT_CONTAINS(httpd_request_at(h, 6)->body, "Tell me a joke");
+
+	skit_eval_report_summary(r, &sum);
+	c = skit_eval_report_case(r, 0);
+	ASSERT(c->passed);
+	ASSERT(c->steps_ok && c->output_ok);
+	ASSERT_EQ(c->script_runs, 1);
+	ASSERT_EQ(c->input_tokens, 6000);
+	ASSERT_EQ(c->output_tokens, 60);
+	q = query_named(r, "b-set#1");
+	ASSERT_EQ(q->triggered, 1);
+	ASSERT(q->rate == 0.5);
+	ASSERT(q->passed);
+	q = query_named(r, "b-set#2");
+	ASSERT_EQ(q->triggered, 1);
+	ASSERT(!q->passed);
+	ASSERT(has_reason(q, "triggered in 1 of 2 trials (0.50); must stay "
+	                     "under 0.50"));
+	ASSERT_EQ(sum.input_tokens, 6000 + 400);
+	ASSERT_EQ(sum.cases_passed, 1);
+	ASSERT_EQ(sum.queries_passed, 1);
+	ASSERT(sum.pass_rate == 2.0 / 3.0);
+
+	skit_eval_report_free(r);
+	skit_eval_suite_free(s);
+	httpd_stop(h);
+	unsetenv("OPENAI_BASE_URL");
+	unsetenv("OPENAI_API_KEY");
+	alarm(0);
+}
+
+TEST_MAIN(TEST(test_eval__load_errors) TEST(test_eval__folder_order) TEST(
+        test_eval__examples_pass) TEST(test_eval__broken_cassette)
+                  TEST(test_eval__jobs_agree)
+                          TEST(test_eval__trigger_load_errors)
+                                  TEST(test_eval__trigger_rates)
+                                          TEST(test_eval__trigger_split)
+                                                  TEST(test_eval__openai_model))
