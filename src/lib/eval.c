@@ -35,12 +35,13 @@
 #include "util/path.h"
 #include "util/vec.h"
 
-#define CASE_MAX     (1024u * 1024)
-#define CASES_MAX    10000u
-#define JSON_DEPTH   32
-#define CALLS_SHOWN  8
-#define SHOW_MAX     SKIT__EVAL_SHOW_MAX
-#define ANSWER_SHOWN 80
+#define CASE_MAX       (1024u * 1024)
+#define CASES_MAX      10000u
+#define JSON_DEPTH     32
+#define CALLS_SHOWN    8
+#define NAME_MAX_BYTES 100u
+#define SHOW_MAX       SKIT__EVAL_SHOW_MAX
+#define ANSWER_SHOWN   80
 
 /* ---- loading ----------------------------------------------------------- */
 
@@ -362,6 +363,28 @@ static int load_expected(struct eval_loader *ld, struct eval_case *c,
 	return rc;
 }
 
+int skit__eval_name(struct eval_loader *ld, const struct skit__ynode *map,
+                    const char **out)
+{
+	const struct skit__ynode *node = skit__yaml_get(map, "name");
+	int rc = skit__eval_str(ld, map, "name", out, false);
+	const char *n = *out;
+
+	if (rc || !n)
+		return rc;
+	if (!n[0] || strlen(n) > NAME_MAX_BYTES || !strcmp(n, ".") ||
+	    !strcmp(n, "..") || strchr(n, '/'))
+		return skit__eval_bad(ld, node,
+		                      "'name' must be a file name of 1 to %u "
+		                      "bytes, without '/'",
+		                      NAME_MAX_BYTES);
+	for (; *n; n++)
+		if ((unsigned char)*n < 0x20 || *n == 0x7f)
+			return skit__eval_bad(ld, node,
+			                      "'name' has a control character");
+	return 0;
+}
+
 int skit__eval_rate(struct eval_loader *ld, const struct skit__ynode *map,
                     const char *key, bool below_one, double *out)
 {
@@ -399,7 +422,7 @@ static int load_case(struct eval_loader *ld, struct eval_case *c,
 		return skit__eval_bad(ld, NULL, "empty case file");
 	rc = skit__eval_keys(ld, root, "a case", keys);
 	if (!rc)
-		rc = skit__eval_str(ld, root, "name", &name, false);
+		rc = skit__eval_name(ld, root, &name);
 	if (!rc)
 		rc = skit__eval_str(ld, root, "description", &desc, false);
 	if (!rc)

@@ -116,6 +116,10 @@ int skit__eval_keys(struct eval_loader *ld, const struct skit__ynode *map,
 /* The string at `key`; NULL when absent and not required. */
 int skit__eval_str(struct eval_loader *ld, const struct skit__ynode *map,
                    const char *key, const char **out, bool required);
+/* The optional `name`: it names run folders, so it is one path
+ * component without control characters. */
+int skit__eval_name(struct eval_loader *ld, const struct skit__ynode *map,
+                    const char **out);
 /* A whole number from 0 to `max` at `key`; *out unchanged when absent. */
 int skit__eval_count(struct eval_loader *ld, const struct skit__ynode *map,
                      const char *key, unsigned long max, long *out);

@@ -70,7 +70,7 @@ int skit__eval_load_set(struct eval_loader *ld, skit_eval_suite *s,
 	set.seed = "0";
 	rc = skit__eval_keys(ld, root, "a trigger set", keys);
 	if (!rc)
-		rc = skit__eval_str(ld, root, "name", &own_name, false);
+		rc = skit__eval_name(ld, root, &own_name);
 	if (!rc)
 		rc = skit__eval_str(ld, root, "description", &desc, false);
 	if (!rc)

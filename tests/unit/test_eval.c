@@ -118,6 +118,16 @@ static void test_eval__load_errors(void)
 	ASSERT_CONTAINS(err.message, "bad regex");
 	ASSERT_EQ(load_text("j.yaml", "input: x\npass_threshold: 2\n", &err),
 	          SKIT_EINVALID);
+	ASSERT_EQ(load_text("k.yaml", "input: x\nname: ../../escape\n", &err),
+	          SKIT_EINVALID);
+	ASSERT_CONTAINS(err.message, "k.yaml:2: 'name' must be a file name");
+	ASSERT_EQ(load_text("l.yaml", "input: x\nname: ..\n", &err),
+	          SKIT_EINVALID);
+	ASSERT_EQ(load_text("m.json",
+	                    "{\"input\": \"x\", \"name\": \"a\\u001bb\"}",
+	                    &err),
+	          SKIT_EINVALID);
+	ASSERT_CONTAINS(err.message, "control character");
 	ASSERT_OK(load_text("ok.yaml", "input: x\ntrials: 3\n", &err));
 
 	/* Over 1 MiB. */
@@ -468,6 +478,9 @@ static void test_eval__trigger_load_errors(void)
 		{ "skill: s\nskills: /tmp\nmax_turns: 26\nqueries:\n  - query: "
 		  "a\n    should_trigger: true\n",
 		  "'max_turns' must be at most 25" },
+		{ "name: a/b\nskill: s\nskills: /tmp\nqueries:\n  - query: a\n"
+		  "    should_trigger: true\n",
+		  "t.yaml:1: 'name' must be a file name" },
 		{ "skill: s\nskills: /tmp\ninput: x\nqueries:\n  - query: a\n  "
 		  "  should_trigger: true\n",
 		  "t.yaml:3: unknown key 'input'" },
@@ -929,10 +942,79 @@ static void test_eval__openai_model(void)
 	alarm(0);
 }
 
-TEST_MAIN(TEST(test_eval__load_errors) TEST(test_eval__folder_order) TEST(
-        test_eval__examples_pass) TEST(test_eval__broken_cassette)
-                  TEST(test_eval__jobs_agree)
-                          TEST(test_eval__trigger_load_errors)
-                                  TEST(test_eval__trigger_rates)
-                                          TEST(test_eval__trigger_split)
-                                                  TEST(test_eval__openai_model))
+/* The same trigger set through the Anthropic provider. */
+static void test_eval__anthropic_model(void)
+{
+	skit_eval_options o = SKIT_EVAL_OPTIONS_INIT;
+	skit_eval_suite *s = NULL;
+	skit_eval_report *r = NULL;
+	skit_eval_summary sum;
+	skit_error err = { 0 };
+	struct httpd *h;
+	char text[2048], key[128];
+	const char *path;
+
+	alarm(60);
+	setup("anthropic");
+	snprintf(text, sizeof(text),
+	         "skill: pdf-text\nskills: %s\nqueries:\n"
+	         "  - query: What does report.pdf say?\n    should_trigger: "
+	         "true\n"
+	         "  - query: Profile sales.csv\n    should_trigger: false\n",
+	         src("examples/skills"));
+	put(at("set.yaml"), text);
+	ASSERT_OK(httpd_start(&h));
+	setenv("ANTHROPIC_BASE_URL", httpd_url(h), 1);
+	setenv("ANTHROPIC_API_KEY", "sk-ant-eval", 1);
+	httpd_push_json(h, 200,
+	                "{\"content\": [{\"type\": \"tool_use\", \"id\": "
+	                "\"toolu_1\", \"name\": \"use_skill\", \"input\": "
+	                "{\"name\": \"pdf-text\"}}], \"stop_reason\": "
+	                "\"tool_use\", \"usage\": {\"input_tokens\": 70, "
+	                "\"output_tokens\": 7}}");
+	/* Query 2 activates another skill, then answers. */
+	httpd_push_json(h, 200,
+	                "{\"content\": [{\"type\": \"tool_use\", \"id\": "
+	                "\"toolu_2\", \"name\": \"use_skill\", \"input\": "
+	                "{\"name\": \"csv-report\"}}], \"stop_reason\": "
+	                "\"tool_use\", \"usage\": {\"input_tokens\": 80, "
+	                "\"output_tokens\": 8}}");
+	httpd_push_json(h, 200,
+	                "{\"content\": [{\"type\": \"text\", \"text\": \"Send "
+	                "the file.\"}], \"stop_reason\": \"end_turn\", "
+	                "\"usage\": {\"input_tokens\": 90, \"output_tokens\": "
+	                "9}}");
+	path = at("set.yaml");
+	ASSERT_OK(skit_eval_suite_load(&s, &path, 1, &err));
+	o.model = "anthropic:claude-test";
+	o.runs_dir = at("runs");
+	if (skit_eval_run(&r, s, &o, &err))
+		HARNESS_FAIL("run: %s", err.message);
+	dump_failures(r);
+	ASSERT_EQ(httpd_request_count(h), 3);
+	ASSERT_STR(httpd_request_at(h, 0)->path, "/v1/messages");
+	ASSERT_STR(httpd_header(httpd_request_at(h, 0), "x-api-key", key,
+	                        sizeof(key)),
+	           "sk-ant-eval");
+	ASSERT_CONTAINS(httpd_request_at(h, 0)->body, "claude-test");
+	skit_eval_report_summary(r, &sum);
+	ASSERT_EQ(sum.queries_passed, 2);
+	ASSERT_EQ(sum.input_tokens, 70 + 80 + 90);
+	ASSERT_EQ(skit_eval_report_query(r, 0)->triggered, 1);
+	ASSERT_EQ(skit_eval_report_query(r, 1)->triggered, 0);
+	skit_eval_report_free(r);
+	skit_eval_suite_free(s);
+	httpd_stop(h);
+	unsetenv("ANTHROPIC_BASE_URL");
+	unsetenv("ANTHROPIC_API_KEY");
+	alarm(0);
+}
+
+TEST_MAIN(
+        TEST(test_eval__load_errors) TEST(test_eval__folder_order) TEST(
+                test_eval__examples_pass) TEST(test_eval__broken_cassette)
+                TEST(test_eval__jobs_agree) TEST(test_eval__trigger_load_errors)
+                        TEST(test_eval__trigger_rates)
+                                TEST(test_eval__trigger_split)
+                                        TEST(test_eval__openai_model) TEST(
+                                                test_eval__anthropic_model))
