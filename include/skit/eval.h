@@ -56,8 +56,11 @@
  * refused with "file:line: ..." messages.
  *
  * Each trial is one agent (one conversation, one run folder with its own
- * audit trail and work folder) under a policy that approves every call
- * (like `--yes`). Trials run in parallel up to `jobs`.
+ * audit trail) working in a folder of its own ("work-*" next to the run
+ * folder; the case's `files` are copied there), which is the project of
+ * the file tools and where scripts run. A case's trials run under a
+ * policy that approves every call (like `--yes`). Trials run in parallel
+ * up to `jobs`. A suite runs at most 100000 trials in all.
  *
  * A file with `queries` instead of `input` is a *trigger set*, for tuning
  * one skill's description: each query is run `trials` times and counts as
@@ -83,8 +86,9 @@
  * @endcode
  *
  * A trigger trial stops as soon as the skill is activated, and runs under
- * a policy that approves nothing: only reads and the skill tools run, so
- * a query has no side effects. The held-out split is stratified: of the
+ * a policy that approves nothing: the tools are offered as in an
+ * interactive session, but only reads and the skill tools run, so a
+ * query has no side effects. The held-out split is stratified: of the
  * should-trigger and of the should-not queries, round(holdout * n) (at
  * least 1, at most n - 1) are held out, chosen by the SHA-256 of the seed
  * and the query text, so a split is stable across runs and machines.
@@ -105,7 +109,8 @@ typedef struct skit_eval_report skit_eval_report;
  *
  * @param[out] out  the suite, owned by the caller; NULL on failure
  * @return SKIT_OK; SKIT_EINVALID for a malformed case (message
- *         "file:line: ..."); SKIT_ETOOBIG for a case file over 1 MiB;
+ *         "file:line: ..."); SKIT_ETOOBIG for a case file over 1 MiB, or
+ *         a suite of over 10000 entries or 100000 trials;
  *         SKIT_ENOTFOUND for a missing path or a folder without cases;
  *         SKIT_EIO; SKIT_ENOMEM.
  */

@@ -12,9 +12,10 @@
 
 #include "cli/cmd.h"
 #include "cli/error.h"
+#include "cli/roots.h"
 #include "util/fs.h"
 
-#define PROGRESS_NAME 48 /* bytes of an entry's name on the progress line */
+#define PROGRESS_NAME 48 /* columns of an entry's name on the progress line */
 
 static volatile int canceled;
 
@@ -61,25 +62,12 @@ static void help(void)
 static void progress(size_t done, size_t total, const char *name, bool passed,
                      void *payload)
 {
-	char shown[PROGRESS_NAME + 4];
-	size_t n = 0;
-
 	(void)payload;
+	fprintf(stderr, "\r\033[K[%zu/%zu] %s ", done, total,
+	        passed ? "pass" : "FAIL");
 	/* Names come from case files: no control bytes to the terminal, and
 	 * short enough not to wrap (which would defeat the \r). */
-	for (; name[n] && n < PROGRESS_NAME; n++)
-		shown[n] = (unsigned char)name[n] < 0x20 || name[n] == 0x7f
-		                   ? '?'
-		                   : name[n];
-	if (name[n]) {
-		while (n > 0 && ((unsigned char)name[n] & 0xc0) == 0x80)
-			n--;
-		memcpy(shown + n, "...", 3);
-		n += 3;
-	}
-	shown[n] = '\0';
-	fprintf(stderr, "\r\033[K[%zu/%zu] %s %s", done, total,
-	        passed ? "pass" : "FAIL", shown);
+	cli_put_text(stderr, name, true, PROGRESS_NAME);
 	if (done == total)
 		fputs("\r\033[K", stderr);
 }

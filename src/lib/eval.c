@@ -35,13 +35,14 @@
 #include "util/path.h"
 #include "util/vec.h"
 
-#define CASE_MAX       (1024u * 1024)
-#define CASES_MAX      10000u
-#define JSON_DEPTH     32
-#define CALLS_SHOWN    8
-#define NAME_MAX_BYTES 100u
-#define SHOW_MAX       SKIT__EVAL_SHOW_MAX
-#define ANSWER_SHOWN   80
+#define CASE_MAX         (1024u * 1024)
+#define CASES_MAX        10000u
+#define JSON_DEPTH       32
+#define CALLS_SHOWN      8
+#define NAME_MAX_BYTES   100u
+#define TRIALS_TOTAL_MAX 100000u
+#define SHOW_MAX         SKIT__EVAL_SHOW_MAX
+#define ANSWER_SHOWN     80
 
 /* ---- loading ----------------------------------------------------------- */
 
@@ -542,6 +543,7 @@ int skit__eval_add(struct eval_loader *ld, skit_eval_suite *s,
 
 static int load_file(skit_eval_suite *s, const char *path, skit_error *err)
 {
+	size_t first = s->n;
 	struct skitx_buf text;
 	struct skit__ynode *root = NULL;
 	struct eval_loader ld;
@@ -588,6 +590,12 @@ static int load_file(skit_eval_suite *s, const char *path, skit_error *err)
 	if (!rc)
 		rc = load_case(&ld, c, root);
 out:
+	for (size_t i = first; !rc && i < s->n; i++)
+		s->trials += s->cases[i].trials;
+	if (!rc && s->trials > TRIALS_TOTAL_MAX)
+		rc = skit__error_set(err, SKIT_ETOOBIG, 0,
+		                     "%s: the suite would run over %u trials",
+		                     path, TRIALS_TOTAL_MAX);
 	skitx_buf_release(&text);
 	skitx_free(abs);
 	skitx_free(dir);
@@ -1018,9 +1026,22 @@ static void on_trigger_trace(skit_trace_kind kind, const char *line,
 }
 
 /*
- * Set up registry, model, policy and agent, send the input, record. A
- * trigger query runs under a policy that approves nothing (reads and the
- * skill tools still run), for at most its `turns` model calls.
+ * A trigger trial is asked about every call that needs approval, as an
+ * interactive session is (so it is offered the same tools), and declines.
+ */
+static skit_approve_answer decline(const skit_approval *req, void *payload)
+{
+	(void)req;
+	(void)payload;
+	return SKIT_APPROVE_NO;
+}
+
+/*
+ * Set up registry, model, policy and agent, send the input, record. Each
+ * trial works in its own folder (`work-*` next to its run folder), which
+ * is both the project of the file tools and where scripts run. A trigger
+ * query runs under a policy that approves nothing (reads and the skill
+ * tools still run), for at most its `turns` model calls.
  */
 static int run_trial(struct eval_runner *r, struct eval_trial *t)
 {
@@ -1076,17 +1097,33 @@ static int run_trial(struct eval_runner *r, struct eval_trial *t)
 	rc = skit_model_new(&model, &mo, &err);
 	if (rc)
 		goto fail;
+	/* The trial's own folder, for the file tools and the scripts. */
+	work = skitx_path_join(case_runs, "work-XXXXXX");
+	if (!work) {
+		rc = SKIT_ENOMEM;
+		goto out;
+	}
+	if (!mkdtemp(work)) {
+		rc = skit__error_set(&err, SKIT_EIO, 0, "%s: %s", work,
+		                     strerror(errno));
+		goto fail;
+	}
+	rc = copy_files(t, work, &err);
+	if (rc)
+		goto fail;
 	ao.registry = reg;
 	ao.model = model;
 	ao.runs_dir = case_runs;
 	ao.policy = pol;
-	ao.project_dir = c->dir;
+	ao.project_dir = work;
+	ao.workdir = work;
 	ao.cancel = r->o->cancel;
 	ao.script_timeout_ms = r->o->script_timeout_ms;
 	if (c->skill) {
 		ao.max_turns = c->turns;
 		ao.cancel = &t->stop;
 		ao.hooks.on_trace = on_trigger_trace;
+		ao.hooks.on_approve = decline;
 		ao.hooks.payload = t;
 		t->cancel = r->o->cancel;
 	}
@@ -1095,14 +1132,10 @@ static int run_trial(struct eval_runner *r, struct eval_trial *t)
 		goto fail;
 	t->agent = agent;
 	t->run_dir = skitx_strdup(skit_agent_run_dir(agent));
-	work = t->run_dir ? skitx_path_join(t->run_dir, "work") : NULL;
-	if (!work) {
+	if (!t->run_dir) {
 		rc = SKIT_ENOMEM;
 		goto out;
 	}
-	rc = copy_files(t, work, &err);
-	if (rc)
-		goto fail;
 	t0 = now_ms();
 	send_rc = skit_agent_send(agent, c->input, &answer, &err);
 	t->wall_ms = now_ms() - t0;
@@ -1151,6 +1184,7 @@ fail:
 	t->steps_ok = t->output_ok = false;
 	rc = rc == SKIT_ENOMEM ? rc : reason(t, "%s", err.message);
 out:
+	t->agent = NULL;
 	skit_agent_free(agent);
 	skit_model_free(model);
 	skit_policy_free(pol);

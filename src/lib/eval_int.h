@@ -56,6 +56,7 @@ struct skit_eval_suite {
 	struct skitx_pool pool;
 	struct eval_case *cases;
 	size_t n, cap, sets;
+	size_t trials; /* over every entry */
 };
 
 struct skit_eval_report {

@@ -14,6 +14,7 @@
 #include "lib/eval_int.h"
 #include "util/alloc.h"
 #include "util/buf.h"
+#include "util/utf8.h"
 
 #define NAME_WIDTH  28
 #define QUERY_WIDTH 26
@@ -22,14 +23,33 @@
 
 /* ---- text -------------------------------------------------------------- */
 
-/* `s` without control characters (they could drive a terminal). */
+/*
+ * `s` for a terminal: C0 and C1 controls, DEL, bidirectional overrides
+ * and the other hidden code points become '?' (they could drive the
+ * terminal or disguise the text), and so do the bytes of invalid UTF-8.
+ */
 static int put_clean(struct skitx_buf *b, const char *s)
 {
+	size_t len = strlen(s), i = 0, bad = len;
 	int rc = 0;
 
-	for (; *s; s++)
-		rc |= skitx_buf_putc(
-		        b, (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s);
+	if (!skitx_utf8_check(s, len, &bad))
+		bad = len; /* valid throughout */
+	while (i < len) {
+		int32_t cp = (unsigned char)s[i];
+		size_t n = 1;
+
+		if (i < bad && cp >= 0x80)
+			n = skitx_utf8_decode(s + i, len - i, &cp);
+		else if (cp >= 0x80)
+			cp = 0; /* past the first invalid byte: hide */
+		if ((cp < 0x80 && (cp < 0x20 || cp == 0x7f)) ||
+		    (cp >= 0x80 && skitx_utf8_is_hidden(cp)))
+			rc |= skitx_buf_putc(b, '?');
+		else
+			rc |= skitx_buf_add(b, s + i, n);
+		i += n;
+	}
 	return rc;
 }
 
@@ -456,12 +476,9 @@ static int render_junit_queries(struct skitx_buf *b, const skit_eval_report *r,
 				rc |= put_xml(b, k ? "; " : "");
 				rc |= put_xml(b, q->reasons[k]);
 			}
-			rc |= skitx_buf_printf(b,
-			                       "\" type=\"trigger\">triggered "
-			                       "in %u of %u trials",
-			                       q->triggered, q->trials);
+			rc |= skitx_buf_puts(b, "\" type=\"trigger\">");
 			for (size_t k = 0; k < q->reason_count; k++) {
-				rc |= skitx_buf_puts(b, "\n");
+				rc |= skitx_buf_puts(b, k ? "\n" : "");
 				rc |= put_xml(b, q->reasons[k]);
 			}
 			rc |= skitx_buf_puts(b, "</failure>\n");

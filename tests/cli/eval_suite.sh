@@ -91,6 +91,17 @@ if command -v script >/dev/null 2>&1; then
 	has "$T/tty" "[16/16] pass" "it reaches the last trial"
 	has "$T/tty" "triggers-csv-report#" "it names the entry"
 	has "$T/tty-out" "cases: 3/3 passed" "the report still goes to stdout"
+	# A long name is cut so that the line does not wrap.
+	long=nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn
+	mkdir -p "$W/long"
+	sed -e "s|^description:|name: $long\ndescription:|" \
+		-e "s|\.\./skills|$SKIT_SOURCE_DIR/examples/skills|" \
+		-e "s|cassettes/|$EV/cassettes/|" "$EV/no-skill.yaml" >"$W/long/case.yaml"
+	timeout 60 script -qec "'$SKIT' eval --runs-dir '$W/tty-runs' '$W/long' >/dev/null" \
+		/dev/null >"$T/tty-long" 2>&1
+	has "$T/tty-long" "[1/1] pass nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn…" \
+		"a long name is cut with an ellipsis"
+	lacks "$T/tty-long" "$long" "the whole name is not printed"
 fi
 
 # --model: a trigger set against an OpenAI-compatible server on 127.0.0.1.

@@ -205,6 +205,46 @@ static void dump_failures(const skit_eval_report *r)
 	}
 }
 
+/* The work folder a run recorded in its run_start event. */
+static const char *workdir_of(const char *run_dir)
+{
+	static char out[4][PATH_MAX];
+	static int next;
+	char path[PATH_MAX], *b = out[next++ % 4];
+	json_t *ev;
+	FILE *f;
+	char line[8192];
+
+	snprintf(path, sizeof(path), "%s/events.jsonl", run_dir);
+	f = fopen(path, "r");
+	ASSERT(f);
+	ASSERT(fgets(line, sizeof(line), f));
+	fclose(f);
+	ev = json_loads(line, 0, NULL);
+	ASSERT(ev);
+	ASSERT_STR(json_string_value(json_object_get(ev, "type")), "run_start");
+	snprintf(b, PATH_MAX, "%s",
+	         json_string_value(json_object_get(ev, "workdir")));
+	json_decref(ev);
+	return b;
+}
+
+/* Lines of a run's events.jsonl that contain `text`. */
+static size_t count_events(const char *run_dir, const char *text)
+{
+	char path[PATH_MAX], line[65536];
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/events.jsonl", run_dir);
+	f = fopen(path, "r");
+	ASSERT(f);
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, text) != NULL;
+	fclose(f);
+	return n;
+}
+
 static void test_eval__examples_pass(void)
 {
 	const char *p = src("examples/evals");
@@ -278,8 +318,14 @@ static void test_eval__examples_pass(void)
 
 		snprintf(ev, sizeof(ev), "%s/events.jsonl", c->run_dirs[0]);
 		ASSERT_OK(stat(ev, &st));
-		snprintf(ev, sizeof(ev), "%s/work/sample.csv", c->run_dirs[0]);
+		/* The case's file is in the trial's own folder, next to the
+		 * run folder, and not in the case folder. */
+		snprintf(ev, sizeof(ev), "%s/sample.csv",
+		         workdir_of(c->run_dirs[0]));
 		ASSERT_OK(stat(ev, &st));
+		ASSERT_CONTAINS(workdir_of(c->run_dirs[0]),
+		                "/csv-report/work-");
+		ASSERT(stat(src("examples/evals/sample.csv"), &st) < 0);
 	}
 	c = skit_eval_report_case(r, 0);
 	ASSERT_EQ(c->trials, 2);
@@ -498,6 +544,21 @@ static void test_eval__trigger_load_errors(void)
 	                    "abc\nqueries:\n  - query: a\n    should_trigger: "
 	                    "true\n",
 	                    &err));
+	/* 101 queries of 1000 trials: over the 100000 trials of a suite. */
+	{
+		static char big[16384];
+		size_t len = (size_t)snprintf(
+		        big, sizeof(big),
+		        "skill: s\nskills: /tmp\ntrials: 1000\nqueries:\n");
+
+		for (int i = 0; i < 101; i++)
+			len += (size_t)snprintf(big + len, sizeof(big) - len,
+			                        "  - query: q%d\n    "
+			                        "should_trigger: true\n",
+			                        i);
+		ASSERT_EQ(load_text("many.yaml", big, &err), SKIT_ETOOBIG);
+		ASSERT_CONTAINS(err.message, "over 100000 trials");
+	}
 	/* JSON booleans are booleans. */
 	ASSERT_OK(load_text("t.json",
 	                    "{\"skill\": \"s\", \"skills\": \"/tmp\", "
@@ -624,12 +685,22 @@ static void test_eval__trigger_rates(void)
 
 	q = query_named(r, "set#5");
 	ASSERT(q->passed);
+	ASSERT_EQ(q->run_dir_count, 3);
 	for (size_t k = 0; k < q->run_dir_count; k++) {
-		snprintf(ev, sizeof(ev), "%s/work/out.txt", q->run_dirs[k]);
+		const char *w = workdir_of(q->run_dirs[k]);
+
+		snprintf(ev, sizeof(ev), "%s/out.txt", w);
 		ASSERT(stat(ev, &st) < 0);
-		snprintf(ev, sizeof(ev), "%s/work/shell-ran", q->run_dirs[k]);
+		snprintf(ev, sizeof(ev), "%s/shell-ran", w);
 		ASSERT(stat(ev, &st) < 0);
+		/* Offered as in an interactive session, and declined. */
+		ASSERT_EQ(
+		        count_events(q->run_dirs[k], "\"type\":\"tool_call\""),
+		        2);
+		ASSERT_EQ(count_events(q->run_dirs[k], "declined"), 2);
 	}
+	ASSERT(stat(at("out.txt"), &st) < 0);
+	ASSERT(stat(at("shell-ran"), &st) < 0);
 
 	ASSERT_EQ(skit_eval_report_trigger_count(r), 1);
 	t = skit_eval_report_trigger(r, 0);
@@ -800,6 +871,43 @@ static void test_eval__trigger_split(void)
 	ASSERT_EQ(skit_eval_run(&r, s, &o, &err), SKIT_EUSAGE);
 	ASSERT_CONTAINS(err.message, "holdout");
 	skit_eval_suite_free(s);
+}
+
+/* Query text reaches a terminal: controls and bidi overrides are hidden
+ * in the text report, escaped in XML, and kept in JSON. */
+static void test_eval__report_hides_controls(void)
+{
+	skit_eval_report *r;
+	char text[1024], *out = NULL;
+	skit_error err = { 0 };
+	const char *path;
+
+	setup("controls");
+	cassette("no.jsonl", ANSWER);
+	snprintf(text, sizeof(text),
+	         "skill: csv-report\nskills: %s\ncassette: no.jsonl\nqueries:\n"
+	         "  - query: \"a\\u202Eb\\u009Bc\\u0007d\"\n"
+	         "    should_trigger: false\n",
+	         src("examples/skills"));
+	put(at("set.yaml"), text);
+	path = at("set.yaml");
+	r = run_suite(&path, 1, 1, "runs");
+	ASSERT_STR(skit_eval_report_query(r, 0)->query, "a\xE2\x80\xAE"
+	                                                "b\xC2\x9B"
+	                                                "c\x07"
+	                                                "d");
+	ASSERT_OK(skit_eval_report_write(&out, r, SKIT_EVAL_TEXT, &err));
+	ASSERT_CONTAINS(out, "a?b?c?d");
+	ASSERT(!strstr(out, "\xE2\x80\xAE") && !strstr(out, "\xC2\x9B") &&
+	       !strchr(out, '\x07'));
+	skit_free(out);
+	ASSERT_OK(skit_eval_report_write(&out, r, SKIT_EVAL_JUNIT, &err));
+	ASSERT(!strchr(out, '\x07'));
+	skit_free(out);
+	ASSERT_OK(skit_eval_report_write(&out, r, SKIT_EVAL_JSON, &err));
+	ASSERT_CONTAINS(out, "\\u0007");
+	skit_free(out);
+	skit_eval_report_free(r);
 }
 
 /* ---- a real provider --------------------------------------------------- */
@@ -1015,6 +1123,7 @@ TEST_MAIN(
                 test_eval__examples_pass) TEST(test_eval__broken_cassette)
                 TEST(test_eval__jobs_agree) TEST(test_eval__trigger_load_errors)
                         TEST(test_eval__trigger_rates)
-                                TEST(test_eval__trigger_split)
+                                TEST(test_eval__trigger_split) TEST(
+                                        test_eval__report_hides_controls)
                                         TEST(test_eval__openai_model) TEST(
                                                 test_eval__anthropic_model))
