@@ -386,6 +386,32 @@ int skit__eval_name(struct eval_loader *ld, const struct skit__ynode *map,
 	return 0;
 }
 
+int skit__eval_cassette(struct eval_loader *ld, const struct skit__ynode *map,
+                        const char **out)
+{
+	const char *rel = NULL;
+	int rc = skit__eval_str(ld, map, "cassette", &rel, false);
+
+	if (rc || !rel)
+		return rc;
+	*out = skit__eval_resolve(ld, rel);
+	return *out ? 0 : skit__error_oom(ld->err);
+}
+
+int skit__eval_trials(struct eval_loader *ld, const struct skit__ynode *map,
+                      unsigned int *out)
+{
+	long n = -1;
+	int rc = skit__eval_count(ld, map, "trials", SKIT__EVAL_TRIALS_MAX, &n);
+
+	if (!rc && n == 0)
+		rc = skit__eval_bad(ld, skit__yaml_get(map, "trials"),
+		                    "'trials' must be at least 1");
+	if (!rc && n > 0)
+		*out = (unsigned int)n;
+	return rc;
+}
+
 int skit__eval_rate(struct eval_loader *ld, const struct skit__ynode *map,
                     const char *key, bool below_one, double *out)
 {
@@ -415,8 +441,7 @@ static int load_case(struct eval_loader *ld, struct eval_case *c,
 		                            "files",    "cassette",
 		                            "trials",   "pass_threshold",
 		                            "expected", NULL };
-	const char *name = NULL, *desc = NULL, *cassette = NULL;
-	long trials = 1;
+	const char *name = NULL, *desc = NULL;
 	int rc;
 
 	if (!root)
@@ -436,19 +461,9 @@ static int load_case(struct eval_loader *ld, struct eval_case *c,
 	if (!rc)
 		rc = skit__eval_paths(ld, root, "files", &c->files, false);
 	if (!rc)
-		rc = skit__eval_str(ld, root, "cassette", &cassette, false);
-	if (!rc && cassette) {
-		c->cassette = skit__eval_resolve(ld, cassette);
-		if (!c->cassette)
-			rc = skit__error_oom(ld->err);
-	}
+		rc = skit__eval_cassette(ld, root, &c->cassette);
 	if (!rc)
-		rc = skit__eval_count(ld, root, "trials", SKIT__EVAL_TRIALS_MAX,
-		                      &trials);
-	if (!rc && trials < 1)
-		rc = skit__eval_bad(ld, skit__yaml_get(root, "trials"),
-		                    "'trials' must be at least 1");
-	c->trials = (unsigned int)trials;
+		rc = skit__eval_trials(ld, root, &c->trials);
 	if (!rc)
 		rc = skit__eval_rate(ld, root, "pass_threshold", false,
 		                     &c->threshold);

@@ -124,6 +124,12 @@ int skit__eval_name(struct eval_loader *ld, const struct skit__ynode *map,
 /* A whole number from 0 to `max` at `key`; *out unchanged when absent. */
 int skit__eval_count(struct eval_loader *ld, const struct skit__ynode *map,
                      const char *key, unsigned long max, long *out);
+/* `cassette`, resolved; *out unchanged when absent. */
+int skit__eval_cassette(struct eval_loader *ld, const struct skit__ynode *map,
+                        const char **out);
+/* `trials`, 1 to SKIT__EVAL_TRIALS_MAX; *out unchanged when absent. */
+int skit__eval_trials(struct eval_loader *ld, const struct skit__ynode *map,
+                      unsigned int *out);
 /* A number in [0, 1] at `key` ([0, 1) with `below_one`); *out unchanged
  * when absent. */
 int skit__eval_rate(struct eval_loader *ld, const struct skit__ynode *map,

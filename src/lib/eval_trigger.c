@@ -26,7 +26,7 @@ static int load_query(struct eval_loader *ld, struct eval_case *c,
 {
 	static const char *const keys[] = { "query", "should_trigger",
 		                            "cassette", NULL };
-	const char *should = NULL, *cassette = NULL;
+	const char *should = NULL;
 	int rc = skit__eval_keys(ld, q, "a query", keys);
 
 	if (!rc)
@@ -42,12 +42,7 @@ static int load_query(struct eval_loader *ld, struct eval_case *c,
 	if (!rc)
 		c->should = !strcmp(should, "true");
 	if (!rc)
-		rc = skit__eval_str(ld, q, "cassette", &cassette, false);
-	if (!rc && cassette) {
-		c->cassette = skit__eval_resolve(ld, cassette);
-		if (!c->cassette)
-			rc = skit__error_oom(ld->err);
-	}
+		rc = skit__eval_cassette(ld, q, &c->cassette);
 	return rc;
 }
 
@@ -60,14 +55,15 @@ int skit__eval_load_set(struct eval_loader *ld, skit_eval_suite *s,
 		"holdout",  "seed",        "queries",   NULL
 	};
 	const struct skit__ynode *qs = skit__yaml_get(root, "queries");
-	const char *own_name = NULL, *desc = NULL, *cassette = NULL;
+	const char *own_name = NULL, *desc = NULL;
 	struct eval_case set;
-	long trials = 1, turns = TURNS_DEFAULT;
+	long turns = TURNS_DEFAULT;
 	int rc;
 
 	memset(&set, 0, sizeof(set));
 	set.threshold = 0.5;
 	set.seed = "0";
+	set.trials = 1;
 	rc = skit__eval_keys(ld, root, "a trigger set", keys);
 	if (!rc)
 		rc = skit__eval_name(ld, root, &own_name);
@@ -83,18 +79,9 @@ int skit__eval_load_set(struct eval_loader *ld, skit_eval_suite *s,
 	if (!rc)
 		rc = skit__eval_paths(ld, root, "skills", &set.skills, true);
 	if (!rc)
-		rc = skit__eval_str(ld, root, "cassette", &cassette, false);
-	if (!rc && cassette) {
-		set.cassette = skit__eval_resolve(ld, cassette);
-		if (!set.cassette)
-			rc = skit__error_oom(ld->err);
-	}
+		rc = skit__eval_cassette(ld, root, &set.cassette);
 	if (!rc)
-		rc = skit__eval_count(ld, root, "trials", SKIT__EVAL_TRIALS_MAX,
-		                      &trials);
-	if (!rc && trials < 1)
-		rc = skit__eval_bad(ld, skit__yaml_get(root, "trials"),
-		                    "'trials' must be at least 1");
+		rc = skit__eval_trials(ld, root, &set.trials);
 	if (!rc)
 		rc = skit__eval_count(ld, root, "max_turns", TURNS_MAX, &turns);
 	if (!rc && turns < 1)
@@ -116,7 +103,6 @@ int skit__eval_load_set(struct eval_loader *ld, skit_eval_suite *s,
 		                    "{query, should_trigger}");
 	if (rc)
 		return rc;
-	set.trials = (unsigned int)trials;
 	set.turns = (unsigned int)turns;
 	set.set = ++s->sets;
 	if (own_name)
