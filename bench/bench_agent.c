@@ -24,22 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "skit/skit.h"
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 static int write_file(const char *path, const char *text)
 {
@@ -101,7 +87,7 @@ static struct figures summarise(double *v, int n)
 {
 	struct figures f;
 
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	qsort(v, (size_t)n, sizeof(*v), bench_cmp_double);
 	f.median = v[n / 2];
 	f.p95 = v[(n * 95) / 100 < n ? (n * 95) / 100 : n - 1];
 	return f;
@@ -134,7 +120,7 @@ static int run_tasks(skit_registry *reg, const char *cassette, const char *runs,
 			skit_model_free(m);
 			return -1;
 		}
-		t0 = now_ms();
+		t0 = bench_now_ms();
 		if (skit_agent_send(a, "Prepare the widget report", &answer,
 		                    &err) < 0) {
 			fprintf(stderr, "bench_agent: %s\n", err.message);
@@ -142,7 +128,7 @@ static int run_tasks(skit_registry *reg, const char *cassette, const char *runs,
 			skit_model_free(m);
 			return -1;
 		}
-		out[i] = (now_ms() - t0) / turns;
+		out[i] = (bench_now_ms() - t0) / turns;
 		skit_free(answer);
 		skit_agent_finish(a, "ok", 0, NULL);
 		skit_model_free(m);
@@ -189,7 +175,7 @@ static int run_model_only(skit_registry *reg, const char *cassette, int tasks,
 		mo.spec = spec;
 		if (skit_model_new(&m, &mo, NULL) < 0)
 			return -1;
-		t0 = now_ms();
+		t0 = bench_now_ms();
 		for (int t = 0; t < turns; t++) {
 			skit_model_response r;
 
@@ -198,7 +184,7 @@ static int run_model_only(skit_registry *reg, const char *cassette, int tasks,
 				return -1;
 			skit_model_response_release(&r);
 		}
-		out[i] = (now_ms() - t0) / turns;
+		out[i] = (bench_now_ms() - t0) / turns;
 		skit_model_free(m);
 	}
 	skit_free(system);

@@ -25,6 +25,7 @@
 /* nftw() is an XSI interface. */
 #define _XOPEN_SOURCE 700
 
+#include "bench.h"
 #include "common.h"
 
 #include <fcntl.h>
@@ -40,28 +41,13 @@
 #define MAX_ROUNDS 1000
 #define UNZIP      "/usr/bin/unzip"
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* The median of v[0..n); sorts a copy so that v keeps the round order. */
 static double median(const double *v, int n)
 {
 	double s[MAX_ROUNDS];
 
 	memcpy(s, v, (size_t)n * sizeof(*v));
-	qsort(s, (size_t)n, sizeof(*s), cmp_double);
+	qsort(s, (size_t)n, sizeof(*s), bench_cmp_double);
 	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 }
 
@@ -191,7 +177,7 @@ static void rm_tree(const char *path)
 static double time_unzip(const char *pack, const char *dest)
 {
 	char *argv[] = { UNZIP, "-q", (char *)pack, "-d", (char *)dest, NULL };
-	double t0 = now_ms();
+	double t0 = bench_now_ms();
 	int status;
 	pid_t pid = fork();
 
@@ -208,7 +194,7 @@ static double time_unzip(const char *pack, const char *dest)
 		        status);
 		exit(1);
 	}
-	return now_ms() - t0;
+	return bench_now_ms() - t0;
 }
 
 static double time_install(const char *pack, const char *root)
@@ -219,13 +205,13 @@ static double time_install(const char *pack, const char *root)
 	size_t n;
 
 	make_dir(root);
-	t0 = now_ms();
+	t0 = bench_now_ms();
 	if (skit_install(root, pack, NULL, &res, &err) < 0) {
 		fprintf(stderr, "bench_install: skit_install: %s\n",
 		        err.message);
 		exit(1);
 	}
-	t = now_ms() - t0;
+	t = bench_now_ms() - t0;
 	n = skit_install_result_count(res);
 	skit_install_result_free(res);
 	if (n != SKILLS) {

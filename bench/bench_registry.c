@@ -31,6 +31,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "bench.h"
 #include "skit/skit.h"
 
 #define MAX_QUERIES 10000
@@ -38,27 +39,12 @@
 #define TOP_K       10
 #define SMALL_TREE  20000 /* entries: time the index build on each pass */
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* The q-quantile (0..1) of v[0..n), by nearest rank; sorts v. */
 static double quantile(double *v, size_t n, double q)
 {
 	size_t rank;
 
-	qsort(v, n, sizeof(*v), cmp_double);
+	qsort(v, n, sizeof(*v), bench_cmp_double);
 	rank = (size_t)(q * (double)n + 0.999999);
 	if (rank < 1)
 		rank = 1;
@@ -84,11 +70,11 @@ static skit_registry *open_root(const char *root, double *scan_ms)
 		die_err("registry_new", &err);
 	if (skit_registry_add_root(reg, "bench", root, &err) < 0)
 		die_err("add_root", &err);
-	t0 = now_ms();
+	t0 = bench_now_ms();
 	if (skit_registry_scan(reg, &err) < 0)
 		die_err("scan", &err);
 	if (scan_ms)
-		*scan_ms = now_ms() - t0;
+		*scan_ms = bench_now_ms() - t0;
 	return reg;
 }
 
@@ -258,11 +244,11 @@ static int do_search(const char *root, const char *qfile, int passes)
 			skit_registry_free(reg);
 			reg = open_root(root, NULL);
 		}
-		t0 = now_ms();
+		t0 = bench_now_ms();
 		if (skit_registry_search(reg, queries[0], 0, hits, TOP_K, &got,
 		                         &err) < 0)
 			die_err("search", &err);
-		build[b] = now_ms() - t0;
+		build[b] = bench_now_ms() - t0;
 	}
 	build_ms = quantile(build, (size_t)builds, 0.5);
 	free(build);
@@ -281,11 +267,11 @@ static int do_search(const char *root, const char *qfile, int passes)
 	 */
 	for (size_t i = 0; i < nq; i++) {
 		for (int p = 0; p < passes; p++) {
-			t0 = now_ms();
+			t0 = bench_now_ms();
 			if (skit_registry_search(reg, queries[i], 0, hits,
 			                         TOP_K, &got, &err) < 0)
 				die_err("search", &err);
-			pass[p] = now_ms() - t0;
+			pass[p] = bench_now_ms() - t0;
 		}
 		lat[i] = quantile(pass, (size_t)passes, 0.5);
 		total_hits += got;
@@ -294,9 +280,9 @@ static int do_search(const char *root, const char *qfile, int passes)
 	}
 	for (size_t i = 0; i < nq; i++) {
 		for (int p = 0; p < passes; p++) {
-			t0 = now_ms();
+			t0 = bench_now_ms();
 			got = naive_search(lower, n, queries[i]);
-			npass[p] = now_ms() - t0;
+			npass[p] = bench_now_ms() - t0;
 		}
 		nlat[i] = quantile(npass, (size_t)passes, 0.5);
 		naive_hits += got;

@@ -43,6 +43,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
+
 #define MAX_RUNS 1000
 #define MAX_CMDS 16
 
@@ -59,32 +61,9 @@ struct cmd {
 	struct sample samples[MAX_RUNS];
 };
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 static double tv_ms(const struct timeval *tv)
 {
 	return (double)tv->tv_sec * 1e3 + (double)tv->tv_usec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	if (n % 2)
-		return v[n / 2];
-	return (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* Run argv once; fill `s`. Returns 0, or -1 when fork/wait failed. */
@@ -95,7 +74,7 @@ static int run_once(char **argv, const char *outfile, struct sample *s)
 	pid_t pid;
 	int st, fd;
 
-	t0 = now_ms();
+	t0 = bench_now_ms();
 	pid = fork();
 	if (pid < 0)
 		return -1;
@@ -118,7 +97,7 @@ static int run_once(char **argv, const char *outfile, struct sample *s)
 	while (wait4(pid, &st, 0, &ru) < 0)
 		if (errno != EINTR)
 			return -1;
-	s->wall_ms = now_ms() - t0;
+	s->wall_ms = bench_now_ms() - t0;
 	s->user_ms = tv_ms(&ru.ru_utime);
 	s->sys_ms = tv_ms(&ru.ru_stime);
 	s->maxrss_kb = ru.ru_maxrss;
@@ -199,9 +178,10 @@ static void report(int k, struct cmd *c, struct cmd *base, int runs)
 	}
 	printf("cmd=%d runs=%d median_ms=%.3f min_ms=%.3f max_ms=%.3f "
 	       "user_ms=%.3f sys_ms=%.3f maxrss_kb=%ld ratio=%.3f status=%d\n",
-	       k, runs, median(wall, runs), lo, hi, median(user, runs),
-	       median(sys, runs), maxrss, median(ratio, runs),
-	       c->samples[runs - 1].status);
+	       k, runs, bench_median(wall, (size_t)runs), lo, hi,
+	       bench_median(user, (size_t)runs),
+	       bench_median(sys, (size_t)runs), maxrss,
+	       bench_median(ratio, (size_t)runs), c->samples[runs - 1].status);
 }
 
 int main(int argc, char **argv)

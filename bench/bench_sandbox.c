@@ -12,6 +12,7 @@
  * and 90th percentile of each, in milliseconds, and the difference of the
  * medians between the confined run and the floor. The target is 3 ms.
  */
+#include "bench.h"
 #include "common.h"
 
 #include <sys/wait.h>
@@ -23,30 +24,15 @@
 
 #define MAX_RUNS 10000
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static double pct(double *v, int n, int p)
 {
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	qsort(v, (size_t)n, sizeof(*v), bench_cmp_double);
 	return v[(n - 1) * p / 100];
 }
 
 static double plain(char **argv, char **envp)
 {
-	double t0 = now_ms();
+	double t0 = bench_now_ms();
 	int status;
 	pid_t pid = fork();
 
@@ -60,14 +46,14 @@ static double plain(char **argv, char **envp)
 		fprintf(stderr, "bench_sandbox: /bin/true failed\n");
 		exit(1);
 	}
-	return now_ms() - t0;
+	return bench_now_ms() - t0;
 }
 
 static double run(struct skit__run_opts *o, unsigned int *layers)
 {
 	struct skit__run_result res;
 	skit_error err = { 0 };
-	double t0 = now_ms();
+	double t0 = bench_now_ms();
 
 	if (skit__run(&res, o, &err) || res.exit_code) {
 		fprintf(stderr, "bench_sandbox: run failed: %s %s\n",
@@ -76,7 +62,7 @@ static double run(struct skit__run_opts *o, unsigned int *layers)
 	}
 	*layers = res.layers;
 	skit__run_result_release(&res);
-	return now_ms() - t0;
+	return bench_now_ms() - t0;
 }
 
 int main(int argc, char **argv)

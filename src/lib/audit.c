@@ -406,23 +406,6 @@ static int render(const struct skit_audit *a, json_t *v, size_t flags,
 	return 0;
 }
 
-/* One write(2) for the whole line; retried only if the kernel splits it. */
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return SKIT_EIO;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static int set_member(json_t *obj, const char *key, json_t *v)
 {
 	return !v || json_object_set_new(obj, key, v) ? SKIT_ENOMEM : 0;
@@ -676,7 +659,8 @@ int skit__audit_emit(skit_audit *a, const char *type, json_t *fields,
 		error = skitx_buf_putc(&line, '\n');
 	if (error < 0)
 		goto out;
-	error = write_all(a->fd, line.ptr, line.len);
+	/* One write(2) for the whole line, unless the kernel splits it. */
+	error = skitx_fs_write_all(a->fd, line.ptr, line.len);
 	if (error < 0) {
 		error = skit__error_set(err, SKIT_EIO, 0,
 		                        "cannot write to %s: %s", a->dir,

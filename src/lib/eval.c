@@ -34,6 +34,7 @@
 #include "util/parallel.h"
 #include "util/path.h"
 #include "util/vec.h"
+#include "util/clock.h"
 
 #define CASE_MAX         (1024u * 1024)
 #define CASES_MAX        10000u
@@ -1011,14 +1012,6 @@ static int copy_files(struct eval_trial *t, const char *work, skit_error *err)
 	return rc;
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 /*
  * A trigger trial stops once its skill is active: what the model does
  * with the skill does not matter. The global cancel flag is looked at
@@ -1070,7 +1063,7 @@ static int run_trial(struct eval_runner *r, struct eval_trial *t)
 	skit_agent_stats st;
 	skit_error err = { 0 }, ferr = { 0 };
 	char *spec = NULL, *case_runs = NULL, *answer = NULL, *work = NULL;
-	uint64_t t0;
+	long t0;
 	int rc, send_rc = 0;
 
 	t->passed = t->steps_ok = t->output_ok = true;
@@ -1151,9 +1144,9 @@ static int run_trial(struct eval_runner *r, struct eval_trial *t)
 		rc = SKIT_ENOMEM;
 		goto out;
 	}
-	t0 = now_ms();
+	t0 = skitx_clock_ms();
 	send_rc = skit_agent_send(agent, c->input, &answer, &err);
-	t->wall_ms = now_ms() - t0;
+	t->wall_ms = (uint64_t)(skitx_clock_ms() - t0);
 	t->ran = true;
 	skit_agent_get_stats(agent, &st);
 	t->in = st.usage.input_tokens;
@@ -1323,11 +1316,6 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static double ratio(size_t a, size_t b)
-{
-	return b ? (double)a / (double)b : 1.0;
-}
-
 static double median(double *v, size_t n)
 {
 	if (!n)
@@ -1492,10 +1480,13 @@ static int build_report(skit_eval_report *rep, struct eval_runner *r)
 	}
 	sum->cases = rep->ncases;
 	sum->trials = r->n;
-	sum->pass_rate = ratio(sum->cases_passed + sum->queries_passed,
-	                       sum->cases + sum->queries);
-	sum->step_pass_rate = ratio(sum->step_passed, sum->step_checked);
-	sum->output_pass_rate = ratio(sum->output_passed, sum->output_checked);
+	sum->pass_rate =
+	        skit__eval_share(sum->cases_passed + sum->queries_passed,
+	                         sum->cases + sum->queries, 1.0);
+	sum->step_pass_rate =
+	        skit__eval_share(sum->step_passed, sum->step_checked, 1.0);
+	sum->output_pass_rate =
+	        skit__eval_share(sum->output_passed, sum->output_checked, 1.0);
 	if (!rc) {
 		sum->median_input_tokens = median(m[0], r->n);
 		sum->median_output_tokens = median(m[1], r->n);
@@ -1508,12 +1499,10 @@ static int build_report(skit_eval_report *rep, struct eval_runner *r)
 	for (size_t i = 0; !rc && i < rep->nskills; i++) {
 		skit_eval_skill_result *k = &rep->skills[i];
 
-		k->precision = ratio(k->tp, (size_t)k->tp + k->fp);
-		k->recall = ratio(k->tp, (size_t)k->tp + k->fn);
-		k->f1 = k->precision + k->recall > 0
-		                ? 2 * k->precision * k->recall /
-		                          (k->precision + k->recall)
-		                : 0.0;
+		k->precision =
+		        skit__eval_share(k->tp, (size_t)k->tp + k->fp, 1.0);
+		k->recall = skit__eval_share(k->tp, (size_t)k->tp + k->fn, 1.0);
+		k->f1 = skit__eval_f1(k->precision, k->recall);
 	}
 	if (!rc && rep->nskills)
 		qsort(rep->skills, rep->nskills, sizeof(*rep->skills),
@@ -1606,11 +1595,8 @@ int skit_eval_run(skit_eval_report **out, const skit_eval_suite *s,
 	}
 	skitx_pool_init(&rep->pool, 0);
 	for (size_t i = 0, k = 0; i < s->n; i++)
-		for (unsigned int t = 0; t < s->cases[i].trials; t++, k++) {
-			r.trials[k].c = &s->cases[i];
-			r.trials[k].ci = i;
-			r.trials[k].t = t;
-		}
+		for (unsigned int t = 0; t < s->cases[i].trials; t++)
+			r.trials[k++].c = &s->cases[i];
 	/* Worker threads must share the C library's allocator. */
 	jobs = opts->jobs > 1 && skitx_alloc_is_default() ? opts->jobs : 1;
 	pthread_mutex_init(&r.mu, NULL);

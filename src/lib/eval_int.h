@@ -75,8 +75,6 @@ struct skit_eval_report {
 /* What one trial did and how it fared. Strings are skitx_ allocations. */
 struct eval_trial {
 	const struct eval_case *c;
-	size_t ci;
-	unsigned int t;
 	bool passed, ran, steps_ok, output_ok, triggered;
 	struct skitx_vec reasons, skills, calls;
 	char *run_dir;
@@ -98,6 +96,20 @@ struct eval_runner {
 	bool *held; /* per case: a held-out query */
 	pthread_mutex_t mu;
 };
+
+/* a / b, or `none` when b is 0. */
+static inline double skit__eval_share(size_t a, size_t b, double none)
+{
+	return b ? (double)a / (double)b : none;
+}
+
+/* The harmonic mean of a precision and a recall (0 when both are). */
+static inline double skit__eval_f1(double precision, double recall)
+{
+	return precision + recall > 0
+	               ? 2 * precision * recall / (precision + recall)
+	               : 0.0;
+}
 
 /* ---- loading (eval.c) -------------------------------------------------- */
 

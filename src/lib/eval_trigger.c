@@ -218,11 +218,6 @@ int skit__eval_split(const skit_eval_suite *s, double holdout, bool *held)
 
 static const char *const splits[] = { "all", "train", "held-out" };
 
-static double share(unsigned int a, unsigned int b, double none)
-{
-	return b ? (double)a / (double)b : none;
-}
-
 /* Why a query failed on its rate, and what else it activated. */
 static int explain(struct skitx_pool *pool, const struct eval_case *c,
                    const skit_eval_query_result *q, struct eval_collected *got)
@@ -292,7 +287,7 @@ static int score_query(skit_eval_report *rep, const struct eval_runner *r,
 		q->output_tokens += t->out;
 		q->wall_ms += t->wall_ms;
 	}
-	q->rate = share(q->triggered, q->trials, 0.0);
+	q->rate = skit__eval_share(q->triggered, q->trials, 0.0);
 	/* The epsilon lets 2 of 3 meet a threshold written 0.66. */
 	ok = c->should ? q->rate + 1e-9 >= c->threshold
 	               : q->rate + 1e-9 < c->threshold;
@@ -328,14 +323,16 @@ static void add_row(skit_eval_trigger_result *row,
 
 static void finish_row(skit_eval_trigger_result *row)
 {
-	double p = share(row->tp, row->tp + row->fp, 1.0);
-	double rec = share(row->tp, row->tp + row->fn, 1.0);
+	double p = skit__eval_share(row->tp, row->tp + row->fp, 1.0);
+	double rec = skit__eval_share(row->tp, row->tp + row->fn, 1.0);
 
 	row->trigger_rate = rec;
-	row->false_trigger_rate = share(row->fp, row->fp + row->tn, 0.0);
+	row->false_trigger_rate =
+	        skit__eval_share(row->fp, row->fp + row->tn, 0.0);
 	row->precision = p;
-	row->f1 = p + rec > 0 ? 2 * p * rec / (p + rec) : 0.0;
-	row->accuracy = share(row->queries_passed, row->queries, 1.0);
+	row->f1 = skit__eval_f1(p, rec);
+	row->accuracy =
+	        skit__eval_share(row->queries_passed, row->queries, 1.0);
 }
 
 static int cmp_row(const void *a, const void *b)

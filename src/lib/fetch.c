@@ -56,6 +56,7 @@
 #include "lib/fetch_int.h"
 #include "lib/sandbox_int.h"
 #include "util/buf.h"
+#include "util/clock.h"
 
 #define DEFAULT_TIMEOUT_MS 300000L
 #define MAX_REDIRECTS      5
@@ -69,14 +70,6 @@
 #define WATCH_EVERY_MS     500
 #define DRAIN_MS           200 /* for the pipes after git exits */
 #define TREE_DEPTH_MAX     64
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long)ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
 
 /*
  * A URL fit for a message: userinfo ("user:pass@") replaced by "***",
@@ -324,7 +317,7 @@ int skit__fetch_url(const char *url, int fd, uint64_t max_bytes,
 	d.ud = ud;
 	if (timeout_ms <= 0)
 		timeout_ms = DEFAULT_TIMEOUT_MS;
-	deadline = now_ms() + timeout_ms;
+	deadline = skitx_clock_ms() + timeout_ms;
 
 	shown_url(shown, sizeof(shown), url);
 	snprintf(what, sizeof(what), "GET %s", shown);
@@ -355,7 +348,7 @@ int skit__fetch_url(const char *url, int fd, uint64_t max_bytes,
 		goto out;
 	}
 	for (;;) {
-		left = deadline - now_ms();
+		left = deadline - skitx_clock_ms();
 		if (left <= 0) {
 			error = skit__error_set(err, SKIT_ETIMEOUT, 0,
 			                        "%s: timed out after %ld ms",
@@ -974,10 +967,10 @@ static int git_run(const struct git_ctx *g, const char *const *argv,
 		fcntl(outp[0], F_SETFL, O_NONBLOCK);
 	err_open = true;
 	out_open = outp[0] >= 0;
-	next_watch = now_ms() + WATCH_EVERY_MS;
+	next_watch = skitx_clock_ms() + WATCH_EVERY_MS;
 
 	for (;;) {
-		now = now_ms();
+		now = skitx_clock_ms();
 		if (now >= g->deadline) {
 			timed_out = true;
 			break;
@@ -1164,7 +1157,7 @@ int skit__git_clone(const char *url, const char *ref, const char *dest,
 	g.git = git;
 	g.envp = env.v;
 	g.timeout_ms = timeout_ms;
-	g.deadline = now_ms() + timeout_ms;
+	g.deadline = skitx_clock_ms() + timeout_ms;
 	g.watch = dest;
 	g.max_bytes = max_bytes;
 	/* While git runs, the folder holds the pack as well as the

@@ -17,24 +17,15 @@
 #include "pack_int.h"
 #include "skit/errors.h"
 #include "util/alloc.h"
+#include "util/fs.h"
 
 #define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 
 int skit__write_all(int fd, const void *p, size_t len, skit_error *err)
 {
-	const char *c = p;
-
-	while (len) {
-		ssize_t n = write(fd, c, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return skit__error_set(err, SKIT_EIO, 0, "write: %s",
-			                       strerror(n < 0 ? errno : EIO));
-		c += n;
-		len -= (size_t)n;
-	}
+	if (skitx_fs_write_all(fd, p, len) < 0)
+		return skit__error_set(err, SKIT_EIO, 0, "write: %s",
+		                       strerror(errno));
 	return 0;
 }
 

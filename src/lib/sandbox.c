@@ -62,6 +62,7 @@
 
 #include "lib/error.h"
 #include "lib/sandbox_int.h"
+#include "util/clock.h"
 
 #define DEFAULT_GRACE_MS 2000L
 #define POLL_SLICE_MS    100
@@ -214,14 +215,6 @@ struct run {
 	unsigned char partial[sizeof(struct report)];
 	size_t npartial;
 };
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long)ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
 
 static void sleep_ms(long ms)
 {
@@ -1069,7 +1062,7 @@ static void read_reports(struct run *r, int ms)
 static void wait_ready(struct run *r, long deadline)
 {
 	while (r->report >= 0) {
-		long left = deadline - now_ms();
+		long left = deadline - skitx_clock_ms();
 
 		if (r->ready && (!(r->layers & SKIT_SANDBOX_PIDNS) || r->init))
 			return;
@@ -1152,7 +1145,7 @@ int skit__run(struct skit__run_result *res, const struct skit__run_opts *o,
 		                     strerror(errno));
 		goto out;
 	}
-	start = now_ms();
+	start = skitx_clock_ms();
 	deadline = start + o->timeout_ms;
 	pid = fork();
 	if (pid < 0) {
@@ -1186,7 +1179,7 @@ int skit__run(struct skit__run_result *res, const struct skit__run_opts *o,
 	pfd[0].fd = outp[0];
 	pfd[1].fd = errp[0];
 	for (;;) {
-		long now = now_ms(), wait;
+		long now = skitx_clock_ms(), wait;
 
 		if (!term_sent &&
 		    (now >= deadline || (o->cancel && *o->cancel))) {
@@ -1269,7 +1262,7 @@ int skit__run(struct skit__run_result *res, const struct skit__run_opts *o,
 	run.gone = run.init > 0;
 	/* The leader is gone; make sure no member of its group lingers. */
 	signal_run(&run, SIGKILL);
-	res->duration_ms = now_ms() - start;
+	res->duration_ms = skitx_clock_ms() - start;
 	if (o->confine) {
 		while (run.report >= 0)
 			read_reports(&run, 0);

@@ -174,23 +174,6 @@ out:
 	return error;
 }
 
-/* Write all of `len` bytes to `fd`; 0 or -1 with errno. */
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* The bytes a memory BIO holds; false when it cannot tell. */
 static bool bio_bytes(BIO *bio, const char **data, size_t *len)
 {
@@ -225,7 +208,7 @@ static int write_private(const char *path, const char *data, size_t len,
 		                       path, strerror(errno));
 	}
 	/* The umask can only have narrowed 0600; make it exact anyway. */
-	if (fchmod(fd, 0600) < 0 || write_all(fd, data, len) < 0 ||
+	if (fchmod(fd, 0600) < 0 || skitx_fs_write_all(fd, data, len) < 0 ||
 	    fsync(fd) < 0) {
 		saved = errno;
 		close(fd);

@@ -115,11 +115,30 @@ int skitx_fs_read_file(const char *path, struct skitx_buf *out, size_t cap)
 	return error;
 }
 
+int skitx_fs_write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0)
+				errno = EIO;
+			return SKIT_EIO;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
 int skitx_fs_write_atomic(const char *path, const void *data, size_t len,
                           mode_t mode)
 {
 	struct skitx_buf tmp = SKITX_BUF_INIT;
-	const char *p = data;
 	int fd = -1, error;
 
 	error = skitx_buf_printf(&tmp, "%s.tmp-XXXXXX", path);
@@ -130,17 +149,9 @@ int skitx_fs_write_atomic(const char *path, const void *data, size_t len,
 		error = SKIT_EIO;
 		goto out;
 	}
-	while (len) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			error = SKIT_EIO;
-			goto out;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
+	error = skitx_fs_write_all(fd, data, len);
+	if (error < 0)
+		goto out;
 	if (fchmod(fd, mode) < 0 || fsync(fd) < 0) {
 		error = SKIT_EIO;
 		goto out;

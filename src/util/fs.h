@@ -46,6 +46,10 @@ int skitx_fs_read_fd(int fd, struct skitx_buf *out, size_t cap);
 /* Whole regular file `path`, capped. Returns 0 or a negative status. */
 int skitx_fs_read_file(const char *path, struct skitx_buf *out, size_t cap);
 
+/* Write all `len` bytes to `fd`, again after EINTR or a short write.
+ * 0, or SKIT_EIO with errno set (EIO when write() wrote nothing). */
+int skitx_fs_write_all(int fd, const void *data, size_t len);
+
 /* Write `len` bytes to `path` via a temporary file and rename(). */
 int skitx_fs_write_atomic(const char *path, const void *data, size_t len,
                           mode_t mode);
