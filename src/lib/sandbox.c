@@ -641,6 +641,135 @@ static void ll_build(struct plan *p, const struct skit__run_opts *o)
 
 # ifdef SKIT_HAVE_SECCOMP
 /*
+ * System calls refused with EPERM in every confined run: at least what
+ * the reference profile for untrusted containers (Docker's default)
+ * refuses a container without extra capabilities, and a few more. The
+ * reason for each group is in docs/sandbox.md. A name this libseccomp
+ * does not know, or that the native architecture lacks (vm86, stime on
+ * x86_64), is skipped: every other architecture is killed anyway.
+ */
+static const char *const refused[] = {
+	/* Reading other processes and the kernel. */
+	"perf_event_open",
+	"bpf",
+	"ptrace",
+	"process_vm_readv",
+	"process_vm_writev",
+	"process_madvise",
+	"kcmp",
+	"pidfd_getfd",
+	"userfaultfd",
+	"syslog",
+	"lookup_dcookie",
+	"open_by_handle_at",
+	"name_to_handle_at",
+	/* Kernel keyrings (the run has its own session keyring too). */
+	"add_key",
+	"request_key",
+	"keyctl",
+	/* Host-wide state: clock, names, accounting, quotas, swap. */
+	"clock_settime",
+	"clock_settime64",
+	"clock_adjtime",
+	"clock_adjtime64",
+	"adjtimex",
+	"settimeofday",
+	"stime",
+	"sethostname",
+	"setdomainname",
+	"acct",
+	"quotactl",
+	"quotactl_fd",
+	"swapon",
+	"swapoff",
+	"reboot",
+	"vhangup",
+	"nfsservctl",
+	/* Kernel modules and kexec. */
+	"init_module",
+	"finit_module",
+	"delete_module",
+	"create_module",
+	"get_kernel_syms",
+	"query_module",
+	"kexec_load",
+	"kexec_file_load",
+	/* Mounts and namespaces, once the sandbox is set up. */
+	"mount",
+	"umount",
+	"umount2",
+	"pivot_root",
+	"chroot",
+	"unshare",
+	"setns",
+	"fsopen",
+	"fsconfig",
+	"fsmount",
+	"fspick",
+	"move_mount",
+	"open_tree",
+	"mount_setattr",
+	"fanotify_init",
+	/* Hardware ports, old ABIs and obsolete calls. */
+	"iopl",
+	"ioperm",
+	"vm86",
+	"vm86old",
+	"uselib",
+	"ustat",
+	"sysfs",
+	"_sysctl",
+	/* NUMA placement of other processes' memory. */
+	"mbind",
+	"set_mempolicy",
+	"set_mempolicy_home_node",
+	"get_mempolicy",
+	"migrate_pages",
+	"move_pages",
+};
+
+/* clone() flags that make a namespace (CLONE_NEWNS .. CLONE_NEWNET). */
+static const scmp_datum_t clone_ns[] = { 0x00020000, 0x02000000, 0x04000000,
+	                                 0x08000000, 0x10000000, 0x20000000,
+	                                 0x40000000 };
+
+/*
+ * personality() is allowed only for the values Docker allows: 0
+ * (PER_LINUX), 8 (PER_LINUX32), 0x20000 (UNAME26), 0x20008 and
+ * 0xffffffff (the query); ADDR_NO_RANDOMIZE, READ_IMPLIES_EXEC,
+ * MMAP_PAGE_ZERO and the foreign personas are refused. libseccomp takes
+ * one comparison per argument and rule, so the refusal is a ring of
+ * rules: "bit i set and bit next(i) clear" over the bits outside 0x20008
+ * catches every value with such a bit unless all of them are set; two
+ * more rules catch those values when bit 3 or 17 is clear. 0xffffffff
+ * matches none.
+ */
+static int refuse_personality(scmp_filter_ctx ctx, int nr)
+{
+	const uint32_t ok = 0x20008;
+	uint32_t bits[32];
+	int n = 0, rc = 0;
+
+	for (int b = 0; b < 32; b++)
+		if (!(ok & (1u << b)))
+			bits[n++] = 1u << b;
+	for (int i = 0; i < n; i++) {
+		uint32_t next = bits[(i + 1) % n];
+
+		rc |= seccomp_rule_add(
+		        ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
+		        SCMP_A0(SCMP_CMP_MASKED_EQ, bits[i] | next, bits[i]));
+	}
+	rc |= seccomp_rule_add(
+	        ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
+	        SCMP_A0(SCMP_CMP_MASKED_EQ, ~ok | 0x8u, ~ok & 0xffffffffu));
+	rc |= seccomp_rule_add(
+	        ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
+	        SCMP_A0(SCMP_CMP_MASKED_EQ, ~ok | 0x20000u, ~ok & 0xffffffffu));
+	return rc;
+}
+
+/*
  * Build the filter with libseccomp and export it as BPF through a pipe
  * (libseccomp 2.5 has no export to memory). The program is a few hundred
  * bytes, well below the pipe's buffer.
@@ -672,6 +801,27 @@ static void seccomp_build(struct plan *p, const struct skit__run_opts *o)
 		if (urings[i] >= 0)
 			rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS),
 			                       urings[i], 0);
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(refused); i++) {
+		int nr = seccomp_syscall_resolve_name(refused[i]);
+
+		if (nr >= 0)
+			rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr,
+			                       0);
+	}
+	/* No new namespace from clone(); clone3() passes its flags in
+	 * memory the filter cannot read, so it gets ENOSYS and libc falls
+	 * back to clone(). */
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(clone_ns); i++)
+		rc |= seccomp_rule_add(
+		        ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
+		        SCMP_A0(SCMP_CMP_MASKED_EQ, clone_ns[i], clone_ns[i]));
+	if (SCMP_SYS(clone3) >= 0)
+		rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS),
+		                       SCMP_SYS(clone3), 0);
+	rc |= refuse_personality(ctx, SCMP_SYS(personality));
+	/* AF_VSOCK reaches the hypervisor, whatever the network says. */
+	rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 1,
+	                       SCMP_A0(SCMP_CMP_EQ, AF_VSOCK));
 	if (!o->allow_network) {
 		/* No socket but AF_UNIX; and no connect() or addressed
 		 * sendto() at all, so that AF_UNIX cannot reach a host

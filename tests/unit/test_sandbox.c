@@ -21,6 +21,7 @@
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -731,17 +732,192 @@ static void test_sandbox__no_cgroup_left(void)
 	ASSERT(!found);
 }
 
+/*
+ * The system calls seccomp refuses (docs/sandbox.md), each called inside
+ * the sandbox through Python's ctypes. The arguments are ones the kernel
+ * would reject (a NULL or bogus pointer, a bad descriptor, an unknown
+ * command) or would accept harmlessly (unshare(0), iopl(0)), so that a
+ * missing refusal fails the test without changing this machine; the
+ * refusal itself is told apart by its errno.
+ */
+struct refusal {
+	const char *name;
+	long nr;
+	long arg[6];
+	int err;
+};
+
+#define BAD_PTR 1L /* faults in the kernel, never dereferenced here */
+
+static const struct refusal refusals[] = {
+	{ "perf_event_open", SYS_perf_event_open, { 0, 0, -1, -1, 0 }, EPERM },
+	{ "bpf", SYS_bpf, { 9999, 0, 0 }, EPERM },
+	{ "ptrace", SYS_ptrace, { -1, 0, 0, 0 }, EPERM },
+	{ "process_vm_readv",
+	  SYS_process_vm_readv,
+	  { 1, 0, 0, 0, 0, 0 },
+	  EPERM },
+	{ "process_vm_writev",
+	  SYS_process_vm_writev,
+	  { 1, 0, 0, 0, 0, 0 },
+	  EPERM },
+	{ "kcmp", SYS_kcmp, { 1, 1, 99, 0, 0 }, EPERM },
+	{ "userfaultfd", SYS_userfaultfd, { -1 }, EPERM },
+	{ "syslog", SYS_syslog, { 9999, 0, 0 }, EPERM },
+	{ "lookup_dcookie", SYS_lookup_dcookie, { 0, 0, 0 }, EPERM },
+	{ "open_by_handle_at", SYS_open_by_handle_at, { -1, 0, 0 }, EPERM },
+	{ "name_to_handle_at",
+	  SYS_name_to_handle_at,
+	  { -1, 0, 0, 0, 0 },
+	  EPERM },
+	{ "add_key", SYS_add_key, { 0, 0, 0, 0, 0 }, EPERM },
+	{ "request_key", SYS_request_key, { 0, 0, 0, 0 }, EPERM },
+	{ "keyctl", SYS_keyctl, { 9999, 0, 0, 0, 0 }, EPERM },
+	{ "clock_settime", SYS_clock_settime, { 0, 0 }, EPERM },
+	{ "clock_adjtime", SYS_clock_adjtime, { 0, 0 }, EPERM },
+	{ "adjtimex", SYS_adjtimex, { 0 }, EPERM },
+	{ "settimeofday", SYS_settimeofday, { BAD_PTR, 0 }, EPERM },
+	{ "sethostname", SYS_sethostname, { BAD_PTR, 5 }, EPERM },
+	{ "setdomainname", SYS_setdomainname, { BAD_PTR, 5 }, EPERM },
+	{ "acct", SYS_acct, { BAD_PTR }, EPERM },
+	{ "quotactl", SYS_quotactl, { 0, 0, 0, 0 }, EPERM },
+	{ "swapon", SYS_swapon, { 0, 0 }, EPERM },
+	{ "swapoff", SYS_swapoff, { 0 }, EPERM },
+	{ "reboot", SYS_reboot, { 0, 0, 0, 0 }, EPERM },
+	{ "vhangup", SYS_vhangup, { 0 }, EPERM },
+	{ "init_module", SYS_init_module, { 0, 0, 0 }, EPERM },
+	{ "finit_module", SYS_finit_module, { -1, 0, 0 }, EPERM },
+	{ "delete_module", SYS_delete_module, { 0, 0 }, EPERM },
+	{ "kexec_load", SYS_kexec_load, { 0, 0, 0, 0xdead }, EPERM },
+	{ "kexec_file_load",
+	  SYS_kexec_file_load,
+	  { -1, -1, 0, 0, 0xdead },
+	  EPERM },
+	{ "mount", SYS_mount, { 0, 0, 0, 0, 0 }, EPERM },
+	{ "umount2", SYS_umount2, { 0, 0 }, EPERM },
+	{ "pivot_root", SYS_pivot_root, { 0, 0 }, EPERM },
+	{ "chroot", SYS_chroot, { 0 }, EPERM },
+	{ "unshare", SYS_unshare, { 0 }, EPERM },
+	{ "setns", SYS_setns, { -1, 0 }, EPERM },
+	{ "clone(CLONE_NEWUSER)",
+	  SYS_clone,
+	  { 0x10000000 | 17, 0, 0, 0, 0 },
+	  EPERM },
+	{ "clone(CLONE_NEWNET)",
+	  SYS_clone,
+	  { 0x40000000 | 17, 0, 0, 0, 0 },
+	  EPERM },
+#ifdef SYS_clone3
+	{ "clone3", SYS_clone3, { 0, 0 }, ENOSYS },
+#endif
+#ifdef SYS_fsopen
+	{ "fsopen", SYS_fsopen, { 0, 0 }, EPERM },
+	{ "fsmount", SYS_fsmount, { -1, 0, 0 }, EPERM },
+	{ "move_mount", SYS_move_mount, { -1, 0, -1, 0, 0 }, EPERM },
+	{ "open_tree", SYS_open_tree, { -1, 0, 0 }, EPERM },
+#endif
+#ifdef SYS_mount_setattr
+	{ "mount_setattr", SYS_mount_setattr, { -1, 0, 0, 0, 0 }, EPERM },
+#endif
+#ifdef SYS_pidfd_getfd
+	{ "pidfd_getfd", SYS_pidfd_getfd, { -1, -1, 0 }, EPERM },
+#endif
+	{ "fanotify_init", SYS_fanotify_init, { -1, 0 }, EPERM },
+	{ "iopl", SYS_iopl, { 0 }, EPERM },
+	{ "ioperm", SYS_ioperm, { 0, 0, 0 }, EPERM },
+	{ "uselib", SYS_uselib, { 0 }, EPERM },
+	{ "ustat", SYS_ustat, { 0, 0 }, EPERM },
+	{ "sysfs", SYS_sysfs, { 9999, 0, 0 }, EPERM },
+	{ "nfsservctl", SYS_nfsservctl, { 0, 0, 0 }, EPERM },
+	{ "create_module", SYS_create_module, { 0, 0 }, EPERM },
+	{ "mbind", SYS_mbind, { 0, 0, 0, 0, 0, 0 }, EPERM },
+	{ "set_mempolicy", SYS_set_mempolicy, { 99, 0, 0 }, EPERM },
+	{ "migrate_pages", SYS_migrate_pages, { -1, 0, 0, 0 }, EPERM },
+	{ "move_pages", SYS_move_pages, { -1, 0, 0, 0, 0, 0 }, EPERM },
+	{ "personality(ADDR_NO_RANDOMIZE)",
+	  SYS_personality,
+	  { 0x0040000 },
+	  EPERM },
+	{ "personality(READ_IMPLIES_EXEC)",
+	  SYS_personality,
+	  { 0x0400000 },
+	  EPERM },
+	{ "personality(PER_SVR4)", SYS_personality, { 0x0001 }, EPERM },
+	{ "personality(0xfffdfff7)", SYS_personality, { 0xfffdfff7L }, EPERM },
+};
+
+static void test_sandbox__seccomp_refusals(void)
+{
+	struct skit__run_result res;
+	struct skitx_buf py;
+	char want[128];
+	const char *out;
+
+	fresh();
+	if (access("/usr/bin/python3", X_OK)) {
+		printf("note: no python3; seccomp table skipped\n");
+		return;
+	}
+	skitx_buf_init(&py, 0);
+	ASSERT_OK(skitx_buf_printf(
+	        &py, "exec python3 -c \"import ctypes\n"
+	             "libc = ctypes.CDLL(None, use_errno=True)\n"
+	             "libc.syscall.restype = ctypes.c_long\n"
+	             "def call(name, nr, *a):\n"
+	             "  ctypes.set_errno(0)\n"
+	             "  r = libc.syscall(ctypes.c_long(nr), "
+	             "*[ctypes.c_long(x) for x in a])\n"
+	             "  print(name, r, ctypes.get_errno() if r < 0 else 0)\n"));
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(refusals); i++) {
+		const struct refusal *t = &refusals[i];
+
+		ASSERT_OK(skitx_buf_printf(&py, "call('%s', %ld", t->name,
+		                           t->nr));
+		for (int k = 0; k < 6; k++)
+			ASSERT_OK(skitx_buf_printf(&py, ", %ld", t->arg[k]));
+		ASSERT_OK(skitx_buf_printf(&py, ")\n"));
+	}
+	/* The allowed personalities still work: the query, and PER_LINUX. */
+	ASSERT_OK(
+	        skitx_buf_printf(&py,
+	                         "call('personality-query', %ld, 0xffffffff)\n"
+	                         "call('personality-linux', %ld, 0)\n\"",
+	                         (long)SYS_personality, (long)SYS_personality));
+	run_sh(&res, skitx_buf_cstr(&py), NULL);
+	skitx_buf_release(&py);
+	out = skitx_buf_cstr(&res.out);
+	if (!(res.layers & SKIT_SANDBOX_SECCOMP)) {
+		note("seccomp refusals", SKIT_SANDBOX_SECCOMP);
+		skit__run_result_release(&res);
+		return;
+	}
+	if (res.exit_code != 0)
+		printf("stderr: %s\n", skitx_buf_cstr(&res.err));
+	ASSERT_EQ(res.exit_code, 0);
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(refusals); i++) {
+		snprintf(want, sizeof(want), "\n%s -1 %d\n", refusals[i].name,
+		         refusals[i].err);
+		if (!strstr(out, want) &&
+		    strncmp(out, want + 1, strlen(want + 1)))
+			HARNESS_FAIL("%s not refused with %d:\n%s",
+			             refusals[i].name, refusals[i].err, out);
+	}
+	ASSERT(!strstr(out, "personality-query -1"));
+	ASSERT_CONTAINS(out, "personality-linux 0 0");
+	skit__run_result_release(&res);
+}
+
 TEST_MAIN(
         TEST(test_sandbox__probe) TEST(test_sandbox__unconfined_unchanged) TEST(
                 test_sandbox__secret_outside) TEST(test_sandbox__write_outside)
                 TEST(test_sandbox__network) TEST(test_sandbox__environment) TEST(
                         test_sandbox__fork_bomb) TEST(test_sandbox__flood)
                         TEST(test_sandbox__outlive) TEST(
-                                test_sandbox__symlink_out)
-                                TEST(test_sandbox__trap_term) TEST(
-                                        test_sandbox__inherited_fds)
-                                        TEST(test_sandbox__terminal) TEST(
-                                                test_sandbox__signals)
-                                                TEST(test_sandbox__rlimits) TEST(
-                                                        test_sandbox__python_runs)
-                                                        TEST(test_sandbox__no_cgroup_left))
+                                test_sandbox__symlink_out) TEST(test_sandbox__trap_term)
+                                TEST(test_sandbox__inherited_fds) TEST(
+                                        test_sandbox__terminal)
+                                        TEST(test_sandbox__signals) TEST(
+                                                test_sandbox__rlimits)
+                                                TEST(test_sandbox__python_runs) TEST(
+                                                        test_sandbox__no_cgroup_left)
+                                                        TEST(test_sandbox__seccomp_refusals))
