@@ -45,7 +45,8 @@ typedef enum {
 	/** A seccomp filter: no sockets but AF_UNIX and no connect() when
 	 *  the network is off; never TIOCSTI, TIOCLINUX or io_uring. */
 	SKIT_SANDBOX_SECCOMP = 1u << 6,
-	/** A private network namespace (only a loopback that is down). */
+	/** A private network namespace (only a loopback that is down),
+	 *  whenever the network is off. */
 	SKIT_SANDBOX_NETNS = 1u << 7,
 	/** A private PID namespace with skit's own init: when the script
 	 *  ends, every process it started ends too. */

@@ -22,6 +22,8 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
+#include <linux/keyctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -175,11 +177,9 @@ static void test_sandbox__probe(void)
 	opts_init(&o, argv);
 	ASSERT_OK(skit__run(&res, &o, NULL));
 	ASSERT_EQ(res.exit_code, 0);
-	/* Everything available is applied; only the unavailable is
-	 * missing. A network namespace only stands in for seccomp. */
+	/* Everything available is applied (the network namespace too,
+	 * besides seccomp); only the unavailable is missing. */
 	want = SKIT_SANDBOX_ALL;
-	if (avail & SKIT_SANDBOX_SECCOMP)
-		want &= ~SKIT_SANDBOX_NETNS;
 	ASSERT_EQ(res.layers & avail & want, avail & want);
 	ASSERT_EQ(res.missing, want & ~res.layers);
 	ASSERT_EQ(res.layers & ~want, 0);
@@ -907,17 +907,175 @@ static void test_sandbox__seccomp_refusals(void)
 	skit__run_result_release(&res);
 }
 
+static void no_seccomp(struct skit__run_opts *o)
+{
+	(void)o;
+	skit__sandbox_disabled = SKIT_SANDBOX_SECCOMP;
+}
+
+/*
+ * Keys the test adds to its user keyring (@u) and its session keyring
+ * (@s) are out of the sandbox's reach: keyctl() is refused, and the run
+ * has a fresh session keyring of its own, so that even without the
+ * filter a search of @s finds nothing.
+ */
+static void test_sandbox__keyrings(void)
+{
+	struct skit__run_result res;
+	char script[1024];
+	long ku, ks;
+
+	fresh();
+	if (access("/usr/bin/python3", X_OK)) {
+		printf("note: no python3; keyring test skipped\n");
+		return;
+	}
+	ku = syscall(SYS_add_key, "user", "skit-test-u", "SECRET-U", 8,
+	             KEY_SPEC_USER_KEYRING);
+	ks = syscall(SYS_add_key, "user", "skit-test-s", "SECRET-S", 8,
+	             KEY_SPEC_SESSION_KEYRING);
+	if (ku < 0 || ks < 0) {
+		printf("note: no kernel keyrings here; keyring test "
+		       "skipped\n");
+		return;
+	}
+	/* keyctl(KEYCTL_READ, id, buf, len) of each key by its id, and
+	 * keyctl(KEYCTL_SEARCH, @s, "user", name, 0) by its name. */
+	snprintf(script, sizeof(script),
+	         "exec python3 -c \"import ctypes\n"
+	         "libc = ctypes.CDLL(None, use_errno=True)\n"
+	         "libc.syscall.restype = ctypes.c_long\n"
+	         "L = ctypes.c_long\n"
+	         "buf = ctypes.create_string_buffer(64)\n"
+	         "for name, kid in (('u', %ld), ('s', %ld)):\n"
+	         "  r = libc.syscall(L(%ld), L(%d), L(kid), buf, L(64))\n"
+	         "  print('read', name, r, ctypes.get_errno(), buf.value)\n"
+	         "r = libc.syscall(L(%ld), L(%d), L(%d), b'user', "
+	         "b'skit-test-s', L(0))\n"
+	         "print('search-s', r, ctypes.get_errno())\n\"",
+	         ku, ks, (long)SYS_keyctl, KEYCTL_READ, (long)SYS_keyctl,
+	         KEYCTL_SEARCH, KEY_SPEC_SESSION_KEYRING);
+	run_sh(&res, script, NULL);
+	ASSERT_EQ(res.exit_code, 0);
+	ASSERT(!strstr(skitx_buf_cstr(&res.out), "SECRET"));
+	if (res.layers & SKIT_SANDBOX_SECCOMP) {
+		ASSERT_CONTAINS(skitx_buf_cstr(&res.out), "read u -1 1 ");
+		ASSERT_CONTAINS(skitx_buf_cstr(&res.out), "read s -1 1 ");
+		ASSERT_CONTAINS(skitx_buf_cstr(&res.out), "search-s -1 1\n");
+	} else {
+		note("keyctl refused", SKIT_SANDBOX_SECCOMP);
+	}
+	skit__run_result_release(&res);
+
+	/* Without the filter: the session keyring is a new, empty one. */
+	run_sh(&res, script, no_seccomp);
+	skit__sandbox_disabled = 0;
+	ASSERT_EQ(res.exit_code, 0);
+	ASSERT(!(res.layers & SKIT_SANDBOX_SECCOMP));
+	ASSERT(!strstr(skitx_buf_cstr(&res.out), "SECRET-S"));
+	ASSERT_CONTAINS(skitx_buf_cstr(&res.out), "search-s -1 126\n");
+	skit__run_result_release(&res);
+	syscall(SYS_keyctl, KEYCTL_INVALIDATE, ku);
+	syscall(SYS_keyctl, KEYCTL_INVALIDATE, ks);
+}
+
+static void netns_only(struct skit__run_opts *o)
+{
+	(void)o;
+	skit__sandbox_disabled = SKIT_SANDBOX_SECCOMP | SKIT_SANDBOX_LANDLOCK;
+}
+
+static void netns_only_net_on(struct skit__run_opts *o)
+{
+	o->allow_network = true;
+	skit__sandbox_disabled = SKIT_SANDBOX_SECCOMP | SKIT_SANDBOX_LANDLOCK;
+}
+
+/*
+ * The network namespace on its own (seccomp and Landlock switched off):
+ * a TCP listener and an abstract AF_UNIX listener of the host are out of
+ * reach with the network off, and both are reached with it on.
+ */
+static void test_sandbox__netns_alone(void)
+{
+	struct sockaddr_un su;
+	struct sockaddr_in sa;
+	socklen_t len = sizeof(sa);
+	struct skit__run_result res;
+	char script[1024], name[64];
+	int lfd, ufd;
+
+	fresh();
+	if (access("/usr/bin/python3", X_OK)) {
+		printf("note: no python3; netns test skipped\n");
+		return;
+	}
+	if (!(avail & SKIT_SANDBOX_NETNS)) {
+		note("netns alone", SKIT_SANDBOX_NETNS);
+		return;
+	}
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	ASSERT(lfd >= 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ASSERT_OK(bind(lfd, (struct sockaddr *)&sa, sizeof(sa)));
+	ASSERT_OK(listen(lfd, 8));
+	ASSERT_OK(getsockname(lfd, (struct sockaddr *)&sa, &len));
+	ufd = socket(AF_UNIX, SOCK_STREAM, 0);
+	ASSERT(ufd >= 0);
+	snprintf(name, sizeof(name), "skit-test-abstract-%ld", (long)getpid());
+	memset(&su, 0, sizeof(su));
+	su.sun_family = AF_UNIX;
+	memcpy(su.sun_path + 1, name, strlen(name));
+	ASSERT_OK(bind(ufd, (struct sockaddr *)&su,
+	               (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
+	                           strlen(name))));
+	ASSERT_OK(listen(ufd, 8));
+	snprintf(script, sizeof(script),
+	         "exec python3 -c \"import socket\n"
+	         "try:\n"
+	         "  socket.create_connection(('127.0.0.1', %d), 3)\n"
+	         "  print('tcp-connected')\n"
+	         "except OSError as e:\n"
+	         "  print('tcp-refused', e.errno)\n"
+	         "try:\n"
+	         "  u = socket.socket(socket.AF_UNIX)\n"
+	         "  u.connect(b'\\\\0%s')\n"
+	         "  print('abstract-connected')\n"
+	         "except OSError as e:\n"
+	         "  print('abstract-refused', e.errno)\n\"",
+	         ntohs(sa.sin_port), name);
+	run_sh(&res, script, netns_only);
+	skit__sandbox_disabled = 0;
+	ASSERT_EQ(res.exit_code, 0);
+	ASSERT(res.layers & SKIT_SANDBOX_NETNS);
+	ASSERT(!(res.layers & (SKIT_SANDBOX_SECCOMP | SKIT_SANDBOX_LANDLOCK)));
+	ASSERT_CONTAINS(skitx_buf_cstr(&res.out), "tcp-refused");
+	ASSERT_CONTAINS(skitx_buf_cstr(&res.out), "abstract-refused");
+	skit__run_result_release(&res);
+
+	run_sh(&res, script, netns_only_net_on);
+	skit__sandbox_disabled = 0;
+	ASSERT_EQ(res.exit_code, 0);
+	ASSERT_CONTAINS(skitx_buf_cstr(&res.out), "tcp-connected");
+	ASSERT_CONTAINS(skitx_buf_cstr(&res.out), "abstract-connected");
+	skit__run_result_release(&res);
+	close(lfd);
+	close(ufd);
+}
+
 TEST_MAIN(
         TEST(test_sandbox__probe) TEST(test_sandbox__unconfined_unchanged) TEST(
                 test_sandbox__secret_outside) TEST(test_sandbox__write_outside)
                 TEST(test_sandbox__network) TEST(test_sandbox__environment) TEST(
                         test_sandbox__fork_bomb) TEST(test_sandbox__flood)
-                        TEST(test_sandbox__outlive) TEST(
-                                test_sandbox__symlink_out) TEST(test_sandbox__trap_term)
-                                TEST(test_sandbox__inherited_fds) TEST(
-                                        test_sandbox__terminal)
-                                        TEST(test_sandbox__signals) TEST(
-                                                test_sandbox__rlimits)
-                                                TEST(test_sandbox__python_runs) TEST(
-                                                        test_sandbox__no_cgroup_left)
-                                                        TEST(test_sandbox__seccomp_refusals))
+                        TEST(test_sandbox__outlive) TEST(test_sandbox__symlink_out) TEST(
+                                test_sandbox__trap_term) TEST(test_sandbox__inherited_fds)
+                                TEST(test_sandbox__terminal) TEST(
+                                        test_sandbox__signals) TEST(test_sandbox__rlimits)
+                                        TEST(test_sandbox__python_runs) TEST(
+                                                test_sandbox__no_cgroup_left)
+                                                TEST(test_sandbox__seccomp_refusals) TEST(
+                                                        test_sandbox__keyrings)
+                                                        TEST(test_sandbox__netns_alone))
