@@ -140,6 +140,9 @@ int cli_agent_option(struct cli_agent *ca, int c, const char *arg,
 	case CLI_OPT_NO_NETWORK:
 		ca->no_network = true;
 		return 1;
+	case CLI_OPT_NETWORK:
+		ca->network = true;
+		return 1;
 	case CLI_OPT_NO_FILE_TOOLS:
 		ca->no_file_tools = true;
 		return 1;
@@ -429,6 +432,8 @@ static int open_policy(struct cli_agent *ca, const char *verb)
 			                         err.message);
 	}
 	skit_policy_set_yes(ca->policy, ca->yes);
+	if (ca->network)
+		skit_policy_set_network(ca->policy, true);
 	skit_policy_set_no_network(ca->policy, ca->no_network);
 	return status;
 }

@@ -42,6 +42,7 @@ enum {
 	CLI_OPT_DENY,
 	CLI_OPT_YES,
 	CLI_OPT_NO_NETWORK,
+	CLI_OPT_NETWORK,
 	CLI_OPT_NO_FILE_TOOLS,
 };
 
@@ -69,6 +70,7 @@ enum {
 	{ "deny", required_argument, NULL, CLI_OPT_DENY },                 \
 	{ "yes", no_argument, NULL, CLI_OPT_YES },                         \
 	{ "no-network", no_argument, NULL, CLI_OPT_NO_NETWORK },           \
+	{ "network", no_argument, NULL, CLI_OPT_NETWORK },                 \
 	{ "no-file-tools", no_argument, NULL, CLI_OPT_NO_FILE_TOOLS }
 
 #define CLI_AGENT_HELP                                                     \
@@ -99,6 +101,11 @@ enum {
 	"  --yes               approve every call that would need "        \
 	"approval\n"                                                       \
 	"  --no-network        no network for any call or program\n"      \
+	"  --network           scripts and shell calls get the whole "     \
+	"network (no skill can\n"                                           \
+	"                      grant it; without it only the WebFetch "   \
+	"domains you allow,\n"                                             \
+	"                      over HTTP(S) through skit's proxy)\n"      \
 	"  --no-file-tools     offer only the skill tools (no read_file, " \
 	"grep, shell...)\n"                                                \
 	"  --workdir DIR       scripts' working folder (default: work/ in " \
@@ -121,7 +128,7 @@ struct cli_agent {
 	const char *allow[SKIT_POLICY_MAX_PATTERNS];
 	const char *deny[SKIT_POLICY_MAX_PATTERNS];
 	size_t nallow, ndeny;
-	bool yes, no_network, no_file_tools;
+	bool yes, no_network, network, no_file_tools;
 	const char *model, *workdir, *runs_dir, *request_log;
 	bool no_audit, search, json_actions, no_stream, trace, quiet;
 	unsigned int max_turns, max_tool_calls, max_scripts, max_skills;
