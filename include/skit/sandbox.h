@@ -87,6 +87,70 @@ SKIT_EXTERN const char *skit_sandbox_layer_name(unsigned int bit);
  */
 SKIT_EXTERN int skit_sandbox_landlock_abi(void);
 
+/**
+ * What scripts and shell calls may write (DESIGN §7, docs/sandbox.md).
+ * Every mode confines processes the same way (no capabilities, seccomp,
+ * namespaces, limits); the modes differ in the file system only.
+ */
+typedef enum {
+	/** The default: write the project, except its protected paths, and
+	 *  the run's private temporary folder. */
+	SKIT_SANDBOX_WORKSPACE_WRITE = 0,
+	/** Read the project and system folders; write only the run's
+	 *  private temporary folder. */
+	SKIT_SANDBOX_READ_ONLY = 1,
+	/** No file-system confinement. Only the user's flag or the user's
+	 *  own config may choose it (skit_sandbox_config_load()). */
+	SKIT_SANDBOX_FULL_ACCESS = 2,
+} skit_sandbox_mode;
+
+/** The default disk cap of one script run and of one task: 1 GiB. */
+#define SKIT_SANDBOX_DEFAULT_DISK_CAP ((uint64_t)1 << 30)
+
+/**
+ * Parse a mode name: "read-only", "workspace-write" or "full-access".
+ * @return SKIT_OK; SKIT_EINVALID for any other text (`*mode` untouched)
+ */
+SKIT_EXTERN int skit_sandbox_mode_parse(const char *name,
+                                        skit_sandbox_mode *mode);
+
+/** The name of `mode` ("workspace-write"...); static storage. */
+SKIT_EXTERN const char *skit_sandbox_mode_name(skit_sandbox_mode mode);
+
+/** The `sandbox` settings of config files, as skit_sandbox_config_load()
+ *  fills them; start from SKIT_SANDBOX_CONFIG_INIT. */
+typedef struct {
+	skit_sandbox_mode mode; /**< the last file that set one wins */
+	bool mode_set;          /**< some file set `sandbox.mode` */
+	uint64_t disk_cap;      /**< bytes a script run may add; 0: default */
+	/** A project config asked for full-access: ignored (the user's
+	 *  flag or config must choose it). */
+	bool full_access_refused;
+} skit_sandbox_config;
+
+#define SKIT_SANDBOX_CONFIG_INIT                \
+ {                                              \
+  SKIT_SANDBOX_WORKSPACE_WRITE, false, 0, false \
+ }
+
+/**
+ * Read the `sandbox` object of a config file into `cfg`:
+ * `{"sandbox": {"mode": "read-only", "disk_cap": 268435456}}`; other
+ * top-level keys are left to their readers. A file that is not `trusted`
+ * (a project's own `.agents/skit.json`, i.e. repository content) may
+ * choose read-only or workspace-write, never full-access: that request is
+ * skipped and flagged in `cfg->full_access_refused`.
+ *
+ * @return SKIT_OK; SKIT_ENOTFOUND when the file does not exist;
+ *         SKIT_EINVALID for bad JSON, an unknown key under `sandbox`, a
+ *         bad mode or cap (the message names the file); SKIT_ETOOBIG over
+ *         1 MiB; SKIT_EUNSAFE when it is not a regular file; SKIT_EIO;
+ *         SKIT_ENOMEM.
+ */
+SKIT_EXTERN int skit_sandbox_config_load(skit_sandbox_config *cfg,
+                                         const char *path, bool trusted,
+                                         skit_error *err);
+
 SKIT_END_DECL
 
 #endif /* SKIT_SANDBOX_H */

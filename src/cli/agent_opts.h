@@ -11,6 +11,7 @@
  *   --max-skills-per-turn N  --budget CHARS|Ntok  --search
  *   --json-actions  --no-stream  --script-timeout SECS  --workdir DIR
  *   --runs-dir DIR  --no-audit  --request-log FILE  --trace  --quiet
+ *   --sandbox MODE  --disk-cap MIB  --keep-temp
  *   plus the roots options (--root, --config, --no-config).
  */
 #ifndef SKIT_CLI_AGENT_OPTS_H
@@ -44,6 +45,9 @@ enum {
 	CLI_OPT_NO_NETWORK,
 	CLI_OPT_NETWORK,
 	CLI_OPT_NO_FILE_TOOLS,
+	CLI_OPT_SANDBOX,
+	CLI_OPT_KEEP_TEMP,
+	CLI_OPT_DISK_CAP,
 };
 
 /* clang-format off */
@@ -71,7 +75,10 @@ enum {
 	{ "yes", no_argument, NULL, CLI_OPT_YES },                         \
 	{ "no-network", no_argument, NULL, CLI_OPT_NO_NETWORK },           \
 	{ "network", no_argument, NULL, CLI_OPT_NETWORK },                 \
-	{ "no-file-tools", no_argument, NULL, CLI_OPT_NO_FILE_TOOLS }
+	{ "no-file-tools", no_argument, NULL, CLI_OPT_NO_FILE_TOOLS },     \
+	{ "sandbox", required_argument, NULL, CLI_OPT_SANDBOX },           \
+	{ "keep-temp", no_argument, NULL, CLI_OPT_KEEP_TEMP },             \
+	{ "disk-cap", required_argument, NULL, CLI_OPT_DISK_CAP }
 
 #define CLI_AGENT_HELP                                                     \
 	"  --model PROVIDER:MODEL  openai:MODEL, anthropic:MODEL or "      \
@@ -108,8 +115,15 @@ enum {
 	"                      over HTTP(S) through skit's proxy)\n"      \
 	"  --no-file-tools     offer only the skill tools (no read_file, " \
 	"grep, shell...)\n"                                                \
-	"  --workdir DIR       scripts' working folder (default: work/ in " \
-	"the run folder)\n"                                                \
+	"  --sandbox MODE      read-only, workspace-write (default) or "  \
+	"full-access:\n"                                                   \
+	"                      what scripts and shell calls may write\n"   \
+	"  --disk-cap MIB      disk a script run, and a task, may fill "   \
+	"(default 1024)\n"                                                 \
+	"  --keep-temp         keep the run's private temporary folder "   \
+	"(HOME, TMPDIR)\n"                                                 \
+	"  --workdir DIR       use DIR as that folder (kept; default: a "  \
+	"fresh one)\n"                                                     \
 	"  --runs-dir DIR      audit trail folder (default: "              \
 	"<project>/.agents/runs)\n"                                        \
 	"  --no-audit          write no audit trail\n"                     \
@@ -129,6 +143,10 @@ struct cli_agent {
 	const char *deny[SKIT_POLICY_MAX_PATTERNS];
 	size_t nallow, ndeny;
 	bool yes, no_network, network, no_file_tools;
+	bool sandbox, keep_temp; /* --sandbox given; --keep-temp */
+	skit_sandbox_mode sandbox_mode;
+	uint64_t disk_cap;               /* --disk-cap, bytes; 0: config */
+	skit_sandbox_config sandbox_cfg; /* from the config files */
 	const char *model, *workdir, *runs_dir, *request_log;
 	bool no_audit, search, json_actions, no_stream, trace, quiet;
 	unsigned int max_turns, max_tool_calls, max_scripts, max_skills;

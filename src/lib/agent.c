@@ -19,6 +19,7 @@
 #include "lib/audit_int.h"
 #include "lib/error.h"
 #include "lib/model_int.h"
+#include "lib/pack_int.h"
 #include "util/path.h"
 
 #define DEFAULT_MAX_TURNS       25u
@@ -632,9 +633,9 @@ static int build_system(struct skit_agent *a, const char *base, size_t budget,
 /* ---- public ----------------------------------------------------------- */
 
 /*
- * The folder scripts and shell calls run in: the one given, else `work/`
- * in the run folder (kept with the trail), else a fresh temporary folder
- * (removed at the end when left empty).
+ * The private folder of scripts and shell calls (HOME, TMPDIR): the one
+ * given (kept), else a fresh one under $TMPDIR or /tmp, removed at the end
+ * of the run unless the user keeps it.
  */
 static int make_workdir(struct skit_agent *a, const char *given,
                         skit_error *err)
@@ -648,33 +649,81 @@ static int make_workdir(struct skit_agent *a, const char *given,
 		return a->workdir ? 0 : skit__error_oom(err);
 	}
 	skitx_buf_init(&b, 0);
-	if (a->audit) {
-		rc = skitx_buf_printf(&b, "%s/work", skit_audit_dir(a->audit));
-		if (!rc && mkdir(skitx_buf_cstr(&b), 0700) < 0 &&
-		    errno != EEXIST)
-			rc = skit__error_set(err, SKIT_EIO, 0, "%s: %s",
-			                     skitx_buf_cstr(&b),
-			                     strerror(errno));
-		else if (rc)
-			rc = skit__error_oom(err);
-	} else {
-		tmp = getenv("TMPDIR");
-		if (!tmp || tmp[0] != '/')
-			tmp = "/tmp";
-		rc = skitx_buf_printf(&b, "%s/skit-work-XXXXXX", tmp);
-		if (rc)
-			rc = skit__error_oom(err);
-		else if (!mkdtemp(b.ptr))
-			rc = skit__error_set(err, SKIT_EIO, 0,
-			                     "cannot create a work folder in "
-			                     "%s: %s",
-			                     tmp, strerror(errno));
-		else
-			a->workdir_made = true;
-	}
+	tmp = getenv("TMPDIR");
+	if (!tmp || tmp[0] != '/')
+		tmp = "/tmp";
+	rc = skitx_buf_printf(&b, "%s/skit-run-XXXXXX", tmp);
+	if (rc)
+		rc = skit__error_oom(err);
+	else if (!mkdtemp(b.ptr))
+		rc = skit__error_set(
+		        err, SKIT_EIO, 0,
+		        "cannot create a temporary folder in %s: %s", tmp,
+		        strerror(errno));
+	else
+		a->workdir_made = true;
 	if (!rc)
 		a->workdir = skitx_buf_detach(&b, NULL);
 	skitx_buf_release(&b);
+	return rc;
+}
+
+/* Append `dir`/`rel` (or `dir` when rel is NULL) to the NULL-ended list. */
+static int protect_add(struct skit_agent *a, size_t *n, const char *dir,
+                       const char *rel)
+{
+	char *p = rel ? skitx_path_join(dir, rel) : skitx_strdup(dir);
+	char **v;
+
+	if (!p)
+		return SKIT_ENOMEM;
+	v = skitx_realloc(a->protect, (*n + 2) * sizeof(*v));
+	if (!v) {
+		skitx_free(p);
+		return SKIT_ENOMEM;
+	}
+	a->protect = v;
+	v[(*n)++] = p;
+	v[*n] = NULL;
+	return 0;
+}
+
+/*
+ * The paths no program may write in any mode but full-access (DESIGN §7):
+ * what runs code later (.git), what decides later runs (the skill roots,
+ * the project's config) and the audit trail. The sandbox makes the ones
+ * inside writable folders read-only.
+ */
+static int make_protect(struct skit_agent *a, const char *runs_dir)
+{
+	static const char *const in_project[] = {
+		".git",           ".agents/skills",    ".agent/skills",
+		".claude/skills", ".agents/skit.json", ".agents/runs",
+	};
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	const char *skit_home = getenv("SKIT_HOME");
+	size_t n = 0;
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < SKIT_ARRAY_SIZE(in_project); i++)
+		rc = protect_add(a, &n, a->project_dir, in_project[i]);
+	if (!rc && runs_dir && runs_dir[0] == '/')
+		rc = protect_add(a, &n, runs_dir, NULL);
+	if (!rc && xdg && xdg[0] == '/')
+		rc = protect_add(a, &n, xdg, "skit");
+	if (!rc && skit_home && skit_home[0] == '/')
+		rc = protect_add(a, &n, skit_home, NULL);
+	if (home && home[0] == '/') {
+		static const char *const in_home[] = {
+			".config/skit",
+			".agents",
+			".agent/skills",
+			".claude/skills",
+		};
+
+		for (size_t i = 0; !rc && i < SKIT_ARRAY_SIZE(in_home); i++)
+			rc = protect_add(a, &n, home, in_home[i]);
+	}
 	return rc;
 }
 
@@ -718,6 +767,12 @@ int skit_agent_new(skit_agent **out, const skit_agent_options *opts,
 	        opts->resource_cap ? opts->resource_cap : DEFAULT_RESOURCE_CAP;
 	a->projfd = -1;
 	a->file_tools = opts->file_tools;
+	a->sandbox_mode = opts->sandbox_mode;
+	a->keep_temp = opts->keep_temp;
+	a->disk_cap =
+	        opts->disk_cap ? opts->disk_cap : SKIT_SANDBOX_DEFAULT_DISK_CAP;
+	a->task_disk_cap = opts->task_disk_cap ? opts->task_disk_cap
+	                                       : SKIT_SANDBOX_DEFAULT_DISK_CAP;
 	a->policy = opts->policy;
 	if (!a->policy) {
 		rc = skit_policy_new(&a->own_policy, err);
@@ -746,6 +801,8 @@ int skit_agent_new(skit_agent **out, const skit_agent_options *opts,
 	}
 	if (!rc)
 		rc = make_workdir(a, opts->workdir, err);
+	if (!rc && make_protect(a, a->audit ? opts->runs_dir : NULL))
+		rc = skit__error_oom(err);
 	if (rc) {
 		skit_agent_free(a);
 		return rc;
@@ -771,14 +828,16 @@ static int start_run(struct skit_agent *a, const char *task)
 		json_array_append_new(names, json_string(tools[i].name));
 	skit__agent_audit(
 	        a, "run_start",
-	        json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:o?, s:b}",
+	        json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:o?, "
+	                  "s:b}",
 	                  "task", task, "model", skit_model_name(a->model),
 	                  "provider", skit_model_provider(a->model), "workdir",
-	                  a->workdir, "skills_indexed",
-	                  (json_int_t)a->stats.index_skills, "index_chars",
-	                  (json_int_t)a->stats.index_chars, "index_cut",
-	                  (json_int_t)a->stats.index_omitted, "tools", names,
-	                  "json_actions", a->json_actions));
+	                  a->workdir, "project", a->project_dir, "sandbox",
+	                  skit_sandbox_mode_name(a->sandbox_mode),
+	                  "skills_indexed", (json_int_t)a->stats.index_skills,
+	                  "index_chars", (json_int_t)a->stats.index_chars,
+	                  "index_cut", (json_int_t)a->stats.index_omitted,
+	                  "tools", names, "json_actions", a->json_actions));
 	return 0;
 }
 
@@ -1277,6 +1336,7 @@ int skit_agent_send(skit_agent *a, const char *input, char **answer,
 	if (!a->task && start_run(a, input))
 		return skit__error_oom(err);
 	a->task_turns = a->task_calls = a->task_scripts = 0;
+	a->task_disk_used = 0;
 	a->turn_activations = 0;
 	skitx_buf_init(&msg, 0);
 	skitx_buf_init(&out, 0);
@@ -1339,6 +1399,11 @@ int skit_agent_send(skit_agent *a, const char *input, char **answer,
 		                            skit_agent_status(rc), "message",
 		                            err ? err->message : ""));
 	return rc;
+}
+
+const char *skit_agent_temp_dir(const skit_agent *agent)
+{
+	return agent->workdir;
 }
 
 const char *skit_agent_run_dir(const skit_agent *agent)
@@ -1450,9 +1515,12 @@ void skit_agent_free(skit_agent *agent)
 	if (agent->projfd >= 0)
 		close(agent->projfd);
 	skitx_free(agent->project_dir);
-	if (agent->workdir_made)
-		rmdir(agent->workdir); /* only when the run left it empty */
+	if (agent->workdir_made && !agent->keep_temp)
+		skit__tree_remove(AT_FDCWD, agent->workdir, NULL);
 	skitx_free(agent->workdir);
+	for (size_t i = 0; agent->protect && agent->protect[i]; i++)
+		skitx_free(agent->protect[i]);
+	skitx_free(agent->protect);
 	skitx_free(agent->task);
 	skitx_free(agent);
 }

@@ -586,7 +586,7 @@ static int ll_allow(int rs, const char *path, uint64_t access, uint64_t handled)
 static void ll_build(struct plan *p, const struct skit__run_opts *o)
 {
 	struct ll_ruleset_attr attr;
-	uint64_t fs, ro;
+	uint64_t fs, ro, rw;
 	size_t size;
 	struct dirent *de;
 	DIR *etc;
@@ -596,6 +596,8 @@ static void ll_build(struct plan *p, const struct skit__run_opts *o)
 		return;
 	fs = ll_fs_rights(abi);
 	ro = LL_RO;
+	rw = fs & ~(uint64_t)(LANDLOCK_ACCESS_FS_MAKE_CHAR |
+	                      LANDLOCK_ACCESS_FS_MAKE_BLOCK);
 	memset(&attr, 0, sizeof(attr));
 	attr.handled_access_fs = fs;
 	size = sizeof(attr.handled_access_fs);
@@ -644,8 +646,13 @@ static void ll_build(struct plan *p, const struct skit__run_opts *o)
 		closedir(etc);
 	for (size_t i = 0; o->read_paths && o->read_paths[i]; i++)
 		bad |= ll_allow(rs, o->read_paths[i], ro, fs);
+	/* Writable folders get every right but device nodes: a script
+	 * must never make one (with root's CAP_MKNOD gone it could not
+	 * anyway; this holds whatever the capabilities). */
 	for (size_t i = 0; o->write_paths && o->write_paths[i]; i++)
-		bad |= ll_allow(rs, o->write_paths[i], fs, fs);
+		bad |= ll_allow(rs, o->write_paths[i], rw, fs);
+	if (o->fs_full)
+		bad |= ll_allow(rs, "/", rw, fs);
 	if (bad) {
 		/* A half-built ruleset would deny what the caller meant to
 		 * grant: report Landlock missing rather than break the run. */

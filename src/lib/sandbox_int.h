@@ -46,6 +46,21 @@ struct skit__run_opts {
 	                                   (the per-run workdir) */
 	bool allow_network;             /* else no sockets but AF_UNIX */
 	/*
+	 * NULL-ended; never writable, even beneath write_paths: each one
+	 * that exists is bind-mounted read-only over itself in the run's
+	 * mount namespace (docs/sandbox.md). Absolute paths.
+	 */
+	const char *const *protect_paths;
+	/* Full access (the full-access mode): no Landlock file rules and no
+	 * read-only mounts; every other layer stays. */
+	bool fs_full;
+	/*
+	 * Bytes the run may add to the file systems of write_paths (their
+	 * free space, measured every 100 ms while it runs); over it the run
+	 * is stopped and res->disk_capped set. 0: no cap.
+	 */
+	uint64_t disk_cap;
+	/*
 	 * 0 takes the default (docs/sandbox.md): CPU = the timeout in
 	 * seconds + 5, address space 4 GiB, file size 64 MiB, 256 processes
 	 * (pids.max, else RLIMIT_NPROC), 256 open files. A negative value,
@@ -69,6 +84,8 @@ struct skit__run_result {
 	long duration_ms;
 	struct skitx_buf out, err;   /* captured, NUL-terminated */
 	size_t out_total, err_total; /* bytes produced */
+	bool disk_capped;            /* stopped at opts.disk_cap */
+	uint64_t disk_added;         /* bytes the file systems grew by */
 	unsigned int layers;         /* SKIT_SANDBOX_* bits applied */
 	unsigned int missing;        /* requested (confine) but unavailable */
 };
