@@ -39,6 +39,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <strings.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -54,6 +55,8 @@
 # include <sched.h>
 # include <sys/ioctl.h>
 # include <sys/prctl.h>
+# include <net/if.h>
+# include <netinet/in.h>
 # include <sys/socket.h>
 # include <sys/syscall.h>
 # ifdef SKIT_HAVE_SECCOMP
@@ -62,6 +65,7 @@
 #endif
 
 #include "lib/error.h"
+#include "lib/netproxy.h"
 #include "lib/sandbox_int.h"
 #include "util/clock.h"
 
@@ -71,10 +75,16 @@
 #define READY_MS         5000L /* most to wait for the sandbox to start */
 
 /* The descriptors a confined child keeps, at fixed numbers. */
-#define FD_REPORT     3
-#define FD_RULESET    4
-#define FD_CGROUP     5
-#define FD_FIRST_FREE 6
+#define FD_REPORT  3
+#define FD_RULESET 4
+#define FD_CGROUP  5
+#define FD_PROXY   6 /* socketpair to P: the proxy's listener */
+
+/* Where the web proxy listens inside the run's network namespace (its
+ * own loopback: no other process can hold the port). */
+#define SKIT__PROXY_PORT 3128
+#define PROXY_URL        "http://127.0.0.1:3128"
+#define FD_FIRST_FREE    7
 
 /* Records on the report pipe, children to P. */
 enum {
@@ -202,6 +212,9 @@ struct plan {
 #endif
 	char cgroup_dir[PATH_MAX];
 	bool cgroup_v2;
+	int proxy_fd;   /* A's end of the socketpair; -1: no proxy */
+	int proxy_peer; /* P's end */
+	char **envp;    /* NULL: o->envp; else it plus the proxy's */
 };
 
 /* P's view of one run. */
@@ -216,6 +229,12 @@ struct run {
 	unsigned char partial[sizeof(struct report)];
 	size_t npartial;
 };
+
+/* Whether the run's network is the web proxy (see sandbox_int.h). */
+static bool web_proxy(const struct skit__run_opts *o)
+{
+	return !o->allow_network && o->web_domains && o->web_domains[0];
+}
 
 static void sleep_ms(long ms)
 {
@@ -346,7 +365,7 @@ static void exec_program(const struct skit__run_opts *o, const struct plan *p,
 #endif
 	report(REP_LAYERS, (int)layers);
 	skit__close_from(3);
-	execve(o->path, o->argv, o->envp);
+	execve(o->path, o->argv, p->envp ? p->envp : o->envp);
 	say("skit: cannot execute the program\n");
 	_exit(errno == ENOENT ? 127 : 126);
 }
@@ -412,6 +431,75 @@ static unsigned int enter_ns(const struct plan *p)
 static void join_fresh_keyring(void)
 {
 	syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL);
+}
+#endif
+
+#ifdef __linux__
+/*
+ * In A, with the network limited to the proxy: bring the namespace's
+ * loopback up, listen on SKIT__PROXY_PORT there and hand the socket to
+ * P over FD_PROXY; P's proxy serves it from the host's namespace. Without
+ * a namespace of our own the port would be the host's and the program's
+ * sockets would reach the whole network: refuse to run instead.
+ */
+static void proxy_listen(unsigned int layers)
+{
+	struct sockaddr_in sa;
+	struct ifreq ifr;
+	struct msghdr msg;
+	struct iovec iov;
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct cmsghdr *cm;
+	char one = 1;
+	int s, on = 1;
+
+	if (!(layers & SKIT_SANDBOX_NETNS)) {
+		say("skit: no network namespace for the web proxy\n");
+		_exit(127);
+	}
+	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	memset(&ifr, 0, sizeof(ifr));
+	memcpy(ifr.ifr_name, "lo", 3);
+	if (s < 0 || ioctl(s, SIOCGIFFLAGS, &ifr) < 0)
+		goto fail;
+	ifr.ifr_flags |= IFF_UP;
+	if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
+		goto fail;
+	close(s);
+	s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons(SKIT__PROXY_PORT);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (s < 0 ||
+	    setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) < 0 ||
+	    bind(s, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    listen(s, 64) < 0)
+		goto fail;
+	memset(&msg, 0, sizeof(msg));
+	memset(&ctl, 0, sizeof(ctl));
+	iov.iov_base = &one;
+	iov.iov_len = 1;
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = ctl.buf;
+	msg.msg_controllen = sizeof(ctl.buf);
+	cm = CMSG_FIRSTHDR(&msg);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &s, sizeof(int));
+	if (sendmsg(FD_PROXY, &msg, MSG_NOSIGNAL) != 1)
+		goto fail;
+	close(s);
+	close(FD_PROXY);
+	return;
+fail:
+	say("skit: cannot set up the web proxy's socket\n");
+	_exit(127);
 }
 #endif
 
@@ -482,6 +570,7 @@ static void confined_child(const struct skit__run_opts *o, const struct plan *p,
 	fds[FD_REPORT] = repfd;
 	fds[FD_RULESET] = p->ruleset_fd;
 	fds[FD_CGROUP] = p->cgroup_fd;
+	fds[FD_PROXY] = p->proxy_fd;
 	if (fds[0] < 0 || place_fds(fds) < 0)
 		_exit(127);
 	/* Writing "0" moves the writer: B and C are born inside. */
@@ -496,6 +585,9 @@ static void confined_child(const struct skit__run_opts *o, const struct plan *p,
 	layers |= enter_ns(p);
 	/* Keyring step (its own function; docs/sandbox.md). */
 	join_fresh_keyring();
+	/* Web proxy step: the listener inside the new namespace. */
+	if (p->proxy_fd >= 0)
+		proxy_listen(layers);
 #endif
 	if (!(layers & SKIT_SANDBOX_PIDNS)) {
 		report(REP_READY, (int)layers);
@@ -582,6 +674,25 @@ static int ll_allow(int rs, const char *path, uint64_t access, uint64_t handled)
 	return r < 0 ? -1 : 0;
 }
 
+/*
+ * With the web proxy, TCP connect() to its port is the one network right
+ * (the namespace has nothing else to reach on any port anyway). The
+ * struct and rule type are the kernel's UAPI of ABI 4.
+ */
+static int ll_allow_proxy_port(int rs)
+{
+	struct {
+		uint64_t allowed_access;
+		uint64_t port;
+	} __attribute__((packed))
+	np = { LANDLOCK_ACCESS_NET_CONNECT_TCP, SKIT__PROXY_PORT };
+
+	return syscall(SYS_landlock_add_rule, rs, 2 /* RULE_NET_PORT */, &np,
+	               0) < 0
+	               ? -1
+	               : 0;
+}
+
 /* Build the ruleset in P; C only has to call landlock_restrict_self(). */
 static void ll_build(struct plan *p, const struct skit__run_opts *o)
 {
@@ -620,6 +731,8 @@ static void ll_build(struct plan *p, const struct skit__run_opts *o)
 		p->ll_bits = 0;
 		return;
 	}
+	if (p->ll_bits & SKIT_SANDBOX_LANDLOCK_NET && web_proxy(o))
+		bad |= ll_allow_proxy_port(rs);
 	for (size_t i = 0; i < SKIT_ARRAY_SIZE(system_ro); i++)
 		bad |= ll_allow(rs, system_ro[i], ro, fs);
 	for (size_t i = 0; i < SKIT_ARRAY_SIZE(system_rw_dev); i++)
@@ -846,7 +959,28 @@ static void seccomp_build(struct plan *p, const struct skit__run_opts *o)
 	/* AF_VSOCK reaches the hypervisor, whatever the network says. */
 	rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 1,
 	                       SCMP_A0(SCMP_CMP_EQ, AF_VSOCK));
-	if (!o->allow_network) {
+	if (!o->allow_network && web_proxy(o)) {
+		/* Only the proxy: AF_UNIX, and AF_INET stream sockets, whose
+		 * connect() can reach nothing but the namespace's loopback
+		 * (the proxy listens there); no UDP, raw or IPv6 socket. One
+		 * comparison per argument and rule: hence a rule per type. */
+		rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES),
+		                       SCMP_SYS(socket), 1,
+		                       SCMP_A0(SCMP_CMP_GT, AF_INET));
+		rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES),
+		                       SCMP_SYS(socket), 1,
+		                       SCMP_A0(SCMP_CMP_EQ, AF_UNSPEC));
+		for (scmp_datum_t t = 0; t < 16; t++)
+			if (t != SOCK_STREAM)
+				rc |= seccomp_rule_add(
+				        ctx, SCMP_ACT_ERRNO(EACCES),
+				        SCMP_SYS(socket), 2,
+				        SCMP_A0(SCMP_CMP_EQ, AF_INET),
+				        SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, t));
+		rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES),
+		                       SCMP_SYS(sendto), 1,
+		                       SCMP_A4(SCMP_CMP_NE, 0));
+	} else if (!o->allow_network) {
 		/* No socket but AF_UNIX; and no connect() or addressed
 		 * sendto() at all, so that AF_UNIX cannot reach a host
 		 * daemon (a resolver, D-Bus, docker.sock) either. */
@@ -1106,6 +1240,13 @@ static void plan_release(struct plan *p)
 	if (p->ruleset_fd >= 0)
 		close(p->ruleset_fd);
 	p->ruleset_fd = -1;
+	if (p->proxy_fd >= 0)
+		close(p->proxy_fd);
+	if (p->proxy_peer >= 0)
+		close(p->proxy_peer);
+	p->proxy_fd = p->proxy_peer = -1;
+	skitx_free(p->envp);
+	p->envp = NULL;
 #ifdef __linux__
 	cgroup_end(p);
 	skitx_free(p->prog.filter);
@@ -1128,6 +1269,82 @@ static void plan_netns(struct plan *p, const struct skit__run_opts *o)
 	p->want |= SKIT_SANDBOX_NETNS;
 	p->ns_flags |= CLONE_NEWNET;
 }
+
+/* Whether `entry` ("NAME=value") sets a proxy variable of its own. */
+static bool proxy_var(const char *entry)
+{
+	static const char *const names[] = { "http_proxy=", "https_proxy=",
+		                             "all_proxy=", "no_proxy=" };
+
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(names); i++)
+		if (!strncasecmp(entry, names[i], strlen(names[i])))
+			return true;
+	return false;
+}
+
+/*
+ * Web proxy step, in P: the socketpair A hands the listener over, and
+ * the environment with the proxy announced (the caller's own proxy
+ * variables dropped: they would lead nowhere).
+ */
+static void plan_proxy(struct plan *p, const struct skit__run_opts *o)
+{
+	static char *const vars[] = { "HTTP_PROXY=" PROXY_URL,
+		                      "HTTPS_PROXY=" PROXY_URL,
+		                      "http_proxy=" PROXY_URL,
+		                      "https_proxy=" PROXY_URL };
+	size_t n = 0, k = 0;
+	int sv[2];
+
+	if (!web_proxy(o))
+		return;
+	while (o->envp && o->envp[n])
+		n++;
+	p->envp = skitx_calloc(n + SKIT_ARRAY_SIZE(vars) + 1, sizeof(char *));
+	if (!p->envp ||
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+		/* No proxy: the namespace keeps the network off. */
+		skitx_free(p->envp);
+		p->envp = NULL;
+		return;
+	}
+	p->proxy_peer = sv[0];
+	p->proxy_fd = sv[1];
+	for (size_t i = 0; i < n; i++)
+		if (!proxy_var(o->envp[i]))
+			p->envp[k++] = o->envp[i];
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(vars); i++)
+		p->envp[k++] = vars[i];
+}
+
+/* In P: the listener A sent, or -1. */
+static int proxy_receive(int peer)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct msghdr msg;
+	struct iovec iov;
+	struct cmsghdr *cm;
+	char one;
+	int fd = -1;
+
+	memset(&msg, 0, sizeof(msg));
+	iov.iov_base = &one;
+	iov.iov_len = 1;
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = ctl.buf;
+	msg.msg_controllen = sizeof(ctl.buf);
+	if (recvmsg(peer, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) != 1)
+		return -1;
+	cm = CMSG_FIRSTHDR(&msg);
+	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
+	    cm->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	return fd;
+}
 #endif
 
 static void plan_build(struct plan *p, const struct skit__run_opts *o)
@@ -1138,7 +1355,7 @@ static void plan_build(struct plan *p, const struct skit__run_opts *o)
 
 	memset(p, 0, sizeof(*p));
 	p->parent = getpid();
-	p->ruleset_fd = p->cgroup_fd = -1;
+	p->ruleset_fd = p->cgroup_fd = p->proxy_fd = p->proxy_peer = -1;
 	p->want = SKIT_SANDBOX_PGROUP | SKIT_SANDBOX_RLIMITS;
 #ifdef __linux__
 	p->want |= SKIT_SANDBOX_NO_NEW_PRIVS | SKIT_SANDBOX_LANDLOCK |
@@ -1155,6 +1372,7 @@ static void plan_build(struct plan *p, const struct skit__run_opts *o)
 	cgroup_make(p, procs > 0 ? procs + 2 : -1);
 	p->ns_flags = CLONE_NEWPID;
 	plan_netns(p, o);
+	plan_proxy(p, o);
 	if (geteuid() != 0) {
 		snprintf(p->uid_map, sizeof(p->uid_map), "%lu %lu 1\n",
 		         (unsigned long)geteuid(), (unsigned long)geteuid());
@@ -1191,6 +1409,32 @@ static void plan_build(struct plan *p, const struct skit__run_opts *o)
 }
 
 /* ---- in the parent: running -------------------------------------------- */
+
+#ifdef __linux__
+/*
+ * Serve the listener A sent with the proxy. When none came or the proxy
+ * cannot start, the listener is closed: the program's connections are
+ * refused at once rather than left hanging.
+ */
+static struct skit__netproxy *proxy_start(struct plan *p,
+                                          const struct skit__run_opts *o)
+{
+	struct skit__netproxy_opts po;
+	struct skit__netproxy *px = NULL;
+	int lfd;
+
+	close(p->proxy_fd);
+	p->proxy_fd = -1;
+	lfd = proxy_receive(p->proxy_peer);
+	if (lfd < 0)
+		return NULL;
+	po.domains = o->web_domains;
+	po.resolve = o->proxy_resolve;
+	if (skit__netproxy_start(&px, lfd, &po, NULL))
+		return NULL;
+	return px;
+}
+#endif
 
 /* Read the records available, waiting up to `ms` for the first. */
 static void read_reports(struct run *r, int ms)
@@ -1304,6 +1548,7 @@ int skit__run(struct skit__run_result *res, const struct skit__run_opts *o,
 	bool term_sent = false, killed = false, reaped = false;
 	long drain_until = 0;
 	int status = 0, rc = 0, r;
+	struct skit__netproxy *proxy = NULL;
 	struct plan plan;
 	struct run run;
 	pid_t pid, w;
@@ -1316,7 +1561,7 @@ int skit__run(struct skit__run_result *res, const struct skit__run_opts *o,
 	res->exit_code = -1;
 	grace = o->grace_ms > 0 ? o->grace_ms : DEFAULT_GRACE_MS;
 	memset(&plan, 0, sizeof(plan));
-	plan.ruleset_fd = plan.cgroup_fd = -1;
+	plan.ruleset_fd = plan.cgroup_fd = plan.proxy_fd = plan.proxy_peer = -1;
 	if (o->confine)
 		plan_build(&plan, o);
 	/* O_CLOEXEC everywhere: a fork+exec in another thread must not
@@ -1350,6 +1595,10 @@ int skit__run(struct skit__run_result *res, const struct skit__run_opts *o,
 		fcntl(run.report, F_SETFL, O_NONBLOCK);
 		wait_ready(&run, start + READY_MS < deadline ? start + READY_MS
 		                                             : deadline);
+#ifdef __linux__
+		if (plan.proxy_peer >= 0)
+			proxy = proxy_start(&plan, o);
+#endif
 	} else {
 		/* Both sides set the group, so a kill cannot race the
 		 * child's. */
@@ -1469,6 +1718,7 @@ int skit__run(struct skit__run_result *res, const struct skit__run_opts *o,
 	res->layers = run.layers;
 	res->missing = o->confine ? plan.want & ~run.layers : 0;
 out:
+	skit__netproxy_stop(proxy);
 	if (o->confine)
 		plan_release(&plan);
 	if (run.report >= 0)
@@ -1522,7 +1772,7 @@ unsigned int skit_sandbox_available(void)
 		bits |= SKIT_SANDBOX_SECCOMP;
 # endif
 	memset(&p, 0, sizeof(p));
-	p.ruleset_fd = p.cgroup_fd = -1;
+	p.ruleset_fd = p.cgroup_fd = p.proxy_fd = p.proxy_peer = -1;
 	p.ns_flags = CLONE_NEWPID | CLONE_NEWNET;
 	if (geteuid() != 0) {
 		snprintf(p.uid_map, sizeof(p.uid_map), "%lu %lu 1\n",

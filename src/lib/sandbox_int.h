@@ -46,6 +46,16 @@ struct skit__run_opts {
 	                                   (the per-run workdir) */
 	bool allow_network;             /* else no sockets but AF_UNIX */
 	/*
+	 * NULL-ended; with allow_network false and at least one entry, the
+	 * program gets HTTP and HTTPS to these hosts (as in
+	 * skit__netproxy_opts: "HOST", "*", "!HOST") through skit's proxy,
+	 * announced in HTTP_PROXY, HTTPS_PROXY, http_proxy and https_proxy,
+	 * and no other network (docs/sandbox.md). Without a network
+	 * namespace such a run does not start (exit 127).
+	 */
+	const char *const *web_domains;
+	const char *const *proxy_resolve; /* tests: "HOST=ADDRESS" pairs */
+	/*
 	 * NULL-ended; never writable, even beneath write_paths: each one
 	 * that exists is bind-mounted read-only over itself in the run's
 	 * mount namespace (docs/sandbox.md). Absolute paths.
@@ -116,9 +126,9 @@ void skit__run_result_release(struct skit__run_result *res);
 
 /*
  * Layers to treat as unavailable on this system (SKIT_SANDBOX_LANDLOCK and
- * SKIT_SANDBOX_SECCOMP are the ones honoured), so that tests can exercise what happens when a
- * kernel lacks a layer. 0 in normal use; not thread-safe; never set from
- * the environment.
+ * SKIT_SANDBOX_SECCOMP are the ones honoured), so that tests can exercise what
+ * happens when a kernel lacks a layer. 0 in normal use; not thread-safe; never
+ * set from the environment.
  */
 extern unsigned int skit__sandbox_disabled;
 

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "support/httpd.h"
 #include "support/procs.h"
 #include "skit/sandbox.h"
 #include "lib/sandbox_int.h"
@@ -1065,6 +1066,109 @@ static void test_sandbox__netns_alone(void)
 	close(ufd);
 }
 
+static const char *const web_allowed[] = { "allowed.test", NULL };
+static const char *const web_resolve[] = { "allowed.test=127.0.0.1",
+	                                   "other.test=127.0.0.1", NULL };
+
+static void web_only(struct skit__run_opts *o)
+{
+	o->web_domains = web_allowed;
+	o->proxy_resolve = web_resolve;
+}
+
+/*
+ * WebFetch(domain:allowed.test): the program reaches a local server by
+ * that name through skit's proxy, by plain HTTP and through a CONNECT
+ * tunnel (the name is mapped to 127.0.0.1 by the proxy's test resolver);
+ * another name gets a 403; direct TCP to the same server, UDP, IPv6 and
+ * raw sockets fail.
+ */
+static void test_sandbox__web_proxy(void)
+{
+	httpd_response r = HTTPD_RESPONSE_INIT;
+	struct skit__run_result res;
+	struct httpd *h;
+	char script[4096];
+	const char *out;
+	int sport;
+
+	fresh();
+	if (access("/usr/bin/python3", X_OK)) {
+		printf("note: no python3; web proxy test skipped\n");
+		return;
+	}
+	ASSERT_OK(httpd_start(&h));
+	sport = (int)strtol(strrchr(httpd_url(h), ':') + 1, NULL, 10);
+	r.content_type = "text/plain";
+	r.body = "body-by-http";
+	httpd_push(h, &r);
+	r.body = "body-by-tunnel";
+	httpd_push(h, &r);
+	snprintf(script, sizeof(script),
+	         "exec python3 -c \"import os, socket, urllib.request, "
+	         "http.client\n"
+	         "print('proxy-env', os.environ.get('HTTPS_PROXY'))\n"
+	         "try:\n"
+	         "  print(urllib.request.urlopen('http://allowed.test:%d/a', "
+	         "timeout=10).read().decode())\n"
+	         "except Exception as e:\n"
+	         "  print('http-failed', e)\n"
+	         "try:\n"
+	         "  c = http.client.HTTPConnection('127.0.0.1', 3128, "
+	         "timeout=10)\n"
+	         "  c.set_tunnel('allowed.test', %d)\n"
+	         "  c.request('GET', '/t')\n"
+	         "  print(c.getresponse().read().decode())\n"
+	         "except Exception as e:\n"
+	         "  print('tunnel-failed', e)\n"
+	         "try:\n"
+	         "  urllib.request.urlopen('http://other.test:%d/', "
+	         "timeout=10)\n"
+	         "  print('other-reached')\n"
+	         "except urllib.error.HTTPError as e:\n"
+	         "  print('other-refused', e.code)\n"
+	         "except Exception as e:\n"
+	         "  print('other-failed', e)\n"
+	         "def tryit(name, fam, typ, addr):\n"
+	         "  try:\n"
+	         "    s = socket.socket(fam, typ)\n"
+	         "    s.settimeout(3)\n"
+	         "    if typ == socket.SOCK_DGRAM: s.sendto(b'x', addr)\n"
+	         "    elif addr: s.connect(addr)\n"
+	         "    print(name + '-open')\n"
+	         "  except OSError as e:\n"
+	         "    print(name + '-refused', e.errno)\n"
+	         "tryit('tcp', socket.AF_INET, socket.SOCK_STREAM, "
+	         "('127.0.0.1', %d))\n"
+	         "tryit('udp', socket.AF_INET, socket.SOCK_DGRAM, "
+	         "('127.0.0.1', %d))\n"
+	         "tryit('ipv6', socket.AF_INET6, socket.SOCK_STREAM, "
+	         "('::1', %d))\n"
+	         "tryit('raw', socket.AF_INET, socket.SOCK_RAW, None)\n"
+	         "tryit('packet', socket.AF_PACKET, socket.SOCK_RAW, None)\n\"",
+	         sport, sport, sport, sport, sport, sport);
+	run_sh(&res, script, web_only);
+	out = skitx_buf_cstr(&res.out);
+	if (res.exit_code != 0 || !strstr(out, "body-by-http"))
+		printf("out: %s\nerr: %s\n", out, skitx_buf_cstr(&res.err));
+	ASSERT_EQ(res.exit_code, 0);
+	ASSERT(res.layers & SKIT_SANDBOX_NETNS);
+	ASSERT_CONTAINS(out, "proxy-env http://127.0.0.1:3128");
+	ASSERT_CONTAINS(out, "body-by-http");
+	ASSERT_CONTAINS(out, "body-by-tunnel");
+	ASSERT_CONTAINS(out, "other-refused 403");
+	ASSERT_CONTAINS(out, "tcp-refused");
+	ASSERT_CONTAINS(out, "udp-refused");
+	ASSERT_CONTAINS(out, "ipv6-refused");
+	ASSERT_CONTAINS(out, "raw-refused");
+	ASSERT_CONTAINS(out, "packet-refused");
+	ASSERT_EQ(httpd_request_count(h), 2);
+	ASSERT_STR(httpd_request_at(h, 0)->path, "/a");
+	ASSERT_STR(httpd_request_at(h, 1)->path, "/t");
+	skit__run_result_release(&res);
+	httpd_stop(h);
+}
+
 TEST_MAIN(
         TEST(test_sandbox__probe) TEST(test_sandbox__unconfined_unchanged) TEST(
                 test_sandbox__secret_outside) TEST(test_sandbox__write_outside)
@@ -1072,10 +1176,10 @@ TEST_MAIN(
                         test_sandbox__fork_bomb) TEST(test_sandbox__flood)
                         TEST(test_sandbox__outlive) TEST(test_sandbox__symlink_out) TEST(
                                 test_sandbox__trap_term) TEST(test_sandbox__inherited_fds)
-                                TEST(test_sandbox__terminal) TEST(
-                                        test_sandbox__signals) TEST(test_sandbox__rlimits)
-                                        TEST(test_sandbox__python_runs) TEST(
-                                                test_sandbox__no_cgroup_left)
-                                                TEST(test_sandbox__seccomp_refusals) TEST(
-                                                        test_sandbox__keyrings)
-                                                        TEST(test_sandbox__netns_alone))
+                                TEST(test_sandbox__terminal) TEST(test_sandbox__signals) TEST(
+                                        test_sandbox__rlimits) TEST(test_sandbox__python_runs)
+                                        TEST(test_sandbox__no_cgroup_left) TEST(
+                                                test_sandbox__seccomp_refusals)
+                                                TEST(test_sandbox__keyrings) TEST(
+                                                        test_sandbox__netns_alone)
+                                                        TEST(test_sandbox__web_proxy))
