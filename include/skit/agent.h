@@ -63,6 +63,11 @@ typedef struct {
 	/** The run-time flag that would approve it without asking
 	 *  (`--allow 'PATTERN'` or `--yes`); "" when none would. */
 	const char *approving_flag;
+	/** For `shell` and `run_skill_script`: the network the program
+	 *  will have, one line ("on: the whole network", "HTTP and HTTPS
+	 *  to example.com only, through skit's proxy", "off"); NULL for
+	 *  other tools. */
+	const char *network;
 } skit_approval;
 
 /** Answers to skit_agent_hooks.on_approve. */

@@ -317,6 +317,11 @@ static void show_call(struct cli_agent *ca, const skit_approval *req)
 	fputs("\n  arguments: ", stderr);
 	cli_put_text(stderr, req->arguments, true, 0);
 	fputc('\n', stderr);
+	if (req->network) {
+		fputs("  network: ", stderr);
+		cli_put_text(stderr, req->network, true, 0);
+		fputc('\n', stderr);
+	}
 }
 
 /* On a terminal: ask. y, n, or a (always, for this session). */

@@ -911,7 +911,51 @@ static int confine(struct skit_agent *a, struct skit__run_opts *ro,
 	ro->disk_cap = a->disk_cap < left ? a->disk_cap : left;
 	ro->allow_network = skit_policy_network(
 	        a->policy, skit__agent_policy_view(a), a->nactive, skill);
+	/* Else HTTP(S) to the WebFetch domains, through the sandbox's
+	 * proxy; freed by the caller after the run (web_domains_done). */
+	if (!ro->allow_network) {
+		char **d = NULL;
+
+		if (!skit_policy_web_domains(&d, a->policy,
+		                             skit__agent_policy_view(a),
+		                             a->nactive, skill, NULL))
+			ro->web_domains = (const char *const *)d;
+	}
 	return left ? 0 : SKIT_ELIMIT;
+}
+
+static void web_domains_done(struct skit__run_opts *ro)
+{
+	skit_policy_web_domains_free((char **)ro->web_domains);
+	ro->web_domains = NULL;
+}
+
+/* The network a program run for `skill` (NULL: a shell call) will have,
+ * in one line for the approval prompt. 0 or SKIT_ENOMEM. */
+static int network_line(struct skit_agent *a, const char *skill,
+                        struct skitx_buf *b)
+{
+	const skit_active_skill *view = skit__agent_policy_view(a);
+	char **d = NULL;
+	int rc = 0;
+
+	if (skit_policy_network(a->policy, view, a->nactive, skill))
+		return skitx_buf_puts(b, "on: the whole network (--network)");
+	if (skit_policy_web_domains(&d, a->policy, view, a->nactive, skill,
+	                            NULL))
+		return SKIT_ENOMEM;
+	if (!d)
+		return skitx_buf_puts(b, "off");
+	rc |= skitx_buf_puts(b, "HTTP and HTTPS to ");
+	for (size_t i = 0, n = 0; d[i]; i++) {
+		if (d[i][0] == '!')
+			continue;
+		rc |= skitx_buf_printf(b, "%s%s", n++ ? ", " : "",
+		                       strcmp(d[i], "*") ? d[i] : "any host");
+	}
+	rc |= skitx_buf_puts(b, " only, through skit's proxy");
+	skit_policy_web_domains_free(d);
+	return rc ? SKIT_ENOMEM : 0;
 }
 
 /* Say once per layer, in one line and in the trail, what the sandbox
@@ -1102,6 +1146,7 @@ static int do_run_script(struct skit_agent *a, json_t *args,
 	readable[0] = dir;
 	readable[1] = a->project_dir;
 	if (confine(a, &ro, readable, s->name, cwd)) {
+		web_domains_done(&ro);
 		skitx_free(full);
 		skitx_free(argv);
 		strv_free(env);
@@ -1114,6 +1159,7 @@ static int do_run_script(struct skit_agent *a, json_t *args,
 	skit__agent_trace(a, SKIT_TRACE_TOOL, "run %s/%s%s", s->name, path,
 	                  nargs ? " ..." : "");
 	rc = skit__run(&res, &ro, err);
+	web_domains_done(&ro);
 	skitx_free(argv);
 	strv_free(env);
 	skitx_free(cwd);
@@ -1186,6 +1232,7 @@ static int do_shell(struct skit_agent *a, json_t *args, struct skitx_buf *out,
 	}
 	argv[2] = (char *)cmd;
 	if (confine(a, &ro, readable, NULL, cwd)) {
+		web_domains_done(&ro);
 		strv_free(env);
 		skitx_free(cwd);
 		return disk_spent(a, out, is_error);
@@ -1195,6 +1242,7 @@ static int do_shell(struct skit_agent *a, json_t *args, struct skitx_buf *out,
 	ro.envp = env;
 	skit__agent_trace(a, SKIT_TRACE_TOOL, "shell: %.120s", cmd);
 	rc = skit__run(&res, &ro, err);
+	web_domains_done(&ro);
 	strv_free(env);
 	skitx_free(cwd);
 	if (rc) {
@@ -1356,11 +1404,12 @@ static int gate(struct skit_agent *a, const char *name, json_t *args,
 	skit_tool_request req;
 	skit_approval ap;
 	skit_decision d;
-	struct skitx_buf t;
+	struct skitx_buf t, net;
 	bool has_key;
 	int rc;
 
 	*go = false;
+	skitx_buf_init(&net, 0);
 	if (!strcmp(name, "run_skill_script"))
 		skill = skit__str_arg(args, "skill");
 	skitx_buf_init(&t, 0);
@@ -1418,6 +1467,14 @@ static int gate(struct skit_agent *a, const char *name, json_t *args,
 	ap.risk = d.risk;
 	ap.always = always;
 	ap.approving_flag = flag;
+	ap.network = NULL;
+	if (!strcmp(name, "shell") || !strcmp(name, "run_skill_script")) {
+		if (network_line(a, skill, &net)) {
+			rc = skit__error_oom(err);
+			goto done;
+		}
+		ap.network = skitx_buf_cstr(&net);
+	}
 	if (a->hooks.on_approve)
 		ans = a->hooks.on_approve(&ap, a->hooks.payload);
 	if (ans == SKIT_APPROVE_NO_ASK && a->hooks.on_refused)
@@ -1457,6 +1514,7 @@ static int gate(struct skit_agent *a, const char *name, json_t *args,
 done:
 	free(json);
 	skitx_buf_release(&t);
+	skitx_buf_release(&net);
 	return rc;
 }
 

@@ -1465,10 +1465,13 @@ static skit_approve_answer ask_hook(const skit_approval *req, void *payload)
 		ASSERT_STR(req->approving_flag,
 		           "--allow 'Bash(echo GATED-SHELL)'");
 		ASSERT(!req->skill);
+		/* The prompt says what network the program would have. */
+		ASSERT_STR(req->network, "off");
 		return SKIT_APPROVE_YES;
 	}
 	ASSERT_STR(req->tool, "run_skill_script");
 	ASSERT_STR(req->skill, "gated");
+	ASSERT_STR(req->network, "off");
 	ASSERT_STR(req->always, "runs of gated's scripts/ok.sh");
 	ASSERT_CONTAINS(req->arguments, "\"path\":\"scripts/ok.sh\"");
 	return SKIT_APPROVE_ALWAYS;
