@@ -12,7 +12,10 @@
  * and 90th percentile of each, in milliseconds, and the difference of the
  * medians between the confined run and the floor (target: 5 ms); and,
  * to price the network namespace alone, confined runs with the network
- * allowed (no namespace) against the confined ones.
+ * allowed (no namespace) against the confined ones; and, to price the
+ * web proxy's start and stop, confined runs with a WebFetch domain (the
+ * loopback brought up, the listener handed over, the proxy thread
+ * started and joined) against the plain confined ones.
  */
 #include "bench.h"
 #include "common.h"
@@ -70,13 +73,15 @@ static double run(struct skit__run_opts *o, unsigned int *layers)
 int main(int argc, char **argv)
 {
 	static double t_plain[MAX_RUNS], t_open[MAX_RUNS], t_conf[MAX_RUNS];
-	static double t_net[MAX_RUNS];
+	static double t_net[MAX_RUNS], t_web[MAX_RUNS];
+	static const char *const web[] = { "example.com", NULL };
 	char *targv[] = { "/bin/true", NULL };
 	char *envp[] = { "PATH=/usr/bin:/bin", NULL };
 	const char *dir = "/tmp", *wp[2] = { NULL, NULL };
 	struct skit__run_opts o;
-	unsigned int layers = 0, open_layers = 0, net_layers = 0;
-	double mp, mo, mc, mn;
+	unsigned int layers = 0, open_layers = 0, net_layers = 0,
+	             web_layers = 0;
+	double mp, mo, mc, mn, mw;
 	int n = 200, i;
 
 	for (i = 1; i < argc; i++) {
@@ -114,11 +119,15 @@ int main(int argc, char **argv)
 		o.allow_network = true;
 		t_net[i] = run(&o, &net_layers);
 		o.allow_network = false;
+		o.web_domains = web;
+		t_web[i] = run(&o, &web_layers);
+		o.web_domains = NULL;
 	}
 	mp = pct(t_plain, n, 50);
 	mo = pct(t_open, n, 50);
 	mc = pct(t_conf, n, 50);
 	mn = pct(t_net, n, 50);
+	mw = pct(t_web, n, 50);
 	printf("runs=%d layers=", n);
 	for (unsigned int b = 1; b & SKIT_SANDBOX_ALL; b <<= 1)
 		if (layers & b)
@@ -134,6 +143,10 @@ int main(int argc, char **argv)
 	       "allowed: no netns)\n",
 	       mn, pct(t_net, n, 90));
 	printf("confined-plain median_diff_ms=%.3f (target < 5)\n", mc - mp);
+	printf("web      median_ms=%.3f p90_ms=%.3f (confined, WebFetch "
+	       "domains: the proxy)\n",
+	       mw, pct(t_web, n, 90));
 	printf("netns    median_diff_ms=%.3f (confined - net-on)\n", mc - mn);
+	printf("proxy    median_diff_ms=%.3f (web - confined)\n", mw - mc);
 	return 0;
 }

@@ -845,6 +845,7 @@ static const struct refusal refusals[] = {
 	  EPERM },
 	{ "personality(PER_SVR4)", SYS_personality, { 0x0001 }, EPERM },
 	{ "personality(0xfffdfff7)", SYS_personality, { 0xfffdfff7L }, EPERM },
+	{ "socket(AF_VSOCK)", SYS_socket, { 40, 1, 0 }, EACCES },
 };
 
 static void test_sandbox__seccomp_refusals(void)
@@ -905,6 +906,18 @@ static void test_sandbox__seccomp_refusals(void)
 	}
 	ASSERT(!strstr(out, "personality-query -1"));
 	ASSERT_CONTAINS(out, "personality-linux 0 0");
+	skit__run_result_release(&res);
+
+	/* AF_VSOCK stays refused with the network on. */
+	run_sh(&res,
+	       "exec python3 -c \"import socket\n"
+	       "try:\n"
+	       "  socket.socket(40, socket.SOCK_STREAM)\n"
+	       "  print('vsock-open')\n"
+	       "except OSError as e:\n"
+	       "  print('vsock-refused', e.errno)\n\"",
+	       allow_net);
+	ASSERT_CONTAINS(skitx_buf_cstr(&res.out), "vsock-refused 13");
 	skit__run_result_release(&res);
 }
 
