@@ -1005,6 +1005,12 @@ static void netns_only_net_on(struct skit__run_opts *o)
 	skit__sandbox_disabled = SKIT_SANDBOX_SECCOMP | SKIT_SANDBOX_LANDLOCK;
 }
 
+static void scope_only_net_on(struct skit__run_opts *o)
+{
+	o->allow_network = true;
+	skit__sandbox_disabled = SKIT_SANDBOX_SECCOMP;
+}
+
 /*
  * The network namespace on its own (seccomp and Landlock switched off):
  * a TCP listener and an abstract AF_UNIX listener of the host are out of
@@ -1075,6 +1081,20 @@ static void test_sandbox__netns_alone(void)
 	ASSERT_CONTAINS(skitx_buf_cstr(&res.out), "tcp-connected");
 	ASSERT_CONTAINS(skitx_buf_cstr(&res.out), "abstract-connected");
 	skit__run_result_release(&res);
+
+	/* Landlock scoping (ABI 6) alone, with the network on (so no
+	 * namespace) and no filter: the abstract socket is out of reach. */
+	if (avail & SKIT_SANDBOX_LANDLOCK_SCOPE) {
+		run_sh(&res, script, scope_only_net_on);
+		skit__sandbox_disabled = 0;
+		ASSERT_EQ(res.exit_code, 0);
+		ASSERT(res.layers & SKIT_SANDBOX_LANDLOCK_SCOPE);
+		ASSERT(!(res.layers & SKIT_SANDBOX_NETNS));
+		ASSERT_CONTAINS(skitx_buf_cstr(&res.out), "abstract-refused");
+		skit__run_result_release(&res);
+	} else {
+		note("abstract socket scope", SKIT_SANDBOX_LANDLOCK_SCOPE);
+	}
 	close(lfd);
 	close(ufd);
 }
