@@ -48,6 +48,20 @@ int cmd_eval(int argc, char **argv);
  */
 int cli_default_runs_dir(char **out);
 
+/*
+ * The edit distance between `a` and `b` (insertions, deletions,
+ * substitutions and swaps of neighbours), or SIZE_MAX for words over 64
+ * bytes.
+ */
+size_t cli_edit_distance(const char *a, const char *b);
+
+/*
+ * The candidate closest to `word` when it is close enough to be a likely
+ * typo (one edit for words under five bytes, two from five), else NULL.
+ * Borrows from `cands`.
+ */
+const char *cli_suggest(const char *word, const char *const *cands, size_t n);
+
 /* True when colour may be used on `f` (a TTY, and NO_COLOR unset). */
 bool cli_color(FILE *f);
 
