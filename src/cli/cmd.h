@@ -49,6 +49,12 @@ int cmd_eval(int argc, char **argv);
 int cli_default_runs_dir(char **out);
 
 /*
+ * `skit __complete commands|options CMD|skills`: the words the shell
+ * completions offer, one a line (cmd_complete.c). `cmds` is the table.
+ */
+int cli_complete(int argc, char **argv, const struct cmd *cmds, size_t n);
+
+/*
  * The edit distance between `a` and `b` (insertions, deletions,
  * substitutions and swaps of neighbours), or SIZE_MAX for words over 64
  * bytes.

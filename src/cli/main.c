@@ -152,6 +152,9 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(verb, "help"))
 		return help(argc - 1, argv + 1);
+	if (!strcmp(verb, "__complete"))
+		return cli_complete(argc - 1, argv + 1, commands,
+		                    SKIT_ARRAY_SIZE(commands));
 	if (!strcmp(verb, "--version") || !strcmp(verb, "-V") ||
 	    !strcmp(verb, "version")) {
 		printf("skit %s\n", skit_version());
