@@ -68,6 +68,17 @@ size_t cli_edit_distance(const char *a, const char *b);
  */
 const char *cli_suggest(const char *word, const char *const *cands, size_t n);
 
+struct option;
+
+/*
+ * The usage error for getopt_long()'s return `c` ('?' or ':') on `argv`:
+ * names the word that is wrong (not a neighbour), says what a value-less
+ * option needs, and offers the closest long option of `longopts` (may be
+ * NULL) for a mistyped one. Returns CLI_USAGE.
+ */
+int cli_unknown_option(const char *verb, int c, int argc, char **argv,
+                       const struct option *longopts);
+
 /* True when colour may be used on `f` (a TTY, and NO_COLOR unset). */
 bool cli_color(FILE *f);
 

@@ -9,6 +9,8 @@
  */
 #include "common.h"
 
+#include <getopt.h>
+
 #include "cli/cmd.h"
 
 /* Words longer than this are never close to a command or option name. */
@@ -66,4 +68,68 @@ const char *cli_suggest(const char *word, const char *const *cands, size_t n)
 		}
 	}
 	return best_d <= limit ? best : NULL;
+}
+
+/*
+ * The argument getopt was looking at when it stopped on `optopt`: for a
+ * long option the word just consumed; for a short one inside a cluster
+ * ("-21risk"), getopt has not moved past the word yet, so search for the
+ * first word that is a short-option cluster holding that letter.
+ */
+static const char *bad_word(int argc, char **argv)
+{
+	if (!optopt || optopt >= 0x100)
+		return argv[optind - 1];
+	for (int i = 1; i < argc; i++) {
+		const char *w = argv[i];
+
+		if (!strcmp(w, "--"))
+			break;
+		if (w[0] == '-' && w[1] && w[1] != '-' && strchr(w + 1, optopt))
+			return w;
+	}
+	return argv[optind - 1];
+}
+
+int cli_unknown_option(const char *verb, int c, int argc, char **argv,
+                       const struct option *longopts)
+{
+	const char *names[128], *word, *near;
+	char dashed[64];
+	size_t n = 0, len;
+
+	word = bad_word(argc, argv);
+	if (c == ':')
+		return cli_usage_error(verb, "option '%s' needs a value",
+		                       argv[optind - 1]);
+	if (optopt && optopt < 0x100 && word[0] == '-' && word[1] != '-') {
+		if (word[2])
+			return cli_usage_error(
+			        verb,
+			        "unknown option '-%c' in '%s' (put '--' before "
+			        "an argument that starts with '-')",
+			        optopt, word);
+		return cli_usage_error(verb, "unknown option '%s'", word);
+	}
+	len = strcspn(word, "=");
+	for (size_t i = 0; longopts && longopts[i].name && n < 128; i++)
+		names[n++] = longopts[i].name;
+	if (word[0] == '-' && word[1] == '-' && len - 2 < sizeof(dashed)) {
+		memcpy(dashed, word + 2, len - 2);
+		dashed[len - 2] = '\0';
+		/* A known option getopt refused: its value is missing. */
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(dashed, names[i]))
+				return cli_usage_error(verb,
+				                       "option '--%s' needs a "
+				                       "value",
+				                       dashed);
+		near = cli_suggest(dashed, names, n);
+		if (near)
+			return cli_usage_error(verb,
+			                       "unknown option '%.*s'; did you "
+			                       "mean '--%s'?",
+			                       (int)len, word, near);
+	}
+	return cli_usage_error(verb, "unknown option '%.*s'", (int)len, word);
 }

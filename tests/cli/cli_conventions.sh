@@ -38,4 +38,38 @@ spec_run "$W" --frob
 spec_expect_rc "--frob" 2
 spec_expect_grep "--frob: named" "$T/err" "unknown option '--frob'"
 
+# --- options anywhere (GNU getopt permutation), and '--'
+spec_run "$W" init csv-tools --description "Summarise CSV files. Use when asked about a .csv."
+spec_expect_rc "init NAME --description" 0
+spec_expect_grep "init: description used" "$W/csv-tools/SKILL.md" "Summarise CSV files."
+if grep -q '^license:' "$W/csv-tools/SKILL.md"; then spec_fail "init: license without --license"; else spec_pass; fi
+spec_run "$W" init licensed --license 'Apache-2.0 OR MIT'
+spec_expect_rc "init --license" 0
+spec_expect_grep "init: license written" "$W/licensed/SKILL.md" "license: Apache-2.0 OR MIT"
+spec_run "$W" validate licensed
+spec_expect_rc "init --license: validates" 0
+spec_run "$W" init bad --license 'x: y'
+spec_expect_rc "init --license with YAML syntax" 2
+spec_run "$W" init -- -dash
+spec_expect_rc "init -- -dash: not an option" 2
+spec_expect_grep "init -- -dash: the name is judged" "$T/err" "'-dash' is not a valid skill name"
+spec_run "$W" read-properties csv-tools --help
+spec_expect_rc "read-properties PATH --help" 0
+
+# --- invalid names get a suggestion
+spec_run "$W" init "Csv_Tools"
+spec_expect_rc "init Csv_Tools" 2
+spec_expect_grep "init: suggested name" "$T/err" "try 'csv-tools'"
+
+# --- unknown options name the right word and suggest the closest
+spec_run "$W" init -21risk-automation
+spec_expect_rc "init -21risk" 2
+spec_expect_grep "init -21risk: the word" "$T/err" "'-21risk-automation'"
+spec_expect_grep "init -21risk: the hint" "$T/err" "put '--' before"
+spec_run "$W" init x --descriptoin y
+spec_expect_grep "init --descriptoin: did you mean" "$T/err" "did you mean '--description'?"
+spec_run "$W" init x --dir
+spec_expect_rc "init --dir without value" 2
+spec_expect_grep "init --dir: needs a value" "$T/err" "option '--dir' needs a value"
+
 spec_done
