@@ -72,4 +72,18 @@ spec_run "$W" init x --dir
 spec_expect_rc "init --dir without value" 2
 spec_expect_grep "init --dir: needs a value" "$T/err" "option '--dir' needs a value"
 
+# --- no model configured: how to choose one, exit 2
+for verb in run chat; do
+	(cd "$W" && env -u OPENAI_API_KEY -u ANTHROPIC_API_KEY -u SKIT_MODEL \
+		-u SKIT_CASSETTE "$SKIT" $verb --no-audit $([ $verb = run ] && echo hello)) \
+		>"$T/out" 2>"$T/err" </dev/null
+	rc=$?
+	spec_expect_rc "$verb without a model" 2
+	spec_expect_grep "$verb without a model: says so" "$T/err" "no model configured"
+	for word in OPENAI_API_KEY OPENAI_BASE_URL ANTHROPIC_API_KEY --model SKIT_MODEL replay:; do
+		spec_expect_grep "$verb without a model: names $word" "$T/err" "$word"
+	done
+	if grep -q "needs a cassette" "$T/err"; then spec_fail "$verb: cassette message"; else spec_pass; fi
+done
+
 spec_done
