@@ -24,6 +24,7 @@
 
 #include "lib/agent_int.h"
 #include "lib/error.h"
+#include "lib/protect.h"
 #include "lib/tools_int.h"
 #include "util/fs.h"
 #include "util/path.h"
@@ -461,13 +462,34 @@ static int open_parent(int root, char *path, const char **base)
 	return fd;
 }
 
+/*
+ * The refusal of a write to a protected path: an error the model sees,
+ * an audit event and a trace line. Not a question for the user: no
+ * --allow pattern opens these paths (only the full-access mode does).
+ */
+static int protected_error(struct skit_agent *a, const char *path,
+                           const char *why, struct skitx_buf *out,
+                           bool *is_error)
+{
+	skit__agent_audit(
+	        a, "file_write_refused",
+	        json_pack("{s:s, s:s}", "path", path, "protected", why));
+	skit__agent_trace(a, SKIT_TRACE_TOOL,
+	                  "write_file %.200s refused: protected (%s)", path,
+	                  why);
+	return skit__tool_error(out, is_error,
+	                        "%.200s: protected path (%.200s); write_file "
+	                        "never writes it",
+	                        path, why);
+}
+
 int skit__tool_write_file(struct skit_agent *a, json_t *args,
                           struct skitx_buf *out, bool *is_error,
                           skit_error *err)
 {
 	json_t *jcontent = json_object_get(args, "content");
 	const char *path, *base, *content;
-	char tmp[300], hex[65], *copy;
+	char tmp[300], hex[65], why[256], *copy;
 	size_t len;
 	struct stat st;
 	bool existed;
@@ -490,6 +512,8 @@ int skit__tool_write_file(struct skit_agent *a, json_t *args,
 		                        "content is %zu bytes; at most %u can "
 		                        "be written at once",
 		                        len, WRITE_MAX);
+	if (skit__protect_check_rel(a, path, why, sizeof(why)))
+		return protected_error(a, path, why, out, is_error);
 	root = project_fd(a, out, is_error, &rc);
 	if (root < 0)
 		return rc;
@@ -502,6 +526,10 @@ int skit__tool_write_file(struct skit_agent *a, json_t *args,
 		                      skit__open_failure(errno));
 		skitx_free(copy);
 		return rc;
+	}
+	if (skit__protect_check_at(a, dfd, base, why, sizeof(why))) {
+		rc = protected_error(a, path, why, out, is_error);
+		goto done;
 	}
 	existed = !fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW);
 	if (existed && !S_ISREG(st.st_mode)) {
