@@ -11,6 +11,7 @@
 #include "cli/agent_opts.h"
 #include "cli/error.h"
 #include "util/buf.h"
+#include "util/fs.h"
 #include "util/path.h"
 
 volatile sig_atomic_t cli_interrupted;
@@ -163,6 +164,12 @@ int cli_agent_option(struct cli_agent *ca, int c, const char *arg,
 			                       "1099511627776), got '%s'",
 			                       arg);
 		ca->disk_cap = v << 20;
+		return 1;
+	case CLI_OPT_PROJECT:
+		if (!*arg)
+			return cli_usage_error(verb,
+			                       "--project needs a folder");
+		ca->project = arg;
 		return 1;
 	default:
 		return 0;
@@ -403,12 +410,59 @@ static void on_refused(const skit_approval *req, void *payload)
 	skitx_buf_release(&b);
 }
 
+/*
+ * The project the run works on: --project DIR, else the one the registry
+ * found, else skit_project_for_run() (which refuses the home folder, `/`
+ * and the system folders). Sets ca->project_found; CLI_USAGE when there
+ * is none.
+ */
+static int find_run_project(struct cli_agent *ca, const char *verb)
+{
+	skit_error err = { 0 };
+	const char *found = ca->reg ? skit_registry_project_dir(ca->reg) : NULL;
+	int rc;
+
+	if (ca->project) {
+		ca->project_found = skitx_path_absolute(ca->project);
+		if (!ca->project_found) {
+			cli_error(verb, "out of memory");
+			return CLI_FAIL;
+		}
+		if (!skitx_fs_is_dir(ca->project_found))
+			return cli_usage_error(verb,
+			                       "--project %s: not a folder",
+			                       ca->project);
+		return CLI_OK;
+	}
+	if (found) {
+		ca->project_found = skitx_strdup(found);
+		if (!ca->project_found) {
+			cli_error(verb, "out of memory");
+			return CLI_FAIL;
+		}
+		return CLI_OK;
+	}
+	rc = skit_project_for_run(&ca->project_found, NULL, &err);
+	if (rc == SKIT_ENOTFOUND) {
+		cli_error(verb,
+		          "%s; run it in a project, or name one with "
+		          "--project DIR",
+		          err.message);
+		return CLI_USAGE;
+	}
+	if (rc < 0) {
+		cli_error(verb, "%s", err.message);
+		return CLI_FAIL;
+	}
+	return CLI_OK;
+}
+
 /* The policy: config files' permissions, then the flags. */
 static int open_policy(struct cli_agent *ca, const char *verb)
 {
 	skit_error err = { 0 };
-	const char *project = skit_registry_project_dir(ca->reg);
-	char *files[3] = { NULL, NULL, NULL }, *found = NULL;
+	const char *project = ca->project_found;
+	char *files[3] = { NULL, NULL, NULL };
 	bool trusted[3] = { true, false, true };
 	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
 	int rc = 0, status = CLI_OK;
@@ -423,9 +477,6 @@ static int open_policy(struct cli_agent *ca, const char *verb)
 		else if (home && *home == '/')
 			files[0] = skitx_path_join(home,
 			                           ".config/skit/config.json");
-		/* With --root the registry looked for no project. */
-		if (!project && skit_project_find(&found, &err) == 0)
-			project = ca->project_found = found;
 		if (project)
 			files[1] =
 			        skitx_path_join(project, ".agents/skit.json");
@@ -499,7 +550,11 @@ int cli_agent_open(struct cli_agent *ca, bool stream_answer, const char *verb)
 	ca->at_line_start = true;
 	ca->show_trace = !ca->quiet && (ca->trace || isatty(STDERR_FILENO));
 	cli_style_init(&ca->style, cli_color(stderr));
-	status = cli_open_registry(&ca->reg, &ca->roots, verb);
+	/* the project skills of --project DIR */
+	status = cli_open_registry_at(&ca->reg, &ca->roots, ca->project, verb);
+	if (status != CLI_OK)
+		return status;
+	status = find_run_project(ca, verb);
 	if (status != CLI_OK)
 		return status;
 	status = open_policy(ca, verb);
@@ -519,7 +574,8 @@ int cli_agent_open(struct cli_agent *ca, bool stream_answer, const char *verb)
 		return rc == SKIT_EUSAGE ? CLI_USAGE : CLI_FAIL;
 	}
 	if (!ca->no_audit && !ca->runs_dir) {
-		if (cli_default_runs_dir(&ca->runs_dir_owned) != 0) {
+		if (cli_project_runs_dir(&ca->runs_dir_owned,
+		                         ca->project_found) != 0) {
 			cli_error(verb, "cannot find a folder for the audit "
 			                "trail; use --runs-dir or --no-audit");
 			return CLI_FAIL;
@@ -547,7 +603,7 @@ int cli_agent_open(struct cli_agent *ca, bool stream_answer, const char *verb)
 	if (isatty(STDIN_FILENO) && isatty(STDERR_FILENO))
 		ao.hooks.on_approve = on_approve;
 	ao.policy = ca->policy;
-	ao.project_dir = ca->project_found; /* NULL: the registry's, or . */
+	ao.project_dir = ca->project_found;
 	ao.file_tools = !ca->no_file_tools;
 	ao.sandbox_mode = ca->sandbox ? ca->sandbox_mode : ca->sandbox_cfg.mode;
 	ao.keep_temp = ca->keep_temp;
@@ -597,7 +653,7 @@ int cli_agent_close(struct cli_agent *ca, int rc, const char *verb)
 	skit_model_free(ca->mod);
 	skit_registry_free(ca->reg);
 	skit_policy_free(ca->policy);
-	skit_free(ca->project_found);
+	skitx_free(ca->project_found);
 	ca->policy = NULL;
 	ca->project_found = NULL;
 	skitx_free(ca->runs_dir_owned);

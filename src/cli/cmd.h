@@ -79,6 +79,10 @@ struct option;
 int cli_unknown_option(const char *verb, int c, int argc, char **argv,
                        const struct option *longopts);
 
+/* The same for a run whose project is known: $SKIT_RUNS_DIR when set,
+ * else <project>/.agents/runs; a NULL `project` is cli_default_runs_dir(). */
+int cli_project_runs_dir(char **out, const char *project);
+
 /* True when colour may be used on `f` (a TTY, and NO_COLOR unset). */
 bool cli_color(FILE *f);
 
@@ -117,5 +121,9 @@ struct cli_roots {
 
 int cli_open_registry(skit_registry **out, const struct cli_roots *r,
                       const char *verb);
+
+/* The same, with the project search starting at `cwd` (NULL: here). */
+int cli_open_registry_at(skit_registry **out, const struct cli_roots *r,
+                         const char *cwd, const char *verb);
 
 #endif
