@@ -54,10 +54,18 @@ typedef enum {
 	/** A cgroup with a process limit (pids.max), emptied and removed
 	 *  after the run. */
 	SKIT_SANDBOX_CGROUP = 1u << 9,
+	/** A private mount namespace: the protected paths bind-mounted
+	 *  read-only, the host's /tmp, /run and /var/run hidden under empty
+	 *  read-only tmpfs (their sockets out of reach). */
+	SKIT_SANDBOX_MOUNTNS = 1u << 10,
+	/** No capabilities in any of the five sets and locked securebits,
+	 *  even when skit runs as root; no setuid or setgid bit can be
+	 *  set on a file. */
+	SKIT_SANDBOX_NOCAPS = 1u << 11,
 } skit_sandbox_layer;
 
 /** Every bit of skit_sandbox_layer. */
-#define SKIT_SANDBOX_ALL 0x3ffu
+#define SKIT_SANDBOX_ALL 0xfffu
 
 /**
  * The layers this system can apply, tried for real where a cheap test
@@ -72,7 +80,7 @@ SKIT_EXTERN unsigned int skit_sandbox_available(void);
 /**
  * The short name of one layer bit: "pgroup", "rlimits", "no_new_privs",
  * "landlock", "landlock_net", "landlock_scope", "seccomp", "netns",
- * "pidns" or "cgroup".
+ * "pidns", "cgroup", "mountns" or "nocaps".
  *
  * @param bit  exactly one skit_sandbox_layer bit
  * @return a static string; NULL when `bit` is not exactly one known bit

@@ -11,6 +11,7 @@
 #include "cli/agent_opts.h"
 #include "cli/error.h"
 #include "util/buf.h"
+#include "util/fs.h"
 #include "util/path.h"
 
 volatile sig_atomic_t cli_interrupted;
@@ -167,13 +168,19 @@ int cli_agent_option(struct cli_agent *ca, int c, const char *arg,
 			                       arg);
 		ca->disk_cap = v << 20;
 		return 1;
+	case CLI_OPT_PROJECT:
+		if (!*arg)
+			return cli_usage_error(verb,
+			                       "--project needs a folder");
+		ca->project = arg;
+		return 1;
 	default:
 		return 0;
 	}
 }
 
 /* --model, then $SKIT_MODEL, then a provider whose key is set, then the
- * offline replay provider with $SKIT_CASSETTE. */
+ * offline replay provider with $SKIT_CASSETTE; NULL when none is set. */
 static const char *default_model(char *buf, size_t len)
 {
 	const char *v = getenv("SKIT_MODEL");
@@ -187,8 +194,27 @@ static const char *default_model(char *buf, size_t len)
 	if (v && *v)
 		return "anthropic:claude-sonnet-4-5";
 	v = getenv("SKIT_CASSETTE");
-	snprintf(buf, len, "replay:%s", v ? v : "");
+	if (!v || !*v)
+		return NULL;
+	snprintf(buf, len, "replay:%s", v);
 	return buf;
+}
+
+/* What to do when no model is configured: the ways to choose one. */
+static void no_model_help(const char *verb)
+{
+	cli_error(verb, "no model configured; choose one of:");
+	fprintf(stderr,
+	        "  export OPENAI_API_KEY=...        OpenAI (add "
+	        "OPENAI_BASE_URL=http://host:port/v1\n"
+	        "                                   for Ollama, vLLM, "
+	        "llama.cpp, LM Studio)\n"
+	        "  export ANTHROPIC_API_KEY=...     Anthropic\n"
+	        "  --model PROVIDER:MODEL           e.g. openai:gpt-4.1-mini, "
+	        "anthropic:claude-sonnet-4-5\n"
+	        "  export SKIT_MODEL=PROVIDER:MODEL the same, for every run\n"
+	        "  --model replay:FILE.jsonl        replay recorded responses "
+	        "offline (see docs/models.md)\n");
 }
 
 static void on_trace(skit_trace_kind kind, const char *line, void *payload)
@@ -392,12 +418,59 @@ static void on_refused(const skit_approval *req, void *payload)
 	skitx_buf_release(&b);
 }
 
+/*
+ * The project the run works on: --project DIR, else the one the registry
+ * found, else skit_project_for_run() (which refuses the home folder, `/`
+ * and the system folders). Sets ca->project_found; CLI_USAGE when there
+ * is none.
+ */
+static int find_run_project(struct cli_agent *ca, const char *verb)
+{
+	skit_error err = { 0 };
+	const char *found = ca->reg ? skit_registry_project_dir(ca->reg) : NULL;
+	int rc;
+
+	if (ca->project) {
+		ca->project_found = skitx_path_absolute(ca->project);
+		if (!ca->project_found) {
+			cli_error(verb, "out of memory");
+			return CLI_FAIL;
+		}
+		if (!skitx_fs_is_dir(ca->project_found))
+			return cli_usage_error(verb,
+			                       "--project %s: not a folder",
+			                       ca->project);
+		return CLI_OK;
+	}
+	if (found) {
+		ca->project_found = skitx_strdup(found);
+		if (!ca->project_found) {
+			cli_error(verb, "out of memory");
+			return CLI_FAIL;
+		}
+		return CLI_OK;
+	}
+	rc = skit_project_for_run(&ca->project_found, NULL, &err);
+	if (rc == SKIT_ENOTFOUND) {
+		cli_error(verb,
+		          "%s; run it in a project, or name one with "
+		          "--project DIR",
+		          err.message);
+		return CLI_USAGE;
+	}
+	if (rc < 0) {
+		cli_error(verb, "%s", err.message);
+		return CLI_FAIL;
+	}
+	return CLI_OK;
+}
+
 /* The policy: config files' permissions, then the flags. */
 static int open_policy(struct cli_agent *ca, const char *verb)
 {
 	skit_error err = { 0 };
-	const char *project = skit_registry_project_dir(ca->reg);
-	char *files[3] = { NULL, NULL, NULL }, *found = NULL;
+	const char *project = ca->project_found;
+	char *files[3] = { NULL, NULL, NULL };
 	bool trusted[3] = { true, false, true };
 	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
 	int rc = 0, status = CLI_OK;
@@ -412,9 +485,6 @@ static int open_policy(struct cli_agent *ca, const char *verb)
 		else if (home && *home == '/')
 			files[0] = skitx_path_join(home,
 			                           ".config/skit/config.json");
-		/* With --root the registry looked for no project. */
-		if (!project && skit_project_find(&found, &err) == 0)
-			project = ca->project_found = found;
 		if (project)
 			files[1] =
 			        skitx_path_join(project, ".agents/skit.json");
@@ -490,13 +560,21 @@ int cli_agent_open(struct cli_agent *ca, bool stream_answer, const char *verb)
 	ca->at_line_start = true;
 	ca->show_trace = !ca->quiet && (ca->trace || isatty(STDERR_FILENO));
 	cli_style_init(&ca->style, cli_color(stderr));
-	status = cli_open_registry(&ca->reg, &ca->roots, verb);
+	/* the project skills of --project DIR */
+	status = cli_open_registry_at(&ca->reg, &ca->roots, ca->project, verb);
+	if (status != CLI_OK)
+		return status;
+	status = find_run_project(ca, verb);
 	if (status != CLI_OK)
 		return status;
 	status = open_policy(ca, verb);
 	if (status != CLI_OK)
 		return status;
 	mo.spec = ca->model ? ca->model : default_model(spec, sizeof(spec));
+	if (!mo.spec) {
+		no_model_help(verb);
+		return CLI_USAGE;
+	}
 	mo.no_stream = ca->no_stream;
 	mo.request_log = ca->request_log;
 	mo.cancel = (const volatile int *)&cli_interrupted;
@@ -506,7 +584,8 @@ int cli_agent_open(struct cli_agent *ca, bool stream_answer, const char *verb)
 		return rc == SKIT_EUSAGE ? CLI_USAGE : CLI_FAIL;
 	}
 	if (!ca->no_audit && !ca->runs_dir) {
-		if (cli_default_runs_dir(&ca->runs_dir_owned) != 0) {
+		if (cli_project_runs_dir(&ca->runs_dir_owned,
+		                         ca->project_found) != 0) {
 			cli_error(verb, "cannot find a folder for the audit "
 			                "trail; use --runs-dir or --no-audit");
 			return CLI_FAIL;
@@ -534,7 +613,7 @@ int cli_agent_open(struct cli_agent *ca, bool stream_answer, const char *verb)
 	if (isatty(STDIN_FILENO) && isatty(STDERR_FILENO))
 		ao.hooks.on_approve = on_approve;
 	ao.policy = ca->policy;
-	ao.project_dir = ca->project_found; /* NULL: the registry's, or . */
+	ao.project_dir = ca->project_found;
 	ao.file_tools = !ca->no_file_tools;
 	ao.sandbox_mode = ca->sandbox ? ca->sandbox_mode : ca->sandbox_cfg.mode;
 	ao.keep_temp = ca->keep_temp;
@@ -584,7 +663,7 @@ int cli_agent_close(struct cli_agent *ca, int rc, const char *verb)
 	skit_model_free(ca->mod);
 	skit_registry_free(ca->reg);
 	skit_policy_free(ca->policy);
-	skit_free(ca->project_found);
+	skitx_free(ca->project_found);
 	ca->policy = NULL;
 	ca->project_found = NULL;
 	skitx_free(ca->runs_dir_owned);

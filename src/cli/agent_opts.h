@@ -48,6 +48,7 @@ enum {
 	CLI_OPT_SANDBOX,
 	CLI_OPT_KEEP_TEMP,
 	CLI_OPT_DISK_CAP,
+	CLI_OPT_PROJECT,
 };
 
 /* clang-format off */
@@ -78,7 +79,8 @@ enum {
 	{ "no-file-tools", no_argument, NULL, CLI_OPT_NO_FILE_TOOLS },     \
 	{ "sandbox", required_argument, NULL, CLI_OPT_SANDBOX },           \
 	{ "keep-temp", no_argument, NULL, CLI_OPT_KEEP_TEMP },             \
-	{ "disk-cap", required_argument, NULL, CLI_OPT_DISK_CAP }
+	{ "disk-cap", required_argument, NULL, CLI_OPT_DISK_CAP },         \
+	{ "project", required_argument, NULL, CLI_OPT_PROJECT }
 
 #define CLI_AGENT_HELP                                                     \
 	"  --model PROVIDER:MODEL  openai:MODEL, anthropic:MODEL or "      \
@@ -115,7 +117,11 @@ enum {
 	"                      over HTTP(S) through skit's proxy)\n"      \
 	"  --no-file-tools     offer only the skill tools (no read_file, " \
 	"grep, shell...)\n"                                                \
-	"  --sandbox MODE      read-only, workspace-write (default) or "  \
+	"  --project DIR       the project the run works on (default: the "  \
+	"nearest folder\n"                                                  \
+	"                      above holding .agents, .agent, .claude or "  \
+	".git)\n"                                                          \
+		"  --sandbox MODE      read-only, workspace-write (default) or "  \
 	"full-access:\n"                                                   \
 	"                      what scripts and shell calls may write\n"   \
 	"  --disk-cap MIB      disk a script run, and a task, may fill "   \
@@ -147,7 +153,7 @@ struct cli_agent {
 	skit_sandbox_mode sandbox_mode;
 	uint64_t disk_cap;               /* --disk-cap, bytes; 0: config */
 	skit_sandbox_config sandbox_cfg; /* from the config files */
-	const char *model, *workdir, *runs_dir, *request_log;
+	const char *model, *workdir, *runs_dir, *request_log, *project;
 	bool no_audit, search, json_actions, no_stream, trace, quiet;
 	unsigned int max_turns, max_tool_calls, max_scripts, max_skills;
 	unsigned long long max_tokens;

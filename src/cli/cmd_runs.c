@@ -85,6 +85,11 @@ static void help_show(void)
 
 int cli_default_runs_dir(char **out)
 {
+	return cli_project_runs_dir(out, NULL);
+}
+
+int cli_project_runs_dir(char **out, const char *project)
+{
 	skit_roots_options opts = SKIT_ROOTS_OPTIONS_INIT;
 	const char *env = getenv("SKIT_RUNS_DIR"), *proj = NULL;
 	skit_registry *reg = NULL;
@@ -96,8 +101,10 @@ int cli_default_runs_dir(char **out)
 		return *out ? 0 : SKIT_ENOMEM;
 	}
 	opts.no_config = true;
-	if (skit_registry_new(&reg, NULL) == 0 &&
-	    skit_registry_add_default_roots(reg, &opts, NULL) == 0)
+	if (project)
+		proj = project;
+	else if (skit_registry_new(&reg, NULL) == 0 &&
+	         skit_registry_add_default_roots(reg, &opts, NULL) == 0)
 		proj = skit_registry_project_dir(reg);
 	base = proj ? skitx_strdup(proj) : skitx_path_absolute(".");
 	skit_registry_free(reg);

@@ -109,6 +109,12 @@ static int add_cli_roots(skit_registry *reg, const struct cli_roots *r,
 int cli_open_registry(skit_registry **out, const struct cli_roots *r,
                       const char *verb)
 {
+	return cli_open_registry_at(out, r, NULL, verb);
+}
+
+int cli_open_registry_at(skit_registry **out, const struct cli_roots *r,
+                         const char *cwd, const char *verb)
+{
 	skit_roots_options opts = SKIT_ROOTS_OPTIONS_INIT;
 	skit_registry *reg = NULL;
 	skit_error err = { 0 };
@@ -126,6 +132,7 @@ int cli_open_registry(skit_registry **out, const struct cli_roots *r,
 	} else {
 		opts.config_file = r->config;
 		opts.no_config = r->no_config;
+		opts.cwd = cwd;
 		error = skit_registry_add_default_roots(reg, &opts, &err);
 		if (error < 0) {
 			cli_error(verb, "%s", err.message);

@@ -20,6 +20,7 @@
 #include "lib/error.h"
 #include "lib/model_int.h"
 #include "lib/pack_int.h"
+#include "lib/protect.h"
 #include "util/path.h"
 
 #define DEFAULT_MAX_TURNS       25u
@@ -668,63 +669,21 @@ static int make_workdir(struct skit_agent *a, const char *given,
 	return rc;
 }
 
-/* Append `dir`/`rel` (or `dir` when rel is NULL) to the NULL-ended list. */
-static int protect_add(struct skit_agent *a, size_t *n, const char *dir,
-                       const char *rel)
-{
-	char *p = rel ? skitx_path_join(dir, rel) : skitx_strdup(dir);
-	char **v;
-
-	if (!p)
-		return SKIT_ENOMEM;
-	v = skitx_realloc(a->protect, (*n + 2) * sizeof(*v));
-	if (!v) {
-		skitx_free(p);
-		return SKIT_ENOMEM;
-	}
-	a->protect = v;
-	v[(*n)++] = p;
-	v[*n] = NULL;
-	return 0;
-}
-
 /*
- * The paths no program may write in any mode but full-access (DESIGN §7):
- * what runs code later (.git), what decides later runs (the skill roots,
- * the project's config) and the audit trail. The sandbox makes the ones
- * inside writable folders read-only.
+ * The paths no program may write in any mode but full-access (protect.h),
+ * NULL-ended for the sandbox, which makes the ones inside writable
+ * folders read-only.
  */
-static int make_protect(struct skit_agent *a, const char *runs_dir)
+static int make_protect(struct skit_agent *a)
 {
-	static const char *const in_project[] = {
-		".git",           ".agents/skills",    ".agent/skills",
-		".claude/skills", ".agents/skit.json", ".agents/runs",
-	};
-	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-	const char *skit_home = getenv("SKIT_HOME");
-	size_t n = 0;
-	int rc = 0;
+	struct skitx_vec v = SKITX_VEC_INIT;
 
-	for (size_t i = 0; !rc && i < SKIT_ARRAY_SIZE(in_project); i++)
-		rc = protect_add(a, &n, a->project_dir, in_project[i]);
-	if (!rc && runs_dir && runs_dir[0] == '/')
-		rc = protect_add(a, &n, runs_dir, NULL);
-	if (!rc && xdg && xdg[0] == '/')
-		rc = protect_add(a, &n, xdg, "skit");
-	if (!rc && skit_home && skit_home[0] == '/')
-		rc = protect_add(a, &n, skit_home, NULL);
-	if (home && home[0] == '/') {
-		static const char *const in_home[] = {
-			".config/skit",
-			".agents",
-			".agent/skills",
-			".claude/skills",
-		};
-
-		for (size_t i = 0; !rc && i < SKIT_ARRAY_SIZE(in_home); i++)
-			rc = protect_add(a, &n, home, in_home[i]);
+	if (skit__protected_paths(&v, a) || skitx_vec_push(&v, NULL)) {
+		skit__protected_paths_release(&v);
+		return SKIT_ENOMEM;
 	}
-	return rc;
+	a->protect = (char **)v.items;
+	return 0;
 }
 
 int skit_agent_new(skit_agent **out, const skit_agent_options *opts,
@@ -801,7 +760,7 @@ int skit_agent_new(skit_agent **out, const skit_agent_options *opts,
 	}
 	if (!rc)
 		rc = make_workdir(a, opts->workdir, err);
-	if (!rc && make_protect(a, a->audit ? opts->runs_dir : NULL))
+	if (!rc && make_protect(a))
 		rc = skit__error_oom(err);
 	if (rc) {
 		skit_agent_free(a);

@@ -48,11 +48,16 @@
 #include <unistd.h>
 
 #ifdef __linux__
+# include <linux/capability.h>
 # include <linux/filter.h>
 # include <linux/keyctl.h>
 # include <linux/landlock.h>
 # include <linux/seccomp.h>
+# include <linux/securebits.h>
 # include <sched.h>
+# include <sys/mount.h>
+# include <sys/statvfs.h>
+# include <sys/vfs.h>
 # include <sys/ioctl.h>
 # include <sys/prctl.h>
 # include <net/if.h>
@@ -208,8 +213,17 @@ struct plan {
 	} rl[7];
 	char uid_map[48], gid_map[48]; /* "" as root: no user namespace */
 #ifdef __linux__
-	struct sock_fprog prog; /* len 0: no filter */
+	struct sock_fprog prog;  /* len 0: no filter */
+	struct sock_fprog modes; /* the file-mode filter; len 0: none */
 #endif
+	/*
+	 * The mount namespace, set up by A (mount_setup()): `hide` are
+	 * covered by an empty read-only tmpfs, `rebind` (folders the run
+	 * needs beneath them) are bound back at the same place, then each
+	 * of `ro` is bound read-only over itself. Real paths, NULL-ended.
+	 */
+	char **hide, **rebind, **ro;
+	size_t nhide, nrebind, nro;
 	char cgroup_dir[PATH_MAX];
 	bool cgroup_v2;
 	int proxy_fd;   /* A's end of the socketpair; -1: no proxy */
@@ -332,6 +346,57 @@ static void child(const struct skit__run_opts *o, int outfd, int errfd)
 	_exit(errno == ENOENT ? 127 : 126);
 }
 
+#ifdef __linux__
+/*
+ * No root powers: lock the securebits (no capabilities from uid 0 or
+ * from setuid, ever again), empty the bounding and ambient sets, then
+ * the effective, permitted and inheritable ones. True when all five are
+ * empty afterwards. Needs CAP_SETPCAP, which root has, and so does the
+ * owner of a fresh user namespace.
+ */
+static bool drop_caps(void)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3,
+		                                0 };
+	struct __user_cap_data_struct data[2];
+	bool ok = true;
+
+	if (prctl(PR_SET_SECUREBITS,
+	          SECBIT_NOROOT | SECBIT_NOROOT_LOCKED |
+	                  SECBIT_NO_SETUID_FIXUP |
+	                  SECBIT_NO_SETUID_FIXUP_LOCKED |
+	                  SECBIT_KEEP_CAPS_LOCKED |
+	                  SECBIT_NO_CAP_AMBIENT_RAISE |
+	                  SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED,
+	          0, 0, 0) < 0 &&
+	    (geteuid() == 0 || errno != EPERM))
+		ok = false;
+	/* EPERM: no CAP_SETPCAP, so no capability at all to keep, and
+	 * no_new_privs (next) stops execve from granting any. */
+	for (int c = 0; c < 64; c++)
+		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EINVAL &&
+		    errno != EPERM)
+			ok = false;
+	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	memset(data, 0, sizeof(data));
+	if (syscall(SYS_capset, &hdr, data) < 0)
+		ok = false;
+	if (syscall(SYS_capget, &hdr, data) < 0)
+		return false;
+	for (int i = 0; i < 2; i++)
+		if (data[i].effective || data[i].permitted ||
+		    data[i].inheritable)
+			ok = false;
+	for (int c = 0; geteuid() == 0 && c < 64; c++)
+		if (prctl(PR_CAPBSET_READ, c, 0, 0, 0) > 0)
+			ok = false;
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, CAP_SYS_ADMIN, 0, 0) >
+	    0)
+		ok = false;
+	return ok;
+}
+#endif
+
 /* C: the last layers, then the program. Never returns. */
 static void exec_program(const struct skit__run_opts *o, const struct plan *p,
                          unsigned int layers)
@@ -354,6 +419,8 @@ static void exec_program(const struct skit__run_opts *o, const struct plan *p,
 	if (ok)
 		layers |= SKIT_SANDBOX_RLIMITS;
 #ifdef __linux__
+	if (drop_caps() && (p->modes.len || geteuid() != 0))
+		layers |= SKIT_SANDBOX_NOCAPS;
 	if (!prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		layers |= SKIT_SANDBOX_NO_NEW_PRIVS;
 	if (p->ruleset_fd >= 0 && (layers & SKIT_SANDBOX_NO_NEW_PRIVS) &&
@@ -362,6 +429,13 @@ static void exec_program(const struct skit__run_opts *o, const struct plan *p,
 	if (p->prog.len && (layers & SKIT_SANDBOX_NO_NEW_PRIVS) &&
 	    !prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &p->prog, 0, 0))
 		layers |= SKIT_SANDBOX_SECCOMP;
+	/* No setuid or setgid bit on any file: without it, a root-owned
+	 * copy of a shell left in the project would be a way back to
+	 * root for any local user (capabilities cannot stop the owner). */
+	if ((layers & SKIT_SANDBOX_NOCAPS) && p->modes.len &&
+	    ((layers & SKIT_SANDBOX_NO_NEW_PRIVS) == 0 ||
+	     prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &p->modes, 0, 0)))
+		layers &= ~(unsigned int)SKIT_SANDBOX_NOCAPS;
 #endif
 	report(REP_LAYERS, (int)layers);
 	skit__close_from(3);
@@ -383,30 +457,167 @@ static bool write_file(const char *path, const char *s)
 	return ok;
 }
 
+/* "/proc/self/fd/N" into buf (no stdio between fork and exec). */
+static void fd_path(char buf[32], int fd)
+{
+	char digits[12];
+	int n = 0, k = 0;
+
+	do
+		digits[n++] = (char)('0' + fd % 10);
+	while ((fd /= 10) && n < 11);
+	memcpy(buf, "/proc/self/fd/", 14);
+	k = 14;
+	while (n)
+		buf[k++] = digits[--n];
+	buf[k] = '\0';
+}
+
+/* mkdir -p `path` (absolute) and, when `file`, an empty file at its end:
+ * a mount point. */
+static bool make_mountpoint(const char *path, bool file)
+{
+	char buf[PATH_MAX];
+	size_t n = strlen(path);
+	int fd;
+
+	if (n >= sizeof(buf))
+		return false;
+	memcpy(buf, path, n + 1);
+	for (size_t i = 1; i <= n; i++) {
+		if (buf[i] != '/' && buf[i] != '\0')
+			continue;
+		if (i == n && file)
+			break;
+		buf[i] = '\0';
+		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+			return false;
+		buf[i] = i == n ? '\0' : '/';
+	}
+	if (!file)
+		return true;
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+# ifndef ST_VALID
+#  define ST_VALID 0x0020 /* statfs(): f_flags is filled in (the kernel's) */
+# endif
+
+/* The flags of the mount holding `path` that a remount must keep (a
+ * user namespace may not clear them). */
+static unsigned long locked_flags(const char *path)
+{
+	struct statfs sf;
+	unsigned long f = 0;
+
+	if (statfs(path, &sf) < 0 || !(sf.f_flags & ST_VALID))
+		return 0;
+	if (sf.f_flags & ST_NOSUID)
+		f |= MS_NOSUID;
+	if (sf.f_flags & ST_NODEV)
+		f |= MS_NODEV;
+	if (sf.f_flags & ST_NOEXEC)
+		f |= MS_NOEXEC;
+	if (sf.f_flags & ST_NOATIME)
+		f |= MS_NOATIME;
+	if (sf.f_flags & ST_NODIRATIME)
+		f |= MS_NODIRATIME;
+	if (sf.f_flags & ST_RELATIME)
+		f |= MS_RELATIME;
+	return f;
+}
+
+/*
+ * In A, inside the new mount namespace: nothing we mount propagates to
+ * the host; the host's /tmp, /run and /var/run disappear under an empty
+ * read-only tmpfs (their AF_UNIX sockets with them), the run's own
+ * folders beneath them are bound back at the same paths, and each
+ * protected path is bound read-only over itself. False on any failure
+ * (the run then lacks the layer).
+ */
+# define MAX_REBIND 16
+static bool mount_setup(const struct plan *p)
+{
+	int fds[MAX_REBIND];
+	struct stat st;
+	char src[32];
+	bool ok = true;
+	size_t i;
+
+	if (p->nrebind > MAX_REBIND ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return false;
+	/* Hold the folders to bring back before covering their parents. */
+	for (i = 0; i < p->nrebind; i++)
+		fds[i] = open(p->rebind[i], O_PATH | O_CLOEXEC);
+	for (i = 0; ok && i < p->nhide; i++)
+		ok = !mount("tmpfs", p->hide[i], "tmpfs",
+		            MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		            "size=64k,nr_inodes=256,mode=0755");
+	for (i = 0; ok && i < p->nrebind; i++) {
+		ok = fds[i] >= 0 && !fstat(fds[i], &st) &&
+		     make_mountpoint(p->rebind[i], !S_ISDIR(st.st_mode));
+		fd_path(src, fds[i]);
+		ok = ok &&
+		     !mount(src, p->rebind[i], NULL, MS_BIND | MS_REC, NULL);
+	}
+	for (i = 0; i < p->nrebind; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	for (i = 0; ok && i < p->nhide; i++)
+		ok = !mount(NULL, p->hide[i], NULL,
+		            MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID |
+		                    MS_NODEV | MS_NOEXEC,
+		            NULL);
+	for (i = 0; ok && i < p->nro; i++)
+		ok = !mount(p->ro[i], p->ro[i], NULL, MS_BIND | MS_REC, NULL) &&
+		     !mount(NULL, p->ro[i], NULL,
+		            MS_REMOUNT | MS_BIND | MS_RDONLY |
+		                    locked_flags(p->ro[i]),
+		            NULL);
+	return ok;
+}
+
 /*
  * unshare() the namespaces of p->ns_flags, through a user namespace when
- * we are not root (mapping our own uid and gid), and without the network
- * namespace when only that one fails. Returns the layers obtained.
+ * we are not root (mapping our own uid and gid), falling back to fewer
+ * namespaces when the whole set fails. Returns the namespace layers
+ * obtained.
  */
-static unsigned int enter_ns(const struct plan *p)
+static unsigned int ns_unshare(const struct plan *p)
 {
-	/* Both; then the PID namespace alone; then the network alone. */
-	const int tries[] = { p->ns_flags, p->ns_flags & ~CLONE_NEWNET,
-		              p->ns_flags & ~CLONE_NEWPID };
+	const int all = p->ns_flags;
+	const int tries[] = { all,
+		              all & ~CLONE_NEWNET,
+		              all & ~CLONE_NEWNS,
+		              all & ~(CLONE_NEWNS | CLONE_NEWNET),
+		              all & ~CLONE_NEWPID,
+		              all & ~(CLONE_NEWPID | CLONE_NEWNET),
+		              all & ~(CLONE_NEWPID | CLONE_NEWNS) };
 
 	for (size_t i = 0; i < SKIT_ARRAY_SIZE(tries); i++) {
 		int flags = tries[i];
 		unsigned int got = 0;
 
-		if (!flags || (i && flags == p->ns_flags))
+		if (!flags || (i && flags == all))
 			continue;
 		if (flags & CLONE_NEWPID)
 			got |= SKIT_SANDBOX_PIDNS;
 		if (flags & CLONE_NEWNET)
 			got |= SKIT_SANDBOX_NETNS;
+		if (flags & CLONE_NEWNS)
+			got |= SKIT_SANDBOX_MOUNTNS;
 		if (!unshare(flags))
 			return got;
-		if (p->uid_map[0] && !unshare(flags | CLONE_NEWUSER)) {
+		/* Only a dumpable process may write its own id maps (one
+		 * that changed uid, as a setuid program, is not): without
+		 * them every file it created would fail with EOVERFLOW. */
+		if (p->uid_map[0] && prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) == 1 &&
+		    !unshare(flags | CLONE_NEWUSER)) {
 			/* Unmapped ids would make every file we create fail
 			 * with EOVERFLOW: map our own, as an unprivileged
 			 * process may. */
@@ -417,6 +628,22 @@ static unsigned int enter_ns(const struct plan *p)
 		}
 	}
 	return 0;
+}
+
+/*
+ * A's namespace set-up, in this order (docs/sandbox.md): (1) unshare the
+ * user namespace (when not root), mount, PID and network namespaces in
+ * one call; (2) the mounts; (3) the network namespace's own set-up, when
+ * there is one. A later step is skipped when its namespace is missing;
+ * each step reports the layer bits it achieved.
+ */
+static unsigned int enter_ns(const struct plan *p)
+{
+	unsigned int got = ns_unshare(p);
+
+	if ((got & SKIT_SANDBOX_MOUNTNS) && !mount_setup(p))
+		got &= ~(unsigned int)SKIT_SANDBOX_MOUNTNS;
+	return got;
 }
 #endif
 
@@ -577,10 +804,6 @@ static void confined_child(const struct skit__run_opts *o, const struct plan *p,
 	if (p->cgroup_fd >= 0 && write(FD_CGROUP, "0", 1) == 1)
 		layers |= SKIT_SANDBOX_CGROUP;
 	close(FD_CGROUP);
-	if (o->cwd && chdir(o->cwd) < 0) {
-		say("skit: cannot enter the work folder\n");
-		_exit(127);
-	}
 #ifdef __linux__
 	layers |= enter_ns(p);
 	/* Keyring step (its own function; docs/sandbox.md). */
@@ -589,6 +812,12 @@ static void confined_child(const struct skit__run_opts *o, const struct plan *p,
 	if (p->proxy_fd >= 0)
 		proxy_listen(layers);
 #endif
+	/* After the mounts: a folder entered before them would keep a way
+	 * around the read-only binds. */
+	if (o->cwd && chdir(o->cwd) < 0) {
+		say("skit: cannot enter the work folder\n");
+		_exit(127);
+	}
 	if (!(layers & SKIT_SANDBOX_PIDNS)) {
 		report(REP_READY, (int)layers);
 		exec_program(o, p, layers);
@@ -1024,6 +1253,103 @@ out:
 }
 # endif
 
+# ifdef SKIT_HAVE_SECCOMP
+/* Export a libseccomp filter into `prog` (through a pipe: libseccomp
+ * 2.5 has no export to memory). */
+static void export_bpf(scmp_filter_ctx ctx, struct sock_fprog *prog)
+{
+	struct sock_filter *code = NULL;
+	int pfd[2] = { -1, -1 };
+	size_t len = 0, room = 64 * 1024;
+	ssize_t n;
+
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return;
+	n = seccomp_export_bpf(ctx, pfd[1]);
+	close(pfd[1]);
+	code = n ? NULL : skitx_malloc(room);
+	while (code && len < room) {
+		n = read(pfd[0], (char *)code + len, room - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(pfd[0]);
+	if (!code || !len || len % sizeof(*code) || len >= room) {
+		skitx_free(code);
+		return;
+	}
+	prog->filter = code;
+	prog->len = (unsigned short)(len / sizeof(*code));
+}
+
+/*
+ * The file-mode filter: no setuid or setgid bit on a file, by chmod or at
+ * creation (EPERM). A second filter, so that it stays apart from the
+ * system-call policy of seccomp_build(). openat2() takes its mode in a
+ * structure seccomp cannot read: ENOSYS, so callers fall back to openat().
+ */
+static void fsmode_build(struct plan *p)
+{
+	const scmp_datum_t bits[] = { S_ISUID, S_ISGID };
+	/* system call, index of the mode argument, index of the flags
+	 * argument (-1: none; else only with O_CREAT or O_TMPFILE) */
+	const struct {
+		int nr, mode, flags;
+	} calls[] = {
+		{ SCMP_SYS(chmod), 1, -1 },    { SCMP_SYS(fchmod), 1, -1 },
+		{ SCMP_SYS(fchmodat), 2, -1 }, { SCMP_SYS(creat), 1, -1 },
+		{ SCMP_SYS(mknod), 1, -1 },    { SCMP_SYS(mknodat), 2, -1 },
+		{ SCMP_SYS(open), 2, 1 },      { SCMP_SYS(openat), 3, 2 },
+#  ifdef __NR_fchmodat2
+		{ __NR_fchmodat2, 2, -1 },
+#  endif
+	};
+	const scmp_datum_t creating[] = { O_CREAT, O_TMPFILE };
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	int rc = 0;
+
+	if (!ctx)
+		return;
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(calls); i++) {
+		if (calls[i].nr < 0)
+			continue;
+		for (size_t b = 0; b < SKIT_ARRAY_SIZE(bits); b++) {
+			struct scmp_arg_cmp m = { (unsigned int)calls[i].mode,
+				                  SCMP_CMP_MASKED_EQ, bits[b],
+				                  bits[b] };
+
+			if (calls[i].flags < 0) {
+				rc |= seccomp_rule_add_array(
+				        ctx, SCMP_ACT_ERRNO(EPERM), calls[i].nr,
+				        1, &m);
+				continue;
+			}
+			for (size_t c = 0; c < SKIT_ARRAY_SIZE(creating); c++) {
+				struct scmp_arg_cmp two[2] = {
+					m,
+					{ (unsigned int)calls[i].flags,
+					  SCMP_CMP_MASKED_EQ, creating[c],
+					  creating[c] },
+				};
+
+				rc |= seccomp_rule_add_array(
+				        ctx, SCMP_ACT_ERRNO(EPERM), calls[i].nr,
+				        2, two);
+			}
+		}
+	}
+	if (SCMP_SYS(openat2) >= 0)
+		rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS),
+		                       SCMP_SYS(openat2), 0);
+	if (!rc)
+		export_bpf(ctx, &p->modes);
+	seccomp_release(ctx);
+}
+# endif
+
 /*
  * Our cgroup in the hierarchy that has the pids controller: cgroup v2
  * when the controller is enabled for our children there, else the v1
@@ -1235,6 +1561,99 @@ static rlim_t lim_size(size_t v, size_t dflt)
 	return (rlim_t)(v ? v : dflt);
 }
 
+static void strv_drop(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		skitx_free(v[i]);
+	skitx_free(v);
+}
+
+/* Append a copy of `path` to the list (fails quietly on no memory: the
+ * layer is then reported missing, see plan_mounts()). */
+static bool strv_push(char ***v, size_t *n, const char *path)
+{
+	char **nv = skitx_realloc(*v, (*n + 1) * sizeof(*nv));
+	char *c = skitx_strdup(path);
+
+	if (nv)
+		*v = nv;
+	if (!nv || !c) {
+		skitx_free(c);
+		return false;
+	}
+	nv[(*n)++] = c;
+	return true;
+}
+
+/* `path` is `dir` or beneath it (both real paths). */
+static bool beneath(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (n == 1 && dir[0] == '/')
+		return true;
+	return !strncmp(path, dir, n) && (path[n] == '/' || !path[n]);
+}
+
+#ifdef __linux__
+/*
+ * What A mounts (mount_setup()): the host folders to hide, the run's own
+ * folders beneath them, and the protected paths that exist beneath a
+ * writable folder (the others cannot be written anyway). False when a
+ * list could not be made: the mount namespace is then not asked for.
+ */
+static bool plan_mounts(struct plan *p, const struct skit__run_opts *o)
+{
+	static const char *const hidden[] = { "/tmp", "/run", "/var/run" };
+	const char *const *lists[2] = { o->read_paths, o->write_paths };
+	char real[PATH_MAX], wreal[PATH_MAX];
+	struct stat st;
+	bool ok = true;
+
+	for (size_t i = 0; ok && i < SKIT_ARRAY_SIZE(hidden); i++)
+		if (!lstat(hidden[i], &st) && S_ISDIR(st.st_mode))
+			ok = strv_push(&p->hide, &p->nhide, hidden[i]);
+	for (size_t l = 0; ok && l < 2; l++) {
+		for (size_t i = 0; ok && lists[l] && lists[l][i]; i++) {
+			bool under = false, dup = false;
+
+			if (!realpath(lists[l][i], real))
+				continue;
+			for (size_t h = 0; h < p->nhide; h++)
+				under |= beneath(real, p->hide[h]);
+			for (size_t r = 0; r < p->nrebind; r++)
+				dup |= beneath(real, p->rebind[r]);
+			if (!under || dup)
+				continue;
+			/* A folder holding earlier ones replaces them. */
+			for (size_t r = 0; r < p->nrebind;) {
+				if (beneath(p->rebind[r], real)) {
+					skitx_free(p->rebind[r]);
+					p->rebind[r] = p->rebind[--p->nrebind];
+				} else {
+					r++;
+				}
+			}
+			ok = strv_push(&p->rebind, &p->nrebind, real);
+		}
+	}
+	for (size_t i = 0;
+	     ok && !o->fs_full && o->protect_paths && o->protect_paths[i];
+	     i++) {
+		bool inside = false;
+
+		if (!realpath(o->protect_paths[i], real))
+			continue;
+		for (size_t w = 0; o->write_paths && o->write_paths[w]; w++)
+			if (realpath(o->write_paths[w], wreal))
+				inside |= beneath(real, wreal);
+		if (inside)
+			ok = strv_push(&p->ro, &p->nro, real);
+	}
+	return ok && p->nrebind <= MAX_REBIND;
+}
+#endif
+
 static void plan_release(struct plan *p)
 {
 	if (p->ruleset_fd >= 0)
@@ -1252,7 +1671,15 @@ static void plan_release(struct plan *p)
 	skitx_free(p->prog.filter);
 	p->prog.filter = NULL;
 	p->prog.len = 0;
+	skitx_free(p->modes.filter);
+	p->modes.filter = NULL;
+	p->modes.len = 0;
 #endif
+	strv_drop(p->hide, p->nhide);
+	strv_drop(p->rebind, p->nrebind);
+	strv_drop(p->ro, p->nro);
+	p->hide = p->rebind = p->ro = NULL;
+	p->nhide = p->nrebind = p->nro = 0;
 }
 
 #ifdef __linux__
@@ -1367,10 +1794,16 @@ static void plan_build(struct plan *p, const struct skit__run_opts *o)
 # ifdef SKIT_HAVE_SECCOMP
 	if (!(skit__sandbox_disabled & SKIT_SANDBOX_SECCOMP))
 		seccomp_build(p, o);
+	fsmode_build(p);
 # endif
 	/* A and B live in the group too. */
 	cgroup_make(p, procs > 0 ? procs + 2 : -1);
 	p->ns_flags = CLONE_NEWPID;
+	p->want |= SKIT_SANDBOX_NOCAPS;
+	if (plan_mounts(p, o)) {
+		p->want |= SKIT_SANDBOX_MOUNTNS;
+		p->ns_flags |= CLONE_NEWNS;
+	}
 	plan_netns(p, o);
 	plan_proxy(p, o);
 	if (geteuid() != 0) {
@@ -1435,6 +1868,65 @@ static struct skit__netproxy *proxy_start(struct plan *p,
 	return px;
 }
 #endif
+
+/*
+ * The disk cap: the free space of the file systems holding the writable
+ * folders, taken when the run starts and compared while it runs. It
+ * counts whatever the run adds wherever it can write, through any number
+ * of files and processes; other writers on the same file systems count
+ * too (docs/sandbox.md).
+ */
+#define DISK_FS_MAX 4
+struct disk {
+	int n;
+	unsigned long fsid[DISK_FS_MAX];
+	const char *path[DISK_FS_MAX];
+	uint64_t free0[DISK_FS_MAX];
+};
+
+static uint64_t fs_free(const char *path, unsigned long *fsid)
+{
+	struct statvfs sv;
+
+	if (statvfs(path, &sv) < 0)
+		return 0;
+	if (fsid)
+		*fsid = sv.f_fsid;
+	return (uint64_t)sv.f_bfree * sv.f_frsize;
+}
+
+static void disk_start(struct disk *d, const struct skit__run_opts *o)
+{
+	d->n = 0;
+	for (size_t i = 0; o->disk_cap && o->write_paths && o->write_paths[i];
+	     i++) {
+		unsigned long id = 0;
+		uint64_t f = fs_free(o->write_paths[i], &id);
+		bool seen = false;
+
+		for (int k = 0; k < d->n; k++)
+			seen |= d->fsid[k] == id;
+		if (seen || d->n == DISK_FS_MAX || !f)
+			continue;
+		d->fsid[d->n] = id;
+		d->path[d->n] = o->write_paths[i];
+		d->free0[d->n++] = f;
+	}
+}
+
+/* Bytes the file systems lost since disk_start(). */
+static uint64_t disk_added(const struct disk *d)
+{
+	uint64_t sum = 0;
+
+	for (int k = 0; k < d->n; k++) {
+		uint64_t now = fs_free(d->path[k], NULL);
+
+		if (now && now < d->free0[k])
+			sum += d->free0[k] - now;
+	}
+	return sum;
+}
 
 /* Read the records available, waiting up to `ms` for the first. */
 static void read_reports(struct run *r, int ms)
@@ -1551,6 +2043,7 @@ int skit__run(struct skit__run_result *res, const struct skit__run_opts *o,
 	struct skit__netproxy *proxy = NULL;
 	struct plan plan;
 	struct run run;
+	struct disk disk;
 	pid_t pid, w;
 
 	memset(res, 0, sizeof(*res));
@@ -1573,6 +2066,7 @@ int skit__run(struct skit__run_result *res, const struct skit__run_opts *o,
 		                     strerror(errno));
 		goto out;
 	}
+	disk_start(&disk, o);
 	start = skitx_clock_ms();
 	deadline = start + o->timeout_ms;
 	pid = fork();
@@ -1624,6 +2118,12 @@ int skit__run(struct skit__run_result *res, const struct skit__run_opts *o,
 			kill_at = now + grace;
 		}
 		if (term_sent && !killed && now >= kill_at) {
+			signal_run(&run, SIGKILL);
+			killed = true;
+		}
+		if (!killed && disk.n && disk_added(&disk) > o->disk_cap) {
+			/* At once: every moment adds more. */
+			res->disk_capped = true;
 			signal_run(&run, SIGKILL);
 			killed = true;
 		}
@@ -1695,6 +2195,11 @@ int skit__run(struct skit__run_result *res, const struct skit__run_opts *o,
 	/* The leader is gone; make sure no member of its group lingers. */
 	signal_run(&run, SIGKILL);
 	res->duration_ms = skitx_clock_ms() - start;
+	if (disk.n) {
+		res->disk_added = disk_added(&disk);
+		if (res->disk_added > o->disk_cap)
+			res->disk_capped = true;
+	}
 	if (o->confine) {
 		while (run.report >= 0)
 			read_reports(&run, 0);
@@ -1773,7 +2278,7 @@ unsigned int skit_sandbox_available(void)
 # endif
 	memset(&p, 0, sizeof(p));
 	p.ruleset_fd = p.cgroup_fd = p.proxy_fd = p.proxy_peer = -1;
-	p.ns_flags = CLONE_NEWPID | CLONE_NEWNET;
+	p.ns_flags = CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWNS;
 	if (geteuid() != 0) {
 		snprintf(p.uid_map, sizeof(p.uid_map), "%lu %lu 1\n",
 		         (unsigned long)geteuid(), (unsigned long)geteuid());
@@ -1786,7 +2291,9 @@ unsigned int skit_sandbox_available(void)
 		unsigned int got = enter_ns(&p);
 
 		_exit((got & SKIT_SANDBOX_PIDNS ? 1 : 0) |
-		      (got & SKIT_SANDBOX_NETNS ? 2 : 0));
+		      (got & SKIT_SANDBOX_NETNS ? 2 : 0) |
+		      (got & SKIT_SANDBOX_MOUNTNS ? 4 : 0) |
+		      (drop_caps() ? 8 : 0));
 	}
 	while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
@@ -1795,6 +2302,13 @@ unsigned int skit_sandbox_available(void)
 			bits |= SKIT_SANDBOX_PIDNS;
 		if (WEXITSTATUS(status) & 2)
 			bits |= SKIT_SANDBOX_NETNS;
+		if (WEXITSTATUS(status) & 4)
+			bits |= SKIT_SANDBOX_MOUNTNS;
+		/* As root, capabilities alone do not stop a setuid file: the
+		 * file-mode filter must be there too. */
+		if ((WEXITSTATUS(status) & 8) &&
+		    (geteuid() != 0 || (bits & SKIT_SANDBOX_SECCOMP)))
+			bits |= SKIT_SANDBOX_NOCAPS;
 	}
 	cgroup_make(&p, 1);
 	if (p.cgroup_fd >= 0)
@@ -1809,7 +2323,7 @@ const char *skit_sandbox_layer_name(unsigned int bit)
 	static const char *const names[] = {
 		"pgroup",       "rlimits",        "no_new_privs", "landlock",
 		"landlock_net", "landlock_scope", "seccomp",      "netns",
-		"pidns",        "cgroup",
+		"pidns",        "cgroup",         "mountns",      "nocaps",
 	};
 
 	for (size_t i = 0; i < SKIT_ARRAY_SIZE(names); i++)

@@ -19,6 +19,9 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <grp.h>
+#include <setjmp.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -715,6 +718,304 @@ static void test_sandbox__python_runs(void)
 	skit__run_result_release(&res);
 }
 
+/* ---- the hostile suite: root powers, protected paths, host sockets --- */
+
+struct hostile {
+	char proj[PATH_MAX / 2], tmp[64], sock[64], runfile[64];
+	char script[PATH_MAX];
+	int lfd;
+};
+
+static void put_at(const char *dir, const char *rel, const char *text)
+{
+	char p[PATH_MAX + 64];
+
+	snprintf(p, sizeof(p), "%s/%s", dir, rel);
+	put(p, text);
+}
+
+/* A project with .git and .agents/skit.json, a private folder under
+ * /tmp, a listening AF_UNIX socket in /tmp and a file in /run. */
+static void hostile_setup(struct hostile *h)
+{
+	struct sockaddr_un {
+		sa_family_t sun_family;
+		char sun_path[108];
+	} sa;
+	char src[PATH_MAX], p[PATH_MAX];
+	FILE *f;
+	int fd;
+
+	fresh();
+	snprintf(h->proj, sizeof(h->proj), "%s/proj", base);
+	snprintf(p, sizeof(p), "%s/.git/hooks", h->proj);
+	ASSERT_OK(skitx_fs_mkdir_p(p, 0755));
+	snprintf(p, sizeof(p), "%s/.agents", h->proj);
+	ASSERT_OK(skitx_fs_mkdir_p(p, 0755));
+	put_at(h->proj, ".git/config", "[core]\n\tbare = false\n");
+	put_at(h->proj, ".agents/skit.json", "{}\n");
+	snprintf(h->tmp, sizeof(h->tmp), "/tmp/skit-sbx-XXXXXX");
+	ASSERT(mkdtemp(h->tmp));
+	snprintf(h->sock, sizeof(h->sock), "/tmp/skit-sbx-sock-%ld",
+	         (long)getpid());
+	unlink(h->sock);
+	h->lfd = socket(AF_UNIX, SOCK_STREAM, 0);
+	ASSERT(h->lfd >= 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", h->sock);
+	ASSERT_OK(bind(h->lfd, (struct sockaddr *)&sa, sizeof(sa)));
+	ASSERT_OK(listen(h->lfd, 8));
+	ASSERT_OK(chmod(h->sock, 0777));
+	snprintf(h->runfile, sizeof(h->runfile), "/run/skit-sbx-%ld",
+	         (long)getpid());
+	fd = open(h->runfile, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd >= 0)
+		close(fd);
+	else
+		snprintf(h->runfile, sizeof(h->runfile), "/run");
+	/* The script, in the (read-only) skill folder. */
+	snprintf(src, sizeof(src), "%s/tests/fixtures/sandbox/hostile.py",
+	         getenv("SKIT_SOURCE_DIR") ? getenv("SKIT_SOURCE_DIR") : ".");
+	f = fopen(src, "r");
+	ASSERT(f);
+	snprintf(h->script, sizeof(h->script), "%s/hostile.py", skill);
+	{
+		FILE *o = fopen(h->script, "w");
+		char buf[4096];
+		size_t n;
+
+		ASSERT(o);
+		while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+			fwrite(buf, 1, n, o);
+		fclose(o);
+	}
+	fclose(f);
+}
+
+static void hostile_teardown(struct hostile *h)
+{
+	close(h->lfd);
+	unlink(h->sock);
+	if (strcmp(h->runfile, "/run"))
+		unlink(h->runfile);
+	rm_rf(h->tmp);
+}
+
+/* Run hostile.py in the project, network on (so that what stops a host
+ * socket is the mount namespace, not the seccomp filter). */
+static void hostile_run(struct hostile *h, struct skit__run_result *res,
+                        const char *who)
+{
+	char *argv[] = { "/usr/bin/python3", h->script,   h->sock,
+		         h->runfile,         (char *)who, NULL };
+	char tmpenv[128];
+	char *envp[] = { "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8",
+		         tmpenv, NULL };
+	const char *rp[] = { skill, NULL };
+	const char *wp[] = { h->proj, h->tmp, NULL };
+	char g[PATH_MAX], j[PATH_MAX], m[PATH_MAX];
+	const char *pp[] = { g, j, m, NULL };
+	struct skit__run_opts o;
+	skit_error err = { 0 };
+
+	snprintf(tmpenv, sizeof(tmpenv), "TMPDIR=%s", h->tmp);
+	snprintf(g, sizeof(g), "%s/.git", h->proj);
+	snprintf(j, sizeof(j), "%s/.agents/skit.json", h->proj);
+	snprintf(m, sizeof(m), "%s/.agents/skills", h->proj);
+	memset(&o, 0, sizeof(o));
+	o.path = argv[0];
+	o.argv = argv;
+	o.envp = envp;
+	o.cwd = h->proj;
+	o.timeout_ms = 30000;
+	o.output_cap = 64 * 1024;
+	o.confine = true;
+	o.read_paths = rp;
+	o.write_paths = wp;
+	o.protect_paths = pp;
+	o.allow_network = true;
+	if (skit__run(res, &o, &err))
+		HARNESS_FAIL("skit__run: %s", err.message);
+	/* Only there if the sandbox failed; never leave it on the host. */
+	if (geteuid() == 0 &&
+	    system("ip addr del 192.0.2.77/32 dev lo 2>/dev/null") == 0)
+		printf("the sandbox let a script add an address to lo\n");
+}
+
+/* What every run of hostile.py must print, as root or not. */
+static void hostile_check(const struct hostile *h,
+                          const struct skit__run_result *res, bool root)
+{
+	static const char *const refusals[] = {
+		"git-config: refused",  "git-hook: refused",
+		"git-rename: refused",  "git-rmtree: refused",
+		"skit-json: refused",   "skit-json-unlink: refused",
+		"host-socket: refused", "run-file: refused",
+		"chmod-suid: refused",  "chmod-sgid: refused",
+		"create-suid: refused", "mknod-char: refused",
+		"mknod-block: refused", "chown-other: refused",
+		"sethostname: refused", "clock-settime: refused",
+	};
+	const char *out = skitx_buf_cstr(&res->out);
+	char *text, p[PATH_MAX];
+	struct stat st;
+
+	if (res->exit_code != 0)
+		printf("stderr: %s\n", skitx_buf_cstr(&res->err));
+	ASSERT_EQ(res->exit_code, 0);
+	ASSERT(!strstr(out, "ALLOWED"));
+	ASSERT(!strstr(out, "FAILED"));
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(refusals); i++)
+		ASSERT_CONTAINS(out, refusals[i]);
+	ASSERT_CONTAINS(out, "git-read: ok");
+	ASSERT_CONTAINS(out, "project-write: ok");
+	ASSERT_CONTAINS(out, "tmp-write: ok");
+	ASSERT_CONTAINS(out, "chmod-plain: ok");
+	ASSERT_CONTAINS(out, "mkfifo: ok");
+	ASSERT_CONTAINS(out, "caps: none");
+	ASSERT_CONTAINS(out, "securebits: 239");
+	if (root && access("/usr/sbin/ip", X_OK) == 0)
+		ASSERT_CONTAINS(out, "ip-addr-add: refused");
+	ASSERT(res->layers & SKIT_SANDBOX_MOUNTNS);
+	ASSERT(res->layers & SKIT_SANDBOX_NOCAPS);
+	/* On the host: nothing protected changed, no setuid file. */
+	snprintf(p, sizeof(p), "%s/.git/config", h->proj);
+	text = NULL;
+	{
+		struct skitx_buf b;
+
+		skitx_buf_init(&b, 0);
+		ASSERT_OK(skitx_fs_read_file(p, &b, 4096));
+		ASSERT_STR(skitx_buf_cstr(&b), "[core]\n\tbare = false\n");
+		skitx_buf_release(&b);
+	}
+	free(text);
+	snprintf(p, sizeof(p), "%s/.git/hooks/pre-commit", h->proj);
+	ASSERT(access(p, F_OK) < 0);
+	snprintf(p, sizeof(p), "%s/sh-copy", h->proj);
+	ASSERT_OK(stat(p, &st));
+	ASSERT_EQ(st.st_mode & (S_ISUID | S_ISGID), 0);
+	snprintf(p, sizeof(p), "%s/null-dev", h->proj);
+	ASSERT(access(p, F_OK) < 0);
+	snprintf(p, sizeof(p), "%s/made-by-script.txt", h->proj);
+	ASSERT_OK(stat(p, &st));
+	ASSERT_EQ(st.st_uid, getuid());
+	snprintf(p, sizeof(p), "%s/t.txt", h->tmp);
+	ASSERT_OK(access(p, F_OK));
+}
+
+/* The effective uid the copied shell gives an unprivileged user. */
+static long euid_as_nobody(const char *shell)
+{
+	int pfd[2], status;
+	char buf[256] = "";
+	ssize_t n;
+	long euid = -1;
+	pid_t pid;
+
+	ASSERT_OK(pipe(pfd));
+	pid = fork();
+	ASSERT(pid >= 0);
+	if (pid == 0) {
+		dup2(pfd[1], 1);
+		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+			_exit(99);
+		execl(shell, "sh", "-c", "grep '^Uid:' /proc/self/status",
+		      (char *)NULL);
+		_exit(98);
+	}
+	close(pfd[1]);
+	n = read(pfd[0], buf, sizeof(buf) - 1);
+	close(pfd[0]);
+	waitpid(pid, &status, 0);
+	if (n > 0 && sscanf(buf, "Uid: %*d %ld", &euid) != 1)
+		euid = -1;
+	return euid;
+}
+
+static void test_sandbox__hostile_root(void)
+{
+	struct skit__run_result res;
+	struct hostile h;
+	char p[PATH_MAX];
+	long euid;
+
+	if (geteuid() != 0 || access("/usr/bin/python3", X_OK)) {
+		printf("note: not root or no python3; root suite skipped\n");
+		return;
+	}
+	hostile_setup(&h);
+	if (!(avail & SKIT_SANDBOX_MOUNTNS) || !(avail & SKIT_SANDBOX_NOCAPS)) {
+		note("hostile (root)", SKIT_SANDBOX_MOUNTNS);
+		hostile_teardown(&h);
+		return;
+	}
+	hostile_run(&h, &res, "root");
+	printf("%s", skitx_buf_cstr(&res.out));
+	hostile_check(&h, &res, true);
+	hostile_teardown(&h);
+	skit__run_result_release(&res);
+	/* The copied shell, run by an unprivileged user, is no way to
+	 * euid 0. */
+	snprintf(p, sizeof(p), "%s/sh-copy", h.proj);
+	euid = euid_as_nobody(p);
+	ASSERT(euid > 0);
+}
+
+/*
+ * The same suite as an unprivileged user (nobody): the namespaces are made
+ * through a user namespace. Run in a child that dropped root for good; it
+ * reports through its exit status.
+ */
+static void test_sandbox__hostile_unprivileged(void)
+{
+	struct skit__run_result res;
+	struct hostile h;
+	char cmd[3 * PATH_MAX];
+	int status;
+	pid_t pid;
+
+	if (geteuid() != 0 || access("/usr/bin/python3", X_OK)) {
+		printf("note: not root or no python3; cannot drop to nobody\n");
+		return;
+	}
+	hostile_setup(&h);
+	snprintf(cmd, sizeof(cmd), "chown -R 65534:65534 '%s' '%s'", h.proj,
+	         h.tmp);
+	ASSERT_EQ(system(cmd), 0);
+	fflush(stdout);
+	pid = fork();
+	ASSERT(pid >= 0);
+	if (pid == 0) {
+		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+			_exit(90);
+		/* As after a login: a process that changed uid is not
+		 * dumpable, and may not write its user namespace's maps. */
+		prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+		if (setjmp(harness_jmp)) {
+			fflush(stdout);
+			_exit(1);
+		}
+		avail = skit_sandbox_available();
+		if (!(avail & SKIT_SANDBOX_MOUNTNS)) {
+			printf("note: no user namespaces for nobody here\n");
+			_exit(0);
+		}
+		hostile_run(&h, &res, "user");
+		printf("%s", skitx_buf_cstr(&res.out));
+		fflush(stdout);
+		hostile_check(&h, &res, false);
+		skit__run_result_release(&res);
+		fflush(stdout);
+		_exit(0);
+	}
+	waitpid(pid, &status, 0);
+	hostile_teardown(&h);
+	ASSERT(WIFEXITED(status));
+	ASSERT_EQ(WEXITSTATUS(status), 0);
+}
+
 static void test_sandbox__no_cgroup_left(void)
 {
 	char tag[64];
@@ -1211,8 +1512,10 @@ TEST_MAIN(
                                 test_sandbox__trap_term) TEST(test_sandbox__inherited_fds)
                                 TEST(test_sandbox__terminal) TEST(test_sandbox__signals) TEST(
                                         test_sandbox__rlimits) TEST(test_sandbox__python_runs)
-                                        TEST(test_sandbox__no_cgroup_left) TEST(
-                                                test_sandbox__seccomp_refusals)
-                                                TEST(test_sandbox__keyrings) TEST(
-                                                        test_sandbox__netns_alone)
-                                                        TEST(test_sandbox__web_proxy))
+                                        TEST(test_sandbox__hostile_root) TEST(
+                                                test_sandbox__hostile_unprivileged)
+                                                TEST(test_sandbox__no_cgroup_left) TEST(
+                                                        test_sandbox__seccomp_refusals)
+                                                        TEST(test_sandbox__keyrings) TEST(
+                                                                test_sandbox__netns_alone)
+                                                                TEST(test_sandbox__web_proxy))
