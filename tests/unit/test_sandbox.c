@@ -1417,7 +1417,7 @@ static void web_only(struct skit__run_opts *o)
  * another name gets a 403; direct TCP to the same server, UDP, IPv6 and
  * raw sockets fail.
  */
-static void test_sandbox__web_proxy(void)
+static void web_proxy_check(void)
 {
 	httpd_response r = HTTPD_RESPONSE_INIT;
 	struct skit__run_result res;
@@ -1503,19 +1503,78 @@ static void test_sandbox__web_proxy(void)
 	httpd_stop(h);
 }
 
+static void test_sandbox__web_proxy(void)
+{
+	web_proxy_check();
+}
+
+/*
+ * Run `check` as nobody, in a child that dropped root for good (the
+ * namespaces are then made through a user namespace); the child reports
+ * through its exit status.
+ */
+static void as_nobody(const char *what, void (*check)(void))
+{
+	char cmd[PATH_MAX + 64];
+	int status;
+	pid_t pid;
+
+	if (geteuid() != 0) {
+		printf("note: not root; %s as nobody skipped\n", what);
+		return;
+	}
+	fresh();
+	snprintf(cmd, sizeof(cmd), "chown -R 65534:65534 '%s'", base);
+	ASSERT_EQ(system(cmd), 0);
+	fflush(stdout);
+	pid = fork();
+	ASSERT(pid >= 0);
+	if (pid == 0) {
+		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+			_exit(90);
+		prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+		if (setjmp(harness_jmp)) {
+			fflush(stdout);
+			_exit(1);
+		}
+		if (!(skit_sandbox_available() & SKIT_SANDBOX_NETNS)) {
+			printf("note: no user namespaces for nobody here\n");
+			_exit(0);
+		}
+		check();
+		fflush(stdout);
+		_exit(0);
+	}
+	waitpid(pid, &status, 0);
+	ASSERT(WIFEXITED(status));
+	ASSERT_EQ(WEXITSTATUS(status), 0);
+}
+
+/* The web mode and the keyrings, as an unprivileged user: the loopback
+ * is brought up inside the run's own user namespace. */
+static void test_sandbox__web_proxy_unprivileged(void)
+{
+	as_nobody("web proxy", web_proxy_check);
+}
+
+static void test_sandbox__keyrings_unprivileged(void)
+{
+	as_nobody("keyrings", test_sandbox__keyrings);
+}
+
 TEST_MAIN(
         TEST(test_sandbox__probe) TEST(test_sandbox__unconfined_unchanged) TEST(
                 test_sandbox__secret_outside) TEST(test_sandbox__write_outside)
                 TEST(test_sandbox__network) TEST(test_sandbox__environment) TEST(
-                        test_sandbox__fork_bomb) TEST(test_sandbox__flood)
-                        TEST(test_sandbox__outlive) TEST(test_sandbox__symlink_out) TEST(
-                                test_sandbox__trap_term) TEST(test_sandbox__inherited_fds)
-                                TEST(test_sandbox__terminal) TEST(test_sandbox__signals) TEST(
-                                        test_sandbox__rlimits) TEST(test_sandbox__python_runs)
-                                        TEST(test_sandbox__hostile_root) TEST(
-                                                test_sandbox__hostile_unprivileged)
-                                                TEST(test_sandbox__no_cgroup_left) TEST(
-                                                        test_sandbox__seccomp_refusals)
-                                                        TEST(test_sandbox__keyrings) TEST(
-                                                                test_sandbox__netns_alone)
-                                                                TEST(test_sandbox__web_proxy))
+                        test_sandbox__fork_bomb) TEST(test_sandbox__flood) TEST(test_sandbox__outlive)
+                        TEST(test_sandbox__symlink_out) TEST(test_sandbox__trap_term) TEST(
+                                test_sandbox__inherited_fds) TEST(test_sandbox__terminal)
+                                TEST(test_sandbox__signals) TEST(test_sandbox__rlimits) TEST(
+                                        test_sandbox__python_runs) TEST(test_sandbox__hostile_root)
+                                        TEST(test_sandbox__hostile_unprivileged) TEST(
+                                                test_sandbox__no_cgroup_left) TEST(test_sandbox__seccomp_refusals)
+                                                TEST(test_sandbox__keyrings) TEST(
+                                                        test_sandbox__netns_alone)
+                                                        TEST(test_sandbox__web_proxy) TEST(
+                                                                test_sandbox__web_proxy_unprivileged)
+                                                                TEST(test_sandbox__keyrings_unprivileged))
