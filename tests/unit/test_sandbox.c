@@ -1147,6 +1147,9 @@ static const struct refusal refusals[] = {
 	{ "personality(PER_SVR4)", SYS_personality, { 0x0001 }, EPERM },
 	{ "personality(0xfffdfff7)", SYS_personality, { 0xfffdfff7L }, EPERM },
 	{ "socket(AF_VSOCK)", SYS_socket, { 40, 1, 0 }, EACCES },
+	{ "io_uring_setup", SYS_io_uring_setup, { 1, 0 }, ENOSYS },
+	{ "io_uring_enter", SYS_io_uring_enter, { -1, 0, 0, 0, 0, 0 }, ENOSYS },
+	{ "io_uring_register", SYS_io_uring_register, { -1, 0, 0, 0 }, ENOSYS },
 };
 
 static void test_sandbox__seccomp_refusals(void)
@@ -1220,6 +1223,24 @@ static void test_sandbox__seccomp_refusals(void)
 	       allow_net);
 	ASSERT_CONTAINS(skitx_buf_cstr(&res.out), "vsock-refused 13");
 	skit__run_result_release(&res);
+#ifdef __x86_64__
+	/* An i386 system call (int 0x80: getpid) from a 64-bit process
+	 * kills it (SIGSYS) rather than pass a filter written for x86_64.
+	 * The machine code: mov eax, 20; int 0x80; ret. */
+	run_sh(&res,
+	       "exec python3 -c \"import ctypes, mmap\n"
+	       "code = bytes([0xb8, 20, 0, 0, 0, 0xcd, 0x80, 0xc3])\n"
+	       "m = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | "
+	       "mmap.PROT_WRITE | mmap.PROT_EXEC)\n"
+	       "m.write(code)\n"
+	       "addr = ctypes.addressof(ctypes.c_char.from_buffer(m))\n"
+	       "f = ctypes.CFUNCTYPE(ctypes.c_int)(addr)\n"
+	       "print('int80', f())\n\"",
+	       NULL);
+	ASSERT_EQ(res.signal, SIGSYS);
+	ASSERT(!strstr(skitx_buf_cstr(&res.out), "int80"));
+	skit__run_result_release(&res);
+#endif
 }
 
 static void no_seccomp(struct skit__run_opts *o)
