@@ -42,8 +42,11 @@ typedef enum {
 	/** Landlock scoping (ABI 6): no signals to, and no abstract UNIX
 	 *  sockets of, processes outside the sandbox. */
 	SKIT_SANDBOX_LANDLOCK_SCOPE = 1u << 5,
-	/** A seccomp filter: no sockets but AF_UNIX and no connect() when
-	 *  the network is off; never TIOCSTI, TIOCLINUX or io_uring. */
+	/** A seccomp filter: never what Docker's default profile refuses
+	 *  (perf_event_open, bpf, keyctl, ptrace, mounts, namespaces,
+	 *  modules, clock and host names...; docs/sandbox.md), TIOCSTI,
+	 *  TIOCLINUX or io_uring; no sockets but AF_UNIX and no connect()
+	 *  when the network is off. */
 	SKIT_SANDBOX_SECCOMP = 1u << 6,
 	/** A private network namespace (only a loopback that is down),
 	 *  whenever the network is off. */

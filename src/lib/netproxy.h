@@ -52,8 +52,7 @@ struct skit__netproxy_opts {
  * Returns 0, SKIT_ENOMEM or SKIT_EIO (a thread could not start).
  */
 int skit__netproxy_start(struct skit__netproxy **out, int lfd,
-                         const struct skit__netproxy_opts *o,
-                         skit_error *err);
+                         const struct skit__netproxy_opts *o, skit_error *err);
 
 /* Close every connection, wait for the threads, free. NULL is allowed. */
 void skit__netproxy_stop(struct skit__netproxy *px);
