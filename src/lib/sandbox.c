@@ -213,6 +213,7 @@ struct plan {
 	 */
 	char **hide, **rebind, **ro;
 	size_t nhide, nrebind, nro;
+	bool nocaps; /* drop the capabilities in C */
 	char **made; /* placeholders for missing protected folders */
 	size_t nmade;
 	char cgroup_dir[PATH_MAX];
@@ -401,7 +402,7 @@ static void exec_program(const struct skit__run_opts *o, const struct plan *p,
 	if (ok)
 		layers |= SKIT_SANDBOX_RLIMITS;
 #ifdef __linux__
-	if (drop_caps() && (p->modes.len || geteuid() != 0))
+	if (p->nocaps && drop_caps() && (p->modes.len || geteuid() != 0))
 		layers |= SKIT_SANDBOX_NOCAPS;
 	if (!prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		layers |= SKIT_SANDBOX_NO_NEW_PRIVS;
@@ -1451,14 +1452,20 @@ static void plan_build(struct plan *p, const struct skit__run_opts *o)
 		p->want |= SKIT_SANDBOX_LANDLOCK_NET;
 	ll_build(p, o);
 # ifdef SKIT_HAVE_SECCOMP
-	seccomp_build(p, o);
-	fsmode_build(p);
+	if (!(skit__sandbox_disabled & SKIT_SANDBOX_SECCOMP))
+		seccomp_build(p, o);
+	if (!(skit__sandbox_disabled & SKIT_SANDBOX_NOCAPS))
+		fsmode_build(p);
 # endif
 	/* A and B live in the group too. */
-	cgroup_make(p, procs > 0 ? procs + 2 : -1);
-	p->ns_flags = CLONE_NEWPID;
+	if (!(skit__sandbox_disabled & SKIT_SANDBOX_CGROUP))
+		cgroup_make(p, procs > 0 ? procs + 2 : -1);
+	if (!(skit__sandbox_disabled & SKIT_SANDBOX_PIDNS))
+		p->ns_flags = CLONE_NEWPID;
+	p->nocaps = !(skit__sandbox_disabled & SKIT_SANDBOX_NOCAPS);
 	p->want |= SKIT_SANDBOX_NOCAPS;
-	if (plan_mounts(p, o)) {
+	if (!(skit__sandbox_disabled & SKIT_SANDBOX_MOUNTNS) &&
+	    plan_mounts(p, o)) {
 		p->want |= SKIT_SANDBOX_MOUNTNS;
 		p->ns_flags |= CLONE_NEWNS;
 	}
@@ -1467,7 +1474,8 @@ static void plan_build(struct plan *p, const struct skit__run_opts *o)
 	 * the filter no socket but AF_UNIX can be made, and creating and
 	 * tearing down a namespace costs ~2.5 ms a run (bench_sandbox).
 	 */
-	if (!o->allow_network && !p->prog.len) {
+	if (!o->allow_network && !p->prog.len &&
+	    !(skit__sandbox_disabled & SKIT_SANDBOX_NETNS)) {
 		p->want |= SKIT_SANDBOX_NETNS;
 		p->ns_flags |= CLONE_NEWNET;
 	}

@@ -121,6 +121,23 @@ expect_rc 1 "a bad sandbox.mode"
 has "$T/err" "sandbox.mode" "names the key"
 rm -f "$XDG_CONFIG_HOME/skit/config.json"
 
+# The disk cap: a loop writing 64 MiB files is stopped at --disk-cap (MiB),
+# and the task's cap, used up, refuses the next call.
+project cap
+run run --yes --disk-cap 64 --root "$EX/skills" \
+	--model "replay:$SBX/diskcap.jsonl" --request-log "$T/req.jsonl" go
+expect_rc 0 "a run stopped at the disk cap"
+req 2
+has "$T/req2" "stopped: the program added more than 64 MiB to the disk" \
+	"the model is told why the program stopped"
+req 3
+has "$T/req3" "refused: this task's programs already added 64 MiB" \
+	"the task's cap refuses the next program"
+lacks "$T/req3" "AFTER-CAP" "which does not run"
+set -- "$P"/.agents/runs/*/
+has "$1/events.jsonl" '"disk_capped":true' "the trail records the stop"
+rm -f "$P"/big*
+
 # Usage errors.
 run run --sandbox sideways go
 expect_rc 2 "--sandbox with a bad mode"
