@@ -1375,6 +1375,9 @@ static bool plan_mounts(struct plan *p, const struct skit__run_opts *o)
 	struct stat st;
 	bool ok = true;
 
+	/* full-access: the host's file system as it is, /tmp included. */
+	if (o->fs_full)
+		return false;
 	for (size_t i = 0; ok && i < SKIT_ARRAY_SIZE(hidden); i++)
 		if (!lstat(hidden[i], &st) && S_ISDIR(st.st_mode))
 			ok = strv_push(&p->hide, &p->nhide, hidden[i]);
@@ -1402,8 +1405,7 @@ static bool plan_mounts(struct plan *p, const struct skit__run_opts *o)
 			ok = strv_push(&p->rebind, &p->nrebind, real);
 		}
 	}
-	for (size_t i = 0;
-	     ok && !o->fs_full && o->protect_paths && o->protect_paths[i]; i++)
+	for (size_t i = 0; ok && o->protect_paths && o->protect_paths[i]; i++)
 		ok = protect_one(p, o, o->protect_paths[i]);
 	return ok && p->nrebind <= MAX_REBIND;
 }

@@ -750,6 +750,9 @@ static void test_sandbox__full_access(void)
 	ASSERT_OK(access(path, F_OK));
 	ASSERT_EQ(res.layers & avail & SKIT_SANDBOX_NOCAPS,
 	          avail & SKIT_SANDBOX_NOCAPS);
+	/* No mount namespace: nothing bound, nothing hidden. */
+	ASSERT_EQ(res.layers & SKIT_SANDBOX_MOUNTNS, 0);
+	ASSERT_EQ(res.missing & SKIT_SANDBOX_MOUNTNS, 0);
 	skit__run_result_release(&res);
 }
 
