@@ -110,7 +110,8 @@ int cli_usage_error(const char *verb, const char *fmt, ...)
  * Options shared by the registry commands (list, show, search, doctor):
  * --root DIR (repeatable; replaces the default roots), --config FILE,
  * --no-config. cli_roots_option() consumes one if it matches and returns
- * true; cli_open_registry() builds and scans the registry.
+ * true; cli_open_registry() builds and scans the registry. A --root that
+ * does not exist is a usage error (exit 2).
  */
 struct cli_roots {
 	const char *roots[64];
@@ -125,5 +126,10 @@ int cli_open_registry(skit_registry **out, const struct cli_roots *r,
 /* The same, with the project search starting at `cwd` (NULL: here). */
 int cli_open_registry_at(skit_registry **out, const struct cli_roots *r,
                          const char *cwd, const char *verb);
+
+/* The same, for `skit doctor`: a missing --root is a finding it reports,
+ * not a usage error. */
+int cli_open_registry_any(skit_registry **out, const struct cli_roots *r,
+                          const char *verb);
 
 #endif

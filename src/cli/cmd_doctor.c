@@ -538,7 +538,7 @@ int cmd_doctor(int argc, char **argv)
 	d.explicit_roots = roots.nroots > 0;
 	d.no_config = roots.no_config;
 	d.config = roots.config;
-	status = cli_open_registry(&d.reg, &roots, argv[0]);
+	status = cli_open_registry_any(&d.reg, &roots, argv[0]);
 	if (status != CLI_OK)
 		return status;
 	cli_style_init(&d.st, !d.json && cli_color(stdout));

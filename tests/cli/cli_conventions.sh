@@ -86,4 +86,15 @@ for verb in run chat; do
 	if grep -q "needs a cassette" "$T/err"; then spec_fail "$verb: cassette message"; else spec_pass; fi
 done
 
+# --- a --root that does not exist is missing input (doctor reports it)
+for verb in list show search; do
+	arg=""
+	[ $verb = list ] || arg=x
+	spec_run "$W" $verb --root "$W/no-such-root" $arg
+	spec_expect_rc "$verb --root missing" 2
+	spec_expect_grep "$verb --root missing: named" "$T/err" "no-such-root"
+done
+spec_run "$W" doctor --root "$W/no-such-root"
+if grep -q "no-such-root" "$T/out"; then spec_pass; else spec_fail "doctor: the missing root is reported"; fi
+
 spec_done
