@@ -933,14 +933,16 @@ static void hostile_check(const struct hostile *h,
                           const struct skit__run_result *res, bool root)
 {
 	static const char *const refusals[] = {
-		"git-config: refused",  "git-hook: refused",
-		"git-rename: refused",  "git-rmtree: refused",
-		"skit-json: refused",   "skit-json-unlink: refused",
-		"host-socket: refused", "run-file: refused",
-		"chmod-suid: refused",  "chmod-sgid: refused",
-		"create-suid: refused", "mknod-char: refused",
-		"mknod-block: refused", "chown-other: refused",
-		"sethostname: refused", "clock-settime: refused",
+		"git-config: refused",    "git-hook: refused",
+		"git-rename: refused",    "git-rmtree: refused",
+		"skit-json: refused",     "skit-json-unlink: refused",
+		"plant-skill: refused",   "plant-claude: refused",
+		"git-userns: refused",    "host-socket: refused",
+		"run-file: refused",      "chmod-suid: refused",
+		"chmod-sgid: refused",    "create-suid: refused",
+		"mknod-char: refused",    "mknod-block: refused",
+		"chown-other: refused",   "sethostname: refused",
+		"clock-settime: refused",
 	};
 	const char *out = skitx_buf_cstr(&res->out);
 	char *text, p[PATH_MAX];
