@@ -1026,6 +1026,50 @@ static long euid_as_nobody(const char *shell)
 	return euid;
 }
 
+/* Every folder on the way to `path` lets other users through. */
+static bool reachable_by_others(const char *path)
+{
+	char p[PATH_MAX];
+	struct stat st;
+	size_t n;
+
+	snprintf(p, sizeof(p), "%s", path);
+	for (n = strlen(p); n > 0; n--) {
+		if (p[n] != '/' && p[n] != '\0')
+			continue;
+		p[n] = '\0';
+		if (stat(n ? p : "/", &st) < 0 || !(st.st_mode & S_IXOTH))
+			return false;
+	}
+	return stat("/", &st) == 0 && (st.st_mode & S_IXOTH);
+}
+
+/*
+ * nobody must reach the scratch folder: a build tree under a private home
+ * (0700) would not let it. Then the tests work in a folder of /tmp.
+ */
+static void scratch_for_nobody(char top[64], char **saved)
+{
+	*saved = NULL;
+	if (!getenv("SKIT_TEST_DIR") ||
+	    reachable_by_others(getenv("SKIT_TEST_DIR")))
+		return;
+	*saved = strdup(getenv("SKIT_TEST_DIR"));
+	snprintf(top, 64, "/tmp/skit-sbx-top-XXXXXX");
+	ASSERT(mkdtemp(top));
+	ASSERT_OK(chmod(top, 0755));
+	setenv("SKIT_TEST_DIR", top, 1);
+}
+
+static void scratch_restore(const char *top, char *saved)
+{
+	if (!saved)
+		return;
+	setenv("SKIT_TEST_DIR", saved, 1);
+	free(saved);
+	rm_rf(top);
+}
+
 static void test_sandbox__hostile_root(void)
 {
 	struct skit__run_result res;
@@ -1033,14 +1077,19 @@ static void test_sandbox__hostile_root(void)
 	char p[PATH_MAX];
 	long euid;
 
+	char top[64] = "", *saved = NULL;
+
 	if (geteuid() != 0 || access("/usr/bin/python3", X_OK)) {
 		printf("note: not root or no python3; root suite skipped\n");
 		return;
 	}
+	/* nobody runs the copied shell at the end. */
+	scratch_for_nobody(top, &saved);
 	hostile_setup(&h);
 	if (!(avail & SKIT_SANDBOX_MOUNTNS) || !(avail & SKIT_SANDBOX_NOCAPS)) {
 		note("hostile (root)", SKIT_SANDBOX_MOUNTNS);
 		hostile_teardown(&h);
+		scratch_restore(top, saved);
 		return;
 	}
 	hostile_run(&h, &res, "root");
@@ -1052,6 +1101,7 @@ static void test_sandbox__hostile_root(void)
 	 * euid 0. */
 	snprintf(p, sizeof(p), "%s/sh-copy", h.proj);
 	euid = euid_as_nobody(p);
+	scratch_restore(top, saved);
 	ASSERT(euid > 0);
 }
 
@@ -1068,10 +1118,13 @@ static void test_sandbox__hostile_unprivileged(void)
 	int status;
 	pid_t pid;
 
+	char top[64] = "", *saved = NULL;
+
 	if (geteuid() != 0 || access("/usr/bin/python3", X_OK)) {
 		printf("note: not root or no python3; cannot drop to nobody\n");
 		return;
 	}
+	scratch_for_nobody(top, &saved);
 	hostile_setup(&h);
 	snprintf(cmd, sizeof(cmd), "chown -R 65534:65534 '%s' '%s'", h.proj,
 	         h.tmp);
@@ -1104,6 +1157,7 @@ static void test_sandbox__hostile_unprivileged(void)
 	}
 	waitpid(pid, &status, 0);
 	hostile_teardown(&h);
+	scratch_restore(top, saved);
 	ASSERT(WIFEXITED(status));
 	ASSERT_EQ(WEXITSTATUS(status), 0);
 }
