@@ -3,6 +3,7 @@
  * bench_sandbox.c - what confinement costs per script run.
  *
  *	bench_sandbox [-n RUNS] [DIR]
+ *	bench_sandbox --layers [-n RUNS] [DIR]
  *
  * Times RUNS (default 200) runs of /bin/true three ways, interleaved so
  * that load from elsewhere hits them alike: a plain fork + execve +
@@ -20,6 +21,7 @@
 #include "bench.h"
 #include "common.h"
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -70,6 +72,96 @@ static double run(struct skit__run_opts *o, unsigned int *layers)
 	return bench_now_ms() - t0;
 }
 
+/*
+ * --layers: the cost of each layer, layer by layer. Each round runs
+ * /bin/true once per step, interleaved: plain fork+exec, then confined
+ * runs with one more layer each (the others marked unavailable through
+ * skit__sandbox_disabled), from the process layer alone (process group,
+ * rlimits, no_new_privs) to every layer. A project folder DIR/proj with a
+ * .git folder is the writable path, and .git its protected path, so the
+ * mount namespace binds one path and hides /tmp and /run as in real use.
+ */
+static const struct {
+	const char *name;
+	unsigned int adds;
+} steps[] = {
+	{ "process (pgroup, rlimits, no_new_privs)", 0 },
+	{ "+ landlock (fs, net, scope)", SKIT_SANDBOX_LANDLOCK },
+	{ "+ seccomp", SKIT_SANDBOX_SECCOMP },
+	{ "+ nocaps (capabilities, securebits, file-mode filter)",
+	  SKIT_SANDBOX_NOCAPS },
+	{ "+ cgroup (pids)", SKIT_SANDBOX_CGROUP },
+	{ "+ pidns (and skit's init)", SKIT_SANDBOX_PIDNS },
+	{ "+ mountns (protected paths, hidden /tmp and /run)",
+	  SKIT_SANDBOX_MOUNTNS },
+	{ "+ netns", SKIT_SANDBOX_NETNS },
+};
+#define NSTEPS (sizeof(steps) / sizeof(steps[0]))
+
+static int layers_main(int n, const char *dir)
+{
+	static double t[NSTEPS + 1][MAX_RUNS];
+	const unsigned int priced = SKIT_SANDBOX_LANDLOCK |
+	                            SKIT_SANDBOX_SECCOMP | SKIT_SANDBOX_NOCAPS |
+	                            SKIT_SANDBOX_CGROUP | SKIT_SANDBOX_PIDNS |
+	                            SKIT_SANDBOX_MOUNTNS | SKIT_SANDBOX_NETNS;
+	char *targv[] = { "/bin/true", NULL };
+	char *envp[] = { "PATH=/usr/bin:/bin", NULL };
+	char proj[PATH_MAX], git[PATH_MAX + 8];
+	const char *wp[2] = { proj, NULL }, *pp[2] = { git, NULL };
+	unsigned int got[NSTEPS] = { 0 };
+	struct skit__run_opts o;
+	double prev;
+
+	snprintf(proj, sizeof(proj), "%s/proj", dir);
+	snprintf(git, sizeof(git), "%s/.git", proj);
+	if ((mkdir(proj, 0755) && errno != EEXIST) ||
+	    (mkdir(git, 0755) && errno != EEXIST)) {
+		fprintf(stderr, "bench_sandbox: cannot make %s\n", git);
+		return 1;
+	}
+	memset(&o, 0, sizeof(o));
+	o.path = targv[0];
+	o.argv = targv;
+	o.envp = envp;
+	o.cwd = proj;
+	o.timeout_ms = 10000;
+	o.output_cap = 4096;
+	o.write_paths = wp;
+	o.protect_paths = pp;
+	o.confine = true;
+	for (int i = -5; i < n; i++) {
+		unsigned int on = 0;
+
+		if (i >= 0)
+			t[0][i] = plain(targv, envp);
+		for (size_t k = 0; k < NSTEPS; k++) {
+			double ms;
+
+			on |= steps[k].adds;
+			skit__sandbox_disabled = priced & ~on;
+			ms = run(&o, &got[k]);
+			if (i >= 0)
+				t[k + 1][i] = ms;
+		}
+	}
+	skit__sandbox_disabled = 0;
+	prev = pct(t[0], n, 50);
+	printf("runs=%d (medians; each step adds one layer)\n", n);
+	printf("%-56s %8.3f ms\n", "plain fork + exec + wait", prev);
+	for (size_t k = 0; k < NSTEPS; k++) {
+		double m = pct(t[k + 1], n, 50);
+		bool used = !steps[k].adds || (got[k] & steps[k].adds);
+
+		printf("%-56s %8.3f ms  %+7.3f ms%s\n", steps[k].name, m,
+		       m - prev, used ? "" : "  (not applied here)");
+		prev = m;
+	}
+	printf("all layers - plain: %.3f ms (target < 5)\n",
+	       pct(t[NSTEPS], n, 50) - pct(t[0], n, 50));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static double t_plain[MAX_RUNS], t_open[MAX_RUNS], t_conf[MAX_RUNS];
@@ -84,17 +176,24 @@ int main(int argc, char **argv)
 	double mp, mo, mc, mn, mw;
 	int n = 200, i;
 
+	bool by_layer = false;
+
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-n") && i + 1 < argc)
 			n = (int)strtol(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--layers"))
+			by_layer = true;
 		else
 			dir = argv[i];
 	}
 	if (n < 1 || n > MAX_RUNS) {
-		fprintf(stderr, "usage: bench_sandbox [-n 1..%d] [DIR]\n",
+		fprintf(stderr,
+		        "usage: bench_sandbox [--layers] [-n 1..%d] [DIR]\n",
 		        MAX_RUNS);
 		return 2;
 	}
+	if (by_layer)
+		return layers_main(n, dir);
 	wp[0] = dir;
 	memset(&o, 0, sizeof(o));
 	o.path = targv[0];

@@ -415,13 +415,16 @@ static char *sandbox_mode(struct doctor *d, skit_sandbox_config *cfg,
 	if (d->config)
 		files[2] = skitx_strdup(d->config);
 	for (size_t i = 0; i < 3; i++) {
+		skit_error e = { 0 };
 		int rc;
 
 		if (!files[i] || bad)
 			continue;
-		rc = skit_sandbox_config_load(cfg, files[i], trusted[i], err);
-		if (rc && !(rc == SKIT_ENOTFOUND && i < 2))
+		rc = skit_sandbox_config_load(cfg, files[i], trusted[i], &e);
+		if (rc && !(rc == SKIT_ENOTFOUND && i < 2)) {
 			bad = skitx_strdup(files[i]);
+			*err = e;
+		}
 	}
 	for (size_t i = 0; i < 3; i++)
 		skitx_free(files[i]);

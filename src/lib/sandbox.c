@@ -224,6 +224,9 @@ struct plan {
 	 */
 	char **hide, **rebind, **ro;
 	size_t nhide, nrebind, nro;
+	bool nocaps; /* drop the capabilities in C */
+	char **made; /* placeholders for missing protected folders */
+	size_t nmade;
 	char cgroup_dir[PATH_MAX];
 	bool cgroup_v2;
 	int proxy_fd;   /* A's end of the socketpair; -1: no proxy */
@@ -419,7 +422,7 @@ static void exec_program(const struct skit__run_opts *o, const struct plan *p,
 	if (ok)
 		layers |= SKIT_SANDBOX_RLIMITS;
 #ifdef __linux__
-	if (drop_caps() && (p->modes.len || geteuid() != 0))
+	if (p->nocaps && drop_caps() && (p->modes.len || geteuid() != 0))
 		layers |= SKIT_SANDBOX_NOCAPS;
 	if (!prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		layers |= SKIT_SANDBOX_NO_NEW_PRIVS;
@@ -1596,6 +1599,69 @@ static bool beneath(const char *path, const char *dir)
 }
 
 #ifdef __linux__
+/* The writable folder (real path) that `real` is or lies beneath, or
+ * NULL. */
+static const char *write_root(const struct skit__run_opts *o, const char *real,
+                              char buf[PATH_MAX])
+{
+	for (size_t w = 0; o->write_paths && o->write_paths[w]; w++)
+		if (realpath(o->write_paths[w], buf) && beneath(real, buf))
+			return buf;
+	return NULL;
+}
+
+static bool ro_push(struct plan *p, const char *real)
+{
+	for (size_t i = 0; i < p->nro; i++)
+		if (!strcmp(p->ro[i], real))
+			return true;
+	return strv_push(&p->ro, &p->nro, real);
+}
+
+/*
+ * Plan the read-only bind of one protected path, when it lies beneath a
+ * writable folder. One that exists is bound over itself. One that does
+ * not exist would be created by the first program that tried (a planted
+ * `.agents/skills/x/SKILL.md`, a fresh `.git/hooks`), so its first missing
+ * folder is made as an empty placeholder, bound read-only and removed
+ * after the run (plan_release()); a missing `*.json` file gets its
+ * folder bound read-only instead, unless that folder is a writable root.
+ */
+static bool protect_one(struct plan *p, const struct skit__run_opts *o,
+                        const char *path)
+{
+	char real[PATH_MAX], pre[PATH_MAX], root[PATH_MAX], made[PATH_MAX];
+	size_t n = strlen(path), cut;
+	const char *rest;
+
+	if (realpath(path, real))
+		return !write_root(o, real, root) || ro_push(p, real);
+	if (n >= sizeof(pre) || path[0] != '/')
+		return true;
+	/* The longest existing prefix, and the component after it. */
+	memcpy(pre, path, n + 1);
+	for (cut = n; cut > 1;) {
+		while (cut > 1 && pre[cut - 1] != '/')
+			cut--;
+		if (cut <= 1)
+			break;
+		pre[cut - 1] = '\0';
+		if (realpath(pre, real))
+			break;
+	}
+	if (cut <= 1 || !write_root(o, real, root))
+		return true;
+	rest = path + cut;
+	if (!strchr(rest, '/') && n > 5 && !strcmp(path + n - 5, ".json"))
+		return !strcmp(real, root) || ro_push(p, real);
+	if ((size_t)snprintf(made, sizeof(made), "%s/%.*s", real,
+	                     (int)strcspn(rest, "/"), rest) >= sizeof(made))
+		return true;
+	if (mkdir(made, 0755) < 0)
+		return errno == EEXIST ? ro_push(p, made) : false;
+	return strv_push(&p->made, &p->nmade, made) && ro_push(p, made);
+}
+
 /*
  * What A mounts (mount_setup()): the host folders to hide, the run's own
  * folders beneath them, and the protected paths that exist beneath a
@@ -1606,10 +1672,13 @@ static bool plan_mounts(struct plan *p, const struct skit__run_opts *o)
 {
 	static const char *const hidden[] = { "/tmp", "/run", "/var/run" };
 	const char *const *lists[2] = { o->read_paths, o->write_paths };
-	char real[PATH_MAX], wreal[PATH_MAX];
+	char real[PATH_MAX];
 	struct stat st;
 	bool ok = true;
 
+	/* full-access: the host's file system as it is, /tmp included. */
+	if (o->fs_full)
+		return false;
 	for (size_t i = 0; ok && i < SKIT_ARRAY_SIZE(hidden); i++)
 		if (!lstat(hidden[i], &st) && S_ISDIR(st.st_mode))
 			ok = strv_push(&p->hide, &p->nhide, hidden[i]);
@@ -1637,19 +1706,8 @@ static bool plan_mounts(struct plan *p, const struct skit__run_opts *o)
 			ok = strv_push(&p->rebind, &p->nrebind, real);
 		}
 	}
-	for (size_t i = 0;
-	     ok && !o->fs_full && o->protect_paths && o->protect_paths[i];
-	     i++) {
-		bool inside = false;
-
-		if (!realpath(o->protect_paths[i], real))
-			continue;
-		for (size_t w = 0; o->write_paths && o->write_paths[w]; w++)
-			if (realpath(o->write_paths[w], wreal))
-				inside |= beneath(real, wreal);
-		if (inside)
-			ok = strv_push(&p->ro, &p->nro, real);
-	}
+	for (size_t i = 0; ok && o->protect_paths && o->protect_paths[i]; i++)
+		ok = protect_one(p, o, o->protect_paths[i]);
 	return ok && p->nrebind <= MAX_REBIND;
 }
 #endif
@@ -1675,11 +1733,15 @@ static void plan_release(struct plan *p)
 	p->modes.filter = NULL;
 	p->modes.len = 0;
 #endif
+	/* Placeholders, once no process of the run can see them. */
+	for (size_t i = p->nmade; i-- > 0;)
+		rmdir(p->made[i]);
+	strv_drop(p->made, p->nmade);
 	strv_drop(p->hide, p->nhide);
 	strv_drop(p->rebind, p->nrebind);
 	strv_drop(p->ro, p->nro);
-	p->hide = p->rebind = p->ro = NULL;
-	p->nhide = p->nrebind = p->nro = 0;
+	p->hide = p->rebind = p->ro = p->made = NULL;
+	p->nhide = p->nrebind = p->nro = p->nmade = 0;
 }
 
 #ifdef __linux__
@@ -1691,7 +1753,7 @@ static void plan_release(struct plan *p)
  */
 static void plan_netns(struct plan *p, const struct skit__run_opts *o)
 {
-	if (o->allow_network)
+	if (o->allow_network || (skit__sandbox_disabled & SKIT_SANDBOX_NETNS))
 		return;
 	p->want |= SKIT_SANDBOX_NETNS;
 	p->ns_flags |= CLONE_NEWNET;
@@ -1794,13 +1856,18 @@ static void plan_build(struct plan *p, const struct skit__run_opts *o)
 # ifdef SKIT_HAVE_SECCOMP
 	if (!(skit__sandbox_disabled & SKIT_SANDBOX_SECCOMP))
 		seccomp_build(p, o);
-	fsmode_build(p);
+	if (!(skit__sandbox_disabled & SKIT_SANDBOX_NOCAPS))
+		fsmode_build(p);
 # endif
 	/* A and B live in the group too. */
-	cgroup_make(p, procs > 0 ? procs + 2 : -1);
-	p->ns_flags = CLONE_NEWPID;
+	if (!(skit__sandbox_disabled & SKIT_SANDBOX_CGROUP))
+		cgroup_make(p, procs > 0 ? procs + 2 : -1);
+	if (!(skit__sandbox_disabled & SKIT_SANDBOX_PIDNS))
+		p->ns_flags = CLONE_NEWPID;
+	p->nocaps = !(skit__sandbox_disabled & SKIT_SANDBOX_NOCAPS);
 	p->want |= SKIT_SANDBOX_NOCAPS;
-	if (plan_mounts(p, o)) {
+	if (!(skit__sandbox_disabled & SKIT_SANDBOX_MOUNTNS) &&
+	    plan_mounts(p, o)) {
 		p->want |= SKIT_SANDBOX_MOUNTNS;
 		p->ns_flags |= CLONE_NEWNS;
 	}

@@ -125,10 +125,11 @@ int skit__run(struct skit__run_result *res, const struct skit__run_opts *o,
 void skit__run_result_release(struct skit__run_result *res);
 
 /*
- * Layers to treat as unavailable on this system (SKIT_SANDBOX_LANDLOCK and
- * SKIT_SANDBOX_SECCOMP are the ones honoured), so that tests can exercise what
- * happens when a kernel lacks a layer. 0 in normal use; not thread-safe; never
- * set from the environment.
+ * Layers to treat as unavailable on this system (SKIT_SANDBOX_LANDLOCK,
+ * _SECCOMP, _NETNS, _PIDNS, _MOUNTNS, _CGROUP and _NOCAPS are honoured),
+ * so that tests can exercise what happens when a kernel lacks a layer and
+ * bench_sandbox can price each one. 0 in normal use; not thread-safe;
+ * never set from the environment.
  */
 extern unsigned int skit__sandbox_disabled;
 

@@ -27,6 +27,7 @@
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <linux/keyctl.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -718,6 +719,91 @@ static void test_sandbox__python_runs(void)
 	skit__run_result_release(&res);
 }
 
+static void full_access(struct skit__run_opts *o)
+{
+	static char git[PATH_MAX];
+	static const char *pp[] = { git, NULL };
+
+	snprintf(git, sizeof(git), "%s/.git", work);
+	o->fs_full = true;
+	o->protect_paths = pp;
+}
+
+/* full-access: no file-system confinement (the user chose it), every
+ * process layer still there. */
+static void test_sandbox__full_access(void)
+{
+	struct skit__run_result res;
+	char script[3 * PATH_MAX], path[PATH_MAX];
+
+	fresh();
+	snprintf(path, sizeof(path), "%s/.git", work);
+	ASSERT_OK(mkdir(path, 0755));
+	snprintf(script, sizeof(script),
+	         "echo out > '%s/outside.txt' && echo hook > .git/hook && "
+	         "cat '%s/secret.txt'",
+	         base, base);
+	run_sh(&res, script, full_access);
+	ASSERT_EQ(res.exit_code, 0);
+	ASSERT_STR(skitx_buf_cstr(&res.out), "TOPSECRET-42\n");
+	snprintf(path, sizeof(path), "%s/outside.txt", base);
+	ASSERT_OK(access(path, F_OK));
+	snprintf(path, sizeof(path), "%s/.git/hook", work);
+	ASSERT_OK(access(path, F_OK));
+	ASSERT_EQ(res.layers & avail & SKIT_SANDBOX_NOCAPS,
+	          avail & SKIT_SANDBOX_NOCAPS);
+	/* No mount namespace: nothing bound, nothing hidden. */
+	ASSERT_EQ(res.layers & SKIT_SANDBOX_MOUNTNS, 0);
+	ASSERT_EQ(res.missing & SKIT_SANDBOX_MOUNTNS, 0);
+	skit__run_result_release(&res);
+}
+
+static void disk_cap_256m(struct skit__run_opts *o)
+{
+	o->disk_cap = (uint64_t)256 << 20;
+	o->timeout_ms = 120000;
+}
+
+/*
+ * A script that writes 64 MiB files in a loop is stopped at the disk cap
+ * (here 256 MiB), well before its timeout, and the run says so. Other
+ * writers on the same file system can only make it stop sooner.
+ */
+static void test_sandbox__disk_cap(void)
+{
+	struct skit__run_result res;
+	struct statvfs sv;
+	char p[PATH_MAX];
+	long files = 0;
+	struct stat st;
+
+	fresh();
+	if (statvfs(work, &sv) < 0 ||
+	    (uint64_t)sv.f_bavail * sv.f_frsize < ((uint64_t)2 << 30)) {
+		printf("note: under 2 GiB free here; disk cap test skipped\n");
+		return;
+	}
+	run_sh(&res,
+	       "i=0; while :; do head -c 67108864 /dev/zero > f$i || exit 7;"
+	       " i=$((i+1)); done",
+	       disk_cap_256m);
+	ASSERT(res.disk_capped);
+	ASSERT(!res.timed_out);
+	ASSERT_EQ(res.signal, SIGKILL);
+	ASSERT(res.disk_added > ((uint64_t)256 << 20));
+	for (long i = 0; i < 64; i++) {
+		snprintf(p, sizeof(p), "%s/f%ld", work, i);
+		if (stat(p, &st) == 0)
+			files++;
+		unlink(p);
+	}
+	/* 4 whole files fit under the cap; polling every 100 ms lets a
+	 * little more through, never many times the cap. */
+	ASSERT(files >= 4);
+	ASSERT(files <= 16);
+	skit__run_result_release(&res);
+}
+
 /* ---- the hostile suite: root powers, protected paths, host sockets --- */
 
 struct hostile {
@@ -814,8 +900,8 @@ static void hostile_run(struct hostile *h, struct skit__run_result *res,
 		         tmpenv, NULL };
 	const char *rp[] = { skill, NULL };
 	const char *wp[] = { h->proj, h->tmp, NULL };
-	char g[PATH_MAX], j[PATH_MAX], m[PATH_MAX];
-	const char *pp[] = { g, j, m, NULL };
+	char g[PATH_MAX], j[PATH_MAX], m[PATH_MAX], c[PATH_MAX];
+	const char *pp[] = { g, j, m, c, NULL };
 	struct skit__run_opts o;
 	skit_error err = { 0 };
 
@@ -823,6 +909,7 @@ static void hostile_run(struct hostile *h, struct skit__run_result *res,
 	snprintf(g, sizeof(g), "%s/.git", h->proj);
 	snprintf(j, sizeof(j), "%s/.agents/skit.json", h->proj);
 	snprintf(m, sizeof(m), "%s/.agents/skills", h->proj);
+	snprintf(c, sizeof(c), "%s/.claude/skills", h->proj);
 	memset(&o, 0, sizeof(o));
 	o.path = argv[0];
 	o.argv = argv;
@@ -848,14 +935,16 @@ static void hostile_check(const struct hostile *h,
                           const struct skit__run_result *res, bool root)
 {
 	static const char *const refusals[] = {
-		"git-config: refused",  "git-hook: refused",
-		"git-rename: refused",  "git-rmtree: refused",
-		"skit-json: refused",   "skit-json-unlink: refused",
-		"host-socket: refused", "run-file: refused",
-		"chmod-suid: refused",  "chmod-sgid: refused",
-		"create-suid: refused", "mknod-char: refused",
-		"mknod-block: refused", "chown-other: refused",
-		"sethostname: refused", "clock-settime: refused",
+		"git-config: refused",    "git-hook: refused",
+		"git-rename: refused",    "git-rmtree: refused",
+		"skit-json: refused",     "skit-json-unlink: refused",
+		"plant-skill: refused",   "plant-claude: refused",
+		"git-userns: refused",    "host-socket: refused",
+		"run-file: refused",      "chmod-suid: refused",
+		"chmod-sgid: refused",    "create-suid: refused",
+		"mknod-char: refused",    "mknod-block: refused",
+		"chown-other: refused",   "sethostname: refused",
+		"clock-settime: refused",
 	};
 	const char *out = skitx_buf_cstr(&res->out);
 	char *text, p[PATH_MAX];
@@ -892,6 +981,11 @@ static void hostile_check(const struct hostile *h,
 	}
 	free(text);
 	snprintf(p, sizeof(p), "%s/.git/hooks/pre-commit", h->proj);
+	ASSERT(access(p, F_OK) < 0);
+	/* The placeholders for the missing ones are gone again. */
+	snprintf(p, sizeof(p), "%s/.agents/skills", h->proj);
+	ASSERT(access(p, F_OK) < 0);
+	snprintf(p, sizeof(p), "%s/.claude", h->proj);
 	ASSERT(access(p, F_OK) < 0);
 	snprintf(p, sizeof(p), "%s/sh-copy", h->proj);
 	ASSERT_OK(stat(p, &st));
@@ -934,6 +1028,50 @@ static long euid_as_nobody(const char *shell)
 	return euid;
 }
 
+/* Every folder on the way to `path` lets other users through. */
+static bool reachable_by_others(const char *path)
+{
+	char p[PATH_MAX];
+	struct stat st;
+	size_t n;
+
+	snprintf(p, sizeof(p), "%s", path);
+	for (n = strlen(p); n > 0; n--) {
+		if (p[n] != '/' && p[n] != '\0')
+			continue;
+		p[n] = '\0';
+		if (stat(n ? p : "/", &st) < 0 || !(st.st_mode & S_IXOTH))
+			return false;
+	}
+	return stat("/", &st) == 0 && (st.st_mode & S_IXOTH);
+}
+
+/*
+ * nobody must reach the scratch folder: a build tree under a private home
+ * (0700) would not let it. Then the tests work in a folder of /tmp.
+ */
+static void scratch_for_nobody(char top[64], char **saved)
+{
+	*saved = NULL;
+	if (!getenv("SKIT_TEST_DIR") ||
+	    reachable_by_others(getenv("SKIT_TEST_DIR")))
+		return;
+	*saved = strdup(getenv("SKIT_TEST_DIR"));
+	snprintf(top, 64, "/tmp/skit-sbx-top-XXXXXX");
+	ASSERT(mkdtemp(top));
+	ASSERT_OK(chmod(top, 0755));
+	setenv("SKIT_TEST_DIR", top, 1);
+}
+
+static void scratch_restore(const char *top, char *saved)
+{
+	if (!saved)
+		return;
+	setenv("SKIT_TEST_DIR", saved, 1);
+	free(saved);
+	rm_rf(top);
+}
+
 static void test_sandbox__hostile_root(void)
 {
 	struct skit__run_result res;
@@ -941,14 +1079,19 @@ static void test_sandbox__hostile_root(void)
 	char p[PATH_MAX];
 	long euid;
 
+	char top[64] = "", *saved = NULL;
+
 	if (geteuid() != 0 || access("/usr/bin/python3", X_OK)) {
 		printf("note: not root or no python3; root suite skipped\n");
 		return;
 	}
+	/* nobody runs the copied shell at the end. */
+	scratch_for_nobody(top, &saved);
 	hostile_setup(&h);
 	if (!(avail & SKIT_SANDBOX_MOUNTNS) || !(avail & SKIT_SANDBOX_NOCAPS)) {
 		note("hostile (root)", SKIT_SANDBOX_MOUNTNS);
 		hostile_teardown(&h);
+		scratch_restore(top, saved);
 		return;
 	}
 	hostile_run(&h, &res, "root");
@@ -960,6 +1103,7 @@ static void test_sandbox__hostile_root(void)
 	 * euid 0. */
 	snprintf(p, sizeof(p), "%s/sh-copy", h.proj);
 	euid = euid_as_nobody(p);
+	scratch_restore(top, saved);
 	ASSERT(euid > 0);
 }
 
@@ -976,10 +1120,13 @@ static void test_sandbox__hostile_unprivileged(void)
 	int status;
 	pid_t pid;
 
+	char top[64] = "", *saved = NULL;
+
 	if (geteuid() != 0 || access("/usr/bin/python3", X_OK)) {
 		printf("note: not root or no python3; cannot drop to nobody\n");
 		return;
 	}
+	scratch_for_nobody(top, &saved);
 	hostile_setup(&h);
 	snprintf(cmd, sizeof(cmd), "chown -R 65534:65534 '%s' '%s'", h.proj,
 	         h.tmp);
@@ -1012,6 +1159,7 @@ static void test_sandbox__hostile_unprivileged(void)
 	}
 	waitpid(pid, &status, 0);
 	hostile_teardown(&h);
+	scratch_restore(top, saved);
 	ASSERT(WIFEXITED(status));
 	ASSERT_EQ(WEXITSTATUS(status), 0);
 }
@@ -1583,19 +1731,33 @@ static void test_sandbox__keyrings_unprivileged(void)
 	as_nobody("keyrings", test_sandbox__keyrings);
 }
 
+/* clang-format off */
 TEST_MAIN(
-        TEST(test_sandbox__probe) TEST(test_sandbox__unconfined_unchanged) TEST(
-                test_sandbox__secret_outside) TEST(test_sandbox__write_outside)
-                TEST(test_sandbox__network) TEST(test_sandbox__environment) TEST(
-                        test_sandbox__fork_bomb) TEST(test_sandbox__flood) TEST(test_sandbox__outlive)
-                        TEST(test_sandbox__symlink_out) TEST(test_sandbox__trap_term) TEST(
-                                test_sandbox__inherited_fds) TEST(test_sandbox__terminal)
-                                TEST(test_sandbox__signals) TEST(test_sandbox__rlimits) TEST(
-                                        test_sandbox__python_runs) TEST(test_sandbox__hostile_root)
-                                        TEST(test_sandbox__hostile_unprivileged) TEST(
-                                                test_sandbox__no_cgroup_left) TEST(test_sandbox__seccomp_refusals)
-                                                TEST(test_sandbox__keyrings) TEST(
-                                                        test_sandbox__netns_alone)
-                                                        TEST(test_sandbox__web_proxy) TEST(
-                                                                test_sandbox__web_proxy_unprivileged)
-                                                                TEST(test_sandbox__keyrings_unprivileged))
+	TEST(test_sandbox__probe)
+	TEST(test_sandbox__unconfined_unchanged)
+	TEST(test_sandbox__secret_outside)
+	TEST(test_sandbox__write_outside)
+	TEST(test_sandbox__network)
+	TEST(test_sandbox__environment)
+	TEST(test_sandbox__fork_bomb)
+	TEST(test_sandbox__flood)
+	TEST(test_sandbox__outlive)
+	TEST(test_sandbox__symlink_out)
+	TEST(test_sandbox__trap_term)
+	TEST(test_sandbox__inherited_fds)
+	TEST(test_sandbox__terminal)
+	TEST(test_sandbox__signals)
+	TEST(test_sandbox__rlimits)
+	TEST(test_sandbox__python_runs)
+	TEST(test_sandbox__full_access)
+	TEST(test_sandbox__disk_cap)
+	TEST(test_sandbox__hostile_root)
+	TEST(test_sandbox__hostile_unprivileged)
+	TEST(test_sandbox__no_cgroup_left)
+	TEST(test_sandbox__seccomp_refusals)
+	TEST(test_sandbox__keyrings)
+	TEST(test_sandbox__netns_alone)
+	TEST(test_sandbox__web_proxy)
+	TEST(test_sandbox__web_proxy_unprivileged)
+	TEST(test_sandbox__keyrings_unprivileged))
+/* clang-format on */
