@@ -1374,8 +1374,13 @@ static bool protect_one(struct plan *p, const struct skit__run_opts *o,
 	if ((size_t)snprintf(made, sizeof(made), "%s/%.*s", real,
 	                     (int)strcspn(rest, "/"), rest) >= sizeof(made))
 		return true;
-	if (mkdir(made, 0755) < 0)
-		return errno == EEXIST ? ro_push(p, made) : false;
+	/* A folder we may not create, the program may not create either
+	 * (it runs as our uid, without capabilities). */
+	if (mkdir(made, 0755) < 0) {
+		if (errno == EEXIST)
+			return ro_push(p, made);
+		return errno == EACCES || errno == EPERM || errno == EROFS;
+	}
 	return strv_push(&p->made, &p->nmade, made) && ro_push(p, made);
 }
 
