@@ -3,7 +3,7 @@
  * bench_run.c - time commands against a baseline on a noisy machine.
  *
  *	bench_run [-n RUNS] [-w WARMUPS] [-o FILE] [-e]
- *		  [--] BASELINE [ARG...] [';;' COMMAND [ARG...]]...
+ *		  [--] BASELINE [ARG...] [';;' [--prep SH] COMMAND [ARG...]]...
  *
  * Runs every command WARMUPS times untimed (default 1: this warms the page
  * cache and the dynamic loader), then RUNS rounds (default 5) timed. Within
@@ -19,6 +19,11 @@
  * without a shell or xargs. A run that exits non-zero stops the benchmark
  * with status 1, unless -e. The "--" may be left out when the first command
  * does not start with "-".
+ *
+ * `--prep SH` before a command runs `/bin/sh -c SH` before each run of that
+ * command (warm-ups too), untimed: it puts the command back in the state
+ * the figure is about (e.g. removes an index cache for a cold-cache
+ * figure). A prep that fails stops the benchmark.
  *
  * Wall time is CLOCK_MONOTONIC from fork() to wait4(); user and system time
  * and peak RSS come from wait4()'s rusage of that child alone (not
@@ -55,6 +60,7 @@ struct sample {
 };
 
 struct cmd {
+	const char *prep; /* NULL: none */
 	char **argv;
 	int argc;
 	size_t room;
@@ -105,6 +111,29 @@ static int run_once(char **argv, const char *outfile, struct sample *s)
 	return 0;
 }
 
+/* Run `/bin/sh -c prep`, untimed. 0, or -1 (and a message). */
+static int run_prep(const char *prep)
+{
+	pid_t pid;
+	int st;
+
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		execl("/bin/sh", "sh", "-c", prep, (char *)NULL);
+		_exit(127);
+	}
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		fprintf(stderr, "bench_run: prep '%s' failed\n", prep);
+		return -1;
+	}
+	return 0;
+}
+
 /* Append `arg` to c->argv, keeping it NULL-terminated. */
 static int add_arg(struct cmd *c, char *arg)
 {
@@ -151,7 +180,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 	        "usage: bench_run [-n RUNS] [-w WARMUPS] [-o FILE] [-e] "
-	        "[--] BASELINE [ARG...] [';;' COMMAND [ARG...]]...\n");
+	        "[--] BASELINE [ARG...] [';;' [--prep SH] COMMAND "
+	        "[ARG...]]...\n");
 }
 
 static void report(int k, struct cmd *c, struct cmd *base, int runs)
@@ -222,6 +252,10 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			ncmds++;
+		} else if (ncmds > 1 && !cmds[ncmds - 1].argc &&
+		           !cmds[ncmds - 1].prep &&
+		           !strcmp(argv[i], "--prep") && i + 1 < argc) {
+			cmds[ncmds - 1].prep = argv[++i];
 		} else if (argv[i][0] == '@' && argv[i][1]) {
 			if (add_args_from(&cmds[ncmds - 1], argv[i] + 1) < 0) {
 				fprintf(stderr, "bench_run: %s: %s\n",
@@ -240,6 +274,8 @@ int main(int argc, char **argv)
 	/* Warm-ups first, then timed rounds of every command in turn. */
 	for (int r = 0; r < warmups + runs; r++) {
 		for (int k = 0; k < ncmds; k++) {
+			if (cmds[k].prep && run_prep(cmds[k].prep) < 0)
+				return 1;
 			if (run_once(cmds[k].argv, outfile, &s) < 0) {
 				fprintf(stderr, "bench_run: %s\n",
 				        strerror(errno));

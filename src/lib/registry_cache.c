@@ -24,6 +24,7 @@
  * record is only used when the SKILL.md it names still has the recorded
  * device, inode, size and times. docs/registry.md has the policy.
  */
+#define _GNU_SOURCE /* mkostemp: before any header */
 #include "common.h"
 
 #include <fcntl.h>
@@ -460,6 +461,66 @@ int skit__cache_put(struct skitx_buf *out, const struct skit__cache_key *k,
 	return 1;
 }
 
+/*
+ * The temporary file beside `file`, in folder `dir` (created 0700 when
+ * missing: one mkdir() when only the last level is missing, the whole
+ * path only when that fails). A descriptor, or -1.
+ */
+static int create_temp(char *tmpl, const char *dir)
+{
+	size_t len = strlen(tmpl);
+	int fd = mkostemp(tmpl, O_CLOEXEC);
+
+	if (fd >= 0 || errno != ENOENT)
+		return fd;
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST &&
+	    skitx_fs_mkdir_p(dir, 0700) < 0)
+		return -1;
+	/* a failed mkostemp() may have left a name in place of the XXXXXX */
+	memcpy(tmpl + len - 6, "XXXXXX", 6);
+	return mkostemp(tmpl, O_CLOEXEC);
+}
+
+/*
+ * Write `len` bytes as `file`, via a temporary file in the same folder and
+ * rename(), so a reader sees the old file or the new one, never a part.
+ * No fsync(): after a crash the file may be torn or empty, and then its
+ * length or checksum rejects it and the next scan rewrites it; a cache
+ * is worth less than the flush (which made writing the caches of many
+ * small roots several times slower than scanning them).
+ */
+static int write_file(const char *file, const char *dir, const void *data,
+                      size_t len)
+{
+	struct skitx_buf tmp = SKITX_BUF_INIT;
+	int fd = -1, error;
+
+	error = skitx_buf_printf(&tmp, "%s.tmp-XXXXXX", file);
+	if (error < 0)
+		goto out;
+	fd = create_temp(tmp.ptr, dir);
+	if (fd < 0) {
+		error = SKIT_EIO;
+		skitx_buf_clear(&tmp); /* nothing to remove */
+		goto out;
+	}
+	/* mkostemp() makes it 0600 whatever the umask: the mode we want */
+	error = skitx_fs_write_all(fd, data, len);
+	if (error < 0)
+		goto out;
+	error = close(fd) < 0 ? SKIT_EIO : 0;
+	fd = -1;
+	if (!error && rename(tmp.ptr, file) < 0)
+		error = SKIT_EIO;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (error < 0 && tmp.len)
+		unlink(tmp.ptr);
+	skitx_buf_release(&tmp);
+	return error;
+}
+
 int skit__cache_write(const struct skit__cache *c, const struct skitx_buf *recs,
                       size_t n)
 {
@@ -500,10 +561,7 @@ int skit__cache_write(const struct skit__cache *c, const struct skitx_buf *recs,
 	dir = skitx_path_dirname(c->file);
 	if (!dir)
 		goto out;
-	error = skitx_fs_mkdir_p(dir, 0700);
-	if (error < 0)
-		goto out;
-	error = skitx_fs_write_atomic(c->file, b.ptr, b.len, 0600);
+	error = write_file(c->file, dir, b.ptr, b.len);
 out:
 	skitx_free(dir);
 	skitx_buf_release(&b);
