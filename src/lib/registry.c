@@ -324,6 +324,7 @@ static void index_free(struct skit__index *ix)
 	skitx_free(ix->roots);
 	diags_release(&ix->diags);
 	skit__arena_release(&ix->strings);
+	skitx_free(ix->cache_bytes);
 	skitx_free(ix);
 }
 
@@ -445,23 +446,32 @@ struct scan {
 	uint64_t root_dev; /* st_dev of the root being scanned */
 
 	/*
-	 * The index cache: one per root (NULL: off), the entries to write
-	 * back (which item, its key), and per root how many came from the
-	 * cache and how many were loaded and can be cached.
+	 * The index cache: one for all the roots (NULL: off), the entries to
+	 * write back (which item, its key), and per root how many came from
+	 * the cache and how many were loaded and can be cached.
 	 */
-	struct skit__cache *caches;
+	struct skit__cache *cache;
 	struct cache_item *citems;
 	size_t ncitems, citems_alloc;
+	struct skit__cache_key *ckeys; /* of the entries loaded */
+	size_t nckeys, ckeys_alloc;
 	size_t *chits, *cnew;
 	int64_t racy_after; /* mtimes at or after this are not cached */
 	bool cache_lost;    /* out of memory on the way: write nothing */
 };
 
+/*
+ * An entry to write back: 12 bytes, not a key each (100k keys were 10 MB
+ * of a warm scan's peak): a hit's key is its record's, found again by
+ * number; a loaded entry's is in scan.ckeys.
+ */
 struct cache_item {
-	size_t root;
+	uint32_t root;
 	uint32_t item;
-	struct skit__cache_key key;
+	uint32_t ref; /* hit: record number; else index in ckeys | MISS */
 };
+
+#define CACHE_MISS 0x80000000u
 
 /* What loading one folder gave. */
 enum load_kind {
@@ -478,6 +488,7 @@ struct loaded {
 	const char *message;
 	bool hit;       /* the entry came from the cache */
 	bool cacheable; /* loaded, and `key` may be written to the cache */
+	uint32_t rec;   /* a hit: the record's number */
 	struct skit__cache_key key;
 };
 
@@ -851,21 +862,12 @@ static int fill_item(struct skit__item *it, struct skit__arena *a,
 	return 0;
 }
 
-/* A cached string into `a`; NULL stays NULL. 0 or SKIT_ENOMEM. */
-static int rec_str(const char **out, struct skit__arena *a,
-                   const struct skit__cache_rec *rec, int i)
-{
-	*out = NULL;
-	if (!rec->str[i])
-		return 0;
-	*out = skit__arena_strndup(a, rec->str[i], rec->len[i]);
-	return *out ? 0 : SKIT_ENOMEM;
-}
-
 /*
  * The entry fill_item() would have made, from a cache record: the loaded
  * fields come from the record, those of the folder's place (paths, root)
- * from the scan, as for a fresh load.
+ * from the scan, as for a fresh load. The record's strings are used where
+ * they lie (NUL-terminated in the cache's bytes, which the index keeps):
+ * copying them doubled the memory a warm scan of a large tree took.
  */
 static int fill_from_cache(struct skit__item *it, struct skit__arena *a,
                            const skit_registry *reg, size_t ri,
@@ -875,8 +877,7 @@ static int fill_from_cache(struct skit__item *it, struct skit__arena *a,
 	char *file;
 
 	memset(it, 0, sizeof(*it));
-	if (rec_str(&it->e.name, a, rec, SKIT__CACHE_NAME) < 0)
-		return SKIT_ENOMEM;
+	it->e.name = rec->str[SKIT__CACHE_NAME];
 	it->e.dir = skit__arena_strndup(a, path, path_len);
 	/* records are never of a lowercase skill.md */
 	file = arena_alloc(a, path_len + sizeof("/SKILL.md"));
@@ -894,14 +895,13 @@ static int fill_from_cache(struct skit__item *it, struct skit__arena *a,
 	it->e.state = rec->state;
 	if (rec->state == SKIT_ENTRY_SKIPPED) {
 		it->e.description = "";
-		return rec_str(&it->e.reason, a, rec, SKIT__CACHE_REASON);
+		it->e.reason = rec->str[SKIT__CACHE_REASON];
+		return 0;
 	}
-	if (rec_str(&it->name_raw, a, rec, SKIT__CACHE_NAME_RAW) < 0 ||
-	    rec_str(&it->e.description, a, rec, SKIT__CACHE_DESCRIPTION) < 0 ||
-	    rec_str(&it->e.when_to_use, a, rec, SKIT__CACHE_WHEN_TO_USE) < 0 ||
-	    rec_str(&it->e.argument_hint, a, rec, SKIT__CACHE_ARGUMENT_HINT) <
-	            0)
-		return SKIT_ENOMEM;
+	it->name_raw = rec->str[SKIT__CACHE_NAME_RAW];
+	it->e.description = rec->str[SKIT__CACHE_DESCRIPTION];
+	it->e.when_to_use = rec->str[SKIT__CACHE_WHEN_TO_USE];
+	it->e.argument_hint = rec->str[SKIT__CACHE_ARGUMENT_HINT];
 	return 0;
 }
 
@@ -917,18 +917,22 @@ static bool load_cached(const struct scan *sc, size_t ri, const char *folder,
                         size_t path_len, struct skit__arena *a,
                         struct skit__item *it, struct loaded *out)
 {
-	const struct skit__cache *c = sc->caches ? &sc->caches[ri] : NULL;
-	const struct skit__cache_rec *rec;
+	const struct skit__cache *c = sc->cache;
+	struct skit__cache_rec rec;
+	long i;
 
 	if (!c || !c->file ||
 	    !skit__cache_key_read(&out->key, sc->fds[ri], folder, dir_dev,
 	                          dir_ino))
 		return false;
-	rec = skit__cache_find(c, folder);
-	if (rec && skit__cache_key_eq(&rec->key, &out->key)) {
+	i = skit__cache_lookup(c, ri, folder);
+	if (i >= 0)
+		skit__cache_get(c, (size_t)i, &rec);
+	if (i >= 0 && skit__cache_key_eq(&rec.key, &out->key)) {
 		out->kind = LOAD_ITEM;
 		out->hit = true;
-		out->error = fill_from_cache(it, a, sc->reg, ri, rec, path,
+		out->rec = (uint32_t)i;
+		out->error = fill_from_cache(it, a, sc->reg, ri, &rec, path,
 		                             path_len, folder);
 		return true;
 	}
@@ -1058,6 +1062,24 @@ out:
 	return error;
 }
 
+/* Room for one more of `size` bytes after `n` in *p; false: no memory. */
+static bool grow_array(void **p, size_t *alloc, size_t n, size_t size)
+{
+	size_t want = *alloc ? *alloc * 2 : 256;
+	void *v;
+
+	if (n < *alloc)
+		return true;
+	if (want > SIZE_MAX / size)
+		return false;
+	v = skitx_realloc(*p, want * size);
+	if (!v)
+		return false;
+	*p = v;
+	*alloc = want;
+	return true;
+}
+
 /*
  * Remember entry `item` of root `ri` for the cache, when it came from
  * there or may go there. Runs in the merge, in order, so counts are exact.
@@ -1067,7 +1089,7 @@ static void cache_note(struct scan *sc, size_t ri, uint32_t item,
 {
 	struct cache_item *ci;
 
-	if (!sc->caches || sc->cache_lost || (!l->hit && !l->cacheable))
+	if (!sc->cache || sc->cache_lost || (!l->hit && !l->cacheable))
 		return;
 	/*
 	 * Not storable (say, a folder name that is not UTF-8): as if not
@@ -1077,28 +1099,26 @@ static void cache_note(struct scan *sc, size_t ri, uint32_t item,
 	    !skit__cache_fits(&sc->items[item].e, sc->items[item].folder,
 	                      sc->items[item].name_raw))
 		return;
-	if (sc->ncitems == sc->citems_alloc) {
-		size_t n = sc->citems_alloc ? sc->citems_alloc * 2 : 256;
-		struct cache_item *v = NULL;
-
-		if (n <= SIZE_MAX / sizeof(*v))
-			v = skitx_realloc(sc->citems, n * sizeof(*v));
-		if (!v) {
-			/* the scan goes on; only the cache is not written */
-			sc->cache_lost = true;
-			return;
-		}
-		sc->citems = v;
-		sc->citems_alloc = n;
+	if (!grow_array((void **)&sc->citems, &sc->citems_alloc, sc->ncitems,
+	                sizeof(*sc->citems)) ||
+	    (!l->hit && !grow_array((void **)&sc->ckeys, &sc->ckeys_alloc,
+	                            sc->nckeys, sizeof(*sc->ckeys))) ||
+	    sc->nckeys >= CACHE_MISS) {
+		/* the scan goes on; only the cache is not written */
+		sc->cache_lost = true;
+		return;
 	}
 	ci = &sc->citems[sc->ncitems++];
-	ci->root = ri;
+	ci->root = (uint32_t)ri;
 	ci->item = item;
-	ci->key = l->key;
-	if (l->hit)
+	if (l->hit) {
+		ci->ref = l->rec;
 		sc->chits[ri]++;
-	else
+	} else {
+		ci->ref = (uint32_t)sc->nckeys | CACHE_MISS;
+		sc->ckeys[sc->nckeys++] = l->key;
 		sc->cnew[ri]++;
+	}
 }
 
 /*
@@ -1556,81 +1576,120 @@ static bool cache_disabled(const skit_registry *reg)
 }
 
 /*
- * Read the cache of every root that could be opened. Nothing here can
+ * Read the cache of the roots (one file for them all). Nothing here can
  * fail the scan: without memory or a cache folder, there is no cache.
  */
 static void cache_open(struct scan *sc)
 {
 	skit_registry *reg = sc->reg;
+	const char **paths = NULL;
 	struct timespec now;
 	char *home;
 
-	if (cache_disabled(reg) || clock_gettime(CLOCK_REALTIME, &now) < 0)
+	if (!reg->nroots || cache_disabled(reg) ||
+	    clock_gettime(CLOCK_REALTIME, &now) < 0)
 		return;
 	sc->racy_after = (int64_t)now.tv_sec - RACY_SECONDS;
 	home = skit__cache_home();
 	if (!home)
 		return;
-	sc->caches = skitx_calloc(reg->nroots + 1, sizeof(*sc->caches));
+	sc->cache = skitx_calloc(1, sizeof(*sc->cache));
 	sc->chits = skitx_calloc(reg->nroots + 1, sizeof(*sc->chits));
 	sc->cnew = skitx_calloc(reg->nroots + 1, sizeof(*sc->cnew));
-	if (!sc->caches || !sc->chits || !sc->cnew) {
-		skitx_free(sc->caches);
-		sc->caches = NULL;
-		skitx_free(home);
-		return;
+	paths = skitx_calloc(reg->nroots, sizeof(*paths));
+	if (!sc->cache || !sc->chits || !sc->cnew || !paths) {
+		skitx_free(sc->cache);
+		sc->cache = NULL;
+		goto out;
 	}
-	for (size_t i = 0; i < reg->nroots; i++) {
-		skitx_buf_init(&sc->caches[i].data, 0);
-		if (sc->fds[i] >= 0)
-			skit__cache_open(&sc->caches[i], home,
-			                 reg->roots[i].path);
-	}
+	for (size_t i = 0; i < reg->nroots; i++)
+		paths[i] = reg->roots[i].path;
+	skit__cache_open(sc->cache, home, paths, reg->nroots);
+out:
+	skitx_free(paths);
 	skitx_free(home);
 }
 
 /*
- * Write back the cache of each root where something changed: an entry
- * loaded that can be cached, or a record not used (a skill gone or
- * changed into something that is not cached). Runs before finish(), while
- * items are in scan order and still hold their state as loaded. Failures
- * are ignored: the cache is an optimisation, never a reason to fail.
+ * Write the cache back when something changed: an entry loaded that can
+ * be cached, or a record not used (a skill gone or changed into something
+ * that is not cached). Runs before finish(), while items are in scan order
+ * and still hold their state as loaded. Failures are ignored: the cache
+ * is an optimisation, never a reason to fail.
  */
 static void cache_save(struct scan *sc)
 {
-	struct skitx_buf recs = SKITX_BUF_INIT;
 	struct skit__cache_stats *stats = &sc->reg->cache_stats;
+	struct skit__cache_writer w;
+	size_t hits = 0, added = 0;
+	int put = 0;
 
-	if (!sc->caches || sc->cache_lost)
+	if (!sc->cache || sc->cache_lost)
 		return;
 	for (size_t r = 0; r < sc->reg->nroots; r++) {
-		const struct skit__cache *c = &sc->caches[r];
-		size_t n = 0;
-		int put = 0;
-
-		stats->hits += sc->chits[r];
-		if (!c->file || sc->fds[r] < 0 ||
-		    (!sc->cnew[r] && sc->chits[r] == c->nrecs))
-			continue;
-		skitx_buf_clear(&recs);
-		for (size_t i = 0; i < sc->ncitems; i++) {
-			const struct cache_item *ci = &sc->citems[i];
-			const struct skit__item *it = &sc->items[ci->item];
-
-			if (ci->root != r)
-				continue;
-			put = skit__cache_put(&recs, &ci->key, &it->e,
-			                      it->folder, it->name_raw);
-			if (put < 0)
-				break;
-			n += (size_t)put;
-		}
-		if (put >= 0 && skit__cache_write(c, &recs, n) == 0) {
-			stats->written++;
-			stats->stored += n;
-		}
+		hits += sc->chits[r];
+		added += sc->cnew[r];
 	}
-	skitx_buf_release(&recs);
+	stats->hits = hits;
+	if (!sc->cache->file || (!added && hits == sc->cache->nrecs))
+		return;
+	if (skit__cache_writer_open(&w, sc->cache) < 0)
+		return;
+	for (size_t i = 0; put >= 0 && i < sc->ncitems; i++) {
+		const struct cache_item *ci = &sc->citems[i];
+		const struct skit__item *it = &sc->items[ci->item];
+		const struct skit__cache_key *key;
+		struct skit__cache_rec rec;
+
+		if (ci->ref & CACHE_MISS) {
+			key = &sc->ckeys[ci->ref & ~CACHE_MISS];
+		} else {
+			skit__cache_get(sc->cache, ci->ref, &rec);
+			key = &rec.key;
+		}
+		put = skit__cache_writer_put(&w, ci->root, key, &it->e,
+		                             it->folder, it->name_raw);
+	}
+	stats->stored += w.nrecs;
+	if (skit__cache_writer_close(&w, sc->cache, true) == 0)
+		stats->written++;
+	else
+		stats->stored = 0;
+}
+
+/*
+ * Before finish() builds the sorted views: free what only the walk over
+ * the roots needed, so the peak memory of a scan is not the two added
+ * (at 100k skills that is tens of MB). The cache's bytes go to the index:
+ * the entries taken from it point into them.
+ */
+static void scan_trim(struct scan *sc)
+{
+	skitx_free(sc->loaded_buf);
+	sc->loaded_buf = NULL;
+	sc->loaded_alloc = 0;
+	skitx_free(sc->cands);
+	sc->cands = NULL;
+	sc->cands_alloc = sc->ncands = 0;
+	skitx_buf_release(&sc->names);
+	skitx_idmap_release(&sc->seen);
+	skitx_free(sc->citems);
+	sc->citems = NULL;
+	sc->citems_alloc = sc->ncitems = 0;
+	skitx_free(sc->ckeys);
+	sc->ckeys = NULL;
+	sc->ckeys_alloc = sc->nckeys = 0;
+	if (sc->cache) {
+		size_t hits = 0;
+		char *bytes = skit__cache_take_bytes(sc->cache);
+
+		for (size_t r = 0; r < sc->reg->nroots; r++)
+			hits += sc->chits[r];
+		if (hits)
+			sc->ix->cache_bytes = bytes;
+		else
+			skitx_free(bytes);
+	}
 }
 
 int skit_registry_scan(skit_registry *reg, skit_error *err)
@@ -1689,6 +1748,7 @@ int skit_registry_scan(skit_registry *reg, skit_error *err)
 		error = scan_root(&sc, i);
 	if (!error) {
 		cache_save(&sc);
+		scan_trim(&sc);
 		error = finish(&sc);
 	}
 	if (error < 0)
@@ -1718,12 +1778,14 @@ out:
 	}
 	skitx_free(sc.loaders);
 	skitx_free(sc.loaded_buf);
-	for (size_t i = 0; sc.caches && i < reg->nroots; i++)
-		skit__cache_release(&sc.caches[i]);
-	skitx_free(sc.caches);
+	if (sc.cache) {
+		skit__cache_release(sc.cache);
+		skitx_free(sc.cache);
+	}
 	skitx_free(sc.chits);
 	skitx_free(sc.cnew);
 	skitx_free(sc.citems);
+	skitx_free(sc.ckeys);
 	if (error < 0)
 		return error == SKIT_ENOMEM ? skit__error_oom(err)
 		                            : skit__error_code(err, error);
@@ -1928,7 +1990,6 @@ static void pparent_open(struct pparent *pp, const char *home, const char *path,
 
 	memset(pp, 0, sizeof(*pp));
 	pp->fd = -1;
-	skitx_buf_init(&pp->cache.data, 0);
 	parent = skitx_strndup(path, len);
 	if (!parent)
 		return;
@@ -1939,7 +2000,8 @@ static void pparent_open(struct pparent *pp, const char *home, const char *path,
 	}
 	if (pp->fd >= 0) {
 		pp->dev = (uint64_t)st.st_dev;
-		skit__cache_open(&pp->cache, home, parent);
+		skit__cache_open(&pp->cache, home, (const char *const *)&parent,
+		                 1);
 	}
 	skitx_free(parent);
 }
@@ -1950,9 +2012,9 @@ static void pparent_open(struct pparent *pp, const char *home, const char *path,
  */
 static void pparent_list(struct pparent *pp)
 {
-	const struct skit__cache_rec *rec;
 	struct dirent *de;
 	DIR *dir;
+	long rec;
 	int fd;
 
 	pp->dents = skitx_calloc(pp->cache.nrecs, sizeof(*pp->dents));
@@ -1971,12 +2033,12 @@ static void pparent_list(struct pparent *pp)
 		de = readdir(dir);
 		if (!de)
 			break;
-		rec = skit__cache_find(&pp->cache, de->d_name);
-		if (!rec)
+		rec = skit__cache_lookup(&pp->cache, 0, de->d_name);
+		if (rec < 0)
 			continue;
-		pp->dents[rec - pp->cache.recs].ino = (uint64_t)de->d_ino;
+		pp->dents[rec].ino = (uint64_t)de->d_ino;
 		/* DT_UNKNOWN (0) is as good as unlisted: stat it */
-		pp->dents[rec - pp->cache.recs].type = de->d_type;
+		pp->dents[rec].type = de->d_type;
 	}
 	if (errno) {
 		skitx_free(pp->dents); /* a partial listing: stat each */
@@ -2058,28 +2120,33 @@ static bool prompt_cached(struct pload *pl, size_t i)
 	struct pslot *sl = &pl->slots[i];
 	skit_prompt_item *item = &pl->items[i];
 	const char *dir = pl->dirs[i], *folder, *name;
-	const struct skit__cache_rec *rec;
+	struct skit__cache_rec r;
+	const struct skit__cache_rec *rec = &r;
 	const struct pparent *pp;
 	const struct pdent *dent;
 	struct skit__cache_key key;
 	struct stat st;
 	uint64_t dev, ino;
 	size_t len;
+	long ri;
 	char *loc;
 
 	if (sl->parent == NO_ITEM)
 		return false;
 	pp = &pl->parents[sl->parent];
 	folder = dir + sl->folder;
-	rec = skit__cache_find(&pp->cache, folder);
-	if (!rec || rec->state != SKIT_ENTRY_ACTIVE)
+	ri = skit__cache_lookup(&pp->cache, 0, folder);
+	if (ri < 0)
+		return false;
+	skit__cache_get(&pp->cache, (size_t)ri, &r);
+	if (rec->state != SKIT_ENTRY_ACTIVE)
 		return false; /* a skipped skill: load it for its message */
 	/*
 	 * The folder's identity as a scan records it: a real folder's is
 	 * the parent's st_dev and readdir()'s d_ino; a link's, the stat()
 	 * of its target.
 	 */
-	dent = pp->dents ? &pp->dents[rec - pp->cache.recs] : NULL;
+	dent = pp->dents ? &pp->dents[ri] : NULL;
 	if (dent && dent->type == DT_DIR) {
 		dev = pp->dev;
 		ino = dent->ino;
