@@ -1925,6 +1925,7 @@ int skit_registry_load(skit_skill **out, const skit_registry *reg,
 
 /* A parent folder of some of the given folders, and its cache. */
 struct pparent {
+	char *path;   /* absolute */
 	int fd;       /* -1: not open, so no cache */
 	uint64_t dev; /* its st_dev: the identity a scan gives a folder */
 	struct skit__cache cache;
@@ -1946,6 +1947,7 @@ struct pslot {
 	uint32_t parent; /* into parents, or NO_ITEM: no cache */
 	uint32_t folder; /* offset of the last component in the path */
 	bool hit;        /* served from the cache */
+	bool miss;       /* not from the cache: to load */
 	skit_error *err; /* NULL when out of memory (or no failure) */
 };
 
@@ -1993,6 +1995,7 @@ static void pparent_open(struct pparent *pp, const char *home, const char *path,
 	parent = skitx_strndup(path, len);
 	if (!parent)
 		return;
+	pp->path = parent;
 	pp->fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (pp->fd >= 0 && fstat(pp->fd, &st) < 0) {
 		close(pp->fd);
@@ -2003,7 +2006,6 @@ static void pparent_open(struct pparent *pp, const char *home, const char *path,
 		skit__cache_open(&pp->cache, home, (const char *const *)&parent,
 		                 1);
 	}
-	skitx_free(parent);
 }
 
 /*
@@ -2236,8 +2238,24 @@ static void prompt_load(struct pload *pl, size_t i)
 		prompt_fail(pl, i, SKIT_ENOMEM, NULL);
 }
 
-/* Folders [begin, end) (a thread). */
-static void prompt_batch(void *payload, size_t worker, size_t begin, size_t end)
+/* Folders [begin, end) from the cache, where it holds (a thread). */
+static void prompt_hit_batch(void *payload, size_t worker, size_t begin,
+                             size_t end)
+{
+	struct pload *pl = payload;
+
+	(void)worker;
+	for (size_t i = begin; i < end; i++) {
+		if (!prompt_cached(pl, i))
+			pl->slots[i].miss = true;
+		else if (pl->slots[i].error < 0)
+			prompt_fail(pl, i, pl->slots[i].error, NULL);
+	}
+}
+
+/* The folders [begin, end) still to load (a thread). */
+static void prompt_load_batch(void *payload, size_t worker, size_t begin,
+                              size_t end)
 {
 	struct pload *pl = payload;
 
@@ -2245,13 +2263,101 @@ static void prompt_batch(void *payload, size_t worker, size_t begin, size_t end)
 	for (size_t i = begin; i < end; i++) {
 		if (i > atomic_load(&pl->first_failed))
 			return;
-		if (prompt_cached(pl, i)) {
-			if (pl->slots[i].error < 0)
-				prompt_fail(pl, i, pl->slots[i].error, NULL);
-			continue;
-		}
-		prompt_load(pl, i);
+		if (pl->slots[i].miss)
+			prompt_load(pl, i);
 	}
+}
+
+/*
+ * Whether the parent `pp` holds at most `limit` folders (and links),
+ * counted by one readdir(); false as soon as it holds more.
+ */
+static bool few_folders(const struct pparent *pp, size_t limit)
+{
+	struct dirent *de;
+	size_t n = 0;
+	DIR *dir;
+	int fd = dup(pp->fd);
+
+	dir = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	rewinddir(dir);
+	while (n <= limit && (de = readdir(dir)) != NULL)
+		if (de->d_name[0] != '.' &&
+		    (de->d_type == DT_DIR || de->d_type == DT_LNK ||
+		     de->d_type == DT_UNKNOWN))
+			n++;
+	closedir(dir);
+	return n <= limit;
+}
+
+/*
+ * The misses of parent `p` from a scan of that parent as a root, which
+ * loads what changed and writes its cache, as `skit list --root PARENT`
+ * does: the next run finds every record. Only when the given folders are
+ * at least a quarter of the parent's (scanning a big folder for a few of
+ * its skills would cost more than it saves). A folder is served from the
+ * scan only when its entry is active and not of a lowercase skill.md, the
+ * cases a record serves; the rest stay misses, loaded as always.
+ */
+static void prompt_scan_parent(struct pload *pl, skit_registry *reg, size_t p,
+                               size_t misses)
+{
+	struct skitx_strmap map = SKITX_STRMAP_INIT;
+	const struct pparent *pp = &pl->parents[p];
+	const struct skit__index *ix;
+	skit_registry *tmp = NULL;
+
+	if (pp->fd < 0 || !pp->path || !misses || pp->given > SIZE_MAX / 4 ||
+	    !few_folders(pp, pp->given * 4))
+		return;
+	if (skit_registry_new(&tmp, NULL) < 0 ||
+	    skit_registry_add_root(tmp, "parent", pp->path, NULL) < 0)
+		goto out;
+	tmp->threads = reg->threads;
+	if (skit_registry_scan(tmp, NULL) < 0)
+		goto out;
+	reg->cache_stats.written += tmp->cache_stats.written;
+	reg->cache_stats.stored += tmp->cache_stats.stored;
+	ix = tmp->index;
+	for (size_t k = 0; k < ix->nall; k++) {
+		const struct skit__item *it = &ix->all[k];
+
+		if (it->e.state == SKIT_ENTRY_ACTIVE &&
+		    !(it->e.flags & SKIT_SKILL_LOWERCASE_FILE) &&
+		    skitx_strmap_put(&map, it->folder, strlen(it->folder),
+		                     (uint32_t)k, NULL) < 0)
+			goto out; /* no memory: the rest is loaded */
+	}
+	for (size_t i = 0; i < pl->n; i++) {
+		struct pslot *sl = &pl->slots[i];
+		skit_prompt_item *item = &pl->items[i];
+		const struct skit__item *it;
+		const char *folder;
+		uint32_t *k;
+
+		if (sl->parent != p || !sl->miss)
+			continue;
+		folder = pl->dirs[i] + sl->folder;
+		k = skitx_strmap_get(&map, folder, strlen(folder));
+		if (!k)
+			continue;
+		it = &ix->all[*k];
+		item->name =
+		        skitx_strdup(it->name_raw ? it->name_raw : it->e.name);
+		item->description = skitx_strdup(it->e.description);
+		item->location = skitx_path_join(pl->dirs[i], "SKILL.md");
+		sl->miss = false;
+		if (!item->name || !item->description || !item->location)
+			prompt_fail(pl, i, SKIT_ENOMEM, NULL);
+	}
+out:
+	skitx_strmap_release(&map);
+	skit_registry_free(tmp);
 }
 
 int skit_registry_prompt_items(skit_prompt_item **out, skit_registry *reg,
@@ -2289,7 +2395,23 @@ int skit_registry_prompt_items(skit_prompt_item **out, skit_registry *reg,
 		nthreads = SKITX_PARALLEL_MAX;
 	batch = n / (nthreads * 4);
 	batch = batch < 1 ? 1 : batch > PARALLEL_BATCH ? PARALLEL_BATCH : batch;
-	skitx_parallel_for(n, batch, nthreads, prompt_batch, &pl);
+	/*
+	 * First what the parents' caches hold; then each parent with misses
+	 * may be scanned, which keeps its cache; then the rest is loaded.
+	 */
+	if (nparents)
+		skitx_parallel_for(n, batch, nthreads, prompt_hit_batch, &pl);
+	else
+		for (size_t i = 0; i < n; i++)
+			pl.slots[i].miss = true;
+	for (size_t p = 0; p < nparents; p++) {
+		size_t misses = 0;
+
+		for (size_t i = 0; i < n; i++)
+			misses += pl.slots[i].parent == p && pl.slots[i].miss;
+		prompt_scan_parent(&pl, reg, p, misses);
+	}
+	skitx_parallel_for(n, batch, nthreads, prompt_load_batch, &pl);
 
 	for (size_t i = 0; i < n; i++)
 		reg->cache_stats.hits += pl.slots[i].hit && !pl.slots[i].error;
@@ -2316,6 +2438,7 @@ out:
 			close(pl.parents[i].fd);
 		skit__cache_release(&pl.parents[i].cache);
 		skitx_free(pl.parents[i].dents);
+		skitx_free(pl.parents[i].path);
 	}
 	skitx_free(pl.parents);
 	skitx_strmap_release(&map);

@@ -1461,19 +1461,23 @@ static void test_registry__prompt_items_cache(void)
 		ASSERT_EQ(reg->cache_stats.hits, 0);
 		assert_same_items(ref, got, n);
 		skit_registry_prompt_items_free(got, n);
-		/* it writes none: a scan of the parent does */
-		ASSERT(access(home, F_OK) < 0);
-		add_root(reg, "project", "p");
-		scan(reg);
+		/* all of p was given: it scanned p, which wrote p's cache */
 		ASSERT_EQ(reg->cache_stats.written, 1);
 
 		/* warm: every active skill (not `mismatch`) from the cache */
 		ASSERT_OK(prompt_items(&got, reg, rels, n, NULL));
 		ASSERT_EQ(reg->cache_stats.hits, n - 1);
+		ASSERT_EQ(reg->cache_stats.written, 0);
 		assert_same_items(ref, got, n);
 		skit_registry_prompt_items_free(got, n);
+		/* the same cache a scan of p writes: nothing to rewrite */
+		add_root(reg, "project", "p");
+		scan(reg);
+		ASSERT_EQ(reg->cache_stats.written, 0);
+		ASSERT_EQ(reg->cache_stats.hits, 8); /* nodesc too: skipped */
 		skit_registry_free(reg);
 	}
+
 
 	/*
 	 * A damaged cache (truncated, flipped) gives the plain result; one
@@ -1482,6 +1486,15 @@ static void test_registry__prompt_items_cache(void)
 	 */
 	prompt_items_damaged(ref, rels, n);
 	rm_at(AT_FDCWD, home);
+
+	/* one folder of eight: p is not scanned for it, no cache written */
+	reg = reg_new();
+	ASSERT_OK(prompt_items(&got, reg, rels, 1, NULL));
+	assert_same_items(ref, got, 1);
+	skit_registry_prompt_items_free(got, 1);
+	ASSERT_EQ(reg->cache_stats.written, 0);
+	ASSERT(access(home, F_OK) < 0);
+	skit_registry_free(reg);
 
 	reg = reg_new();
 	add_root(reg, "project", "p");
