@@ -317,6 +317,29 @@ static uint64_t slot_hash(size_t root, const char *folder, size_t len)
 	return h ? h : 1;
 }
 
+/*
+ * Record i's root number and folder (decoded no further than that: a
+ * lookup compares them for each slot its hash bits match).
+ */
+static uint32_t rec_folder(const struct skit__cache *c, size_t i,
+                           const char **folder, uint32_t *len)
+{
+	struct cursor cur;
+	uint32_t root;
+
+	cur.p = (const unsigned char *)c->bytes + c->offsets[i];
+	cur.end = (const unsigned char *)c->bytes + c->nbytes;
+	cur.bad = false;
+	for (int k = 0; k < 12; k++)
+		take_var(&cur);
+	root = (uint32_t)take_var(&cur);
+	take_string(&cur, folder, len, false);
+	/* no folder: it is spelled as the name, the next string */
+	if (!*folder)
+		take_string(&cur, folder, len, false);
+	return root;
+}
+
 /* The slot of (root, folder): its record, or the free slot to fill. */
 static struct skit__cache_slot *slot_find(const struct skit__cache *c,
                                           size_t root, const char *folder,
@@ -324,18 +347,18 @@ static struct skit__cache_slot *slot_find(const struct skit__cache *c,
 {
 	uint64_t h = slot_hash(root, folder, len);
 	size_t mask = c->nslots - 1, i = (size_t)h & mask;
-	struct skit__cache_rec r;
 
 	for (;; i = (i + 1) & mask) {
 		struct skit__cache_slot *s = &c->slots[i];
+		const char *f;
+		uint32_t flen;
 
 		if (!s->rec)
 			return s;
-		if (s->hash != (uint32_t)(h >> 32))
+		if (s->hash != (uint32_t)(h >> 32) ||
+		    rec_folder(c, s->rec - 1, &f, &flen) != root)
 			continue;
-		skit__cache_get(c, s->rec - 1, &r);
-		if (r.root == root && r.len[SKIT__CACHE_FOLDER] == len &&
-		    !memcmp(r.str[SKIT__CACHE_FOLDER], folder, len))
+		if (flen == len && !memcmp(f, folder, len))
 			return s;
 	}
 }
