@@ -488,6 +488,7 @@ struct loaded {
 	const char *message;
 	bool hit;       /* the entry came from the cache */
 	bool cacheable; /* loaded, and `key` may be written to the cache */
+	bool key_later; /* no record: the key is the load's fstat() */
 	uint32_t rec;   /* a hit: the record's number */
 	struct skit__cache_key key;
 };
@@ -921,14 +922,23 @@ static bool load_cached(const struct scan *sc, size_t ri, const char *folder,
 	struct skit__cache_rec rec;
 	long i;
 
-	if (!c || !c->file ||
-	    !skit__cache_key_read(&out->key, sc->fds[ri], folder, dir_dev,
-	                          dir_ino))
+	if (!c || !c->file)
 		return false;
 	i = skit__cache_lookup(c, ri, folder);
-	if (i >= 0)
-		skit__cache_get(c, (size_t)i, &rec);
-	if (i >= 0 && skit__cache_key_eq(&rec.key, &out->key)) {
+	if (i < 0) {
+		/*
+		 * No record (a first scan, a new skill): no stat() now; the
+		 * load's own fstat() of the SKILL.md it opens is the key, as
+		 * good as one taken before (it precedes the read).
+		 */
+		out->key_later = true;
+		return false;
+	}
+	if (!skit__cache_key_read(&out->key, sc->fds[ri], folder, dir_dev,
+	                          dir_ino))
+		return false;
+	skit__cache_get(c, (size_t)i, &rec);
+	if (skit__cache_key_eq(&rec.key, &out->key)) {
 		out->kind = LOAD_ITEM;
 		out->hit = true;
 		out->rec = (uint32_t)i;
@@ -960,7 +970,7 @@ static void load_folder(const struct scan *sc, size_t ri, const char *folder,
 
 	out->error = 0;
 	out->message = NULL;
-	out->hit = out->cacheable = false;
+	out->hit = out->cacheable = out->key_later = false;
 	if (load_cached(sc, ri, folder, dir_dev, dir_ino, path, path_len, a, it,
 	                out))
 		return;
@@ -993,6 +1003,11 @@ static void load_folder(const struct scan *sc, size_t ri, const char *folder,
 		out->kind = LOAD_ITEM;
 		out->error = fill_item(it, a, sc->reg, ri, s, path, path_len,
 		                       folder);
+		if (out->key_later && s->md_stat_ok) {
+			skit__cache_key_from_stat(&out->key, &s->md_stat,
+			                          dir_dev, dir_ino);
+			out->cacheable = out->key.mtime_sec < sc->racy_after;
+		}
 		if (it->e.flags & SKIT_SKILL_LOWERCASE_FILE)
 			out->cacheable = false; /* the key is SKILL.md's */
 	}

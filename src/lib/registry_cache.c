@@ -612,16 +612,22 @@ bool skit__cache_key_read(struct skit__cache_key *k, int rootfd,
 	if (fstatat(rootfd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 	    !S_ISREG(st.st_mode))
 		return false;
+	skit__cache_key_from_stat(k, &st, dir_dev, dir_ino);
+	return true;
+}
+
+void skit__cache_key_from_stat(struct skit__cache_key *k, const struct stat *st,
+                               uint64_t dir_dev, uint64_t dir_ino)
+{
 	k->dir_dev = dir_dev;
 	k->dir_ino = dir_ino;
-	k->dev = (uint64_t)st.st_dev;
-	k->ino = (uint64_t)st.st_ino;
-	k->size = (int64_t)st.st_size;
-	k->mtime_sec = (int64_t)st.st_mtim.tv_sec;
-	k->mtime_nsec = (uint32_t)st.st_mtim.tv_nsec;
-	k->ctime_sec = (int64_t)st.st_ctim.tv_sec;
-	k->ctime_nsec = (uint32_t)st.st_ctim.tv_nsec;
-	return true;
+	k->dev = (uint64_t)st->st_dev;
+	k->ino = (uint64_t)st->st_ino;
+	k->size = (int64_t)st->st_size;
+	k->mtime_sec = (int64_t)st->st_mtim.tv_sec;
+	k->mtime_nsec = (uint32_t)st->st_mtim.tv_nsec;
+	k->ctime_sec = (int64_t)st->st_ctim.tv_sec;
+	k->ctime_nsec = (uint32_t)st->st_ctim.tv_nsec;
 }
 
 bool skit__cache_key_eq(const struct skit__cache_key *a,

@@ -21,6 +21,7 @@
 #define SKIT_LIB_REGISTRY_CACHE_H
 
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "skit/registry.h"
 #include "util/buf.h"
@@ -126,6 +127,10 @@ char *skit__cache_take_bytes(struct skit__cache *c);
 bool skit__cache_key_read(struct skit__cache_key *k, int rootfd,
                           const char *folder, uint64_t dir_dev,
                           uint64_t dir_ino);
+
+/* Fill `k` from the stat() of a SKILL.md and its folder's identity. */
+void skit__cache_key_from_stat(struct skit__cache_key *k, const struct stat *st,
+                               uint64_t dir_dev, uint64_t dir_ino);
 
 bool skit__cache_key_eq(const struct skit__cache_key *a,
                         const struct skit__cache_key *b);

@@ -1049,6 +1049,8 @@ static int load(struct skit_skill *s, const char *path, int dirfd,
 	}
 	if (fd >= 0) {
 		s->file = direct;
+		s->md_stat = st;
+		s->md_stat_ok = rel != NULL;
 		name = skitx_path_name(s->dir, &name_len);
 		s->dir_name = skitx_pool_strndup(&s->pool, name, name_len);
 		if (!s->dir_name) {
