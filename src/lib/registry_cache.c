@@ -36,7 +36,7 @@
 #include "util/utf8.h"
 
 #define MAGIC           "SKITIDX1"
-#define FORMAT_VERSION  2u
+#define FORMAT_VERSION  3u
 #define BYTE_ORDER_MARK 0x01020304u
 #define HEADER_SIZE     48
 #define RECORD_FIXED    80

@@ -272,7 +272,7 @@ static void test_registry__entry_fields(void)
 	           "---\nname: tool\ndescription: |\n  Two\n  lines.\n"
 	           "when_to_use: When asked.\nargument-hint: '[file]'\n"
 	           "disable-model-invocation: true\n"
-	           "version: 1\n---\nThe body.\n");
+	           "version: 1\ncolour: blue\n---\nThe body.\n");
 	reg = reg_new();
 	add_root(reg, "user", "r/");
 	scan(reg);
@@ -282,7 +282,7 @@ static void test_registry__entry_fields(void)
 	ASSERT_STR(e->when_to_use, "When asked.");
 	ASSERT_STR(e->argument_hint, "[file]");
 	ASSERT(e->flags & SKIT_SKILL_DISABLE_MODEL_INVOCATION);
-	ASSERT_EQ(e->warnings, 1);        /* `version`: unknown, lenient */
+	ASSERT_EQ(e->warnings, 1); /* `colour` (`version` is a known field) */
 	ASSERT_STR(e->dir, at("r/tool")); /* the root's slash is dropped */
 	ASSERT_OK(skit_registry_load(&s, reg, e, NULL));
 	ASSERT_OK(skit_skill_body(s, &body, NULL, NULL));
@@ -314,10 +314,13 @@ static void test_registry__skipped_do_not_shadow(void)
 	ASSERT(e && e->state == SKIT_ENTRY_SKIPPED);
 	ASSERT_CONTAINS(e->reason, "description");
 	ASSERT_STR(e->description, "");
-	/* identity is the folder: bird-co cannot pose as bird */
+	/*
+	 * identity is the folder: bird-co loads (name and folder differ: a
+	 * warning) but as bird-co, so it cannot pose as bird
+	 */
 	e = any(reg, "bird-co", "project");
-	ASSERT(e && e->state == SKIT_ENTRY_SKIPPED);
-	ASSERT_CONTAINS(e->reason, "must match");
+	ASSERT(e && e->state == SKIT_ENTRY_ACTIVE);
+	ASSERT_EQ(e->warnings, 1);
 	e = skit_registry_find(reg, "bird", NULL);
 	ASSERT(e && !strcmp(e->source, "user"));
 	ASSERT(!skit_registry_find(reg, "pdf", "project"));
@@ -492,9 +495,11 @@ static void test_registry__case_collision(void)
 	scan(reg);
 	e = skit_registry_find(reg, "foo", NULL);
 	ASSERT(e && !strcmp(e->description, "The real foo."));
+	/* an uppercase name loads (a warning), known by its folder name */
 	e = any(reg, "Foo", NULL);
-	ASSERT(e && e->state == SKIT_ENTRY_SKIPPED);
-	ASSERT_CONTAINS(e->reason, "lowercase");
+	ASSERT(e && e->state == SKIT_ENTRY_ACTIVE);
+	ASSERT(e->warnings >= 1);
+	ASSERT(e->flags & SKIT_SKILL_NAME_INVALID);
 	d = diag(reg, "name-collision", "/r/foo");
 	ASSERT(d);
 	ASSERT_CONTAINS(d->message, "'foo'");
@@ -770,11 +775,15 @@ static void test_registry__removed_mid_scan(void)
 	scan(reg);
 	ASSERT_EQ(v.hits, 2);
 	ASSERT(diag(reg, "removed", "/r/gone"));
-	ASSERT_EQ(skit_registry_count(reg), 2);
+	ASSERT_EQ(skit_registry_count(reg), 3);
 	ASSERT(skit_registry_find(reg, "a-first", NULL));
 	ASSERT(skit_registry_find(reg, "z-last", NULL));
-	/* the swapped folder now names another skill: skipped, not loaded */
-	ASSERT(!skit_registry_find(reg, "swapped", NULL));
+	/*
+	 * the swapped folder now holds another skill: it loads (name and
+	 * folder differ: a warning) under its own folder name
+	 */
+	ASSERT(skit_registry_find(reg, "swapped", NULL));
+	ASSERT_EQ(skit_registry_find(reg, "swapped", NULL)->warnings, 1);
 	skit_registry_free(reg);
 }
 
@@ -1412,7 +1421,7 @@ static void test_registry__prompt_items_cache(void)
 	write_file(at("p/extra/SKILL.md"),
 	           "---\nname: extra\ndescription: Unknown field.\n"
 	           "colour: blue\n---\n");
-	/* skipped by a scan (name vs folder), fine for to-prompt */
+	/* name vs folder: loaded as `mismatch`, printed as written */
 	skill("p", "mismatch", "other", "Mismatched.");
 	skill("p", "unicode", NULL, "Caf\xc3\xa9 <&> \"quoted\" \xe2\x80\x8b.");
 	skill("elsewhere", "linked", NULL, "Behind a link.");
@@ -1449,9 +1458,9 @@ static void test_registry__prompt_items_cache(void)
 		scan(reg);
 		ASSERT_EQ(reg->cache_stats.written, 1);
 
-		/* warm: every active skill (not `mismatch`) from the cache */
+		/* warm: every skill from the cache */
 		ASSERT_OK(prompt_items(&got, reg, rels, n, NULL));
-		ASSERT_EQ(reg->cache_stats.hits, n - 1);
+		ASSERT_EQ(reg->cache_stats.hits, n);
 		assert_same_items(ref, got, n);
 		skit_registry_prompt_items_free(got, n);
 		skit_registry_free(reg);
@@ -1475,7 +1484,7 @@ static void test_registry__prompt_items_cache(void)
 	set_mtime("p/plain/SKILL.md", 1000000100);
 	reg = reg_new();
 	ASSERT_OK(prompt_items(&got, reg, rels, n, NULL));
-	ASSERT_EQ(reg->cache_stats.hits, n - 3); /* `plain` twice */
+	ASSERT_EQ(reg->cache_stats.hits, n - 2); /* `plain` twice */
 	ASSERT_STR(got[0].description, "A PLAIN skill.");
 	ASSERT_STR(got[6].description, "A PLAIN skill.");
 	skit_registry_prompt_items_free(got, n);
