@@ -1781,6 +1781,18 @@ const skit_entry *skit_registry_all_entry(const skit_registry *reg, size_t i)
 	return &reg->index->all[i].e;
 }
 
+bool skit_registry_source_matches(const char *label, const char *source)
+{
+	size_t n = strlen(source);
+
+	if (!strcmp(label, source))
+		return true;
+	/* a tier names every root of it: "user" is also "user:claude" */
+	return (!strcmp(source, "project") || !strcmp(source, "user") ||
+	        !strcmp(source, "builtin")) &&
+	       !strncmp(label, source, n) && label[n] == ':';
+}
+
 const skit_entry *skit_registry_find(const skit_registry *reg, const char *name,
                                      const char *source)
 {
@@ -1816,7 +1828,8 @@ const skit_entry *skit_registry_find(const skit_registry *reg, const char *name,
 		const skit_entry *e = &ix->all[lo].e;
 
 		if (source ? e->state != SKIT_ENTRY_SKIPPED &&
-		                     !strcmp(e->source, source)
+		                     skit_registry_source_matches(e->source,
+		                                                  source)
 		           : e->state == SKIT_ENTRY_ACTIVE) {
 			found = e;
 			break;
@@ -1833,7 +1846,8 @@ const skit_entry *skit_registry_find(const skit_registry *reg, const char *name,
 
 		if (!it->name_raw || strcmp(it->name_raw, name) ||
 		    !(source ? it->e.state != SKIT_ENTRY_SKIPPED &&
-		                       !strcmp(it->e.source, source)
+		                       skit_registry_source_matches(
+		                               it->e.source, source)
 		             : it->e.state == SKIT_ENTRY_ACTIVE))
 			continue;
 		if (!found || it->e.root_index < found->root_index)

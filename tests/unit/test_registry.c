@@ -1526,25 +1526,37 @@ static void test_registry__default_roots(void)
 	reg = reg_new();
 	ASSERT_OK(skit_registry_add_default_roots(reg, &opts, NULL));
 	ASSERT_STR(skit_registry_project_dir(reg), at("proj"));
-	ASSERT_EQ(skit_registry_root_count(reg), 5);
+	ASSERT_EQ(skit_registry_root_count(reg), 7);
 	skit_registry_root(reg, 0, &src, &path, NULL, NULL);
-	ASSERT_STR(src, "project");
+	ASSERT_STR(src, "project:agents");
 	ASSERT_STR(path, at("proj/.agents/skills"));
-	skit_registry_root(reg, 1, NULL, &path, NULL, NULL);
+	skit_registry_root(reg, 1, &src, &path, NULL, NULL);
+	ASSERT_STR(src, "project:agent");
 	ASSERT_STR(path, at("proj/.agent/skills"));
-	skit_registry_root(reg, 2, NULL, &path, NULL, NULL);
+	skit_registry_root(reg, 2, &src, &path, NULL, NULL);
+	ASSERT_STR(src, "project:claude");
 	ASSERT_STR(path, at("proj/.claude/skills"));
 	skit_registry_root(reg, 3, &src, &path, NULL, NULL);
-	ASSERT_STR(src, "user");
+	ASSERT_STR(src, "user:agents");
 	ASSERT_STR(path, at("home/.agents/skills"));
 	skit_registry_root(reg, 4, &src, &path, NULL, NULL);
+	ASSERT_STR(src, "user:agent");
+	ASSERT_STR(path, at("home/.agent/skills"));
+	skit_registry_root(reg, 5, &src, &path, NULL, NULL);
+	ASSERT_STR(src, "user:claude");
+	ASSERT_STR(path, at("home/.claude/skills"));
+	skit_registry_root(reg, 6, &src, &path, NULL, NULL);
 	ASSERT_STR(src, "builtin");
 	snprintf(expect, sizeof(expect), "%s/skit/skills",
 	         SKIT_INSTALL_DATADIR);
 	ASSERT_STR(path, expect);
 	scan(reg);
 	ASSERT(skit_registry_find(reg, "claude", "project"));
+	ASSERT(skit_registry_find(reg, "claude", "project:claude"));
+	ASSERT(!skit_registry_find(reg, "claude", "project:agents"));
 	ASSERT(skit_registry_find(reg, "mine", "user"));
+	ASSERT(skit_registry_find(reg, "mine", "user:agents"));
+	ASSERT(!skit_registry_find(reg, "mine", "use"));
 	skit_registry_free(reg);
 
 	/* SKIT_HOME moves the user root; home itself is never a project */
@@ -1557,7 +1569,7 @@ static void test_registry__default_roots(void)
 	       strcmp(skit_registry_project_dir(reg), home));
 	for (size_t i = 0; i < skit_registry_root_count(reg); i++) {
 		skit_registry_root(reg, i, &src, &path, NULL, NULL);
-		if (!strcmp(src, "user"))
+		if (!strcmp(src, "user:agents"))
 			ASSERT_STR(path, at("sk/skills"));
 	}
 	skit_registry_free(reg);
@@ -1615,8 +1627,10 @@ static void test_registry__config_files(void)
 	skit_registry_root(reg, k - 1, &src, &path, NULL, NULL);
 	ASSERT_STR(src, "builtin");
 	ASSERT_STR(path, "/b");
-	skit_registry_root(reg, k - 2, &src, &path, NULL, NULL);
+	skit_registry_root(reg, k - 4, &src, &path, NULL, NULL);
 	ASSERT_STR(path, at("home/.agents/skills")); /* the default */
+	skit_registry_root(reg, k - 2, &src, &path, NULL, NULL);
+	ASSERT_STR(path, at("home/.claude/skills"));
 	skit_registry_free(reg);
 
 	/* malformed: one line naming the file */
