@@ -756,33 +756,34 @@ static int list_root(struct scan *sc, size_t i, bool *truncated)
 	return 0;
 }
 
+/* A finding with `code`, error or warning (lenient loads warn). */
 static bool has_diag_code(const skit_diag *d, size_t n, const char *code)
 {
 	for (size_t i = 0; i < n; i++)
-		if (d[i].severity == SKIT_SEVERITY_ERROR &&
-		    !strcmp(d[i].code, code))
+		if (!strcmp(d[i].code, code))
 			return true;
 	return false;
 }
 
 /*
- * The entry's name. A valid skill's name is its NFKC name, which matches
- * the folder. A skipped one keeps its frontmatter name only when that name
- * obeys the rules and matches the folder (identity is the folder, so a
- * broken `bird-co/` with `name: bird` is listed as bird-co); otherwise it
- * is listed under its folder name.
+ * The entry's name (docs/format.md, "Which name a skill is known by"):
+ * identity is the folder. A skill is known by its frontmatter name (NFKC)
+ * when that name obeys the character rules and matches the folder, as
+ * every conforming skill's does; otherwise by its folder name, loaded or
+ * not: a `bird-co/` saying `name: bird` is bird-co, so it cannot pose as
+ * another root's bird, and `Ahrefs Automation` in `ahrefs-automation/` is
+ * ahrefs-automation. The name as written stays in the item's name_raw.
  */
-static const char *entry_name(struct skit__arena *a, skit_skill *s, bool valid,
+static const char *entry_name(struct skit__arena *a, skit_skill *s,
                               const char *folder)
 {
 	const skit_diag *d;
 	const char *name = skit_skill_name(s);
 	size_t n;
 
-	if (valid)
-		return skit__arena_strdup(a, name);
 	d = skit_skill_diags(s, &n);
-	if (name && skit_skill_name_ok(name) &&
+	if (name && !(skit_skill_flags(s) & SKIT_SKILL_NAME_INVALID) &&
+	    skit_skill_name_ok(name) &&
 	    !has_diag_code(d, n, "name-dir-mismatch"))
 		return skit__arena_strdup(a, name);
 	return arena_utf8(a, folder, strlen(folder));
@@ -812,7 +813,7 @@ static int fill_item(struct skit__item *it, struct skit__arena *a,
 	}
 	valid = !reason;
 	memset(it, 0, sizeof(*it));
-	it->e.name = entry_name(a, s, valid, folder);
+	it->e.name = entry_name(a, s, folder);
 	it->e.dir = skit__arena_strndup(a, path, path_len);
 	/* "<dir>/SKILL.md" (or skill.md), without a printf per entry */
 	file = arena_alloc(a, path_len + sizeof("/SKILL.md"));
@@ -1857,6 +1858,18 @@ const skit_entry *skit_registry_all_entry(const skit_registry *reg, size_t i)
 	return &reg->index->all[i].e;
 }
 
+bool skit_registry_source_matches(const char *label, const char *source)
+{
+	size_t n = strlen(source);
+
+	if (!strcmp(label, source))
+		return true;
+	/* a tier names every root of it: "user" is also "user:claude" */
+	return (!strcmp(source, "project") || !strcmp(source, "user") ||
+	        !strcmp(source, "builtin")) &&
+	       !strncmp(label, source, n) && label[n] == ':';
+}
+
 const skit_entry *skit_registry_find(const skit_registry *reg, const char *name,
                                      const char *source)
 {
@@ -1864,7 +1877,7 @@ const skit_entry *skit_registry_find(const skit_registry *reg, const char *name,
 	const skit_entry *found = NULL;
 	char *nf = NULL;
 	size_t lo = 0, hi;
-	bool ascii = true;
+	bool ascii = true, found_exact;
 
 	assert(reg && name);
 	ix = reg->index;
@@ -1892,11 +1905,30 @@ const skit_entry *skit_registry_find(const skit_registry *reg, const char *name,
 		const skit_entry *e = &ix->all[lo].e;
 
 		if (source ? e->state != SKIT_ENTRY_SKIPPED &&
-		                     !strcmp(e->source, source)
+		                     skit_registry_source_matches(e->source,
+		                                                  source)
 		           : e->state == SKIT_ENTRY_ACTIVE) {
 			found = e;
 			break;
 		}
+	}
+	found_exact = found != NULL;
+	/*
+	 * No skill is known by that name: a skill known by its folder name
+	 * because its own name differs (`pdf-v2/` saying `name: pdf`)
+	 * answers to the name it declares too, the highest root first.
+	 */
+	for (size_t i = 0; !found_exact && i < ix->nall; i++) {
+		const struct skit__item *it = &ix->all[i];
+
+		if (!it->name_raw || strcmp(it->name_raw, name) ||
+		    !(source ? it->e.state != SKIT_ENTRY_SKIPPED &&
+		                       skit_registry_source_matches(
+		                               it->e.source, source)
+		             : it->e.state == SKIT_ENTRY_ACTIVE))
+			continue;
+		if (!found || it->e.root_index < found->root_index)
+			found = &it->e;
 	}
 	skitx_free(nf);
 	return found;
@@ -2224,11 +2256,14 @@ static void prompt_fail(struct pload *pl, size_t i, int error,
 }
 
 /*
- * Folder i as `skit to-prompt` has always loaded it: skit_skill_load()
- * with the defaults, then skit_skill_check_properties().
+ * Folder i as `skit to-prompt` loads it: skit_skill_load() with the
+ * loading rules; a folder they refuse is accepted when the reference's
+ * checks (skit_skill_check_properties()) pass, and else fails with their
+ * message.
  */
 static void prompt_load(struct pload *pl, size_t i)
 {
+	skit_skill_options opts = SKIT_SKILL_OPTIONS_INIT;
 	skit_prompt_item *item = &pl->items[i];
 	skit_error err = { 0 };
 	skit_skill *s = NULL;
@@ -2236,8 +2271,15 @@ static void prompt_load(struct pload *pl, size_t i)
 	size_t blen;
 	int error;
 
-	error = skit_skill_load(&s, pl->dirs[i], NULL, &err);
-	if (!error)
+	opts.flags = SKIT_SKILL_LENIENT;
+	error = skit_skill_load(&s, pl->dirs[i], &opts, &err);
+	/*
+	 * The loading rules: what the reference accepts is printed as it
+	 * prints it, and what only the loader accepts (flow collections, a
+	 * missing name...) is printed too; the reference's message
+	 * explains a folder neither accepts.
+	 */
+	if (!error && !skit_skill_valid(s))
 		error = skit_skill_check_properties(s, &err);
 	if (error < 0) {
 		skit_skill_free(s);
@@ -2246,7 +2288,9 @@ static void prompt_load(struct pload *pl, size_t i)
 	}
 	base = skitx_path_name(skit_skill_file(s), &blen);
 	item->location = skitx_path_join(skit_skill_dir(s), base);
-	item->name = skitx_strdup(skit_skill_name_raw(s));
+	item->name =
+	        skitx_strdup(skit_skill_name_raw(s) ? skit_skill_name_raw(s)
+	                                            : skit_skill_dir_name(s));
 	item->description = skitx_strdup(skit_skill_description(s));
 	skit_skill_free(s);
 	if (!item->location || !item->name || !item->description)

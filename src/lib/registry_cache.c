@@ -46,7 +46,7 @@
 #include "util/utf8.h"
 
 #define MAGIC           "SKITIDX1"
-#define FORMAT_VERSION  3u
+#define FORMAT_VERSION  4u
 #define BYTE_ORDER_MARK 0x01020304u
 #define HEADER_SIZE     48
 /* The fewest bytes a record takes: 13 one-byte numbers, 7 absent strings */

@@ -272,7 +272,7 @@ static void test_registry__entry_fields(void)
 	           "---\nname: tool\ndescription: |\n  Two\n  lines.\n"
 	           "when_to_use: When asked.\nargument-hint: '[file]'\n"
 	           "disable-model-invocation: true\n"
-	           "version: 1\n---\nThe body.\n");
+	           "version: 1\ncolour: blue\n---\nThe body.\n");
 	reg = reg_new();
 	add_root(reg, "user", "r/");
 	scan(reg);
@@ -282,7 +282,7 @@ static void test_registry__entry_fields(void)
 	ASSERT_STR(e->when_to_use, "When asked.");
 	ASSERT_STR(e->argument_hint, "[file]");
 	ASSERT(e->flags & SKIT_SKILL_DISABLE_MODEL_INVOCATION);
-	ASSERT_EQ(e->warnings, 1);        /* `version`: unknown, lenient */
+	ASSERT_EQ(e->warnings, 1); /* `colour` (`version` is a known field) */
 	ASSERT_STR(e->dir, at("r/tool")); /* the root's slash is dropped */
 	ASSERT_OK(skit_registry_load(&s, reg, e, NULL));
 	ASSERT_OK(skit_skill_body(s, &body, NULL, NULL));
@@ -314,10 +314,13 @@ static void test_registry__skipped_do_not_shadow(void)
 	ASSERT(e && e->state == SKIT_ENTRY_SKIPPED);
 	ASSERT_CONTAINS(e->reason, "description");
 	ASSERT_STR(e->description, "");
-	/* identity is the folder: bird-co cannot pose as bird */
+	/*
+	 * identity is the folder: bird-co loads (name and folder differ: a
+	 * warning) but as bird-co, so it cannot pose as bird
+	 */
 	e = any(reg, "bird-co", "project");
-	ASSERT(e && e->state == SKIT_ENTRY_SKIPPED);
-	ASSERT_CONTAINS(e->reason, "must match");
+	ASSERT(e && e->state == SKIT_ENTRY_ACTIVE);
+	ASSERT_EQ(e->warnings, 1);
 	e = skit_registry_find(reg, "bird", NULL);
 	ASSERT(e && !strcmp(e->source, "user"));
 	ASSERT(!skit_registry_find(reg, "pdf", "project"));
@@ -492,9 +495,11 @@ static void test_registry__case_collision(void)
 	scan(reg);
 	e = skit_registry_find(reg, "foo", NULL);
 	ASSERT(e && !strcmp(e->description, "The real foo."));
+	/* an uppercase name loads (a warning), known by its folder name */
 	e = any(reg, "Foo", NULL);
-	ASSERT(e && e->state == SKIT_ENTRY_SKIPPED);
-	ASSERT_CONTAINS(e->reason, "lowercase");
+	ASSERT(e && e->state == SKIT_ENTRY_ACTIVE);
+	ASSERT(e->warnings >= 1);
+	ASSERT(e->flags & SKIT_SKILL_NAME_INVALID);
 	d = diag(reg, "name-collision", "/r/foo");
 	ASSERT(d);
 	ASSERT_CONTAINS(d->message, "'foo'");
@@ -770,11 +775,15 @@ static void test_registry__removed_mid_scan(void)
 	scan(reg);
 	ASSERT_EQ(v.hits, 2);
 	ASSERT(diag(reg, "removed", "/r/gone"));
-	ASSERT_EQ(skit_registry_count(reg), 2);
+	ASSERT_EQ(skit_registry_count(reg), 3);
 	ASSERT(skit_registry_find(reg, "a-first", NULL));
 	ASSERT(skit_registry_find(reg, "z-last", NULL));
-	/* the swapped folder now names another skill: skipped, not loaded */
-	ASSERT(!skit_registry_find(reg, "swapped", NULL));
+	/*
+	 * the swapped folder now holds another skill: it loads (name and
+	 * folder differ: a warning) under its own folder name
+	 */
+	ASSERT(skit_registry_find(reg, "swapped", NULL));
+	ASSERT_EQ(skit_registry_find(reg, "swapped", NULL)->warnings, 1);
 	skit_registry_free(reg);
 }
 
@@ -1430,7 +1439,7 @@ static void test_registry__prompt_items_cache(void)
 	write_file(at("p/extra/SKILL.md"),
 	           "---\nname: extra\ndescription: Unknown field.\n"
 	           "colour: blue\n---\n");
-	/* skipped by a scan (name vs folder), fine for to-prompt */
+	/* name vs folder: loaded as `mismatch`, printed as written */
 	skill("p", "mismatch", "other", "Mismatched.");
 	skill("p", "unicode", NULL, "Caf\xc3\xa9 <&> \"quoted\" \xe2\x80\x8b.");
 	skill("elsewhere", "linked", NULL, "Behind a link.");
@@ -1464,9 +1473,9 @@ static void test_registry__prompt_items_cache(void)
 		/* all of p was given: it scanned p, which wrote p's cache */
 		ASSERT_EQ(reg->cache_stats.written, 1);
 
-		/* warm: every active skill (not `mismatch`) from the cache */
+		/* warm: every skill from the cache */
 		ASSERT_OK(prompt_items(&got, reg, rels, n, NULL));
-		ASSERT_EQ(reg->cache_stats.hits, n - 1);
+		ASSERT_EQ(reg->cache_stats.hits, n);
 		ASSERT_EQ(reg->cache_stats.written, 0);
 		assert_same_items(ref, got, n);
 		skit_registry_prompt_items_free(got, n);
@@ -1506,7 +1515,7 @@ static void test_registry__prompt_items_cache(void)
 	set_mtime("p/plain/SKILL.md", 1000000100);
 	reg = reg_new();
 	ASSERT_OK(prompt_items(&got, reg, rels, n, NULL));
-	ASSERT_EQ(reg->cache_stats.hits, n - 3); /* `plain` twice */
+	ASSERT_EQ(reg->cache_stats.hits, n - 2); /* `plain` twice */
 	ASSERT_STR(got[0].description, "A PLAIN skill.");
 	ASSERT_STR(got[6].description, "A PLAIN skill.");
 	skit_registry_prompt_items_free(got, n);
@@ -1548,25 +1557,37 @@ static void test_registry__default_roots(void)
 	reg = reg_new();
 	ASSERT_OK(skit_registry_add_default_roots(reg, &opts, NULL));
 	ASSERT_STR(skit_registry_project_dir(reg), at("proj"));
-	ASSERT_EQ(skit_registry_root_count(reg), 5);
+	ASSERT_EQ(skit_registry_root_count(reg), 7);
 	skit_registry_root(reg, 0, &src, &path, NULL, NULL);
-	ASSERT_STR(src, "project");
+	ASSERT_STR(src, "project:agents");
 	ASSERT_STR(path, at("proj/.agents/skills"));
-	skit_registry_root(reg, 1, NULL, &path, NULL, NULL);
+	skit_registry_root(reg, 1, &src, &path, NULL, NULL);
+	ASSERT_STR(src, "project:agent");
 	ASSERT_STR(path, at("proj/.agent/skills"));
-	skit_registry_root(reg, 2, NULL, &path, NULL, NULL);
+	skit_registry_root(reg, 2, &src, &path, NULL, NULL);
+	ASSERT_STR(src, "project:claude");
 	ASSERT_STR(path, at("proj/.claude/skills"));
 	skit_registry_root(reg, 3, &src, &path, NULL, NULL);
-	ASSERT_STR(src, "user");
+	ASSERT_STR(src, "user:agents");
 	ASSERT_STR(path, at("home/.agents/skills"));
 	skit_registry_root(reg, 4, &src, &path, NULL, NULL);
+	ASSERT_STR(src, "user:agent");
+	ASSERT_STR(path, at("home/.agent/skills"));
+	skit_registry_root(reg, 5, &src, &path, NULL, NULL);
+	ASSERT_STR(src, "user:claude");
+	ASSERT_STR(path, at("home/.claude/skills"));
+	skit_registry_root(reg, 6, &src, &path, NULL, NULL);
 	ASSERT_STR(src, "builtin");
 	snprintf(expect, sizeof(expect), "%s/skit/skills",
 	         SKIT_INSTALL_DATADIR);
 	ASSERT_STR(path, expect);
 	scan(reg);
 	ASSERT(skit_registry_find(reg, "claude", "project"));
+	ASSERT(skit_registry_find(reg, "claude", "project:claude"));
+	ASSERT(!skit_registry_find(reg, "claude", "project:agents"));
 	ASSERT(skit_registry_find(reg, "mine", "user"));
+	ASSERT(skit_registry_find(reg, "mine", "user:agents"));
+	ASSERT(!skit_registry_find(reg, "mine", "use"));
 	skit_registry_free(reg);
 
 	/* SKIT_HOME moves the user root; home itself is never a project */
@@ -1579,7 +1600,7 @@ static void test_registry__default_roots(void)
 	       strcmp(skit_registry_project_dir(reg), home));
 	for (size_t i = 0; i < skit_registry_root_count(reg); i++) {
 		skit_registry_root(reg, i, &src, &path, NULL, NULL);
-		if (!strcmp(src, "user"))
+		if (!strcmp(src, "user:agents"))
 			ASSERT_STR(path, at("sk/skills"));
 	}
 	skit_registry_free(reg);
@@ -1637,8 +1658,10 @@ static void test_registry__config_files(void)
 	skit_registry_root(reg, k - 1, &src, &path, NULL, NULL);
 	ASSERT_STR(src, "builtin");
 	ASSERT_STR(path, "/b");
-	skit_registry_root(reg, k - 2, &src, &path, NULL, NULL);
+	skit_registry_root(reg, k - 4, &src, &path, NULL, NULL);
 	ASSERT_STR(path, at("home/.agents/skills")); /* the default */
+	skit_registry_root(reg, k - 2, &src, &path, NULL, NULL);
+	ASSERT_STR(path, at("home/.claude/skills"));
 	skit_registry_free(reg);
 
 	/* malformed: one line naming the file */
