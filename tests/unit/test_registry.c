@@ -1335,6 +1335,172 @@ static void test_registry__cache_hostile(void)
 	skit_registry_free(ref);
 }
 
+/*
+ * Write a cache for scan_cache()'s roots (p, u) holding `copies` records
+ * of p/skill-004 with its true key and the description "Planted." (a
+ * reader that takes the file serves it), then, when `extra_root` is not
+ * -1, one record of folder skill-005 of root number `extra_root`.
+ */
+static void plant_records(int copies, int extra_root)
+{
+	static const char *const rels[] = { "p", "u" };
+	struct skit__cache_writer w;
+	struct skit__cache_key key;
+	struct skit__cache c;
+	struct stat st;
+	skit_entry e;
+	char *home = skit__cache_home(), *paths[2];
+	int fd;
+
+	ASSERT(home);
+	for (size_t i = 0; i < 2; i++)
+		paths[i] = strdup(at(rels[i]));
+	memset(&c, 0, sizeof(c));
+	skit__cache_open(&c, home, (const char *const *)paths, 2);
+	fd = open(at("p"), O_RDONLY | O_DIRECTORY);
+	ASSERT(fd >= 0);
+	ASSERT_OK(fstatat(fd, "skill-004", &st, 0));
+	ASSERT(skit__cache_key_read(&key, fd, "skill-004", (uint64_t)st.st_dev,
+	                            (uint64_t)st.st_ino));
+	close(fd);
+	memset(&e, 0, sizeof(e));
+	e.name = "skill-004";
+	e.description = "Planted.";
+	e.state = SKIT_ENTRY_ACTIVE;
+	ASSERT_OK(skit__cache_writer_open(&w, &c));
+	for (int i = 0; i < copies; i++)
+		ASSERT_EQ(skit__cache_writer_put(&w, 0, &key, &e, "skill-004",
+		                                 NULL),
+		          1);
+	e.name = "skill-005";
+	if (extra_root >= 0)
+		ASSERT_EQ(skit__cache_writer_put(&w, (size_t)extra_root, &key,
+		                                 &e, "skill-005", NULL),
+		          1);
+	ASSERT_OK(skit__cache_writer_close(&w, &c, true));
+	skit__cache_release(&c);
+	skitx_free(home);
+	free(paths[0]);
+	free(paths[1]);
+}
+
+/* Scan with the planted cache: it must be ignored whole, and rewritten. */
+static void scan_ignores(const skit_registry *ref)
+{
+	skit_registry *c = scan_cache(2, true);
+
+	assert_same_index(ref, c);
+	ASSERT_EQ(c->cache_stats.hits, 0);
+	ASSERT_EQ(c->cache_stats.written, 1);
+	skit_registry_free(c);
+}
+
+/* Fix the header's payload length and checksum of a cache in `b`. */
+static void reseal(struct skitx_buf *b)
+{
+	uint64_t len = b->len - SKIT__CACHE_HEADER_SIZE, sum;
+
+	memcpy(b->ptr + 16, &len, 8);
+	sum = skit__cache_checksum(b->ptr + SKIT__CACHE_HEADER_SIZE, len);
+	memcpy(b->ptr + SKIT__CACHE_CHECKSUM_AT, &sum, 8);
+}
+
+/*
+ * Records that a reader must refuse though the file's checksum is good:
+ * a root number past the list of roots, a folder twice in one root, a
+ * string whose NUL is gone, a varint over 64 bits. Each planted file also
+ * holds a record the scan would use (p/skill-004, "Planted."), so taking
+ * any of them would show in the index; the whole file must be ignored,
+ * and rewritten.
+ */
+static void test_registry__cache_hostile_records(void)
+{
+	struct skitx_buf buf = SKITX_BUF_INIT, out = SKITX_BUF_INIT;
+	const skit_entry *e;
+	skit_registry *ref, *c;
+	char *file, *p;
+	size_t at_rec, n;
+	uint64_t v;
+
+	fresh("cache-recs");
+	varied_tree(20);
+	backdate("p");
+	backdate("u");
+	ref = scan_cache(1, false);
+	file = scan_cache_file();
+
+	/* the planting works: a consistent file is taken (docs say so) */
+	plant_records(1, -1);
+	c = scan_cache(2, true);
+	e = skit_registry_find(c, "skill-004", "project");
+	ASSERT(e);
+	ASSERT_STR(e->description, "Planted.");
+	skit_registry_free(c);
+
+	plant_records(1, 2); /* root 2 of 2 roots */
+	scan_ignores(ref);
+	plant_records(2, -1); /* a folder twice in root 0 */
+	scan_ignores(ref);
+
+	/* the NUL after "Planted." replaced */
+	plant_records(1, -1);
+	ASSERT_OK(skitx_fs_read_file(file, &buf, 1 << 24));
+	p = NULL;
+	for (size_t i = 0; !p && i + 9 <= buf.len; i++)
+		if (!memcmp(buf.ptr + i, "Planted.", 9))
+			p = buf.ptr + i;
+	ASSERT(p);
+	p[8] = 'x';
+	reseal(&buf);
+	write_bytes(file, buf.ptr, buf.len, 0600);
+	scan_ignores(ref);
+
+	/*
+	 * The record's first number (the folder's st_dev) spelled in ten
+	 * bytes, the last holding bit 64 (0x02) besides bit 63: a reader
+	 * that dropped the bits past 64 would decode the true value, and
+	 * the record would be a hit. It follows the header, the skit
+	 * version and the two roots.
+	 */
+	plant_records(1, -1);
+	skitx_buf_clear(&buf);
+	ASSERT_OK(skitx_fs_read_file(file, &buf, 1 << 24));
+	at_rec = SKIT__CACHE_HEADER_SIZE + strlen(SKIT_VERSION) + 4 +
+	         strlen(at("p")) + 4 + strlen(at("u"));
+	ASSERT(at_rec < buf.len);
+	v = 0;
+	n = 0;
+	do {
+		ASSERT(n < 10);
+		v |= (uint64_t)(buf.ptr[at_rec + n] & 0x7f) << (7 * n);
+		n++;
+	} while (buf.ptr[at_rec + n - 1] & 0x80);
+	ASSERT_OK(skitx_buf_add(&out, buf.ptr, at_rec));
+	for (size_t i = 0; i < 9; i++)
+		ASSERT_OK(skitx_buf_putc(
+		        &out, (char)(((v >> (7 * i)) & 0x7f) | 0x80)));
+	ASSERT_OK(skitx_buf_putc(&out, (char)(((v >> 63) & 1) | 0x02)));
+	ASSERT_OK(skitx_buf_add(&out, buf.ptr + at_rec + n,
+	                        buf.len - at_rec - n));
+	reseal(&out);
+	write_bytes(file, out.ptr, out.len, 0600);
+	scan_ignores(ref);
+	/* without bit 64 the same ten bytes are the number: taken, a hit */
+	out.ptr[at_rec + 9] &= 0x01;
+	reseal(&out);
+	write_bytes(file, out.ptr, out.len, 0600);
+	c = scan_cache(2, true);
+	e = skit_registry_find(c, "skill-004", "project");
+	ASSERT(e);
+	ASSERT_STR(e->description, "Planted.");
+	skit_registry_free(c);
+
+	free(file);
+	skitx_buf_release(&buf);
+	skitx_buf_release(&out);
+	skit_registry_free(ref);
+}
+
 /* ---- to-prompt's items ------------------------------------------------ */
 
 /* skit_registry_prompt_items() over `n` folders of base/p, no asserts. */
@@ -1486,7 +1652,6 @@ static void test_registry__prompt_items_cache(void)
 		ASSERT_EQ(reg->cache_stats.hits, 8); /* nodesc too: skipped */
 		skit_registry_free(reg);
 	}
-
 
 	/*
 	 * A damaged cache (truncated, flipped) gives the plain result; one
@@ -1800,6 +1965,7 @@ TEST_MAIN(
 	TEST(test_registry__parallel_out_of_memory)
 	TEST(test_registry__cache_same_as_uncached)
 	TEST(test_registry__cache_hostile)
+	TEST(test_registry__cache_hostile_records)
 	TEST(test_registry__prompt_items_cache)
 	TEST(test_registry__default_roots)
 	TEST(test_registry__config_files)
