@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * registry_cache.c - read, check and write a root's index cache.
+ * registry_cache.c - read, check and write a scan's index cache.
  *
  * The file is a length-prefixed binary in the byte order of the machine
  * that wrote it (a marker says which; another order is "another version").
