@@ -40,4 +40,21 @@ rm -f "$T/req.jsonl"
 eval "timeout 60 \"\$SKIT\" $cmd" </dev/null >"$T/out" 2>"$T/err"
 has "$T/req.jsonl" "SCRIPT-OUT-beta" "the printed command runs beta's script"
 has "$T/req.jsonl" "SCRIPT-OUT-alpha" "and alpha's, from the earlier flag"
+
+# issue: the narrowest --allow for "rm -rf build :*" was
+# --allow 'Bash(rm -rf build :*)', a prefix rule for every "rm -rf
+# build ...". The hint must grant that call only: here, --yes.
+printf '%s\n' \
+	'{"tool_calls": [{"id": "r1", "name": "shell", "arguments": {"command": "rm -rf build :*"}}]}' \
+	'{"text": "DONE"}' >"$T/rm.jsonl"
+mkdir -p "$W/work/build"
+rm -f "$T/req.jsonl"
+timeout 60 "$SKIT" run --root "project=$W/skills" --runs-dir "$W/runs" \
+	--workdir "$W/work" --quiet --request-log "$T/req.jsonl" \
+	--allow 'Bash(true)' --model "replay:$T/rm.jsonl" go </dev/null \
+	>"$T/out" 2>"$T/err"
+has "$T/err" "shell: rm -rf build :*" "the call is refused and shown"
+lacks "$T/err" "Bash(rm -rf build :*)" "no prefix rule is suggested"
+has "$T/err" "to approve it, run: skit run --yes" "the hint falls back to --yes"
+[ -d "$W/work/build" ] && reg_pass || reg_fail "the refused call ran"
 reg_done
