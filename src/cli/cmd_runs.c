@@ -890,7 +890,8 @@ static int runs_prune(int argc, char **argv)
 			help_prune();
 			return CLI_OK;
 		default:
-			return cli_bad_option(verb, c, argv);
+			return cli_unknown_option(verb, c, argc, argv,
+			                          longopts);
 		}
 	}
 	if (optind < argc)
