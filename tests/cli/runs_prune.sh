@@ -8,7 +8,7 @@
 reg_setup
 unset SKIT_RUNS_DIR
 P=$W/proj
-mkdir -p "$P"
+mkdir -p "$P" "$W/skills"
 cd "$P" || exit 1
 if command -v git >/dev/null 2>&1; then
 	git init -q . && HAVE_GIT=1 || HAVE_GIT=0
