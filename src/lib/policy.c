@@ -708,10 +708,16 @@ struct cmdwords {
 	char buf[SCAN_BUF];
 };
 
+/* Bytes one check may scan, nested scripts included: a line built to be
+ * read again and again (runners and shells given the same script many
+ * times) is refused rather than read for long. */
+#define SCAN_BUDGET (1024 * 1024)
+
 /* A search for the simple commands a restrictive pattern names. */
 struct scan {
 	const struct pattern *pat;
 	bool hit;
+	size_t budget; /* bytes left to scan */
 };
 
 static void scan_script(struct scan *sc, const char *s, const char *e,
@@ -1004,10 +1010,11 @@ static void scan_script(struct scan *sc, const char *s, const char *e,
 {
 	struct cmdwords cw;
 
-	if (depth > SCAN_DEPTH) {
-		sc->hit = true; /* nested too deep to read: refuse */
+	if (depth > SCAN_DEPTH || (size_t)(e - s) > sc->budget) {
+		sc->hit = true; /* too deep or too much to read: refuse */
 		return;
 	}
+	sc->budget -= (size_t)(e - s);
 	cw.n = 0;
 	cw.used = 0;
 	cw.cut = false;
@@ -1065,6 +1072,7 @@ static bool shell_refuses(const struct pattern *pat, const char *cmd)
 
 	sc.pat = pat;
 	sc.hit = false;
+	sc.budget = SCAN_BUDGET;
 	scan_script(&sc, cmd, cmd + strlen(cmd), 0);
 	return sc.hit;
 }
@@ -1229,6 +1237,7 @@ static bool simple_and_safe(const char *cmd)
 		return false;
 	sc.pat = NULL;
 	sc.hit = false;
+	sc.budget = 0; /* no substitution can be in a simple command */
 	cw.n = 0;
 	cw.used = 0;
 	cw.cut = false;

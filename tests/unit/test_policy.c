@@ -8,6 +8,7 @@
 
 #include "harness.h"
 #include "skit/policy.h"
+#include "util/buf.h"
 #include "util/fs.h"
 
 enum { YES = 1, NONET = 2 };
@@ -1033,6 +1034,30 @@ static void test_policy__shell_table(void)
 	}
 	ASSERT_EQ(bad, 0);
 	skit_policy_free(p);
+	/* A line built to be read again and again is refused, quickly. */
+	{
+		struct skitx_buf b = SKITX_BUF_INIT;
+		skit_tool_request r = { "shell", NULL, NULL };
+		skit_decision d;
+
+		ASSERT_OK(skit_policy_new(&p, NULL));
+		ASSERT_OK(skit_policy_add(p, SKIT_POLICY_LIST_DENY,
+		                          "Bash(rm:*)", NULL));
+		/* env sh "env sh true sh true ..." sh "env sh true ..." ...:
+		 * every script is read once for each shell before it */
+		ASSERT_OK(skitx_buf_puts(&b, "env"));
+		for (int i = 0; i < 30; i++) {
+			ASSERT_OK(skitx_buf_puts(&b, " sh \"env"));
+			for (int k = 0; k < 30; k++)
+				ASSERT_OK(skitx_buf_puts(&b, " sh true"));
+			ASSERT_OK(skitx_buf_puts(&b, "\""));
+		}
+		r.target = b.ptr;
+		ASSERT_OK(skit_policy_check(p, NULL, 0, &r, &d, NULL));
+		ASSERT_EQ(d.verdict, SKIT_POLICY_DENY);
+		skitx_buf_release(&b);
+		skit_policy_free(p);
+	}
 	/* what an "always" answer for a program may cover */
 	ASSERT(skit_policy_simple_command("git status -s"));
 	ASSERT(!skit_policy_simple_command("git -c alias.x=!id x"));
