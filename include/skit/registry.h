@@ -93,7 +93,8 @@ SKIT_EXTERN const char *skit_registry_project_dir(const skit_registry *reg);
 /**
  * Find the project of the current folder, as skit_registry_add_default_roots()
  * does: the nearest ancestor (the folder itself included) holding a
- * `.agents/` or `.agent/` folder or a `.git` entry, never the home folder.
+ * `.agents/`, `.agent/` or `.claude/` folder or a `.git` entry, never the
+ * home folder, `/` or a system folder (docs/permissions.md lists them).
  *
  * @param[out] out  the absolute path, owned by the caller (skit_free());
  *                  NULL when there is none
@@ -101,6 +102,21 @@ SKIT_EXTERN const char *skit_registry_project_dir(const skit_registry *reg);
  *         folder cannot be read; SKIT_ENOMEM.
  */
 SKIT_EXTERN int skit_project_find(char **out, skit_error *err);
+
+/**
+ * The project folder of an agent run started in `cwd`: the folder
+ * skit_project_find() would find from there; with none, `cwd` itself,
+ * unless it is the home folder, `/` or a system folder, which are never
+ * a project (their files would be the model's to read).
+ *
+ * @param[out] out  the absolute path, owned by the caller (skit_free())
+ * @param cwd       where the run starts; NULL: the current folder
+ * @return SKIT_OK; SKIT_ENOTFOUND when there is no project ("no project:
+ *         /home/u is the home folder"); SKIT_EIO when the current folder
+ *         cannot be read; SKIT_ENOMEM.
+ */
+SKIT_EXTERN int skit_project_for_run(char **out, const char *cwd,
+                                     skit_error *err);
 
 /**
  * Scan every root. Safe to call again: the old index is replaced only once

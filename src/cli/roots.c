@@ -120,7 +120,7 @@ static int add_cli_roots(skit_registry *reg, const struct cli_roots *r,
 }
 
 static int open_registry(skit_registry **out, const struct cli_roots *r,
-                         const char *verb, bool missing_ok)
+                         const char *cwd, const char *verb, bool missing_ok)
 {
 	skit_roots_options opts = SKIT_ROOTS_OPTIONS_INIT;
 	skit_registry *reg = NULL;
@@ -139,6 +139,7 @@ static int open_registry(skit_registry **out, const struct cli_roots *r,
 	} else {
 		opts.config_file = r->config;
 		opts.no_config = r->no_config;
+		opts.cwd = cwd;
 		error = skit_registry_add_default_roots(reg, &opts, &err);
 		if (error < 0) {
 			cli_error(verb, "%s", err.message);
@@ -162,13 +163,19 @@ fail:
 int cli_open_registry(skit_registry **out, const struct cli_roots *r,
                       const char *verb)
 {
-	return open_registry(out, r, verb, false);
+	return open_registry(out, r, NULL, verb, false);
+}
+
+int cli_open_registry_at(skit_registry **out, const struct cli_roots *r,
+                         const char *cwd, const char *verb)
+{
+	return open_registry(out, r, cwd, verb, false);
 }
 
 int cli_open_registry_any(skit_registry **out, const struct cli_roots *r,
                           const char *verb)
 {
-	return open_registry(out, r, verb, true);
+	return open_registry(out, r, NULL, verb, true);
 }
 
 /* ---- output ------------------------------------------------------------ */
