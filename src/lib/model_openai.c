@@ -114,11 +114,16 @@ static json_t *message_json(const skit_message *msg)
 		        o, "content", json_string(msg->text ? msg->text : ""));
 		break;
 	case SKIT_ROLE_ASSISTANT:
+		/* The API refuses "content": null without tool calls, and
+		 * takes "" there; with tool calls, content may be left out.
+		 * Blank text is sent as no text. */
 		bad |= json_object_set_new(o, "role", json_string("assistant"));
-		bad |= json_object_set_new(o, "content",
-		                           msg->text && *msg->text
-		                                   ? json_string(msg->text)
-		                                   : json_null());
+		if (!skit__text_is_blank(msg->text))
+			bad |= json_object_set_new(o, "content",
+			                           json_string(msg->text));
+		else if (!msg->tool_call_count)
+			bad |= json_object_set_new(o, "content",
+			                           json_string(""));
 		if (msg->tool_call_count)
 			bad |= json_object_set_new(o, "tool_calls",
 			                           tool_calls_json(msg));
