@@ -86,11 +86,17 @@ static json_t *tool_calls_json(const skit_message *msg)
 
 	for (size_t i = 0; arr && i < msg->tool_call_count; i++) {
 		const skit_tool_call *tc = &msg->tool_calls[i];
+		json_t *args = skit__json_object_from(tc->arguments);
 
+		/* Arguments that are not a JSON object (a model's typo) are
+		 * replayed as {}, as for anthropic: the error result already
+		 * told the model, and a server may refuse the request. */
 		c = json_pack(
 		        "{s:s, s:s, s:{s:s, s:s}}", "id", tc->id, "type",
 		        "function", "function", "name", tc->name, "arguments",
-		        tc->arguments && *tc->arguments ? tc->arguments : "{}");
+		        args && tc->arguments && *tc->arguments ? tc->arguments
+		                                                : "{}");
+		json_decref(args);
 		bad |= json_array_append_new(arr, c);
 	}
 	if (bad) {
