@@ -237,6 +237,11 @@ static int set_string(char **slot, json_t *v, skit_error *err)
 	                         json_string_length(v), err);
 }
 
+static int set_nonempty(char **slot, json_t *v, skit_error *err)
+{
+	return json_string_length(v) ? set_string(slot, v, err) : 0;
+}
+
 static int parse_whole(skit_model *m, skit_model_response *out,
                        const struct skitx_buf *body, skit_error *err)
 {
@@ -315,13 +320,16 @@ static int add_call_deltas(struct skit__stream *s, json_t *calls)
 		                ? (size_t)json_integer_value(idx)
 		                : i,
 		        &pc, s->err);
-		if (!rc)
-			rc = set_string(&pc->id, json_object_get(c, "id"),
-			                s->err);
+		/* The first id and name count: some servers repeat the id
+		 * in every fragment, or send a new id and an empty name
+		 * with each one. */
+		if (!rc && !pc->id)
+			rc = set_nonempty(&pc->id, json_object_get(c, "id"),
+			                  s->err);
 		fn = json_object_get(c, "function");
-		if (!rc)
-			rc = set_string(&pc->name, json_object_get(fn, "name"),
-			                s->err);
+		if (!rc && !pc->name)
+			rc = set_nonempty(&pc->name,
+			                  json_object_get(fn, "name"), s->err);
 		v = json_object_get(fn, "arguments");
 		if (!rc && json_is_string(v)) {
 			rc = skitx_buf_add(&pc->args, json_string_value(v),

@@ -1518,6 +1518,146 @@ static void test_model__tool_call_ids_made_unique(void)
 	stop();
 }
 
+/* ---- OpenAI-compatible servers' shapes (tests/api/compat/) -------------- */
+
+struct compat_case {
+	const char *file; /* in tests/api/compat/ */
+	const char *text; /* the answer text (no reasoning in it) */
+	size_t calls;     /* read_file calls, with {"path":"a.txt"} first */
+	const char *stop; /* stop_reason as the server said it */
+	unsigned in, out; /* usage, 0 when the server sent none */
+	const char *id0;  /* the first call's id */
+};
+
+static void test_model__compatible_servers(void)
+{
+	static const struct compat_case cases[] = {
+		{ "ollama_stream.sse", "Reading it.", 1, "stop", 0, 0,
+		  "call_k2x9q1" },
+		{ "ollama_whole.json", "", 1, "tool_calls", 88, 17, NULL },
+		{ "vllm_stream.sse", "", 1, "tool_calls", 120, 32,
+		  "chatcmpl-tool-4be1d2" },
+		{ "vllm_whole.json", "The file is empty.", 0, "stop", 40, 7,
+		  NULL },
+		{ "llamacpp_stream.sse", "Sure.", 1, "tool_calls", 64, 21,
+		  "Xp3rT8uWq2" },
+		{ "llamacpp_eos.sse", "Done", 0, "eos", 0, 0, NULL },
+		{ "lmstudio_stream.sse", "Let me look.", 1, "tool_calls", 0, 0,
+		  "365174485" },
+		{ "proxy_ids_stream.sse", "", 1, "stop", 0, 0,
+		  "chatcmpl-tool-77aa" },
+		{ "no_ids_whole.json", "", 2, "function_call", 0, 0, NULL },
+	};
+	static const skit_tool_call earlier[] = {
+		{ "call_0", "read_file", "{\"path\":\"z\"}" },
+	};
+	static const skit_message history[] = {
+		{ SKIT_ROLE_USER, "go", NULL, 0, NULL, NULL, false },
+		{ SKIT_ROLE_ASSISTANT, "", earlier, 1, NULL, NULL, false },
+		{ SKIT_ROLE_TOOL, "z", NULL, 0, "call_0", "read_file", false },
+	};
+	const char *src = getenv("SKIT_SOURCE_DIR");
+	skit_model_request req = simple_request();
+	char path[4096];
+
+	ASSERT(src);
+	req.messages = history;
+	req.message_count = SKIT_ARRAY_SIZE(history);
+	start();
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(cases); i++) {
+		const struct compat_case *c = &cases[i];
+		httpd_response r = HTTPD_RESPONSE_INIT;
+		struct deltas d = { SKITX_BUF_INIT, 0, 0 };
+		bool sse_file = strstr(c->file, ".sse") != NULL;
+		skit_model_response resp;
+		skit_error err = { 0 };
+		skit_model *m = openai();
+
+		snprintf(path, sizeof(path), "%s/tests/api/compat/%s", src,
+		         c->file);
+		r.content_type = sse_file ? "text/event-stream" : NULL;
+		r.chunk = sse_file ? 50 : 0;
+		httpd_push_file(srv, &r, path);
+		if (skit_model_complete(m, &resp, &req,
+		                        sse_file ? on_delta : NULL, &d, &err))
+			HARNESS_FAIL("%s: %s", c->file, err.message);
+		ASSERT_STR(resp.text, c->text);
+		if (sse_file)
+			ASSERT_STR(skitx_buf_cstr(&d.text), c->text);
+		ASSERT_STR(resp.stop_reason, c->stop);
+		ASSERT_EQ(resp.tool_call_count, c->calls);
+		ASSERT_EQ(resp.usage.input_tokens, c->in);
+		ASSERT_EQ(resp.usage.output_tokens, c->out);
+		for (size_t k = 0; k < resp.tool_call_count; k++) {
+			ASSERT_STR(resp.tool_calls[k].name, "read_file");
+			ASSERT(*resp.tool_calls[k].id);
+			/* ids are unique in the answer and the conversation */
+			ASSERT(strcmp(resp.tool_calls[k].id, "call_0"));
+			for (size_t q = 0; q < k; q++)
+				ASSERT(strcmp(resp.tool_calls[k].id,
+				              resp.tool_calls[q].id));
+		}
+		if (c->calls) {
+			json_t *a = json_loads(resp.tool_calls[0].arguments, 0,
+			                       NULL);
+
+			ASSERT(a);
+			ASSERT_STR(
+			        json_string_value(json_object_get(a, "path")),
+			        "a.txt");
+			json_decref(a);
+		}
+		if (c->id0)
+			ASSERT_STR(resp.tool_calls[0].id, c->id0);
+		skit_model_response_release(&resp);
+		skitx_buf_release(&d.text);
+		skit_model_free(m);
+	}
+	stop();
+}
+
+/* Arguments a model got wrong are replayed as {} (an error result already
+ * told it so), never as text that is not a JSON object. */
+static void test_model__bad_arguments_replayed_as_empty_object(void)
+{
+	static const skit_tool_call bad[] = {
+		{ "c1", "read_file", "{not json" },
+		{ "c2", "read_file", "[1, 2]" },
+		{ "c3", "read_file", "{\"path\":\"ok\"}" },
+	};
+	static const skit_message msgs[] = {
+		{ SKIT_ROLE_USER, "go", NULL, 0, NULL, NULL, false },
+		{ SKIT_ROLE_ASSISTANT, "", bad, 3, NULL, NULL, false },
+		{ SKIT_ROLE_TOOL, "e1", NULL, 0, "c1", "read_file", true },
+		{ SKIT_ROLE_TOOL, "e2", NULL, 0, "c2", "read_file", true },
+		{ SKIT_ROLE_TOOL, "r3", NULL, 0, "c3", "read_file", false },
+	};
+	skit_model_request req = simple_request();
+	skit_model_response resp;
+	skit_model *m;
+	json_t *j;
+
+	req.messages = msgs;
+	req.message_count = SKIT_ARRAY_SIZE(msgs);
+	start();
+	m = openai();
+	httpd_push_json(srv, 200,
+	                "{\"choices\":[{\"message\":{\"content\":\"ok\"},"
+	                "\"finish_reason\":\"stop\"}]}");
+	ASSERT_OK(skit_model_complete(m, &resp, &req, NULL, NULL, NULL));
+	skit_model_response_release(&resp);
+	j = sent_json(0);
+	ASSERT_STR(jpath(j, "messages.2.tool_calls.0.function.arguments"),
+	           "{}");
+	ASSERT_STR(jpath(j, "messages.2.tool_calls.1.function.arguments"),
+	           "{}");
+	ASSERT_STR(jpath(j, "messages.2.tool_calls.2.function.arguments"),
+	           "{\"path\":\"ok\"}");
+	json_decref(j);
+	skit_model_free(m);
+	stop();
+}
+
 TEST_MAIN(
         TEST(test_model__openai_text) TEST(test_model__openai_tool_calls) TEST(
                 test_model__openai_stream_text) TEST(test_model__openai_stream_odd_chunks)
@@ -1533,6 +1673,8 @@ TEST_MAIN(
                                                         test_model__replay_play) TEST(test_model__replay_out_of_memory)
                                                         TEST(test_model__openai_never_null_content) TEST(
                                                                 test_model__anthropic_no_blank_text)
-                                                                TEST(test_model__no_stream_still_reports_text)
-                                                                        TEST(test_model__json_actions_replayed_as_text)
-                                                                                TEST(test_model__tool_call_ids_made_unique))
+                                                                TEST(test_model__no_stream_still_reports_text) TEST(
+                                                                        test_model__json_actions_replayed_as_text)
+                                                                        TEST(test_model__tool_call_ids_made_unique)
+                                                                                TEST(test_model__compatible_servers)
+                                                                                        TEST(test_model__bad_arguments_replayed_as_empty_object))
