@@ -88,7 +88,7 @@ stub() {
 		"$D/port" "$D/stub.log" "$2" &
 	STUB_PID=$!
 	i=0
-	while [ ! -s "$D/port" ] && [ $i -lt 100 ]; do
+	while [ ! -s "$D/port" ] && [ $i -lt 300 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
