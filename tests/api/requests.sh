@@ -156,32 +156,47 @@ cancel_scenario() {
 	else
 		spec=anthropic:claude-sonnet-4-5
 	fi
+	# skit itself gets the one SIGINT (no timeout(1) in between: it
+	# would pass the signal on to the process group as well).
 	OPENAI_BASE_URL=http://127.0.0.1:$PORT/v1 \
 		OPENAI_API_KEY=sk-test-openai-key \
 		ANTHROPIC_BASE_URL=http://127.0.0.1:$PORT \
 		ANTHROPIC_API_KEY=sk-ant-test-key \
-		timeout 120 "$SKIT" chat --yes --root "project=$W/skills" \
+		"$SKIT" chat --yes --root "project=$W/skills" \
 		--runs-dir "$W/runs" --workdir "$W/work" --model "$spec" \
 		$mode <"$D/fifo" >"$D/out" 2>"$D/err" &
 	pid=$!
 	exec 3>"$D/fifo"
 	printf 'start the slow work\n' >&3
 	i=0
-	while [ ! -e "$W/work/started.txt" ] && [ $i -lt 300 ]; do
+	while [ ! -e "$W/work/started.txt" ] && [ $i -lt 600 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
 	[ -e "$W/work/started.txt" ] ||
 		fail "cancel $prov ${mode:-stream}: the script never started"
+	sleep 0.3
 	kill -INT "$pid"
 	# the answer to the interruption is an error line on stderr
 	i=0
-	while ! grep -q canceled "$D/err" && [ $i -lt 300 ]; do
+	while ! grep -q canceled "$D/err" && [ $i -lt 600 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
+	grep -q canceled "$D/err" ||
+		fail "cancel $prov ${mode:-stream}: no 'canceled' 60 s after SIGINT"
 	printf 'and now?\n' >&3
 	exec 3>&-
+	# a hang is a failure, not a stuck test
+	i=0
+	while kill -0 "$pid" 2>/dev/null && [ $i -lt 1200 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		fail "cancel $prov ${mode:-stream}: skit chat still running 2 min after SIGINT"
+		kill -KILL "$pid"
+	fi
 	wait "$pid"
 	rc=$?
 	stub_stop

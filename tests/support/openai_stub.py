@@ -23,6 +23,7 @@ import http.server
 import json
 import os
 import sys
+import threading
 import time
 
 
@@ -231,6 +232,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
         pass
 
 
+def orphan_watch(parent):
+    # A test killed from outside (e.g. a CTest timeout) must not leave
+    # the server running with its output pipe open.
+    while os.getppid() == parent:
+        time.sleep(1)
+    os._exit(0)
+
+
+threading.Thread(target=orphan_watch, args=(os.getppid(),),
+                 daemon=True).start()
 server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
 server.daemon_threads = True
 with open(sys.argv[2] + ".tmp", "w", encoding="utf-8") as f:
