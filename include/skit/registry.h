@@ -42,8 +42,8 @@ typedef struct {
 	const char *argument_hint; /**< NULL when absent */
 	const char *dir;           /**< the skill folder path */
 	const char *file;          /**< its SKILL.md path */
-	const char *source; /**< the root's label: "project", "user"... */
-	size_t root_index;  /**< 0 is the highest-precedence root */
+	const char *source;        /**< the root's label: "project:agents"... */
+	size_t root_index;         /**< 0 is the highest-precedence root */
 	unsigned int flags; /**< SKIT_SKILL_DISABLE_MODEL_INVOCATION... */
 	skit_entry_state state;
 	const char *reason; /**< skipped: first error; shadowed: the winner's
@@ -147,8 +147,20 @@ SKIT_EXTERN const skit_entry *skit_registry_all_entry(const skit_registry *reg,
                                                       size_t i);
 
 /**
+ * True when a root labelled `label` answers to `source`: the same label,
+ * or `source` is a tier ("project", "user", "builtin") and the label is
+ * one of its roots ("user:claude"). `--source` and skit_registry_find()
+ * use it.
+ */
+SKIT_EXTERN bool skit_registry_source_matches(const char *label,
+                                              const char *source);
+
+/**
  * Find `name`: the active entry, or with `source` non-NULL the entry from
- * the root with that label (active or shadowed). NULL when none.
+ * the highest root whose label answers to `source`
+ * (skit_registry_source_matches(); active or shadowed). A name no skill
+ * is known by also finds a skill known by its folder name whose
+ * frontmatter declares that name (docs/format.md). NULL when none.
  */
 SKIT_EXTERN const skit_entry *skit_registry_find(const skit_registry *reg,
                                                  const char *name,

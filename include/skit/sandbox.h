@@ -65,10 +65,14 @@ typedef enum {
 	 *  even when skit runs as root; no setuid or setgid bit can be
 	 *  set on a file. */
 	SKIT_SANDBOX_NOCAPS = 1u << 11,
+	/** The PID namespace's own pid_max (Linux 6.14 and later) bounds
+	 *  the processes of the run, standing in for the cgroup (whose
+	 *  creation costs a kernel grace period a run). */
+	SKIT_SANDBOX_PIDMAX = 1u << 12,
 } skit_sandbox_layer;
 
 /** Every bit of skit_sandbox_layer. */
-#define SKIT_SANDBOX_ALL 0xfffu
+#define SKIT_SANDBOX_ALL 0x1fffu
 
 /**
  * The layers this system can apply, tried for real where a cheap test
@@ -83,7 +87,7 @@ SKIT_EXTERN unsigned int skit_sandbox_available(void);
 /**
  * The short name of one layer bit: "pgroup", "rlimits", "no_new_privs",
  * "landlock", "landlock_net", "landlock_scope", "seccomp", "netns",
- * "pidns", "cgroup", "mountns" or "nocaps".
+ * "pidns", "cgroup", "mountns", "nocaps" or "pidmax".
  *
  * @param bit  exactly one skit_sandbox_layer bit
  * @return a static string; NULL when `bit` is not exactly one known bit

@@ -13,6 +13,7 @@
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/path.h"
+#include "util/utf8.h"
 
 volatile sig_atomic_t cli_interrupted;
 
@@ -226,6 +227,9 @@ static void on_trace(skit_trace_kind kind, const char *line, void *payload)
 	                   : kind == SKIT_TRACE_MODEL ? "model"
 	                                              : "note ";
 
+	/* A new model turn: its text starts on a line of its own. */
+	if (kind == SKIT_TRACE_MODEL)
+		ca->turn_break = true;
 	if (!ca->show_trace)
 		return;
 	if (!ca->at_line_start) {
@@ -263,6 +267,9 @@ static void on_text(const char *text, size_t len, void *payload)
 
 	if (!len)
 		return;
+	if (ca->turn_break && !ca->at_line_start)
+		fputc('\n', stdout);
+	ca->turn_break = false;
 	ca->at_line_start = text[len - 1] == '\n';
 	if (!isatty(STDOUT_FILENO)) {
 		fwrite(text, 1, len, stdout);
@@ -330,18 +337,67 @@ static void put_shell_word(struct skitx_buf *b, const char *s)
 	skitx_buf_putc(b, '\'');
 }
 
-/* Show the call the user is asked about, or was refused. */
+/*
+ * Code points that show as nothing, as a space, or reorder what follows:
+ * controls, bidi controls, zero-width and TAG characters (the shared
+ * list), line and paragraph separators, spaces other than U+0020,
+ * invisible fillers and variation selectors.
+ */
+static bool shows_wrong(int32_t cp)
+{
+	return skitx_utf8_is_hidden(cp) || cp == 0x2028 || cp == 0x2029 ||
+	       cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) ||
+	       cp == 0x202F || cp == 0x205F || cp == 0x3000 || cp == 0x115F ||
+	       cp == 0x1160 || cp == 0x3164 || cp == 0xFFA0 ||
+	       (cp >= 0xFE00 && cp <= 0xFE0F) ||
+	       (cp >= 0xFFF9 && cp <= 0xFFFB) ||
+	       (cp >= 0xE0100 && cp <= 0xE01EF);
+}
+
+void cli_put_exact(FILE *f, const char *s, const struct cli_style *st)
+{
+	const char *e = s + strlen(s);
+
+	while (s < e) {
+		size_t bad, n = (size_t)(e - s) < 4 ? (size_t)(e - s) : 4;
+		int32_t cp;
+
+		/* one sequence at a time: strict UTF-8, or one raw byte */
+		if (skitx_utf8_check(s, n, &bad) && !bad) {
+			fprintf(f, "%s\\x{%02X}%s", st->yellow,
+			        (unsigned char)*s, st->reset);
+			s++;
+			continue;
+		}
+		n = skitx_utf8_decode(s, (size_t)(e - s), &cp);
+		if (cp == '\n')
+			fprintf(f, "%s\xE2\x8F\x8E%s", st->yellow,
+			        st->reset); /* ⏎ */
+		else if (shows_wrong(cp))
+			fprintf(f, "%s\\u{%04X}%s", st->yellow, (unsigned)cp,
+			        st->reset);
+		else if (cp == '\\' && (s[1] == 'u' || s[1] == 'x') &&
+		         s[2] == '{')
+			fprintf(f, "%s\\u{005C}%s", st->yellow, st->reset);
+		else
+			fwrite(s, 1, n, f);
+		s += n;
+	}
+}
+
+/* Show the call the user is asked about, or was refused: exactly, with
+ * what a terminal would hide or reorder made visible. */
 static void show_call(struct cli_agent *ca, const skit_approval *req)
 {
 	fprintf(stderr, "  %s%s%s", ca->style.bold, req->tool, ca->style.reset);
 	if (req->skill) {
 		fputs(" for skill ", stderr);
-		cli_put_text(stderr, req->skill, true, 0);
+		cli_put_exact(stderr, req->skill, &ca->style);
 	}
 	fputs(": ", stderr);
-	cli_put_text(stderr, req->target, true, 0);
+	cli_put_exact(stderr, req->target, &ca->style);
 	fputs("\n  arguments: ", stderr);
-	cli_put_text(stderr, req->arguments, true, 0);
+	cli_put_exact(stderr, req->arguments, &ca->style);
 	fputc('\n', stderr);
 	if (req->network) {
 		fputs("  network: ", stderr);
@@ -361,8 +417,10 @@ static skit_approve_answer on_approve(const skit_approval *req, void *payload)
 		ca->at_line_start = true;
 	}
 	fflush(stdout);
-	fprintf(stderr, "%sskit: approval needed%s (%s)\n", ca->style.bold,
-	        ca->style.reset, req->reason);
+	fprintf(stderr, "%sskit: approval needed%s (", ca->style.bold,
+	        ca->style.reset);
+	cli_put_exact(stderr, req->reason, &ca->style);
+	fputs(")\n", stderr);
 	show_call(ca, req);
 	for (;;) {
 		fprintf(stderr, "Allow? [y]es, [n]o%s%s%s: ",
@@ -398,8 +456,9 @@ static void on_refused(const skit_approval *req, void *payload)
 		ca->at_line_start = true;
 	}
 	fflush(stdout);
-	fprintf(stderr, "skit: refused (%s; no terminal to ask):\n",
-	        req->reason);
+	fputs("skit: refused (", stderr);
+	cli_put_exact(stderr, req->reason, &ca->style);
+	fputs("; no terminal to ask):\n", stderr);
 	show_call(ca, req);
 	if (!req->approving_flag[0] || !ca->argv)
 		return;
@@ -413,7 +472,7 @@ static void on_refused(const skit_approval *req, void *payload)
 		put_shell_word(&b, ca->argv[i]);
 	}
 	fputs("  to approve it, run: ", stderr);
-	cli_put_text(stderr, skitx_buf_cstr(&b), true, 0);
+	cli_put_exact(stderr, skitx_buf_cstr(&b), &ca->style);
 	fputc('\n', stderr);
 	skitx_buf_release(&b);
 }

@@ -172,7 +172,16 @@ struct cli_agent {
 	char pend[5]; /* a UTF-8 sequence cut by a stream chunk */
 	size_t npend;
 	bool at_line_start;
+	bool turn_break; /* a model turn began: end the last turn's line */
 };
+
+/*
+ * Write `s` exactly and safely for a terminal: a newline as "⏎", every
+ * control, bidi, zero-width or odd-space character as \u{XXXX}, a byte
+ * of invalid UTF-8 as \x{XX} (in `st`'s yellow), so what the user
+ * approves is what runs and nothing in it can reorder or hide the rest.
+ */
+void cli_put_exact(FILE *f, const char *s, const struct cli_style *st);
 
 /* The flag SIGINT sets; the agent polls it. */
 extern volatile sig_atomic_t cli_interrupted;

@@ -48,6 +48,10 @@ int cmd_eval(int argc, char **argv);
  */
 int cli_default_runs_dir(char **out);
 
+/* The same for a run whose project is known: $SKIT_RUNS_DIR when set,
+ * else <project>/.agents/runs; a NULL `project` is cli_default_runs_dir(). */
+int cli_project_runs_dir(char **out, const char *project);
+
 /*
  * `skit __complete commands|options CMD|skills`: the words the shell
  * completions offer, one a line (cmd_complete.c). `cmds` is the table.
@@ -78,10 +82,6 @@ struct option;
  */
 int cli_unknown_option(const char *verb, int c, int argc, char **argv,
                        const struct option *longopts);
-
-/* The same for a run whose project is known: $SKIT_RUNS_DIR when set,
- * else <project>/.agents/runs; a NULL `project` is cli_default_runs_dir(). */
-int cli_project_runs_dir(char **out, const char *project);
 
 /* True when colour may be used on `f` (a TTY, and NO_COLOR unset). */
 bool cli_color(FILE *f);

@@ -119,9 +119,8 @@ static int add_cli_roots(skit_registry *reg, const struct cli_roots *r,
 	return CLI_OK;
 }
 
-static int open_registry_at(skit_registry **out, const struct cli_roots *r,
-                            const char *cwd, const char *verb,
-                            bool missing_ok)
+static int open_registry(skit_registry **out, const struct cli_roots *r,
+                         const char *cwd, const char *verb, bool missing_ok)
 {
 	skit_roots_options opts = SKIT_ROOTS_OPTIONS_INIT;
 	skit_registry *reg = NULL;
@@ -161,28 +160,22 @@ fail:
 	return status;
 }
 
-static int open_registry(skit_registry **out, const struct cli_roots *r,
-                         const char *verb, bool missing_ok)
+int cli_open_registry(skit_registry **out, const struct cli_roots *r,
+                      const char *verb)
 {
-	return open_registry_at(out, r, NULL, verb, missing_ok);
+	return open_registry(out, r, NULL, verb, false);
 }
 
 int cli_open_registry_at(skit_registry **out, const struct cli_roots *r,
                          const char *cwd, const char *verb)
 {
-	return open_registry_at(out, r, cwd, verb, false);
-}
-
-int cli_open_registry(skit_registry **out, const struct cli_roots *r,
-                      const char *verb)
-{
-	return open_registry(out, r, verb, false);
+	return open_registry(out, r, cwd, verb, false);
 }
 
 int cli_open_registry_any(skit_registry **out, const struct cli_roots *r,
                           const char *verb)
 {
-	return open_registry(out, r, verb, true);
+	return open_registry(out, r, NULL, verb, true);
 }
 
 /* ---- output ------------------------------------------------------------ */

@@ -989,8 +989,11 @@ static int build_request(struct skit_agent *a, skit_model_request *req,
 
 		v[i].role = m->role;
 		v[i].text = m->text;
-		v[i].tool_calls = m->calls;
-		v[i].tool_call_count = m->ncalls;
+		/* In action mode the model wrote its call as text and gets
+		 * the result as a user message: replay the text alone, as
+		 * native calls there would have no tool results. */
+		v[i].tool_calls = a->json_actions ? NULL : m->calls;
+		v[i].tool_call_count = a->json_actions ? 0 : m->ncalls;
 		v[i].tool_call_id = m->call_id;
 		v[i].tool_name = m->tool_name;
 		v[i].is_error = m->is_error;

@@ -384,24 +384,42 @@ static int add(struct ctx *c, enum tier t, const char *path, skit_error *err)
 	return skit_registry_add_root(c->reg, tier_names[t], path, err);
 }
 
+/*
+ * The built-in default roots of a tier (DESIGN.md section 4), each with
+ * its own label, so that shadowing reads clearly and `--source` can pick
+ * any copy: project:agents, project:agent, project:claude (the project's
+ * .agents/, .agent/ and .claude/ skills), user:agents ($SKIT_HOME/skills,
+ * else ~/.agents/skills), user:agent, user:claude (~/.agent/skills and
+ * ~/.claude/skills, read as other clients write them), then builtin.
+ */
 static int add_defaults(struct ctx *c, enum tier t, const char *skit_home,
                         skit_error *err)
 {
-	static const char *const project_dirs[] = { ".agents/skills",
-		                                    ".agent/skills",
-		                                    ".claude/skills" };
+	static const struct {
+		const char *label, *dir;
+	} project_dirs[] = {
+		{ "project:agents", ".agents/skills" },
+		{ "project:agent", ".agent/skills" },
+		{ "project:claude", ".claude/skills" },
+	},
+	  user_dirs[] = {
+		  { "user:agent", ".agent/skills" },
+		  { "user:claude", ".claude/skills" },
+	  };
 	struct skitx_buf b = SKITX_BUF_INIT;
 	int error = 0;
 
 	switch (t) {
 	case TIER_PROJECT:
-		for (size_t i = 0; c->project && i < 3; i++) {
+		for (size_t i = 0;
+		     c->project && i < SKIT_ARRAY_SIZE(project_dirs); i++) {
 			skitx_buf_clear(&b);
 			error = skitx_buf_printf(&b, "%s/%s", c->project,
-			                         project_dirs[i]);
+			                         project_dirs[i].dir);
 			if (error < 0)
 				break;
-			error = add(c, t, b.ptr, err);
+			error = skit_registry_add_root(
+			        c->reg, project_dirs[i].label, b.ptr, err);
 			if (error < 0)
 				break;
 		}
@@ -415,7 +433,18 @@ static int add_defaults(struct ctx *c, enum tier t, const char *skit_home,
 		else
 			break; /* no home: no user root */
 		if (error >= 0)
-			error = add(c, t, b.ptr, err);
+			error = skit_registry_add_root(c->reg, "user:agents",
+			                               b.ptr, err);
+		for (size_t i = 0;
+		     error >= 0 && c->home && i < SKIT_ARRAY_SIZE(user_dirs);
+		     i++) {
+			skitx_buf_clear(&b);
+			error = skitx_buf_printf(&b, "%s/%s", c->home,
+			                         user_dirs[i].dir);
+			if (error >= 0)
+				error = skit_registry_add_root(
+				        c->reg, user_dirs[i].label, b.ptr, err);
+		}
 		break;
 	case TIER_BUILTIN:
 	default:

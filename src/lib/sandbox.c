@@ -64,6 +64,7 @@
 # include <netinet/in.h>
 # include <sys/socket.h>
 # include <sys/syscall.h>
+# include <sys/utsname.h>
 # ifdef SKIT_HAVE_SECCOMP
 #  include <seccomp.h>
 # endif
@@ -224,8 +225,9 @@ struct plan {
 	 */
 	char **hide, **rebind, **ro;
 	size_t nhide, nrebind, nro;
-	bool nocaps; /* drop the capabilities in C */
-	char **made; /* placeholders for missing protected folders */
+	bool nocaps;      /* drop the capabilities in C */
+	char pid_max[24]; /* B writes it to its namespace's pid_max; "" */
+	char **made;      /* placeholders for missing protected folders */
 	size_t nmade;
 	char cgroup_dir[PATH_MAX];
 	bool cgroup_v2;
@@ -743,6 +745,10 @@ static void init_main(const struct skit__run_opts *o, const struct plan *p,
 	setsid();
 #ifdef __linux__
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	/* The namespace's own pid_max: pids are numbered below it, so at
+	 * most that many processes live in it at once. */
+	if (p->pid_max[0] && write_file("/proc/sys/kernel/pid_max", p->pid_max))
+		layers |= SKIT_SANDBOX_PIDMAX;
 #endif
 	report(REP_READY, (int)layers);
 	c = fork();
@@ -1510,6 +1516,18 @@ static void cgroup_end(struct plan *p)
 	p->cgroup_dir[0] = '\0';
 }
 
+/* The kernel numbers pids per PID namespace up to a pid_max of the
+ * namespace's own: Linux 6.14 and later. */
+static bool pidmax_per_ns(void)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	if (uname(&u) < 0 || sscanf(u.release, "%d.%d", &major, &minor) != 2)
+		return false;
+	return major > 6 || (major == 6 && minor >= 14);
+}
+
 /* Processes of our real uid now, for an RLIMIT_NPROC that adds to it. */
 static long user_procs(void)
 {
@@ -1657,8 +1675,13 @@ static bool protect_one(struct plan *p, const struct skit__run_opts *o,
 	if ((size_t)snprintf(made, sizeof(made), "%s/%.*s", real,
 	                     (int)strcspn(rest, "/"), rest) >= sizeof(made))
 		return true;
-	if (mkdir(made, 0755) < 0)
-		return errno == EEXIST ? ro_push(p, made) : false;
+	/* A folder we may not create, the program may not create either
+	 * (it runs as our uid, without capabilities). */
+	if (mkdir(made, 0755) < 0) {
+		if (errno == EEXIST)
+			return ro_push(p, made);
+		return errno == EACCES || errno == EPERM || errno == EROFS;
+	}
 	return strv_push(&p->made, &p->nmade, made) && ro_push(p, made);
 }
 
@@ -1859,9 +1882,22 @@ static void plan_build(struct plan *p, const struct skit__run_opts *o)
 	if (!(skit__sandbox_disabled & SKIT_SANDBOX_NOCAPS))
 		fsmode_build(p);
 # endif
-	/* A and B live in the group too. */
-	if (!(skit__sandbox_disabled & SKIT_SANDBOX_CGROUP))
+	/*
+	 * The process bound: the PID namespace's pid_max where the kernel
+	 * has one per namespace (no cgroup to create, and no cgroup v1
+	 * migration, which waits for a grace period); else a pids cgroup,
+	 * where A and B live too. The kernel's smallest pid_max is 301.
+	 */
+	if (procs > 0 && pidmax_per_ns() &&
+	    !(skit__sandbox_disabled &
+	      (SKIT_SANDBOX_PIDNS | SKIT_SANDBOX_PIDMAX))) {
+		snprintf(p->pid_max, sizeof(p->pid_max), "%ld",
+		         procs + 1 > 301 ? procs + 1 : 301);
+		p->want = (p->want & ~(unsigned int)SKIT_SANDBOX_CGROUP) |
+		          SKIT_SANDBOX_PIDMAX;
+	} else if (!(skit__sandbox_disabled & SKIT_SANDBOX_CGROUP)) {
 		cgroup_make(p, procs > 0 ? procs + 2 : -1);
+	}
 	if (!(skit__sandbox_disabled & SKIT_SANDBOX_PIDNS))
 		p->ns_flags = CLONE_NEWPID;
 	p->nocaps = !(skit__sandbox_disabled & SKIT_SANDBOX_NOCAPS);
@@ -2373,6 +2409,8 @@ unsigned int skit_sandbox_available(void)
 			bits |= SKIT_SANDBOX_MOUNTNS;
 		/* As root, capabilities alone do not stop a setuid file: the
 		 * file-mode filter must be there too. */
+		if ((WEXITSTATUS(status) & 1) && pidmax_per_ns())
+			bits |= SKIT_SANDBOX_PIDMAX;
 		if ((WEXITSTATUS(status) & 8) &&
 		    (geteuid() != 0 || (bits & SKIT_SANDBOX_SECCOMP)))
 			bits |= SKIT_SANDBOX_NOCAPS;
@@ -2391,6 +2429,7 @@ const char *skit_sandbox_layer_name(unsigned int bit)
 		"pgroup",       "rlimits",        "no_new_privs", "landlock",
 		"landlock_net", "landlock_scope", "seccomp",      "netns",
 		"pidns",        "cgroup",         "mountns",      "nocaps",
+		"pidmax",
 	};
 
 	for (size_t i = 0; i < SKIT_ARRAY_SIZE(names); i++)

@@ -7,6 +7,8 @@
 #ifndef SKIT_LIB_SKILL_INT_H
 #define SKIT_LIB_SKILL_INT_H
 
+#include <sys/stat.h>
+
 #include "skit/skill.h"
 #include "lib/yaml.h"
 #include "util/buf.h"
@@ -19,6 +21,10 @@ struct skit_skill {
 	const char *dir;      /* pathlib-normalised path of the folder */
 	const char *dir_name; /* its last component */
 	const char *file;     /* dir + "/SKILL.md" (or skill.md), if found */
+	/* fstat() of SKILL.md opened relative to a scan's root: the index
+	   cache keys a newly loaded skill with it (no second stat) */
+	bool md_stat_ok;
+	struct stat md_stat;
 
 	/* Set when reading or parsing failed: the stage's one message. */
 	const char *fatal;
