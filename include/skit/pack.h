@@ -237,6 +237,17 @@ SKIT_EXTERN int skit_install_from_lock(const char *root, const char *lock_path,
 SKIT_EXTERN int skit_uninstall(const char *root, const char *name,
                                skit_error *err);
 
+/**
+ * Remove the skills `names[0..n)` from `root` and from its lock, in one
+ * transaction: every name is checked first, and a name that is not a
+ * skill name or given twice (SKIT_EUSAGE) or not installed
+ * (SKIT_ENOTFOUND, naming it) removes nothing. A crash leaves all of
+ * them installed or none (the next command that locks the root
+ * finishes or undoes it). skit_uninstall() is this with one name.
+ */
+SKIT_EXTERN int skit_uninstall_names(const char *root, const char *const *names,
+                                     size_t n, skit_error *err);
+
 /* ---------------------------------------------------------------- */
 /* The lock and verification                                         */
 

@@ -1114,34 +1114,70 @@ int skit_install_from_lock(const char *root, const char *lock_path,
 	return rc;
 }
 
-int skit_uninstall(const char *root, const char *name, skit_error *err)
+/*
+ * One transaction for every name: all are checked (a skill name, not
+ * given twice, installed as a folder, a link or a lock entry) before the
+ * staging folder exists, so a missing name removes nothing, and the
+ * lock's replacement commits every removal at once.
+ */
+int skit_uninstall_names(const char *root, const char *const *names, size_t n,
+                         skit_error *err)
 {
 	struct skit__txn t;
-	struct skit__txn_change ch = { SKIT__TXN_REMOVE, name };
+	struct skit__txn_change *ch = NULL;
 	struct stat st;
 	int rc;
 
-	if (!name || !skit_skill_name_ok(name))
-		return skit__error_set(err, SKIT_EUSAGE, 0,
-		                       "\"%s\" is not a skill name",
-		                       name ? name : "");
+	if (!root || !names || !n)
+		return skit__error_set(
+		        err, SKIT_EUSAGE, 0,
+		        "uninstall: a root and names are needed");
+	for (size_t i = 0; i < n; i++) {
+		if (!names[i] || !skit_skill_name_ok(names[i]))
+			return skit__error_set(err, SKIT_EUSAGE, 0,
+			                       "\"%s\" is not a skill name",
+			                       names[i] ? names[i] : "");
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(names[k], names[i]))
+				return skit__error_set(err, SKIT_EUSAGE, 0,
+				                       "%s is named twice",
+				                       names[i]);
+	}
+	ch = skitx_calloc(n, sizeof(*ch));
+	if (!ch)
+		return skit__error_oom(err);
 	rc = skit__txn_open(&t, root, false, err);
-	if (rc < 0)
+	if (rc < 0) {
+		skitx_free(ch);
 		return rc;
-	if (fstatat(t.rootfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 &&
-	    !skit__lock_find(&t.lock, name)) {
-		rc = skit__error_set(err, SKIT_ENOTFOUND, 0,
-		                     "%s is not installed in %s", name, t.root);
-		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (fstatat(t.rootfd, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0 &&
+		    !skit__lock_find(&t.lock, names[i])) {
+			rc = skit__error_set(
+			        err, SKIT_ENOTFOUND, 0,
+			        "%s is not installed in %s%s", names[i], t.root,
+			        n > 1 ? " (nothing was removed)" : "");
+			goto out;
+		}
+		ch[i].op = SKIT__TXN_REMOVE;
+		ch[i].name = names[i];
 	}
 	rc = skit__txn_stage(&t, err);
 	if (rc < 0)
 		goto out;
-	skit__lock_drop(&t.lock, name);
-	rc = skit__txn_commit(&t, &ch, 1, err);
+	for (size_t i = 0; i < n; i++)
+		skit__lock_drop(&t.lock, names[i]);
+	rc = skit__txn_commit(&t, ch, n, err);
 out:
 	skit__txn_close(&t);
+	skitx_free(ch);
 	return rc;
+}
+
+int skit_uninstall(const char *root, const char *name, skit_error *err)
+{
+	return skit_uninstall_names(root, &name, 1, err);
 }
 
 /* ---- packing ---- */

@@ -159,8 +159,21 @@ run verify --root "$R"
 expect_rc 0 "verify after uninstall"
 has "$T/out" "1 skill verified" "the rest verifies"
 run uninstall --root "$R" nosuch
-expect_rc 1 "uninstall of a skill that is not installed"
+expect_rc 2 "uninstall of a skill that is not installed"
 has "$T/err" "nosuch" "the error names it"
+
+# Several names are one transaction: one missing name removes nothing.
+run uninstall --root "$R" alpha nosuch
+expect_rc 2 "uninstall of a present and a missing skill"
+has "$T/err" "nosuch is not installed" "the error names the missing one"
+lines "$T/err" 1 "the uninstall error is one line"
+[ -f "$R/alpha/SKILL.md" ] && reg_pass ||
+	reg_fail "a refused uninstall removed the present skill"
+lock_has "$R" '"alpha"' "a refused uninstall keeps the lock entry"
+run uninstall --root "$R" alpha alpha
+expect_rc 2 "uninstall of one name twice"
+[ -f "$R/alpha/SKILL.md" ] && reg_pass ||
+	reg_fail "uninstall of a name twice removed it"
 
 # ---------------------------------------------------------- signatures
 run keygen "$T/key"

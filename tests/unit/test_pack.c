@@ -320,6 +320,21 @@ static void test_pack__uninstall_and_errors(void)
 	skit_lock_free(lock);
 	ASSERT_EQ(skit_uninstall(root, "gone", &err), SKIT_ENOTFOUND);
 	ASSERT_EQ(skit_uninstall(root, "../x", &err), SKIT_EUSAGE);
+	/* Several names: every one is checked before anything moves. */
+	{
+		const char *two[] = { "kept", "gone" };
+		const char *bad[] = { "kept", "../x" };
+
+		ASSERT_EQ(skit_uninstall_names(root, two, 2, &err),
+		          SKIT_ENOTFOUND);
+		ASSERT_CONTAINS(err.message, "gone is not installed");
+		ASSERT_EQ(skit_uninstall_names(root, bad, 2, &err),
+		          SKIT_EUSAGE);
+		ASSERT(access(path_of(path_of(root, "kept"), "SKILL.md"),
+		              F_OK) == 0);
+		ASSERT_EQ(staging_left(root), 0);
+		ASSERT_EQ(findings(root), 0);
+	}
 	ASSERT_EQ(install(root, path_of(src, "nope"), 0), SKIT_ENOTFOUND);
 	/* A different version over an installed one needs FORCE. */
 	skill(src, "kept", "v2", NULL);
@@ -375,8 +390,12 @@ static void test_pack__install_from_url(void)
  * end. After each death: every skill is old or new, complete; after the
  * next command (verify, which recovers), all are old or all are new.
  */
-static void crash_loop(const char *name, bool uninstall)
+enum crash_cmd { CRASH_INSTALL, CRASH_UNINSTALL, CRASH_UNINSTALL_3 };
+
+static void crash_loop(const char *name, enum crash_cmd what)
 {
+	bool uninstall = what != CRASH_INSTALL;
+	const char *three[] = { "a-skill", "b-skill", "c-skill" };
 	const char *src1 = scratch("crash-v1"), *src2 = scratch("crash-v2");
 	const char *names[] = { "a-skill", "b-skill", "c-skill", "d-skill" };
 	struct skit__pskill old[4], new[4];
@@ -403,7 +422,7 @@ static void crash_loop(const char *name, bool uninstall)
 	if (uninstall) {
 		for (int i = 0; i < 4; i++)
 			memset(&new[i], 0, sizeof(new[i]));
-		for (int i = 1; i < 4; i++)
+		for (int i = what == CRASH_UNINSTALL_3 ? 3 : 1; i < 4; i++)
 			skit__pskill_copy(&new[i], &old[i]);
 	} else {
 		snprintf(root, sizeof(root), "%s/ref-new", src2);
@@ -434,6 +453,10 @@ static void crash_loop(const char *name, bool uninstall)
 			skit_error e = { 0 };
 
 			skit__pack_crash_at = k;
+			if (what == CRASH_UNINSTALL_3)
+				_exit(skit_uninstall_names(root, three, 3, &e)
+				              ? 3
+				              : 0);
 			if (uninstall)
 				_exit(skit_uninstall(root, "a-skill", &e) ? 3
 				                                          : 0);
@@ -507,12 +530,19 @@ static void crash_loop(const char *name, bool uninstall)
 
 static void test_pack__sigkill_install(void)
 {
-	crash_loop("kill-install", false);
+	crash_loop("kill-install", CRASH_INSTALL);
 }
 
 static void test_pack__sigkill_uninstall(void)
 {
-	crash_loop("kill-uninstall", true);
+	crash_loop("kill-uninstall", CRASH_UNINSTALL);
+}
+
+/* Three names in one uninstall: a kill anywhere leaves all three or
+ * none after recovery, never the first gone and the rest there. */
+static void test_pack__sigkill_uninstall_three(void)
+{
+	crash_loop("kill-uninstall3", CRASH_UNINSTALL_3);
 }
 
 /* clang-format off */
@@ -524,5 +554,6 @@ TEST_MAIN(
 	TEST(test_pack__uninstall_and_errors)
 	TEST(test_pack__install_from_url)
 	TEST(test_pack__sigkill_install)
-	TEST(test_pack__sigkill_uninstall))
+	TEST(test_pack__sigkill_uninstall)
+	TEST(test_pack__sigkill_uninstall_three))
 /* clang-format on */
