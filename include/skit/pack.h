@@ -248,6 +248,33 @@ SKIT_EXTERN int skit_uninstall(const char *root, const char *name,
 SKIT_EXTERN int skit_uninstall_names(const char *root, const char *const *names,
                                      size_t n, skit_error *err);
 
+/**
+ * A transaction that a command left unfinished in a root: it died, or
+ * the machine stopped, between creating its staging folder and removing
+ * it. The next command that locks the root (install, uninstall, update,
+ * verify) recovers it.
+ */
+typedef struct {
+	char staging[32]; /**< the staging folder's name in the root */
+	/** It had begun moving skills (its journal was written). */
+	bool moved;
+	/** The lock file already records its outcome: recovery keeps the
+	 *  new state and only removes the folder. Otherwise recovery undoes
+	 *  every move it made. */
+	bool committed;
+} skit_unfinished_txn;
+
+/**
+ * Find the transactions left unfinished in `root`, without taking its
+ * lock or changing anything. A command at work right now (it holds the
+ * lock) is not one of them: then none is reported. A missing root has
+ * none. `*out` (free it with skit_free()) receives `*count` entries, or
+ * NULL when there are none.
+ */
+SKIT_EXTERN int skit_root_unfinished(const char *root,
+                                     skit_unfinished_txn **out, size_t *count,
+                                     skit_error *err);
+
 /* ---------------------------------------------------------------- */
 /* The lock and verification                                         */
 

@@ -365,7 +365,8 @@ struct request {
 	struct skit__staged st;
 	char resolved[80];
 	char signed_by[SKIT__KEY_ID_LEN + 1];
-	char dir[24]; /* its folder in staging */
+	char dir[24];          /* its folder in staging */
+	char where[4096 + 64]; /* that folder's path, for errors */
 };
 
 struct ctx {
@@ -675,11 +676,14 @@ static int stage_request(struct ctx *c, struct request *q, size_t idx,
 		                     q->source);
 		goto out;
 	}
+	snprintf(q->where, sizeof(q->where), "%s/%s/%s", c->t.root,
+	         c->t.stage_name, q->dir);
+	q->st.where = q->where;
 	if (mkdirat(c->t.stagefd, q->dir, 0700) < 0 ||
 	    (qfd = openat(c->t.stagefd, q->dir,
 	                  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) <
 	            0) {
-		rc = skit__error_set(err, SKIT_EIO, 0, "staging: %s",
+		rc = skit__error_set(err, SKIT_EIO, 0, "%s: %s", q->where,
 		                     strerror(errno));
 		goto out;
 	}

@@ -175,6 +175,38 @@ expect_rc 2 "uninstall of one name twice"
 [ -f "$R/alpha/SKILL.md" ] && reg_pass ||
 	reg_fail "uninstall of a name twice removed it"
 
+# ------------------------------------------- an unfinished transaction
+# A staging folder with a journal, as a command killed mid-commit leaves
+# it: list --installed reports it (text and JSON) and changes nothing;
+# the next locking command (verify) recovers it.
+mkdir -m 0700 "$R/.staging-testdead"
+printf '{"moves": [], "lock_sha256": "%064d"}' 0 \
+	>"$R/.staging-testdead/journal.json"
+run list --installed --root "$R"
+expect_rc 0 "list --installed with an unfinished transaction"
+has "$T/err" "left unfinished (.staging-testdead)" \
+	"list --installed names the unfinished transaction"
+has "$T/err" "the next command that locks this folder" \
+	"list --installed says the next locking command recovers it"
+has "$T/err" "rolled back" "list --installed says it will be rolled back"
+has "$T/out" "alpha" "list --installed still lists the skills"
+run list --installed --json --root "$R"
+expect_rc 0 "list --installed --json with an unfinished transaction"
+json_ok "$T/out" "list --installed --json parses"
+has "$T/out" '"staging": ".staging-testdead"' \
+	"the JSON names the unfinished transaction"
+has "$T/out" '"recovery": "rolled back"' "the JSON says how it recovers"
+[ -d "$R/.staging-testdead" ] && reg_pass ||
+	reg_fail "list --installed changed the root"
+run verify --root "$R"
+expect_rc 0 "verify recovers the unfinished transaction"
+[ ! -e "$R/.staging-testdead" ] && reg_pass ||
+	reg_fail "verify left the staging folder"
+run list --installed --json --root "$R"
+has "$T/out" '"unfinished": []' "nothing unfinished after recovery"
+run list --installed --root "$R"
+lacks "$T/err" "unfinished" "no warning after recovery"
+
 # ---------------------------------------------------------- signatures
 run keygen "$T/key"
 expect_rc 0 "keygen"
