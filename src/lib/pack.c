@@ -38,6 +38,7 @@
 #include "util/alloc.h"
 #include "util/fs.h"
 #include "util/path.h"
+#include "winnames.h"
 
 void skit__limits_init(struct skit__limits *l, const skit_install_options *o)
 {
@@ -520,6 +521,19 @@ static int check_skill(const char *dir, const char *what, const char *name,
 	return 0;
 }
 
+/* A skill name Windows reserves for a device (winnames.h) cannot be a
+ * folder there: refused by pack and install alike. */
+static int reserved_skill(const char *what, const char *name, skit_error *err)
+{
+	if (!skit__windows_reserved(name, strlen(name)))
+		return 0;
+	return skit__error_set(err, SKIT_EUNSAFE, 0,
+	                       "%s: skill %s: a Windows device name (CON, "
+	                       "PRN, AUX, NUL, COM0-9, LPT0-9), which no "
+	                       "folder on Windows can have",
+	                       what, name);
+}
+
 /* ---- the manifest ---- */
 
 static int manifest_mismatch(const char *what, const char *detail,
@@ -699,8 +713,12 @@ static int stage_request(struct ctx *c, struct request *q, size_t idx,
 		         c->t.stage_name, q->dir);
 		rc = check_skill(path, q->source, "(top level)", NULL, &name,
 		                 err);
-		if (rc < 0)
+		if (!rc)
+			rc = reserved_skill(q->source, name, err);
+		if (rc < 0) {
+			skitx_free(name);
 			goto out;
+		}
 		if (renameat(qfd, ".single", qfd, name) < 0) {
 			rc = skit__error_set(err, SKIT_EIO, 0, "staging %s: %s",
 			                     name, strerror(errno));
@@ -1329,6 +1347,9 @@ int skit_pack(const char *const *dirs, size_t n, const char *out_path,
 		if (rc < 0)
 			goto out;
 		skills[i].name = name;
+		rc = reserved_skill(dirs[i], name, err);
+		if (rc < 0)
+			goto out;
 		rc = check_skill(dirs[i], dirs[i], name, &skills[i], NULL, err);
 		for (size_t k = 0; !rc && k < i; k++)
 			if (!strcmp(skills[k].name, name))

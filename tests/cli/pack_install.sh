@@ -71,6 +71,25 @@ lines "$T/err" 1 "the pack error is one line"
 has "$T/err" "skill bad" "the pack error names the skill"
 [ ! -e "$T/bad.zip" ] && reg_pass || reg_fail "a refused pack was written"
 
+# A skill named like a Windows device (con, com1...): valid, with a lint
+# warning (validate's verdict does not change), but pack refuses it.
+mkdir com1
+printf -- '---\nname: com1\ndescription: A port. Use when testing.\n---\nBody.\n' \
+	>com1/SKILL.md
+run validate com1
+expect_rc 0 "validate accepts a Windows device name"
+has "$T/err" "[name-windows-reserved]" "validate warns about it"
+run validate --strict com1
+expect_rc 1 "validate --strict fails on the warning"
+run pack -o "$T/com1.zip" com1
+expect_rc 1 "pack refuses a Windows device name"
+has "$T/err" "Windows device name" "the pack error says why"
+[ ! -e "$T/com1.zip" ] && reg_pass || reg_fail "a refused pack was written"
+run install --root "$W/Rcom" com1
+expect_rc 1 "install refuses a Windows device name"
+has "$T/err" "Windows device name" "the install error says why"
+[ ! -e "$W/Rcom/com1" ] && reg_pass || reg_fail "com1 was installed"
+
 # ---------------------------------------------------------- install
 R=$W/R
 run install --root "$R" "$T/p.zip"

@@ -209,6 +209,62 @@ static void test_pack__refuses_invalid_and_duplicate(void)
 	free((void *)dirs[1]);
 }
 
+/*
+ * Skill names Windows reserves (con, aux, nul, com1, lpt1...) pass
+ * validate (a lint warning only), but pack refuses them, and so does
+ * install, whichever way the name arrives.
+ */
+static void test_pack__reserved_skill_names(void)
+{
+	static const char *const bad[] = { "con",  "aux",  "nul",  "prn",
+		                           "com1", "lpt1", "com0", "lpt9" };
+	const char *src = scratch("res-src"), *root = scratch("res-root");
+	skit_error err = { 0 };
+	char out[4096], one[4096], text[256];
+
+	snprintf(out, sizeof(out), "%s/p.zip", src);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		const char *dir = strdup(path_of(src, bad[i]));
+
+		skill(src, bad[i], "v1", NULL);
+		memset(&err, 0, sizeof(err));
+		ASSERT_EQ(skit_pack(&dir, 1, out, NULL, NULL, &err),
+		          SKIT_EUNSAFE);
+		ASSERT_CONTAINS(err.message, "Windows device name");
+		ASSERT_CONTAINS(err.message, bad[i]);
+		ASSERT(access(out, F_OK) != 0);
+		/* A folder holding SKILL.md at its top names the skill by
+		 * its frontmatter alone. */
+		snprintf(one, sizeof(one), "%s/top-%s/SKILL.md", src, bad[i]);
+		snprintf(text, sizeof(text),
+		         "---\nname: %s\ndescription: A device. Use when "
+		         "testing.\n---\nBody.\n",
+		         bad[i]);
+		put(one, text, 0644);
+		*strrchr(one, '/') = '\0';
+		memset(&err, 0, sizeof(err));
+		ASSERT_EQ(skit_install(root, one, NULL, NULL, &err),
+		          SKIT_EUNSAFE);
+		ASSERT_CONTAINS(err.message, "Windows device name");
+		free((void *)dir);
+	}
+	/* Installed as a skill folder of that name: the entry rule. */
+	ASSERT_EQ(install(root, src, 0), SKIT_EUNSAFE);
+	ASSERT_EQ(staging_left(root), 0);
+	/* Names that merely start like one are fine. */
+	{
+		const char *ok = scratch("res-ok");
+		const char *dirs[2];
+
+		skill(ok, "console", "v1", NULL);
+		skill(ok, "com10", "v1", NULL);
+		dirs[0] = path_of(ok, "console");
+		dirs[1] = path_of(ok, "com10");
+		ASSERT_OK(skit_pack(dirs, 2, out, NULL, NULL, &err));
+		ASSERT_OK(install(root, out, 0));
+	}
+}
+
 struct seen {
 	size_t n;
 	bool sensitive[8];
@@ -549,6 +605,7 @@ static void test_pack__sigkill_uninstall_three(void)
 TEST_MAIN(
 	TEST(test_pack__reproducible_and_round_trip)
 	TEST(test_pack__refuses_invalid_and_duplicate)
+	TEST(test_pack__reserved_skill_names)
 	TEST(test_pack__update_flags_scripts_and_tools)
 	TEST(test_pack__from_lock)
 	TEST(test_pack__uninstall_and_errors)
