@@ -173,13 +173,22 @@ typedef struct {
 	uint32_t max_entries;        /**< archive entries or files (10,000) */
 	uint64_t max_download_bytes; /**< an archive or a clone (64 MiB) */
 	long timeout_ms;             /**< a download or a clone (300 s) */
+	/** HTTP headers ("Name: value", at most 8) sent with the download
+	 *  of a URL source and with an https clone, to the source's own
+	 *  origin only (never to a redirect elsewhere), e.g. an
+	 *  "Authorization: Bearer …" header. Never stored nor shown. */
+	const char *const *headers;
+	size_t header_count;
 } skit_install_options;
 
 #define SKIT_INSTALL_OPTIONS_VERSION 1
-#define SKIT_INSTALL_OPTIONS_INIT                                           \
- {                                                                          \
-  SKIT_INSTALL_OPTIONS_VERSION, 0, NULL, 0, NULL, NULL, NULL, 0, 0, 0, 0, 0 \
+/* clang-format off */
+#define SKIT_INSTALL_OPTIONS_INIT                                         \
+ {                                                                        \
+  SKIT_INSTALL_OPTIONS_VERSION, 0, NULL, 0, NULL, NULL, NULL, 0, 0, 0, 0, \
+  0, NULL, 0                                                              \
  }
+/* clang-format on */
 
 /** The outcome of an install, update or uninstall. */
 typedef struct skit_install_result skit_install_result;

@@ -275,7 +275,10 @@ static bool archive_url(const char *url)
 	       (n > 6 && !strncasecmp(url + n - 6, ".skill", 6));
 }
 
-static int parse_source(struct source *s, const char *given, skit_error *err)
+/* `given` is parsed; `shown` (`given` without credentials) is what
+ * messages quote. */
+static int parse_source(struct source *s, const char *given, const char *shown,
+                        skit_error *err)
 {
 	bool git = false;
 	const char *u = given;
@@ -318,7 +321,7 @@ static int parse_source(struct source *s, const char *given, skit_error *err)
 		if (!s->loc || (sub && !s->subdir))
 			return skit__error_oom(err);
 		if (s->subdir && *s->subdir &&
-		    skit__pack_name_check(s->subdir, strlen(s->subdir), given,
+		    skit__pack_name_check(s->subdir, strlen(s->subdir), shown,
 		                          err) < 0)
 			return SKIT_EUNSAFE;
 		return 0;
@@ -328,7 +331,7 @@ static int parse_source(struct source *s, const char *given, skit_error *err)
 		                       "%s: unsupported source (use a zip or "
 		                       ".skill file, a folder, an https:// URL "
 		                       "of a zip, or a git URL)",
-		                       given);
+		                       shown);
 	if (stat(u, &st) < 0)
 		return skit__error_set(err, SKIT_ENOTFOUND, 0, "%s: %s", given,
 		                       strerror(errno));
@@ -356,7 +359,10 @@ static int parse_source(struct source *s, const char *given, skit_error *err)
 /* ---- one request: a source, what to take from it, what to expect ---- */
 
 struct request {
-	const char *source;      /* as given, or as the lock records it */
+	const char *source;      /* as given (credentials stripped: see
+	                          * run()), or as the lock records it */
+	const char *given;       /* as given, credentials and all */
+	char *bare;              /* `source` when it had to be stripped */
 	const char *pin;         /* git commit to use instead of #ref */
 	const char *const *only; /* skill names to take; NULL: all */
 	size_t nonly;
@@ -421,10 +427,11 @@ static int fetch(struct ctx *c, struct request *q, const struct source *s,
 		if (fd < 0)
 			return skit__error_set(err, SKIT_EIO, 0, "%s: %s",
 			                       q->source, strerror(errno));
-		rc = skit__fetch_url(s->loc, fd, c->lim.download,
-		                     c->lim.timeout_ms,
-		                     o ? o->on_progress : NULL,
-		                     o ? o->userdata : NULL, hex, err);
+		rc = skit__fetch_url_auth(s->loc, o ? o->headers : NULL,
+		                          o ? o->header_count : 0, fd,
+		                          c->lim.download, c->lim.timeout_ms,
+		                          o ? o->on_progress : NULL,
+		                          o ? o->userdata : NULL, hex, err);
 		if (!rc) {
 			snprintf(q->resolved, sizeof(q->resolved), "sha256:%s",
 			         hex);
@@ -440,9 +447,10 @@ static int fetch(struct ctx *c, struct request *q, const struct source *s,
 
 		snprintf(dest, sizeof(dest), "%s/%s/%s/.git-src", c->t.root,
 		         c->t.stage_name, q->dir);
-		rc = skit__git_clone(s->loc, q->pin ? q->pin : s->ref, dest,
-		                     c->lim.download, c->lim.timeout_ms, commit,
-		                     err);
+		rc = skit__git_clone_auth(
+		        s->loc, o ? o->headers : NULL, o ? o->header_count : 0,
+		        q->pin ? q->pin : s->ref, dest, c->lim.download,
+		        c->lim.timeout_ms, commit, err);
 		if (rc < 0)
 			return rc;
 		snprintf(q->resolved, sizeof(q->resolved), "%s", commit);
@@ -673,7 +681,7 @@ static int stage_request(struct ctx *c, struct request *q, size_t idx,
 	int qfd = -1, rc;
 
 	snprintf(q->dir, sizeof(q->dir), "src%zu", idx);
-	rc = parse_source(&s, q->source, err);
+	rc = parse_source(&s, q->given ? q->given : q->source, q->source, err);
 	if (rc < 0)
 		goto out;
 	q->recorded = skitx_strdup(
@@ -891,9 +899,32 @@ static int run(const char *root, struct request *reqs, size_t nreq,
 		return skit__error_set(err, SKIT_EUSAGE, 0,
 		                       "a required signature needs at least "
 		                       "one trusted key");
+	if (opts && opts->header_count > SKIT__FETCH_MAX_HEADERS)
+		return skit__error_set(err, SKIT_EUSAGE, 0,
+		                       "more than %d headers",
+		                       SKIT__FETCH_MAX_HEADERS);
+	for (size_t i = 0; opts && i < opts->header_count; i++) {
+		rc = skit__fetch_header_check(opts->headers[i], err);
+		if (rc < 0)
+			return rc;
+	}
+	/* Credentials in a URL are used to fetch it, and never recorded in
+	 * the lock nor quoted in a message: from here on `source` is the
+	 * URL without them. */
+	for (size_t i = 0; i < nreq; i++) {
+		reqs[i].given = reqs[i].source;
+		if (!skit__url_has_credentials(reqs[i].source))
+			continue;
+		reqs[i].bare = skit__url_without_credentials(reqs[i].source);
+		if (!reqs[i].bare) {
+			rc = skit__error_oom(err);
+			goto restore;
+		}
+		reqs[i].source = reqs[i].bare;
+	}
 	rc = skit__txn_open(&c.t, root, mode != MODE_UPDATE, err);
 	if (rc < 0)
-		return rc;
+		goto restore;
 	r = skitx_calloc(1, sizeof(*r));
 	if (!r) {
 		rc = skit__error_oom(err);
@@ -985,6 +1016,13 @@ out:
 		skit_install_result_free(r);
 	else
 		*out = r;
+restore:
+	for (size_t i = 0; i < nreq; i++) {
+		if (reqs[i].given)
+			reqs[i].source = reqs[i].given;
+		skitx_free(reqs[i].bare);
+		reqs[i].bare = NULL;
+	}
 	return rc;
 }
 

@@ -226,6 +226,30 @@ has "$T/out" '"unfinished": []' "nothing unfinished after recovery"
 run list --installed --root "$R"
 lacks "$T/err" "unfinished" "no warning after recovery"
 
+# ------------------------------------------- credentials in a source
+# A lock written with a token in a URL (by an older skit): list
+# --installed shows the URL without it, text and JSON.
+cp "$R/.skit-lock.json" "$T/lock.bak"
+sed 's#"source": "[^"]*"#"source": "https://user:t0ken-s3cret@example.org/p.zip"#' \
+	"$T/lock.bak" >"$R/.skit-lock.json"
+run list --installed --root "$R"
+expect_rc 0 "list --installed of a lock holding a token"
+has "$T/out" "https://example.org/p.zip" "the URL is shown"
+lacks "$T/out" "t0ken-s3cret" "the token is not printed"
+lacks "$T/out" "user:" "the user is not printed"
+run list --installed --json --root "$R"
+lacks "$T/out" "t0ken-s3cret" "the token is not in the JSON"
+cp "$T/lock.bak" "$R/.skit-lock.json"
+# --header: checked, and a bad one is a usage error.
+run install --root "$W/Rh" --header 'X-Bad: a
+Host: evil' "$T/p.zip"
+expect_rc 2 "a header with a newline is refused"
+run install --root "$W/Rh" --header 'no colon' "$T/p.zip"
+expect_rc 2 "a header without a name is refused"
+run install --root "$W/Rh" --header 'Authorization: Bearer t0k' "$T/p.zip"
+expect_rc 0 "a header with a local source is accepted (and unused)"
+lacks "$W/Rh/.skit-lock.json" "t0k" "the header is not stored"
+
 # ---------------------------------------------------------- signatures
 run keygen "$T/key"
 expect_rc 0 "keygen"

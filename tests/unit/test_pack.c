@@ -18,6 +18,7 @@
 
 #include "harness.h"
 #include "support/httpd.h"
+#include "lib/fetch_int.h"
 #include "lib/pack_int.h"
 #include "skit/skit.h"
 #include "util/fs.h"
@@ -441,6 +442,200 @@ static void test_pack__install_from_url(void)
 	skitx_buf_release(&zip);
 }
 
+/* The whole lock file of `root`, as text. */
+static char *lock_text(const char *root)
+{
+	struct skitx_buf b = SKITX_BUF_INIT;
+
+	ASSERT_OK(skitx_fs_read_file(path_of(root, ".skit-lock.json"), &b,
+	                             1u << 20));
+	return skitx_buf_detach(&b, NULL);
+}
+
+static void test_pack__url_credentials_stripped(void)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "https://u:p@h.example/x.zip", "https://h.example/x.zip" },
+		{ "https://tok@h.example/x.zip", "https://h.example/x.zip" },
+		{ "http://u:p@127.0.0.1:8080", "http://127.0.0.1:8080" },
+		{ "git+https://u:t@h.example/r.git#main",
+		  "git+https://h.example/r.git#main" },
+		{ "HTTPS://u:p@h.example/x", "HTTPS://h.example/x" },
+		{ "ssh://git:pw@h.example/r.git", "ssh://git@h.example/r.git" },
+		{ "ssh://git@h.example/r.git", "ssh://git@h.example/r.git" },
+		{ "git@h.example:r.git", "git@h.example:r.git" },
+		{ "https://h.example/a@b/x.zip",
+		  "https://h.example/a@b/x.zip" },
+		{ "https://h.example/x.zip?u=a@b",
+		  "https://h.example/x.zip?u=a@b" },
+		{ "/a/local@path/x.zip", "/a/local@path/x.zip" },
+		{ "https://a@b@h.example/x", "https://h.example/x" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		char *got = skit__url_without_credentials(cases[i].in);
+
+		ASSERT(got != NULL);
+		if (strcmp(got, cases[i].out))
+			HARNESS_FAIL("%s: got %s, want %s", cases[i].in, got,
+			             cases[i].out);
+		ASSERT_EQ(skit__url_has_credentials(cases[i].in),
+		          strcmp(cases[i].in, cases[i].out) != 0);
+		skit_free(got);
+	}
+}
+
+/*
+ * Credentials in an install URL are used for the download and go
+ * nowhere else: not into the lock, the result or a message. A header
+ * option and ~/.netrc carry them too, to the URL's own origin only.
+ */
+static void test_pack__url_credentials(void)
+{
+	const char *src = scratch("cred-src"), *home = scratch("cred-home");
+	const char *names[] = { "web-skill" };
+	const char *bearer[] = { "Authorization: Bearer tok-123" };
+	const char *bad[] = { "X-Evil: a\r\nHost: b" };
+	struct skitx_buf zip = SKITX_BUF_INIT;
+	httpd_response r = HTTPD_RESPONSE_INIT, moved = HTTPD_RESPONSE_INIT;
+	skit_install_options o = SKIT_INSTALL_OPTIONS_INIT;
+	skit_install_result *res = NULL;
+	skit_error err = { 0 };
+	skit_lock *lock = NULL;
+	struct httpd *h, *other;
+	char pack[4096], url[512], hdr[256], loc[512], *text, *old_home;
+	const char *root;
+
+	skill(src, "web-skill", "v1", NULL);
+	snprintf(pack, sizeof(pack), "%s/p.zip", src);
+	pack_dir(src, names, 1, pack);
+	ASSERT_OK(skitx_fs_read_file(pack, &zip, 1u << 20));
+	ASSERT_OK(httpd_start(&h));
+	ASSERT_OK(httpd_start(&other));
+	r.content_type = "application/zip";
+	r.body = zip.ptr;
+	r.body_len = zip.len;
+
+	/* user:password in the URL: sent as Basic auth, stored nowhere. */
+	root = scratch("cred-r1");
+	httpd_push(h, &r);
+	snprintf(url, sizeof(url), "http://user:s3cret@%s/p.zip",
+	         httpd_url(h) + 7);
+	ASSERT_OK(skit_install(root, url, &o, &res, &err));
+	ASSERT(httpd_header(httpd_request_at(h, 0), "Authorization", hdr,
+	                    sizeof(hdr)) != NULL);
+	ASSERT_STR(hdr, "Basic dXNlcjpzM2NyZXQ="); /* user:s3cret */
+	ASSERT(!strstr(skit_install_result_at(res, 0)->source, "s3cret"));
+	ASSERT(!strstr(skit_install_result_at(res, 0)->source, "user@"));
+	skit_install_result_free(res);
+	text = lock_text(root);
+	ASSERT(!strstr(text, "s3cret"));
+	ASSERT(!strstr(text, "user"));
+	free(text);
+	ASSERT_OK(skit_lock_read(&lock, root, &err));
+	snprintf(loc, sizeof(loc), "%s/p.zip", httpd_url(h));
+	ASSERT_STR(skit_lock_at(lock, 0)->source, loc);
+	skit_lock_free(lock);
+
+	/* A failure names the URL without them. */
+	httpd_push_json(h, 404, "{}");
+	ASSERT_EQ(skit_install(scratch("cred-r0"), url, &o, NULL, &err),
+	          SKIT_EIO);
+	ASSERT_CONTAINS(err.message, "404");
+	ASSERT(!strstr(err.message, "s3cret"));
+
+	/* A header: sent, never stored. */
+	root = scratch("cred-r2");
+	httpd_push(h, &r);
+	o.headers = bearer;
+	o.header_count = 1;
+	ASSERT_OK(skit_install(root, loc, &o, NULL, &err));
+	ASSERT(httpd_header(httpd_request_at(h, 2), "Authorization", hdr,
+	                    sizeof(hdr)) != NULL);
+	ASSERT_STR(hdr, "Bearer tok-123");
+	text = lock_text(root);
+	ASSERT(!strstr(text, "tok-123"));
+	free(text);
+
+	/* A redirect to another origin gets neither the header nor the
+	 * URL's credentials. */
+	root = scratch("cred-r3");
+	snprintf(hdr, sizeof(hdr), "Location: %s/p.zip\r\n", httpd_url(other));
+	moved.status = 302;
+	moved.headers = hdr;
+	httpd_push(h, &moved);
+	httpd_push(other, &r);
+	snprintf(url, sizeof(url), "http://user:s3cret@%s/p.zip",
+	         httpd_url(h) + 7);
+	ASSERT_OK(skit_install(root, url, &o, NULL, &err));
+	ASSERT(httpd_header(httpd_request_at(h, 3), "Authorization", loc,
+	                    sizeof(loc)) != NULL);
+	ASSERT_EQ(httpd_request_count(other), 1);
+	ASSERT(httpd_header(httpd_request_at(other, 0), "Authorization", loc,
+	                    sizeof(loc)) == NULL);
+
+	/* Bad headers are refused before anything is fetched. */
+	o.headers = bad;
+	ASSERT_EQ(skit_install(scratch("cred-r4"), url, &o, NULL, &err),
+	          SKIT_EUSAGE);
+	o.headers = NULL;
+	o.header_count = 0;
+
+	/* ~/.netrc, by host. */
+	root = scratch("cred-r5");
+	put(path_of(home, ".netrc"), "machine 127.0.0.1 login nu password np\n",
+	    0600);
+	old_home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	setenv("HOME", home, 1);
+	httpd_push(h, &r);
+	snprintf(loc, sizeof(loc), "%s/p.zip", httpd_url(h));
+	ASSERT_OK(skit_install(root, loc, &o, NULL, &err));
+	if (old_home)
+		setenv("HOME", old_home, 1);
+	else
+		unsetenv("HOME");
+	free(old_home);
+	ASSERT(httpd_header(httpd_request_at(h, 4), "Authorization", hdr,
+	                    sizeof(hdr)) != NULL);
+	ASSERT_STR(hdr, "Basic bnU6bnA="); /* nu:np */
+	text = lock_text(root);
+	ASSERT(!strstr(text, "np"));
+	free(text);
+
+	/* A lock written with credentials (by an older skit) shows none,
+	 * and loses them on its next write. */
+	{
+		char *t = lock_text(root), *at = strstr(t, "http://");
+		struct skitx_buf b = SKITX_BUF_INIT;
+		const char *x = "https://user:0ld-t0ken@example.org/x.zip";
+		char *end = at ? strchr(at, '"') : NULL;
+
+		ASSERT(at && end);
+		skitx_buf_add(&b, t, (size_t)(at - t));
+		skitx_buf_puts(&b, x);
+		skitx_buf_puts(&b, end);
+		ASSERT_OK(skitx_fs_write_atomic(
+		        path_of(root, ".skit-lock.json"), b.ptr, b.len, 0644));
+		skitx_buf_release(&b);
+		free(t);
+		ASSERT_OK(skit_lock_read(&lock, root, &err));
+		ASSERT_STR(skit_lock_at(lock, 0)->source,
+		           "https://example.org/x.zip");
+		skit_lock_free(lock);
+		skill(src, "other-skill", "v1", NULL);
+		ASSERT_OK(install(root, path_of(src, "other-skill"), 0));
+		t = lock_text(root);
+		ASSERT(strstr(t, "https://example.org/x.zip"));
+		ASSERT(!strstr(t, "0ld-t0ken"));
+		free(t);
+	}
+	httpd_stop(h);
+	httpd_stop(other);
+	skitx_buf_release(&zip);
+}
+
 /*
  * Kill an install at its 1st, 2nd, ... crash point until one runs to the
  * end. After each death: every skill is old or new, complete; after the
@@ -610,6 +805,8 @@ TEST_MAIN(
 	TEST(test_pack__from_lock)
 	TEST(test_pack__uninstall_and_errors)
 	TEST(test_pack__install_from_url)
+	TEST(test_pack__url_credentials_stripped)
+	TEST(test_pack__url_credentials)
 	TEST(test_pack__sigkill_install)
 	TEST(test_pack__sigkill_uninstall)
 	TEST(test_pack__sigkill_uninstall_three))
