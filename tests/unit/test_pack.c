@@ -637,6 +637,58 @@ static void test_pack__url_credentials(void)
 }
 
 /*
+ * An https git source with credentials and a header: git (a stand-in
+ * on PATH that records its arguments and environment) gets the URL
+ * without them, and both as http.<origin>/.extraHeader settings in its
+ * environment, where other users cannot read them.
+ */
+static void test_pack__git_credentials_in_env(void)
+{
+	const char *dir = scratch("cred-git");
+	const char *hdr[] = { "X-Token: h3ader-t0k" };
+	skit_install_options o = SKIT_INSTALL_OPTIONS_INIT;
+	skit_error err = { 0 };
+	struct skitx_buf args = SKITX_BUF_INIT, env = SKITX_BUF_INIT;
+	char script[8192], path[8192], *old_path;
+
+	snprintf(script, sizeof(script),
+	         "#!/bin/sh\nenv >'%s/env.txt'\nprintf '%%s\\n' \"$@\" "
+	         ">'%s/args.txt'\nexit 1\n",
+	         dir, dir);
+	put(path_of(path_of(dir, "bin"), "git"), script, 0755);
+	old_path = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+	snprintf(path, sizeof(path), "%s/bin:%s", dir,
+	         old_path ? old_path : "/usr/bin:/bin");
+	setenv("PATH", path, 1);
+	o.headers = hdr;
+	o.header_count = 1;
+	ASSERT_EQ(skit_install(scratch("cred-git-root"),
+	                       "https://user:s3cret@git.example.org/r.git", &o,
+	                       NULL, &err),
+	          SKIT_EIO);
+	if (old_path)
+		setenv("PATH", old_path, 1);
+	free(old_path);
+	ASSERT(!strstr(err.message, "s3cret"));
+	ASSERT_OK(skitx_fs_read_file(path_of(dir, "args.txt"), &args, 65536));
+	ASSERT_OK(skitx_fs_read_file(path_of(dir, "env.txt"), &env, 65536));
+	ASSERT(strstr(args.ptr, "https://git.example.org/r.git\n") != NULL);
+	ASSERT(!strstr(args.ptr, "s3cret"));
+	ASSERT(!strstr(args.ptr, "h3ader"));
+	ASSERT_CONTAINS(env.ptr, "GIT_CONFIG_COUNT=2\n");
+	ASSERT_CONTAINS(env.ptr, "GIT_CONFIG_KEY_0=http.https://"
+	                         "git.example.org/.extraHeader\n");
+	ASSERT_CONTAINS(env.ptr, "GIT_CONFIG_VALUE_0=X-Token: h3ader-t0k\n");
+	ASSERT_CONTAINS(env.ptr, "GIT_CONFIG_KEY_1=http.https://"
+	                         "git.example.org/.extraHeader\n");
+	/* base64("user:s3cret") */
+	ASSERT_CONTAINS(env.ptr, "GIT_CONFIG_VALUE_1=Authorization: Basic "
+	                         "dXNlcjpzM2NyZXQ=\n");
+	skitx_buf_release(&args);
+	skitx_buf_release(&env);
+}
+
+/*
  * Kill an install at its 1st, 2nd, ... crash point until one runs to the
  * end. After each death: every skill is old or new, complete; after the
  * next command (verify, which recovers), all are old or all are new.
@@ -807,6 +859,7 @@ TEST_MAIN(
 	TEST(test_pack__install_from_url)
 	TEST(test_pack__url_credentials_stripped)
 	TEST(test_pack__url_credentials)
+	TEST(test_pack__git_credentials_in_env)
 	TEST(test_pack__sigkill_install)
 	TEST(test_pack__sigkill_uninstall)
 	TEST(test_pack__sigkill_uninstall_three))
