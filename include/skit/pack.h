@@ -210,6 +210,9 @@ SKIT_EXTERN void skit_install_result_free(skit_install_result *r);
  *  - a git URL (`https://…`, `ssh://…`, `git@host:path`, `file://…`, or
  *    any of these after `git+`), cloned with `--depth 1`, with `#ref`
  *    (branch, tag or commit) and `//subdir` suffixes.
+ * Credentials in a URL (`https://user:token@host/…`) are used to fetch
+ * it and never recorded in the lock, the result or a message; see also
+ * skit_install_options.headers and `~/.netrc` (docs/install.md).
  * A pack of several skills installs all or nothing. `*out` (optional)
  * receives the plan that was carried out (or, with
  * SKIT_INSTALL_DRY_RUN, would have been).
