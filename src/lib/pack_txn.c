@@ -750,6 +750,7 @@ int skit_root_unfinished(const char *root, skit_unfinished_txn **out,
 {
 	skit_unfinished_txn *v = NULL;
 	struct dirent *de;
+	bool oom = false;
 	size_t n = 0;
 	int rootfd, lockfd, fd;
 	DIR *d;
@@ -795,14 +796,13 @@ int skit_root_unfinished(const char *root, skit_unfinished_txn **out,
 		grown = skitx_realloc(v, (n + 1) * sizeof(*v));
 		if (!grown) {
 			close(stagefd);
-			skitx_free(v);
-			v = NULL;
-			n = 0;
+			oom = true;
 			break;
 		}
 		v = grown;
 		memset(&v[n], 0, sizeof(v[n]));
-		snprintf(v[n].staging, sizeof(v[n].staging), "%s", de->d_name);
+		/* The length was checked above. */
+		memcpy(v[n].staging, de->d_name, strlen(de->d_name) + 1);
 		j = journal_read(stagefd);
 		v[n].moved = j != NULL;
 		v[n].committed = j && journal_committed(rootfd, j);
@@ -815,6 +815,10 @@ int skit_root_unfinished(const char *root, skit_unfinished_txn **out,
 	if (lockfd >= 0)
 		close(lockfd); /* drops the shared lock */
 	close(rootfd);
+	if (oom) {
+		skitx_free(v);
+		return skit__error_oom(err);
+	}
 	if (!d)
 		return skit__error_set(err, SKIT_EIO, 0, "%s: cannot list it",
 		                       root);
