@@ -36,7 +36,14 @@ test-asan: asan
 # The unit and CLI tests, then the same tests under ASan+UBSan.
 test: test-release test-asan
 
-demo: build
+# The demo builds quietly: the build's output is shown only when it fails.
+demo: deps
+	@mkdir -p $(BUILD) && cmake -S . -B $(BUILD) \
+		-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSKIT_WERROR=ON \
+		-DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_FLAGS) \
+		>$(BUILD)/demo-build.log 2>&1 && \
+		cmake --build $(BUILD) -j$(JOBS) >>$(BUILD)/demo-build.log 2>&1 \
+		|| { cat $(BUILD)/demo-build.log; exit 1; }
 	@scripts/demo.sh $(BUILD)/skit
 
 install: build
