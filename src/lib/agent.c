@@ -390,7 +390,7 @@ static int load_active(struct skit_agent *a, const skit_entry *e,
 	/* The folder may have changed since the scan: trust only a skill
 	 * that still loads, under the same name. */
 	if (!skit_skill_valid(skill) ||
-	    strcmp(skit_skill_name(skill), e->name)) {
+	    strcmp(skit_skill_known_name(skill), e->name)) {
 		skit_skill_free(skill);
 		return skit__error_set(err, SKIT_EINVALID, 0,
 		                       "skill '%s' no longer loads cleanly; "
