@@ -543,7 +543,7 @@ static int check_skill(const char *dir, const char *what, const char *name,
 			*real_name = slug_name(raw);
 		else
 			*real_name = NULL;
-		if (!*real_name && !raw)
+		if (!*real_name && (!raw || strict))
 			rc = invalid_skill(sk, what, name, err);
 		else if (!*real_name)
 			rc = skit__error_set(err, SKIT_EINVALID, 0,
