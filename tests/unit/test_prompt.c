@@ -676,16 +676,19 @@ static void test_prompt__bad_options(void)
 static void test_prompt__hidden_characters(void)
 {
 	static const int32_t hidden[] = {
-		0x01,   0x1B,    0x7F,   0x85,   0x9B,    0x00AD, 0x061C,
-		0x180E, 0x200B,  0x200D, 0x200E, 0x202A,  0x202E, 0x2028,
-		0x2029, 0x2060,  0x2066, 0x2069, 0x3164,  0xFE0F, 0xFEFF,
+		0x01,   0x1B,    0x7F,    0x85,    0x9B,    0x00AD, 0x061C,
+		0x180E, 0x200B,  0x200D,  0x200E,  0x202A,  0x202E, 0x2028,
+		0x2029, 0x2060,  0x2066,  0x2069,  0x3164,  0xFE0F, 0xFEFF,
 		0xFFF9, 0xE0001, 0xE0041, 0xE007F, 0xE0100,
 	};
-	static const int32_t shown[] = { ' ', 'a', 0xA0, 0xE9, 0x4E2D,
-		                         0x1F600, 0xFFFD };
+	static const int32_t shown[] = { ' ',    'a',     0xA0,  0xE9,
+		                         0x4E2D, 0x1F600, 0xFFFD };
 	struct skitx_buf b = SKITX_BUF_INIT;
-	static const char in[] = "a\xe2\x80\x8b" "b\xe2\x80\xae" "c\n\td"
-	                         "\xf3\xa0\x81\x81" "\x1b[31me\xff";
+	static const char in[] = "a\xe2\x80\x8b"
+	                         "b\xe2\x80\xae"
+	                         "c\n\td"
+	                         "\xf3\xa0\x81\x81"
+	                         "\x1b[31me\xff";
 	size_t cps;
 
 	for (size_t i = 0; i < SKIT_ARRAY_SIZE(hidden); i++)
