@@ -15,6 +15,7 @@
 
 struct invalid_ctx {
 	bool skip, progress;
+	size_t count;
 };
 
 static void help(void)
@@ -61,9 +62,10 @@ static void help(void)
 /* Each skill that cannot be loaded, on its own line. */
 static void invalid(void *ud, const char *skill, const char *message)
 {
-	const struct invalid_ctx *ic = ud;
+	struct invalid_ctx *ic = ud;
 
 	(void)skill;
+	ic->count++;
 	if (ic->progress)
 		fputs("\r\033[K", stderr);
 	fprintf(stderr, "skit install: %s%s\n", ic->skip ? "left out: " : "",
@@ -97,7 +99,7 @@ int cmd_install(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	skit_install_options opts = SKIT_INSTALL_OPTIONS_INIT;
-	struct invalid_ctx ic = { false, false };
+	struct invalid_ctx ic = { false, false, 0 };
 	struct cli_scope scope = { 0 };
 	const char *trust[64];
 	skit_install_result *res = NULL;
@@ -179,6 +181,15 @@ int cmd_install(int argc, char **argv)
 		rc = skit_install(root, argv[optind], &opts, &res, &err);
 	if (opts.on_progress)
 		fputs("\r\033[K", stderr);
+	if (rc == SKIT_EINVALID && ic.count && !ic.skip) {
+		/* each reason is above: say what to do about them */
+		cli_error(argv[0],
+		          "refused: %zu skill%s cannot be loaded; "
+		          "--skip-invalid installs the rest",
+		          ic.count, ic.count == 1 ? "" : "s");
+		skitx_free(root);
+		return CLI_FAIL;
+	}
 	if (rc < 0) {
 		cli_error(argv[0], "%s", err.message);
 		skitx_free(root);

@@ -478,6 +478,19 @@ static int invalid_skill(skit_skill *sk, const char *what, const char *name,
 }
 
 /*
+ * A folder name that may be a skill's identity once installed (HOSTILE
+ * C14): the entry-name rules (pack_names.c) already made it a single safe
+ * path component; it must not be hidden (".skit-lock.json", ".staging-"
+ * are skit's own, and the registry skips dot-folders) nor read as an
+ * option. The loading rules accept more than the spec's names here
+ * (`pdf_tools`), as the registry does.
+ */
+static bool folder_name_ok(const char *name)
+{
+	return *name && *name != '.' && *name != '-';
+}
+
+/*
  * A folder name for a skill whose own name cannot be one (`Ahrefs
  * Automation`): ASCII letters and digits lowercased, every other run of
  * bytes one '-', trimmed, at most 64. NULL when nothing is left or the
@@ -543,7 +556,7 @@ static int check_skill(const char *dir, const char *what, const char *name,
 			*real_name = slug_name(raw);
 		else
 			*real_name = NULL;
-		if (!*real_name && !raw)
+		if (!*real_name && (!raw || strict))
 			rc = invalid_skill(sk, what, name, err);
 		else if (!*real_name)
 			rc = skit__error_set(err, SKIT_EINVALID, 0,
@@ -777,12 +790,11 @@ static int stage_request(struct ctx *c, struct request *q, size_t idx,
 		 * whatever the loading rules accept in SKILL.md, its name
 		 * must be a valid skill name.
 		 */
-		if (!skit_skill_name_ok(sk->name))
-			rc = skit__error_set(
-			        &why, SKIT_EINVALID, 0,
-			        "%s: skill folder %s is not a valid "
-			        "skill name",
-			        q->source, sk->name);
+		if (!folder_name_ok(sk->name))
+			rc = skit__error_set(&why, SKIT_EINVALID, 0,
+			                     "%s: skill folder %s cannot be a "
+			                     "skill's name",
+			                     q->source, sk->name);
 		else
 			rc = check_skill(path, q->source, sk->name,
 			                 c->flags & SKIT_INSTALL_STRICT, sk,
@@ -1350,8 +1362,8 @@ static char *manifest_json(struct skit__pskill *const *skills, size_t n,
 /*
  * The name a skill takes in a pack (its folder's, once installed): as for
  * the registry (docs/format.md), the skill's own name when it is valid
- * and matches its folder, else the folder's name, which must then be a
- * valid name itself. `real` is the resolved folder. Conformance
+ * and matches its folder, else the folder's name, which must then pass
+ * folder_name_ok(). `real` is the resolved folder. Conformance
  * (`strict`) needs the skill's own name, as `skit validate` does.
  */
 static int pack_name(const char *real, const char *what, bool strict,
@@ -1378,10 +1390,10 @@ static int pack_name(const char *real, const char *what, bool strict,
 		return 0;
 	}
 	skitx_free(own);
-	if (!skit_skill_name_ok(folder)) {
+	if (!folder_name_ok(folder)) {
 		rc = skit__error_set(err, SKIT_EINVALID, 0,
-		                     "%s: the folder name '%s' is not a valid "
-		                     "skill name",
+		                     "%s: the folder name '%s' cannot be a "
+		                     "skill's name",
 		                     what, folder);
 		skitx_free(folder);
 		return rc;
