@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,7 @@
 #include "tools_int.h"
 #include "util/buf.h"
 #include "util/fs.h"
+#include "util/path.h"
 #include "util/pool.h"
 #include "util/utf8.h"
 #include "yaml.h"
@@ -216,9 +218,13 @@ bool skit__mcp_version_ok(const char *v)
 static void notify(struct skit__mcp_session *s, const char *method,
                    json_t *params)
 {
-	json_t *n = json_pack("{s:s, s:s, s:o?}", "jsonrpc", "2.0", "method",
-	                      method, "params", params);
+	json_t *n = json_pack("{s:s, s:s}", "jsonrpc", "2.0", "method", method);
 
+	/* No "params" at all rather than null: clients validate it. */
+	if (n && params)
+		json_object_set_new(n, "params", params);
+	else
+		json_decref(params);
 	if (n)
 		json_array_append_new(s->queue, n);
 }
@@ -1343,11 +1349,13 @@ static void watch_dir(int fd, const char *dir)
 	                          IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE_SELF);
 }
 
-/* Watch every root and every skill folder (one level: SKILL.md and the
- * folders beneath it are where changes show). */
+/* Watch every root and every folder in it (one level: a skill's
+ * SKILL.md and its top-level files and folders). */
 static void watch_all(skit_mcp_server *srv)
 {
+	struct dirent *de;
 	size_t n = 0;
+	DIR *d;
 
 	for (size_t i = 0; i < skit_registry_root_count(srv->reg); i++) {
 		const char *label = NULL, *path = NULL;
@@ -1356,13 +1364,28 @@ static void watch_all(skit_mcp_server *srv)
 
 		skit_registry_root(srv->reg, i, &label, &path, &exists,
 		                   &nskills);
-		if (path && n++ < WATCH_MAX)
-			watch_dir(srv->watch_fd, path);
+		if (!path || n++ >= WATCH_MAX)
+			continue;
+		watch_dir(srv->watch_fd, path);
+		/* Every folder of the root, skill or not yet: a SKILL.md
+		 * written into a new folder is a change too. */
+		d = opendir(path);
+		while (d && (de = readdir(d)) && n < WATCH_MAX) {
+			struct stat st;
+			char *sub;
+
+			if (de->d_name[0] == '.')
+				continue;
+			sub = skitx_path_join(path, de->d_name);
+			if (sub && !stat(sub, &st) && S_ISDIR(st.st_mode)) {
+				watch_dir(srv->watch_fd, sub);
+				n++;
+			}
+			skitx_free(sub);
+		}
+		if (d)
+			closedir(d);
 	}
-	for (size_t i = 0; i < skit_registry_all_count(srv->reg); i++)
-		if (n++ < WATCH_MAX)
-			watch_dir(srv->watch_fd,
-			          skit_registry_all_entry(srv->reg, i)->dir);
 }
 #endif
 
@@ -1404,17 +1427,22 @@ int skit_mcp_server_changed(skit_mcp_server *srv, skit_error *err)
 		changed = true;
 	if (!changed)
 		return 0;
-	rc = skit_registry_scan(srv->reg, err);
-	if (rc)
-		return rc;
-	srv->generation++;
-	/* Watches follow the folders as they come and go. */
+	/*
+	 * Watches follow the folders as they come and go. They are set
+	 * before the rescan, so that a change the scan misses (a SKILL.md
+	 * written into a folder made a moment ago) raises a new event.
+	 */
 	fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (fd >= 0) {
 		dup2(fd, srv->watch_fd);
 		close(fd);
 		watch_all(srv);
 	}
+	rc = skit_registry_scan(srv->reg, err);
+	if (rc)
+		return rc;
+	srv->generation++;
+	watch_all(srv); /* and the folders the scan found */
 	for (size_t i = 0; i < srv->nsessions; i++) {
 		struct skit__mcp_session *s = srv->sessions[i];
 
