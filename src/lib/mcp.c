@@ -1195,7 +1195,8 @@ int skit__mcp_handle(skit_mcp_server *srv, struct skit__mcp_session *s,
 		        error_response(NULL, RPC_INVALID, "message too large");
 		goto out;
 	}
-	req = json_loadb(msg, len, JSON_REJECT_DUPLICATES, &jerr);
+	req = json_loadb(msg, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY,
+	                 &jerr);
 	if (!req) {
 		*response = error_response(NULL, RPC_PARSE, "parse error");
 		goto out;
