@@ -21,6 +21,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <string.h>
+#include <strings.h>
 
 #include <jansson.h>
 #include <microhttpd.h>
@@ -34,6 +35,8 @@ struct http {
 	skit_mcp_server *srv;
 	const skit_mcp_http_options *opts;
 	const char *path;
+	const char *host; /* the address bound, as given */
+	bool loopback;    /* bound to a loopback address */
 	pthread_mutex_t lock;
 };
 
@@ -105,6 +108,43 @@ static bool origin_ok(const struct http *h, const char *origin)
 		                  strspn(host + n + 1, "0123456789") ==
 		                          strlen(host + n + 1) &&
 		                  host[n + 1])))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * On a loopback address, the Host header must name it too: a page whose
+ * name was rebound to 127.0.0.1 sends its own name. `host` may carry a
+ * port; IPv6 literals come in brackets.
+ */
+static bool host_ok(const struct http *h, const char *host)
+{
+	const char *names[] = { "localhost", "127.0.0.1", "[::1]", h->host };
+	size_t len;
+
+	if (!h->loopback || !host)
+		return true;
+	len = strlen(host);
+	if (host[0] == '[') {
+		const char *end = strchr(host, ']');
+
+		len = end ? (size_t)(end - host) + 1 : len;
+	} else if (strchr(host, ':')) {
+		len = (size_t)(strchr(host, ':') - host);
+	}
+	if (host[len] &&
+	    (host[len] != ':' || !host[len + 1] ||
+	     strspn(host + len + 1, "0123456789") != strlen(host + len + 1)))
+		return false;
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(names); i++) {
+		size_t n = strlen(names[i]);
+
+		if (n == len && !strncasecmp(host, names[i], n))
+			return true;
+		/* an IPv6 address given bare, found in brackets */
+		if (host[0] == '[' && n + 2 == len &&
+		    !strncasecmp(host + 1, names[i], n))
 			return true;
 	}
 	return false;
@@ -224,6 +264,10 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c,
 		                          c, MHD_HEADER_KIND, "Origin")))
 			return refuse(c, MHD_HTTP_FORBIDDEN,
 			              "origin not allowed");
+		if (!host_ok(h, MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+		                                            "Host")))
+			return refuse(c, MHD_HTTP_FORBIDDEN,
+			              "host not allowed");
 		if (!token_ok(h, MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 		                                             "Authorization")))
 			return refuse(c, MHD_HTTP_UNAUTHORIZED,
@@ -322,6 +366,11 @@ int skit_mcp_serve_http(skit_mcp_server *srv, const skit_mcp_http_options *opts,
 	}
 	h.srv = srv;
 	h.opts = opts;
+	h.host = host;
+	h.loopback = sa == (struct sockaddr *)&a4
+	                     ? (ntohl(a4.sin_addr.s_addr) >> 24) == 127
+	                     : !memcmp(&a6.sin6_addr, &in6addr_loopback,
+	                               sizeof(in6addr_loopback));
 	h.path = opts->path ? opts->path : "/mcp";
 	pthread_mutex_init(&h.lock, NULL);
 	d = MHD_start_daemon(

@@ -121,6 +121,19 @@ if start_http "$root" "--token-file token.txt"; then
 		-H 'Content-Type: application/json' -d "$init")
 	[ "$code" = 403 ] || fail "foreign Origin: HTTP $code, not 403"
 	code=$(curl -s -o /dev/null -w '%{http_code}' -X POST "$URL" \
+		-H "Authorization: Bearer s3cret-$$" -H "Host: rebind.example:$port" \
+		-H 'Content-Type: application/json' -d "$init")
+	[ "$code" = 403 ] || fail "foreign Host on loopback: HTTP $code, not 403"
+	code=$(curl -s -o /dev/null -w '%{http_code}' -X POST \
+		"http://localhost:$port/mcp" -H "Authorization: Bearer s3cret-$$" \
+		-H 'Content-Type: application/json' -d "$init")
+	[ "$code" = 200 ] || fail "Host localhost: HTTP $code, not 200"
+	big=$(head -c 5000000 /dev/zero | tr '\0' 'a')
+	code=$(printf '%s' "$big" | curl -s -o /dev/null -w '%{http_code}' -X POST \
+		"$URL" -H "Authorization: Bearer s3cret-$$" \
+		-H 'Content-Type: application/json' --data-binary @-)
+	[ "$code" = 413 ] || fail "a 5 MB body: HTTP $code, not 413"
+	code=$(curl -s -o /dev/null -w '%{http_code}' -X POST "$URL" \
 		-H "Authorization: Bearer s3cret-$$" -H "Origin: http://localhost:$port" \
 		-H 'Content-Type: application/json' -d "$init")
 	[ "$code" = 200 ] || fail "loopback Origin: HTTP $code, not 200"
