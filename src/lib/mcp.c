@@ -87,7 +87,6 @@ struct skit_mcp_server {
 	size_t nsessions; /* sessions[0] is the default (stdio) one */
 	unsigned long clock;
 	int watch_fd;
-	unsigned int generation; /* rescans so far */
 };
 
 /* A JSON-RPC failure to answer with. */
@@ -1442,7 +1441,6 @@ int skit_mcp_server_changed(skit_mcp_server *srv, skit_error *err)
 	rc = skit_registry_scan(srv->reg, err);
 	if (rc)
 		return rc;
-	srv->generation++;
 	watch_all(srv); /* and the folders the scan found */
 	for (size_t i = 0; i < srv->nsessions; i++) {
 		struct skit__mcp_session *s = srv->sessions[i];
