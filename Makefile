@@ -51,7 +51,14 @@ fuzz-build: deps
 fuzz: fuzz-build
 	@scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ)
 
-demo: build
+# The demo builds quietly: the build's output is shown only when it fails.
+demo: deps
+	@mkdir -p $(BUILD) && cmake -S . -B $(BUILD) \
+		-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSKIT_WERROR=ON \
+		-DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_FLAGS) \
+		>$(BUILD)/demo-build.log 2>&1 && \
+		cmake --build $(BUILD) -j$(JOBS) >>$(BUILD)/demo-build.log 2>&1 \
+		|| { cat $(BUILD)/demo-build.log; exit 1; }
 	@scripts/demo.sh $(BUILD)/skit
 
 install: build

@@ -7,8 +7,15 @@ SKIT=${1:-build/skit}
 cd "$(dirname "$0")/.."
 ROOT=examples/skills
 
+# Bold command lines on a terminal only, and never with NO_COLOR.
+if [ -t 1 ] && [ -z "${NO_COLOR:-}" ]; then
+	BOLD=$(printf '\033[1m') PLAIN=$(printf '\033[0m')
+else
+	BOLD="" PLAIN=""
+fi
+
 step() {
-	printf '\n\033[1m$ %s\033[0m\n' "$*"
+	printf '\n%s$ %s%s\n' "$BOLD" "$*" "$PLAIN"
 	"$@"
 }
 

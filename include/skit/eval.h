@@ -205,7 +205,7 @@ typedef struct {
 typedef struct {
 	const char *name;
 	unsigned int tp, fp, fn;
-	double precision, recall, f1; /**< 1.0 when undefined (0/0) */
+	double precision, recall, f1; /**< NAN when undefined (0/0) */
 } skit_eval_skill_result;
 
 /** One trigger query's results. Every pointer is borrowed from the
@@ -241,9 +241,9 @@ typedef struct {
 	unsigned int queries, queries_passed;
 	unsigned int should, should_not; /**< queries of each kind */
 	unsigned int tp, fp, fn, tn;
-	double trigger_rate;       /**< tp / (tp + fn): recall; 1.0 for 0/0 */
-	double false_trigger_rate; /**< fp / (fp + tn); 0.0 for 0/0 */
-	double precision, f1;      /**< precision 1.0 for 0/0 */
+	double trigger_rate;       /**< tp / (tp + fn): recall; NAN for 0/0 */
+	double false_trigger_rate; /**< fp / (fp + tn); NAN for 0/0 */
+	double precision, f1;      /**< NAN for 0/0 (no data) */
 	double accuracy;           /**< queries_passed / queries */
 } skit_eval_trigger_result;
 

@@ -149,7 +149,7 @@ int cli_agent_option(struct cli_agent *ca, int c, const char *arg,
 }
 
 /* --model, then $SKIT_MODEL, then a provider whose key is set, then the
- * offline replay provider with $SKIT_CASSETTE. */
+ * offline replay provider with $SKIT_CASSETTE; NULL when none is set. */
 static const char *default_model(char *buf, size_t len)
 {
 	const char *v = getenv("SKIT_MODEL");
@@ -163,8 +163,27 @@ static const char *default_model(char *buf, size_t len)
 	if (v && *v)
 		return "anthropic:claude-sonnet-4-5";
 	v = getenv("SKIT_CASSETTE");
-	snprintf(buf, len, "replay:%s", v ? v : "");
+	if (!v || !*v)
+		return NULL;
+	snprintf(buf, len, "replay:%s", v);
 	return buf;
+}
+
+/* What to do when no model is configured: the ways to choose one. */
+static void no_model_help(const char *verb)
+{
+	cli_error(verb, "no model configured; choose one of:");
+	fprintf(stderr,
+	        "  export OPENAI_API_KEY=...        OpenAI (add "
+	        "OPENAI_BASE_URL=http://host:port/v1\n"
+	        "                                   for Ollama, vLLM, "
+	        "llama.cpp, LM Studio)\n"
+	        "  export ANTHROPIC_API_KEY=...     Anthropic\n"
+	        "  --model PROVIDER:MODEL           e.g. openai:gpt-4.1-mini, "
+	        "anthropic:claude-sonnet-4-5\n"
+	        "  export SKIT_MODEL=PROVIDER:MODEL the same, for every run\n"
+	        "  --model replay:FILE.jsonl        replay recorded responses "
+	        "offline (see docs/models.md)\n");
 }
 
 static void on_trace(skit_trace_kind kind, const char *line, void *payload)
@@ -451,6 +470,10 @@ int cli_agent_open(struct cli_agent *ca, bool stream_answer, const char *verb)
 	if (status != CLI_OK)
 		return status;
 	mo.spec = ca->model ? ca->model : default_model(spec, sizeof(spec));
+	if (!mo.spec) {
+		no_model_help(verb);
+		return CLI_USAGE;
+	}
 	mo.no_stream = ca->no_stream;
 	mo.request_log = ca->request_log;
 	mo.cancel = (const volatile int *)&cli_interrupted;

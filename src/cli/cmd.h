@@ -48,6 +48,37 @@ int cmd_eval(int argc, char **argv);
  */
 int cli_default_runs_dir(char **out);
 
+/*
+ * `skit __complete commands|options CMD|skills`: the words the shell
+ * completions offer, one a line (cmd_complete.c). `cmds` is the table.
+ */
+int cli_complete(int argc, char **argv, const struct cmd *cmds, size_t n);
+
+/*
+ * The edit distance between `a` and `b` (insertions, deletions,
+ * substitutions and swaps of neighbours), or SIZE_MAX for words over 64
+ * bytes.
+ */
+size_t cli_edit_distance(const char *a, const char *b);
+
+/*
+ * The candidate closest to `word` when it is close enough to be a likely
+ * typo (one edit for words under five bytes, two from five), else NULL.
+ * Borrows from `cands`.
+ */
+const char *cli_suggest(const char *word, const char *const *cands, size_t n);
+
+struct option;
+
+/*
+ * The usage error for getopt_long()'s return `c` ('?' or ':') on `argv`:
+ * names the word that is wrong (not a neighbour), says what a value-less
+ * option needs, and offers the closest long option of `longopts` (may be
+ * NULL) for a mistyped one. Returns CLI_USAGE.
+ */
+int cli_unknown_option(const char *verb, int c, int argc, char **argv,
+                       const struct option *longopts);
+
 /* True when colour may be used on `f` (a TTY, and NO_COLOR unset). */
 bool cli_color(FILE *f);
 
@@ -75,7 +106,8 @@ int cli_usage_error(const char *verb, const char *fmt, ...)
  * Options shared by the registry commands (list, show, search, doctor):
  * --root DIR (repeatable; replaces the default roots), --config FILE,
  * --no-config. cli_roots_option() consumes one if it matches and returns
- * true; cli_open_registry() builds and scans the registry.
+ * true; cli_open_registry() builds and scans the registry. A --root that
+ * does not exist is a usage error (exit 2).
  */
 struct cli_roots {
 	const char *roots[64];
@@ -86,5 +118,10 @@ struct cli_roots {
 
 int cli_open_registry(skit_registry **out, const struct cli_roots *r,
                       const char *verb);
+
+/* The same, for `skit doctor`: a missing --root is a finding it reports,
+ * not a usage error. */
+int cli_open_registry_any(skit_registry **out, const struct cli_roots *r,
+                          const char *verb);
 
 #endif

@@ -4,11 +4,13 @@
  * the input line is edited with libedit and kept in a history file;
  * otherwise lines are read from stdin. Besides skills' `/name args`, the
  * REPL knows /skills, /plan, /help and /exit. Ctrl-C stops the current
- * answer, not the session.
+ * answer, not the session; at the prompt it clears the line. Ctrl-D ends
+ * the session. Tab completes /commands and /skill names.
  */
 #include "common.h"
 
 #include <getopt.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <editline/readline.h>
@@ -62,28 +64,52 @@ static char *history_path(void)
 	return file;
 }
 
+/* The display width of `s` as cli_put_text prints it on one line. */
+static size_t text_width(const char *s)
+{
+	size_t w = 0;
+
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xc0) != 0x80;
+	return w;
+}
+
 static void list_skills(struct cli_agent *ca)
 {
-	size_t n = skit_registry_count(ca->reg), na;
+	size_t n = skit_registry_count(ca->reg), na, width = 0;
 	struct cli_style st;
 
 	cli_style_init(&st, cli_color(stdout));
 	na = skit_agent_active_count(ca->agent);
 	if (!n)
 		printf("No skills found.\n");
+	/* One column for the names, as wide as the longest (capped). */
 	for (size_t i = 0; i < n; i++) {
 		const skit_entry *e = skit_registry_entry(ca->reg, i);
-		bool active = false;
+		size_t w = text_width(e->name) +
+		           (e->flags & SKIT_SKILL_DISABLE_MODEL_INVOCATION
+		                    ? strlen(" (user only)")
+		                    : 0);
+
+		if (w > width)
+			width = w;
+	}
+	if (width > 40)
+		width = 40;
+	for (size_t i = 0; i < n; i++) {
+		const skit_entry *e = skit_registry_entry(ca->reg, i);
+		bool active = false,
+		     user_only = e->flags & SKIT_SKILL_DISABLE_MODEL_INVOCATION;
+		size_t w = text_width(e->name) +
+		           (user_only ? strlen(" (user only)") : 0);
 
 		for (size_t j = 0; j < na; j++)
 			active |= !strcmp(skit_agent_active_skill(ca->agent, j),
 			                  e->name);
 		printf("%s %s", active ? "*" : " ", st.bold);
 		cli_put_text(stdout, e->name, true, 0);
-		printf("%s%s  ", st.reset,
-		       e->flags & SKIT_SKILL_DISABLE_MODEL_INVOCATION
-		               ? " (user only)"
-		               : "");
+		printf("%s%s", st.reset, user_only ? " (user only)" : "");
+		printf("%*s  ", (int)(w < width ? width - w : 0), "");
 		cli_put_text(stdout, e->description, true, 100);
 		fputc('\n', stdout);
 	}
@@ -103,6 +129,98 @@ static void show_plan(struct cli_agent *ca)
 		printf("%s ", marks[s]);
 		cli_put_text(stdout, text, true, 0);
 		fputc('\n', stdout);
+	}
+}
+
+/*
+ * Tab completion at the prompt: "/" followed by a chat command or the
+ * name of a user-invocable skill. The registry is the session's, kept in
+ * a static because readline's callbacks take no payload.
+ */
+static const skit_registry *complete_reg;
+
+static char *complete_next(const char *text, int state)
+{
+	static const char *const commands[] = { "exit", "help", "plan", "quit",
+		                                "skills" };
+	static size_t i, len;
+	const char *word = text + (*text == '/');
+	size_t nc = SKIT_ARRAY_SIZE(commands);
+	size_t n = complete_reg ? skit_registry_count(complete_reg) : 0;
+	char *m;
+
+	if (!state) {
+		i = 0;
+		len = strlen(word);
+	}
+	while (i < nc + n) {
+		const char *name;
+
+		if (i < nc) {
+			name = commands[i++];
+		} else {
+			const skit_entry *e =
+			        skit_registry_entry(complete_reg, i++ - nc);
+
+			if (e->flags & SKIT_SKILL_NOT_USER_INVOCABLE)
+				continue;
+			name = e->name;
+		}
+		if (strncmp(name, word, len))
+			continue;
+		/* readline frees the match with free(). */
+		m = malloc(strlen(name) + 2);
+		if (!m)
+			return NULL;
+		m[0] = '/';
+		memcpy(m + 1, name, strlen(name) + 1);
+		return m;
+	}
+	return NULL;
+}
+
+static char **complete(const char *text, int start, int end)
+{
+	(void)end;
+	rl_attempted_completion_over = 1;
+	/* Only the first word, and only a slash command. */
+	if (start != 0 || text[0] != '/')
+		return NULL;
+	return rl_completion_matches(text, complete_next);
+}
+
+/* Ctrl-C at the prompt: flag it; readline returns and the line is cleared. */
+static volatile sig_atomic_t prompt_interrupted;
+
+static void on_prompt_sigint(int sig)
+{
+	(void)sig;
+	prompt_interrupted = 1;
+}
+
+/*
+ * readline() with SIGINT caught: Ctrl-C drops the line being typed and
+ * prompts again, as bash and the Python REPL do; only Ctrl-D or /exit
+ * leaves. Returns NULL at end of input.
+ */
+static char *prompt_line(void)
+{
+	struct sigaction sa, old;
+	char *line;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_prompt_sigint; /* no SA_RESTART: read() stops */
+	for (;;) {
+		prompt_interrupted = 0;
+		sigaction(SIGINT, &sa, &old);
+		line = readline("skit> ");
+		sigaction(SIGINT, &old, NULL);
+		if (!prompt_interrupted)
+			return line;
+		free(line);
+		fputs("^C\n", stdout);
+		fflush(stdout);
 	}
 }
 
@@ -196,6 +314,8 @@ int cmd_chat(int argc, char **argv)
 		stifle_history(HISTORY_LINES);
 		if (hist)
 			read_history(hist);
+		complete_reg = ca.reg;
+		rl_attempted_completion_function = complete;
 		printf("skit chat: %zu skill(s), model %s:%s. /help for "
 		       "commands.\n",
 		       skit_registry_count(ca.reg), skit_model_provider(ca.mod),
@@ -205,11 +325,20 @@ int cmd_chat(int argc, char **argv)
 		char *answer = NULL;
 		skit_error err = { 0 };
 
-		line = tty ? readline("skit> ") : read_plain_line();
-		if (!line)
+		line = tty ? prompt_line() : read_plain_line();
+		if (!line) {
+			/* Ctrl-D: leave the prompt line before anything else
+			 * is printed. */
+			if (tty)
+				fputc('\n', stdout);
 			break;
+		}
 		for (p = line; *p == ' ' || *p == '\t'; p++)
 			;
+		/* Tab completion leaves a space after the word. */
+		for (size_t n = strlen(line);
+		     n && (line[n - 1] == ' ' || line[n - 1] == '\t'); n--)
+			line[n - 1] = '\0';
 		if (!*p) {
 			release_line(line, tty);
 			continue;

@@ -468,7 +468,7 @@ int cmd_doctor(int argc, char **argv)
 		return cli_usage_error(argv[0], "unexpected argument '%s'",
 		                       argv[optind]);
 	d.explicit_roots = roots.nroots > 0;
-	status = cli_open_registry(&d.reg, &roots, argv[0]);
+	status = cli_open_registry_any(&d.reg, &roots, argv[0]);
 	if (status != CLI_OK)
 		return status;
 	cli_style_init(&d.st, !d.json && cli_color(stdout));

@@ -8,11 +8,13 @@
 #include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/cmd.h"
 #include "cli/error.h"
 #include "cli/roots.h"
+#include "util/buf.h"
 #include "util/fs.h"
 
 #define PROGRESS_NAME 48 /* columns of an entry's name on the progress line */
@@ -43,11 +45,13 @@ static void help(void)
 	       "(e.g. openai:gpt-4.1-mini)\n"
 	       "  -j, --jobs N        run N trials at once (default 1)\n"
 	       "  --report FORMAT     text (default), json or junit\n"
+	       "  --json              the same as --report json\n"
 	       "  -o, --out FILE      write the report to FILE instead of "
 	       "stdout\n"
 	       "  --runs-dir DIR      put the run folders in DIR (default: "
-	       "a new folder in\n"
-	       "                      $TMPDIR, named in the report)\n"
+	       "a new eval-* folder\n"
+	       "                      in <project>/.agents/runs, named in "
+	       "the report)\n"
 	       "  --holdout R         hold out R (0 to under 1) of every "
 	       "trigger set's queries,\n"
 	       "                      instead of each set's own 'holdout'\n"
@@ -83,12 +87,44 @@ static int parse_rate(const char *s, double *out)
 	return 0;
 }
 
+/*
+ * The default home of an eval's run folders: a new
+ * `eval-<UTC time>-XXXXXX` folder in the audit trail (the folder
+ * `skit runs` reads: <project>/.agents/runs, or $SKIT_RUNS_DIR), not
+ * $TMPDIR, so nothing is left in /tmp and the runs sit with the others.
+ */
+static int eval_runs_dir(char **out)
+{
+	struct skitx_buf b = SKITX_BUF_INIT;
+	char *base = NULL, stamp[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	*out = NULL;
+	if (cli_default_runs_dir(&base) || skitx_fs_mkdir_p(base, 0700) < 0) {
+		skitx_free(base);
+		return -1;
+	}
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	if (skitx_buf_printf(&b, "%s/eval-%s-XXXXXX", base, stamp) ||
+	    !mkdtemp(b.ptr)) {
+		skitx_buf_release(&b);
+		skitx_free(base);
+		return -1;
+	}
+	skitx_free(base);
+	*out = skitx_buf_detach(&b, NULL);
+	return *out ? 0 : -1;
+}
+
 int cmd_eval(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "model", required_argument, NULL, 'm' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "report", required_argument, NULL, 'r' },
+		{ "json", no_argument, NULL, 'J' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "runs-dir", required_argument, NULL, 'R' },
 		{ "min-pass-rate", required_argument, NULL, 'p' },
@@ -104,7 +140,7 @@ int cmd_eval(int argc, char **argv)
 	skit_error err = { 0 };
 	const char *out = NULL;
 	double min_rate = 1.0;
-	char *text = NULL, *end;
+	char *text = NULL, *end, *runs_owned = NULL;
 	long jobs;
 	int c, status = CLI_FAIL;
 
@@ -138,6 +174,9 @@ int cmd_eval(int argc, char **argv)
 				        "junit, not '%s'",
 				        optarg);
 			break;
+		case 'J':
+			format = SKIT_EVAL_JSON;
+			break;
 		case 'o':
 			out = optarg;
 			break;
@@ -166,12 +205,20 @@ int cmd_eval(int argc, char **argv)
 			help();
 			return CLI_OK;
 		default:
-			return cli_usage_error(argv[0], "unknown option '%s'",
-			                       argv[optind - 1]);
+			return cli_unknown_option(argv[0], c, argc, argv,
+			                          longopts);
 		}
 	}
 	if (optind >= argc)
 		return cli_usage_error(argv[0], "missing PATH");
+	if (!opts.runs_dir) {
+		if (eval_runs_dir(&runs_owned) < 0) {
+			cli_error(argv[0], "cannot create a folder for the "
+			                   "runs; use --runs-dir");
+			return CLI_FAIL;
+		}
+		opts.runs_dir = runs_owned;
+	}
 	if (skit_eval_suite_load(&suite, (const char *const *)argv + optind,
 	                         (size_t)(argc - optind), &err) < 0) {
 		cli_error(argv[0], "%s", err.message);
@@ -218,6 +265,7 @@ int cmd_eval(int argc, char **argv)
 		        sum.pass_rate, min_rate);
 out:
 	signal(SIGINT, SIG_DFL);
+	skitx_free(runs_owned);
 	skit_free(text);
 	skit_eval_report_free(report);
 	skit_eval_suite_free(suite);

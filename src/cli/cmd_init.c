@@ -13,6 +13,11 @@
 #include "util/fs.h"
 #include "util/path.h"
 
+/* The description `skit init` writes when none is given; the lint's
+ * placeholder check (skit validate --strict) refuses it. */
+#define SKIT_INIT_PLACEHOLDER \
+ "Describe what this skill does and when an agent should use it."
+
 static void help(void)
 {
 	printf("usage: skit init [options] NAME\n\n"
@@ -23,46 +28,104 @@ static void help(void)
 	       "  --dir DIR            create it inside DIR (default: the "
 	       "current folder)\n"
 	       "  --description TEXT   the description (what the skill does "
-	       "and when to use it)\n"
+	       "and when to use it);\n"
+	       "                       without it, a placeholder that "
+	       "'skit validate --strict'\n"
+	       "                       refuses until you replace it\n"
+	       "  --license NAME       a license field (e.g. MIT, "
+	       "Apache-2.0; default: none)\n"
 	       "  -h, --help           show this help\n");
 }
 
 static int write_skill_md(const char *path, const char *name,
-                          const char *description)
+                          const char *description, const char *license)
 {
 	struct skitx_buf b = SKITX_BUF_INIT;
 	int error;
 
-	error = skitx_buf_printf(
-	        &b,
-	        "---\n"
-	        "name: %s\n"
-	        "description: >-\n"
-	        "  %s\n"
-	        "license: MIT\n"
-	        "metadata:\n"
-	        "  version: \"0.1.0\"\n"
-	        "---\n\n"
-	        "# %s\n\n"
-	        "## Overview\n\n"
-	        "What this skill does, in two or three sentences.\n\n"
-	        "## When to use\n\n"
-	        "- The requests or situations where this skill applies.\n"
-	        "- When not to use it.\n\n"
-	        "## Steps\n\n"
-	        "1. The first thing to do.\n"
-	        "2. Scripts live in `scripts/`; run them rather than "
-	        "rewriting them.\n"
-	        "3. Load `references/` files only when a step needs them.\n\n"
-	        "## Examples\n\n"
-	        "Input and the expected result.\n\n"
-	        "## Gotchas\n\n"
-	        "Edge cases and mistakes to avoid.\n",
-	        name, description, name);
+	error = skitx_buf_printf(&b,
+	                         "---\n"
+	                         "name: %s\n"
+	                         "description: >-\n"
+	                         "  %s\n",
+	                         name, description);
+	if (!error && license)
+		error = skitx_buf_printf(&b, "license: %s\n", license);
+	if (!error)
+		error = skitx_buf_printf(
+		        &b,
+		        "metadata:\n"
+		        "  version: \"0.1.0\"\n"
+		        "---\n\n"
+		        "# %s\n\n"
+		        "## Overview\n\n"
+		        "What this skill does, in two or three sentences.\n\n"
+		        "## When to use\n\n"
+		        "- The requests or situations where this skill applies.\n"
+		        "- When not to use it.\n\n"
+		        "## Steps\n\n"
+		        "1. The first thing to do.\n"
+		        "2. Scripts live in `scripts/`; run them rather than "
+		        "rewriting them.\n"
+		        "3. Load `references/` files only when a step needs them.\n\n"
+		        "## Examples\n\n"
+		        "Input and the expected result.\n\n"
+		        "## Gotchas\n\n"
+		        "Edge cases and mistakes to avoid.\n",
+		        name);
 	if (!error)
 		error = skitx_fs_write_atomic(path, b.ptr, b.len, 0644);
 	skitx_buf_release(&b);
 	return error;
+}
+
+/*
+ * A valid name close to `name`, for the error message: lowercase ASCII
+ * letters and digits kept, every other run of bytes one '-', no '-' at
+ * either end, at most 64 bytes. Empty when nothing is left.
+ */
+static void suggest_name(char *out, size_t size, const char *name)
+{
+	size_t n = 0;
+	bool dash = false;
+
+	for (const char *p = name; *p && n + 1 < size && n < 64; p++) {
+		char ch = *p;
+
+		if (ch >= 'A' && ch <= 'Z')
+			ch = (char)(ch - 'A' + 'a');
+		if ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9')) {
+			if (dash && n)
+				out[n++] = '-';
+			dash = false;
+			if (n + 1 < size && n < 64)
+				out[n++] = ch;
+		} else {
+			dash = true;
+		}
+	}
+	out[n] = '\0';
+}
+
+/*
+ * An SPDX license name or expression: letters, digits, ".-+():" and
+ * spaces, at most 200 bytes. Nothing else, so the value needs no YAML
+ * quoting.
+ */
+static bool license_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || n > 200 || s[0] == ' ' || s[0] == '-')
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char ch = s[i];
+
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		      (ch >= '0' && ch <= '9') || strchr(".-+() ", ch)))
+			return false;
+	}
+	return true;
 }
 
 int cmd_init(int argc, char **argv)
@@ -70,12 +133,14 @@ int cmd_init(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "dir", required_argument, NULL, 'd' },
 		{ "description", required_argument, NULL, 'D' },
+		{ "license", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const subdirs[] = { "scripts", "references",
 		                               "assets" };
-	const char *dir = ".", *name, *description = NULL;
+	const char *dir = ".", *name, *description = NULL, *license = NULL;
+	char near[65];
 	char *root = NULL, *path = NULL;
 	skit_skill *skill = NULL;
 	skit_error err = { 0 };
@@ -83,7 +148,7 @@ int cmd_init(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			dir = optarg;
@@ -91,12 +156,15 @@ int cmd_init(int argc, char **argv)
 		case 'D':
 			description = optarg;
 			break;
+		case 'L':
+			license = optarg;
+			break;
 		case 'h':
 			help();
 			return CLI_OK;
 		default:
-			return cli_usage_error(argv[0], "unknown option '%s'",
-			                       argv[optind - 1]);
+			return cli_unknown_option(argv[0], c, argc, argv,
+			                          longopts);
 		}
 	}
 	if (optind >= argc)
@@ -106,19 +174,32 @@ int cmd_init(int argc, char **argv)
 		                       "unexpected extra argument '%s'",
 		                       argv[optind + 1]);
 	name = argv[optind];
-	if (!skit_skill_name_ok(name) || strchr(name, '/'))
+	if (!skit_skill_name_ok(name) || strchr(name, '/')) {
+		suggest_name(near, sizeof(near), name);
+		if (*near && skit_skill_name_ok(near))
+			return cli_usage_error(
+			        argv[0],
+			        "'%s' is not a valid skill name (1-64 lowercase "
+			        "letters, digits and single hyphens, not at "
+			        "either end); try '%s'",
+			        name, near);
 		return cli_usage_error(
 		        argv[0],
 		        "'%s' is not a valid skill name (1-64 lowercase "
 		        "letters, digits and single hyphens, not at either "
 		        "end)",
 		        name);
+	}
+	if (license && !license_ok(license))
+		return cli_usage_error(argv[0],
+		                       "--license takes an SPDX name or "
+		                       "expression, e.g. MIT or 'Apache-2.0 OR "
+		                       "MIT'");
 	if (description && (!*description || strchr(description, '\n')))
 		return cli_usage_error(argv[0], "--description must be one "
 		                                "non-empty line");
 	if (!description)
-		description = "Describe what this skill does and when an agent "
-		              "should use it.";
+		description = SKIT_INIT_PLACEHOLDER;
 
 	root = skitx_path_join(dir, name);
 	if (!root)
@@ -147,7 +228,7 @@ int cmd_init(int argc, char **argv)
 	path = skitx_path_join(root, "SKILL.md");
 	if (!path)
 		goto oom;
-	if (write_skill_md(path, name, description) < 0) {
+	if (write_skill_md(path, name, description, license) < 0) {
 		cli_error(argv[0], "cannot write %s", path);
 		goto out;
 	}

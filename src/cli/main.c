@@ -39,7 +39,9 @@ static void usage(FILE *f)
 	for (size_t i = 0; i < SKIT_ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-16s %s\n", commands[i].name,
 		        commands[i].summary);
-	fprintf(f, "\nRun 'skit <command> --help' for a command's options.\n"
+	fprintf(f, "\nRun 'skit help <command>' or 'skit <command> --help' "
+	           "for a command's options;\n'skit --version' (-V) prints "
+	           "the version.\n"
 	           "Exit status: 0 ok, 1 a finding or failure, 2 usage or "
 	           "missing input.\n");
 }
@@ -87,8 +89,56 @@ int cli_usage_error(const char *verb, const char *fmt, ...)
 	return CLI_USAGE;
 }
 
+static const struct cmd *find_command(const char *verb)
+{
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(commands); i++)
+		if (!strcmp(verb, commands[i].name))
+			return &commands[i];
+	return NULL;
+}
+
+/* "unknown command", with the closest command name when one is close. */
+static int unknown_command(const char *verb)
+{
+	const char *names[SKIT_ARRAY_SIZE(commands)];
+	const char *near;
+
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(commands); i++)
+		names[i] = commands[i].name;
+	near = cli_suggest(verb, names, SKIT_ARRAY_SIZE(names));
+	fprintf(stderr, "skit: unknown command '%s'\n", verb);
+	if (near)
+		fprintf(stderr, "Did you mean 'skit %s'?\n", near);
+	fprintf(stderr, "Run 'skit --help' for the list of commands.\n");
+	return CLI_USAGE;
+}
+
+/* `skit help [CMD]`: the top-level help, or CMD's own --help. */
+static int help(int argc, char **argv)
+{
+	const struct cmd *c;
+	char *sub[3];
+
+	if (argc < 2) {
+		usage(stdout);
+		return CLI_OK;
+	}
+	if (argc > 2) {
+		fprintf(stderr, "skit help: expected one command name\n");
+		return CLI_USAGE;
+	}
+	c = find_command(argv[1]);
+	if (!c)
+		return unknown_command(argv[1]);
+	sub[0] = argv[1];
+	sub[1] = (char *)"--help";
+	sub[2] = NULL;
+	return c->fn(2, sub);
+}
+
 int main(int argc, char **argv)
 {
+	const struct cmd *c;
 	const char *verb;
 
 	if (argc < 2) {
@@ -96,19 +146,28 @@ int main(int argc, char **argv)
 		return CLI_USAGE;
 	}
 	verb = argv[1];
-	if (!strcmp(verb, "--help") || !strcmp(verb, "-h") ||
-	    !strcmp(verb, "help")) {
+	if (!strcmp(verb, "--help") || !strcmp(verb, "-h")) {
 		usage(stdout);
 		return CLI_OK;
 	}
-	if (!strcmp(verb, "--version") || !strcmp(verb, "version")) {
+	if (!strcmp(verb, "help"))
+		return help(argc - 1, argv + 1);
+	if (!strcmp(verb, "__complete"))
+		return cli_complete(argc - 1, argv + 1, commands,
+		                    SKIT_ARRAY_SIZE(commands));
+	if (!strcmp(verb, "--version") || !strcmp(verb, "-V") ||
+	    !strcmp(verb, "version")) {
 		printf("skit %s\n", skit_version());
 		return CLI_OK;
 	}
-	for (size_t i = 0; i < SKIT_ARRAY_SIZE(commands); i++)
-		if (!strcmp(verb, commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
-	fprintf(stderr, "skit: unknown command '%s'\n", verb);
-	usage(stderr);
-	return CLI_USAGE;
+	c = find_command(verb);
+	if (c)
+		return c->fn(argc - 1, argv + 1);
+	if (verb[0] == '-') {
+		fprintf(stderr, "skit: unknown option '%s'\n", verb);
+		fprintf(stderr,
+		        "Run 'skit --help' for the list of commands.\n");
+		return CLI_USAGE;
+	}
+	return unknown_command(verb);
 }

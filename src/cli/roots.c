@@ -5,6 +5,8 @@
  */
 #include "common.h"
 
+#include <sys/stat.h>
+
 #include "cli/cmd.h"
 #include "cli/error.h"
 #include "cli/roots.h"
@@ -67,7 +69,7 @@ static size_t label_len(const char *arg)
 }
 
 static int add_cli_roots(skit_registry *reg, const struct cli_roots *r,
-                         const char *verb)
+                         const char *verb, bool missing_ok)
 {
 	char label[MAX_LABEL + 16];
 	skit_error err = { 0 };
@@ -79,6 +81,7 @@ static int add_cli_roots(skit_registry *reg, const struct cli_roots *r,
 	for (int i = 0; i < r->nroots; i++) {
 		const char *arg = r->roots[i];
 		size_t n = label_len(arg);
+		struct stat st;
 		char *abs;
 		int error;
 
@@ -89,6 +92,16 @@ static int add_cli_roots(skit_registry *reg, const struct cli_roots *r,
 			snprintf(label, sizeof(label), "root");
 		} else {
 			snprintf(label, sizeof(label), "root%d", ++k);
+		}
+		/* A root the user names must exist: a typo would otherwise
+		 * list nothing and succeed (the default roots may be
+		 * missing; they are silently empty). */
+		if (!missing_ok &&
+		    (stat(arg, &st) < 0 || !S_ISDIR(st.st_mode))) {
+			cli_error(verb, "--root %s: %s", arg,
+			          stat(arg, &st) < 0 ? strerror(errno)
+			                             : "not a folder");
+			return CLI_USAGE;
 		}
 		/* absolute, so listings and prompts name real places */
 		abs = skitx_path_absolute(arg);
@@ -106,8 +119,8 @@ static int add_cli_roots(skit_registry *reg, const struct cli_roots *r,
 	return CLI_OK;
 }
 
-int cli_open_registry(skit_registry **out, const struct cli_roots *r,
-                      const char *verb)
+static int open_registry(skit_registry **out, const struct cli_roots *r,
+                         const char *verb, bool missing_ok)
 {
 	skit_roots_options opts = SKIT_ROOTS_OPTIONS_INIT;
 	skit_registry *reg = NULL;
@@ -120,7 +133,7 @@ int cli_open_registry(skit_registry **out, const struct cli_roots *r,
 		return CLI_FAIL;
 	}
 	if (r->nroots) {
-		status = add_cli_roots(reg, r, verb);
+		status = add_cli_roots(reg, r, verb, missing_ok);
 		if (status != CLI_OK)
 			goto fail;
 	} else {
@@ -144,6 +157,18 @@ int cli_open_registry(skit_registry **out, const struct cli_roots *r,
 fail:
 	skit_registry_free(reg);
 	return status;
+}
+
+int cli_open_registry(skit_registry **out, const struct cli_roots *r,
+                      const char *verb)
+{
+	return open_registry(out, r, verb, false);
+}
+
+int cli_open_registry_any(skit_registry **out, const struct cli_roots *r,
+                          const char *verb)
+{
+	return open_registry(out, r, verb, true);
 }
 
 /* ---- output ------------------------------------------------------------ */

@@ -1514,8 +1514,8 @@ static int build_report(skit_eval_report *rep, struct eval_runner *r)
 		skit_eval_skill_result *k = &rep->skills[i];
 
 		k->precision =
-		        skit__eval_share(k->tp, (size_t)k->tp + k->fp, 1.0);
-		k->recall = skit__eval_share(k->tp, (size_t)k->tp + k->fn, 1.0);
+		        skit__eval_share(k->tp, (size_t)k->tp + k->fp, NAN);
+		k->recall = skit__eval_share(k->tp, (size_t)k->tp + k->fn, NAN);
 		k->f1 = skit__eval_f1(k->precision, k->recall);
 	}
 	if (!rc && rep->nskills)

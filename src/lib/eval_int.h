@@ -7,6 +7,7 @@
 #ifndef SKIT_LIB_EVAL_INT_H
 #define SKIT_LIB_EVAL_INT_H
 
+#include <math.h>
 #include <pthread.h>
 
 #include "skit/eval.h"
@@ -103,9 +104,12 @@ static inline double skit__eval_share(size_t a, size_t b, double none)
 	return b ? (double)a / (double)b : none;
 }
 
-/* The harmonic mean of a precision and a recall (0 when both are). */
+/* The harmonic mean of a precision and a recall (0 when both are; NAN,
+ * "no data", when either is). */
 static inline double skit__eval_f1(double precision, double recall)
 {
+	if (isnan(precision) || isnan(recall))
+		return NAN;
 	return precision + recall > 0
 	               ? 2 * precision * recall / (precision + recall)
 	               : 0.0;

@@ -9,6 +9,8 @@
  */
 #include "common.h"
 
+#include <math.h>
+
 #include <jansson.h>
 
 #include "lib/eval_int.h"
@@ -28,6 +30,23 @@
  * and the other hidden code points become '?' (they could drive the
  * terminal or disguise the text), and so do the bytes of invalid UTF-8.
  */
+/*
+ * A metric in a column of `width`: "0.50", or an en dash when it has no
+ * data (NAN: a 0/0 share), so an empty class never reads as a perfect 1.00.
+ */
+static int put_metric(struct skitx_buf *b, int width, double v)
+{
+	if (isnan(v))
+		return skitx_buf_printf(b, " %*s\u2013", width - 1, "");
+	return skitx_buf_printf(b, " %*.2f", width, v);
+}
+
+/* A metric for JSON: a number, or null when it has no data. */
+static json_t *jmetric(double v)
+{
+	return isnan(v) ? json_null() : json_real(v);
+}
+
 static int put_clean(struct skitx_buf *b, const char *s)
 {
 	size_t len = strlen(s), i = 0, bad = len;
@@ -133,11 +152,14 @@ static int render_queries(struct skitx_buf *b, const skit_eval_report *r)
 		struct skitx_buf name = SKITX_BUF_INIT;
 
 		rc |= put_clean(&name, t->skill);
-		rc |= skitx_buf_printf(
-		        b, "%-*.*s %-8s %7u %6u %7.2f %6.2f %9.2f %5.2f\n",
-		        NAME_WIDTH, NAME_WIDTH, skitx_buf_cstr(&name), t->split,
-		        t->queries, t->queries_passed, t->trigger_rate,
-		        t->false_trigger_rate, t->precision, t->f1);
+		rc |= skitx_buf_printf(b, "%-*.*s %-8s %7u %6u", NAME_WIDTH,
+		                       NAME_WIDTH, skitx_buf_cstr(&name),
+		                       t->split, t->queries, t->queries_passed);
+		rc |= put_metric(b, 7, t->trigger_rate);
+		rc |= put_metric(b, 6, t->false_trigger_rate);
+		rc |= put_metric(b, 9, t->precision);
+		rc |= put_metric(b, 5, t->f1);
+		rc |= skitx_buf_putc(b, '\n');
 		skitx_buf_release(&name);
 	}
 	return rc;
@@ -190,10 +212,12 @@ static int render_text(struct skitx_buf *b, const skit_eval_report *r)
 
 			rc |= put_clean(&name, k->name);
 			rc |= skitx_buf_printf(
-			        b, "%-*.*s %4u %4u %4u %9.2f %6.2f %5.2f\n",
-			        NAME_WIDTH, NAME_WIDTH, skitx_buf_cstr(&name),
-			        k->tp, k->fp, k->fn, k->precision, k->recall,
-			        k->f1);
+			        b, "%-*.*s %4u %4u %4u", NAME_WIDTH, NAME_WIDTH,
+			        skitx_buf_cstr(&name), k->tp, k->fp, k->fn);
+			rc |= put_metric(b, 9, k->precision);
+			rc |= put_metric(b, 6, k->recall);
+			rc |= put_metric(b, 5, k->f1);
+			rc |= skitx_buf_putc(b, '\n');
 			skitx_buf_release(&name);
 		}
 	}
@@ -321,16 +345,17 @@ static json_t *query_json(const skit_eval_query_result *q)
 static json_t *trigger_json(const skit_eval_trigger_result *t)
 {
 	return json_pack(
-	        "{s:o, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, "
-	        "s:f, s:f, s:f}",
+	        "{s:o, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, "
+	        "s:o, s:o, s:f}",
 	        "skill", jstr(t->skill), "split", t->split, "queries",
 	        (json_int_t)t->queries, "queries_passed",
 	        (json_int_t)t->queries_passed, "should", (json_int_t)t->should,
 	        "should_not", (json_int_t)t->should_not, "tp",
 	        (json_int_t)t->tp, "fp", (json_int_t)t->fp, "fn",
 	        (json_int_t)t->fn, "tn", (json_int_t)t->tn, "trigger_rate",
-	        t->trigger_rate, "false_trigger_rate", t->false_trigger_rate,
-	        "precision", t->precision, "f1", t->f1, "accuracy",
+	        jmetric(t->trigger_rate), "false_trigger_rate",
+	        jmetric(t->false_trigger_rate), "precision",
+	        jmetric(t->precision), "f1", jmetric(t->f1), "accuracy",
 	        t->accuracy);
 }
 
@@ -350,13 +375,13 @@ static int render_json(struct skitx_buf *b, const skit_eval_report *r)
 
 		if (json_array_append_new(
 		            skills,
-		            json_pack("{s:o, s:I, s:I, s:I, s:f, s:f, s:f}",
-		                      "name", jstr(k->name), "tp",
-		                      (json_int_t)k->tp, "fp",
-		                      (json_int_t)k->fp, "fn",
-		                      (json_int_t)k->fn, "precision",
-		                      k->precision, "recall", k->recall, "f1",
-		                      k->f1)))
+		            json_pack(
+		                    "{s:o, s:I, s:I, s:I, s:o, s:o, s:o}",
+		                    "name", jstr(k->name), "tp",
+		                    (json_int_t)k->tp, "fp", (json_int_t)k->fp,
+		                    "fn", (json_int_t)k->fn, "precision",
+		                    jmetric(k->precision), "recall",
+		                    jmetric(k->recall), "f1", jmetric(k->f1))))
 			rc = SKIT_ENOMEM;
 	}
 	for (size_t i = 0; queries && i < r->nqueries; i++)

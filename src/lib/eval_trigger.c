@@ -323,12 +323,12 @@ static void add_row(skit_eval_trigger_result *row,
 
 static void finish_row(skit_eval_trigger_result *row)
 {
-	double p = skit__eval_share(row->tp, row->tp + row->fp, 1.0);
-	double rec = skit__eval_share(row->tp, row->tp + row->fn, 1.0);
+	double p = skit__eval_share(row->tp, row->tp + row->fp, NAN);
+	double rec = skit__eval_share(row->tp, row->tp + row->fn, NAN);
 
 	row->trigger_rate = rec;
 	row->false_trigger_rate =
-	        skit__eval_share(row->fp, row->fp + row->tn, 0.0);
+	        skit__eval_share(row->fp, row->fp + row->tn, NAN);
 	row->precision = p;
 	row->f1 = skit__eval_f1(p, rec);
 	row->accuracy =

@@ -8,6 +8,12 @@
 
 reg_setup
 EV=$SKIT_SOURCE_DIR/examples/evals
+# Runs without --runs-dir go to the audit trail; keep it in the scratch
+# folder, and check that nothing lands in $TMPDIR.
+SKIT_RUNS_DIR=$W/audit
+TMPDIR=$W/tmp
+export SKIT_RUNS_DIR TMPDIR
+mkdir -p "$TMPDIR"
 
 # The shipped suite: every case passes.
 run eval --runs-dir "$T/runs" "$EV"
@@ -26,6 +32,14 @@ json_ok "$T/report.json" "the JSON report parses"
 has "$T/report.json" '"pass_rate"' "the JSON report has the pass rate"
 has "$T/err" "3 of 3 cases and 6 of 6 trigger queries passed" \
 	"a summary line on stderr"
+
+run eval --json "$EV"
+expect_rc 0 "--json"
+json_ok "$T/out" "--json prints the JSON report"
+set -- "$W"/audit/eval-*/
+[ -d "$1" ] && reg_pass || reg_fail "default runs folder: eval-* in the audit trail"
+has "$T/err" "$W/audit/eval-" "the summary names the runs folder"
+[ -z "$(ls -A "$TMPDIR")" ] && reg_pass || reg_fail "eval left files in TMPDIR: $(ls -A "$TMPDIR")"
 
 run eval --report junit "$EV"
 expect_rc 0 "junit report"

@@ -85,7 +85,11 @@ has "$T/out" '"user_invocable": true' "list --json flags"
 run list --json --root project=p --root user=u
 lacks "$T/out" '"state": "skipped"' "list --json without --all"
 run list --json --root "$W/nowhere"
-expect_rc 0 "list --json of a missing root"
+expect_rc 2 "list --json of a missing --root: missing input"
+has "$T/err" "nowhere" "the missing root is named"
+mkdir -p "$W/empty-root"
+run list --json --root "$W/empty-root"
+expect_rc 0 "list --json of an empty root"
 has "$T/out" "[]" "an empty array"
 
 # hostile text in a description cannot reach the terminal raw (checked

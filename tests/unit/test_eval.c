@@ -10,6 +10,8 @@
  */
 #include "common.h"
 
+#include <math.h>
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -339,13 +341,24 @@ static void test_eval__examples_pass(void)
 
 		ASSERT_EQ(k->fp, 0);
 		ASSERT_EQ(k->fn, 0);
-		ASSERT(k->precision == 1.0 && k->recall == 1.0);
+		/* A skill never expected nor triggered has no data: NAN,
+		 * shown as an en dash, never as a perfect 1.00. */
+		if (k->tp)
+			ASSERT(k->precision == 1.0 && k->recall == 1.0);
+		else
+			ASSERT(isnan(k->precision) && isnan(k->recall) &&
+			       isnan(k->f1));
 		if (!strcmp(k->name, "code-review"))
 			ASSERT_EQ(k->tp, 2);
 	}
 	ASSERT_OK(skit_eval_report_write(&text, r, SKIT_EVAL_TEXT, &err));
 	ASSERT_CONTAINS(text, "csv-report");
 	ASSERT_CONTAINS(text, "cases: 3/3 passed");
+	ASSERT_CONTAINS(text, "\u2013");
+	ASSERT(!strstr(text, "nan"));
+	skit_free(text);
+	ASSERT_OK(skit_eval_report_write(&text, r, SKIT_EVAL_JSON, &err));
+	ASSERT_CONTAINS(text, "\"precision\": null");
 	skit_free(text);
 	skit_eval_report_free(r);
 }

@@ -1,0 +1,26 @@
+# fish completion for skit. The words come from `skit __complete`.
+
+function __skit_cmd
+	set -l tokens (commandline -opc)
+	for t in $tokens[2..-1]
+		switch $t
+			case '-*'
+			case '*'
+				echo $t
+				return
+		end
+	end
+end
+
+function __skit_options
+	set -l cmd (__skit_cmd)
+	test -n "$cmd"; and skit __complete options $cmd 2>/dev/null
+end
+
+complete -c skit -f
+complete -c skit -n 'test -z (__skit_cmd)' -a '(skit __complete commands 2>/dev/null)'
+complete -c skit -n 'test -n (__skit_cmd); and string match -q -- "-*" (commandline -ct)' -a '(__skit_options)'
+complete -c skit -n 'contains -- (__skit_cmd) show uninstall verify update' -a '(skit __complete skills 2>/dev/null)'
+complete -c skit -n 'contains -- (__skit_cmd) help' -a '(skit __complete commands 2>/dev/null)'
+complete -c skit -n 'contains -- (__skit_cmd) run chat; and string match -q -- "/*" (commandline -ct)' -a '(skit __complete skills 2>/dev/null | sed "s|^|/|")'
+complete -c skit -n 'not contains -- (__skit_cmd) show uninstall verify update help' -F
