@@ -222,6 +222,7 @@ int cmd_eval(int argc, char **argv)
 	if (skit_eval_suite_load(&suite, (const char *const *)argv + optind,
 	                         (size_t)(argc - optind), &err) < 0) {
 		cli_error(argv[0], "%s", err.message);
+		skitx_free(runs_owned);
 		return CLI_USAGE;
 	}
 	if (isatty(STDERR_FILENO))

@@ -740,7 +740,8 @@ static int list_root(struct scan *sc, size_t i, bool *truncated)
 		return error;
 	for (size_t k = 0; k < sc->ncands; k++)
 		sc->cands[k].name = sc->names.ptr + sc->cands[k].name_off;
-	qsort(sc->cands, sc->ncands, sizeof(*sc->cands), cand_cmp);
+	if (sc->ncands) /* an empty root has no array at all */
+		qsort(sc->cands, sc->ncands, sizeof(*sc->cands), cand_cmp);
 	return 0;
 }
 
