@@ -11,6 +11,7 @@
 # found a crash. FUZZ_ARGS adds libFuzzer options (e.g. "-fork=1
 # -ignore_crashes=1" to go on past a known crash).
 set -u
+export LC_ALL=C # the logs hold raw bytes
 
 if [ $# -lt 2 ]; then
 	echo "usage: scripts/fuzz.sh BUILD SECONDS [NAME...]" >&2
