@@ -2,11 +2,11 @@
 /*
  * bench_floor.c - the raw floor for scanning a skills root.
  *
- *	bench_floor [--yaml] ROOT
+ *	bench_floor [--yaml] ROOT...
  *
- * Does the least work any scanner must do: list ROOT, and for every entry
- * that is not a dot-entry open ROOT/<name>/SKILL.md, read its first 4 KiB
- * and close it. No parsing, no allocation per skill, no output but one
+ * Does the least work any scanner must do: list each ROOT, and for every
+ * entry that is not a dot-entry open ROOT/<name>/SKILL.md, read its first
+ * 4 KiB and close it. No parsing, no allocation per skill, no output but one
  * summary line ("files=N bytes=B missing=M"). scripts/bench.sh times this
  * program with bench_run exactly as it times `skit list`, so process start-up
  * is in both figures and the ratio compares like with like.
@@ -66,30 +66,27 @@ static int parse_yaml(const char *text, size_t len)
 	return error;
 }
 
-int main(int argc, char **argv)
+/* One root; the counters are the whole run's. 0, or -1: unreadable. */
+struct totals {
+	unsigned long files, missing, bad;
+	unsigned long long bytes;
+};
+
+static int scan_root(const char *root, int with_yaml, struct totals *t)
 {
 	static char head[HEAD_SIZE];
 	char path[4096];
-	unsigned long files = 0, missing = 0, bad = 0;
-	unsigned long long bytes = 0;
-	const char *root, *yaml;
+	const char *yaml;
 	struct dirent *de;
 	size_t ylen;
-	int fd, len, with_yaml = 0;
+	int fd, len;
 	ssize_t got;
 	DIR *dir;
 
-	if (argc == 3 && !strcmp(argv[1], "--yaml"))
-		with_yaml = 1;
-	else if (argc != 2) {
-		fprintf(stderr, "usage: bench_floor [--yaml] ROOT\n");
-		return 2;
-	}
-	root = argv[argc - 1];
 	dir = opendir(root);
 	if (!dir) {
 		fprintf(stderr, "bench_floor: %s: %s\n", root, strerror(errno));
-		return 1;
+		return -1;
 	}
 	while ((de = readdir(dir)) != NULL) {
 		if (de->d_name[0] == '.')
@@ -100,23 +97,42 @@ int main(int argc, char **argv)
 			continue;
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {
-			missing++;
+			t->missing++;
 			continue;
 		}
 		got = read(fd, head, sizeof(head));
 		close(fd);
 		if (got <= 0)
 			continue;
-		bytes += (unsigned long long)got;
-		files++;
+		t->bytes += (unsigned long long)got;
+		t->files++;
 		if (!with_yaml)
 			continue;
 		ylen = frontmatter_len(head, (size_t)got, &yaml);
 		if (!ylen || parse_yaml(yaml, ylen) < 0)
-			bad++;
+			t->bad++;
 	}
 	closedir(dir);
-	printf("files=%lu bytes=%llu missing=%lu bad=%lu\n", files, bytes,
-	       missing, bad);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct totals t = { 0, 0, 0, 0 };
+	int first = 1, with_yaml = 0;
+
+	if (argc > 1 && !strcmp(argv[1], "--yaml")) {
+		with_yaml = 1;
+		first = 2;
+	}
+	if (first >= argc) {
+		fprintf(stderr, "usage: bench_floor [--yaml] ROOT...\n");
+		return 2;
+	}
+	for (int i = first; i < argc; i++)
+		if (scan_root(argv[i], with_yaml, &t) < 0)
+			return 1;
+	printf("files=%lu bytes=%llu missing=%lu bad=%lu\n", t.files, t.bytes,
+	       t.missing, t.bad);
 	return 0;
 }

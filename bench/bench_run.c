@@ -3,7 +3,8 @@
  * bench_run.c - time commands against a baseline on a noisy machine.
  *
  *	bench_run [-n RUNS] [-w WARMUPS] [-o FILE] [-e]
- *		  [--] BASELINE [ARG...] [';;' COMMAND [ARG...]]...
+ *		  [--] BASELINE [ARG...]
+ *		  [';;' [--prep SH] [--env VAR=VALUE]... COMMAND [ARG...]]...
  *
  * Runs every command WARMUPS times untimed (default 1: this warms the page
  * cache and the dynamic loader), then RUNS rounds (default 5) timed. Within
@@ -19,6 +20,13 @@
  * without a shell or xargs. A run that exits non-zero stops the benchmark
  * with status 1, unless -e. The "--" may be left out when the first command
  * does not start with "-".
+ *
+ * `--prep SH` before a command runs `/bin/sh -c SH` before each run of that
+ * command (warm-ups too), untimed: it puts the command back in the state
+ * the figure is about (e.g. removes an index cache for a cold-cache
+ * figure). A prep that fails stops the benchmark. `--env VAR=VALUE` sets
+ * a variable for that command alone (no env(1), whose exec would be
+ * timed too).
  *
  * Wall time is CLOCK_MONOTONIC from fork() to wait4(); user and system time
  * and peak RSS come from wait4()'s rusage of that child alone (not
@@ -54,7 +62,12 @@ struct sample {
 	int status;
 };
 
+#define MAX_ENV 8
+
 struct cmd {
+	const char *prep; /* NULL: none */
+	char *env[MAX_ENV];
+	int nenv;
 	char **argv;
 	int argc;
 	size_t room;
@@ -67,8 +80,10 @@ static double tv_ms(const struct timeval *tv)
 }
 
 /* Run argv once; fill `s`. Returns 0, or -1 when fork/wait failed. */
-static int run_once(char **argv, const char *outfile, struct sample *s)
+static int run_once(const struct cmd *c, const char *outfile, struct sample *s)
 {
+	char **argv = c->argv;
+
 	struct rusage ru;
 	double t0;
 	pid_t pid;
@@ -89,6 +104,8 @@ static int run_once(char **argv, const char *outfile, struct sample *s)
 			dup2(fd, 1);
 			close(fd);
 		}
+		for (int i = 0; i < c->nenv; i++)
+			putenv(c->env[i]);
 		execvp(argv[0], argv);
 		fprintf(stderr, "bench_run: %s: %s\n", argv[0],
 		        strerror(errno));
@@ -102,6 +119,29 @@ static int run_once(char **argv, const char *outfile, struct sample *s)
 	s->sys_ms = tv_ms(&ru.ru_stime);
 	s->maxrss_kb = ru.ru_maxrss;
 	s->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return 0;
+}
+
+/* Run `/bin/sh -c prep`, untimed. 0, or -1 (and a message). */
+static int run_prep(const char *prep)
+{
+	pid_t pid;
+	int st;
+
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		execl("/bin/sh", "sh", "-c", prep, (char *)NULL);
+		_exit(127);
+	}
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		fprintf(stderr, "bench_run: prep '%s' failed\n", prep);
+		return -1;
+	}
 	return 0;
 }
 
@@ -151,7 +191,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 	        "usage: bench_run [-n RUNS] [-w WARMUPS] [-o FILE] [-e] "
-	        "[--] BASELINE [ARG...] [';;' COMMAND [ARG...]]...\n");
+	        "[--] BASELINE [ARG...] [';;' [--prep SH] [--env VAR=VALUE]... "
+	        "COMMAND [ARG...]]...\n");
 }
 
 static void report(int k, struct cmd *c, struct cmd *base, int runs)
@@ -222,6 +263,15 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			ncmds++;
+		} else if (ncmds > 1 && !cmds[ncmds - 1].argc &&
+		           !cmds[ncmds - 1].prep &&
+		           !strcmp(argv[i], "--prep") && i + 1 < argc) {
+			cmds[ncmds - 1].prep = argv[++i];
+		} else if (ncmds > 1 && !cmds[ncmds - 1].argc &&
+		           !strcmp(argv[i], "--env") && i + 1 < argc &&
+		           strchr(argv[i + 1], '=') &&
+		           cmds[ncmds - 1].nenv < MAX_ENV) {
+			cmds[ncmds - 1].env[cmds[ncmds - 1].nenv++] = argv[++i];
 		} else if (argv[i][0] == '@' && argv[i][1]) {
 			if (add_args_from(&cmds[ncmds - 1], argv[i] + 1) < 0) {
 				fprintf(stderr, "bench_run: %s: %s\n",
@@ -240,7 +290,9 @@ int main(int argc, char **argv)
 	/* Warm-ups first, then timed rounds of every command in turn. */
 	for (int r = 0; r < warmups + runs; r++) {
 		for (int k = 0; k < ncmds; k++) {
-			if (run_once(cmds[k].argv, outfile, &s) < 0) {
+			if (cmds[k].prep && run_prep(cmds[k].prep) < 0)
+				return 1;
+			if (run_once(&cmds[k], outfile, &s) < 0) {
 				fprintf(stderr, "bench_run: %s\n",
 				        strerror(errno));
 				return 1;

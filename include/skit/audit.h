@@ -146,6 +146,20 @@ typedef struct {
 SKIT_EXTERN int skit_runs_list(skit_run_info **out, size_t *count,
                                const char *runs_dir, skit_error *err);
 
+/**
+ * Remove the run folder `<runs_dir>/<id>` and everything in it (its
+ * events, run.json and work folder), without following symbolic links.
+ * `id` must be a full run folder name. The caller decides which runs may
+ * go (skit_runs_list() says which are still running).
+ *
+ * @return SKIT_OK (also when the run was already gone); SKIT_EINVALID
+ *         when `id` is not a run folder name; SKIT_ENOTFOUND when
+ *         `runs_dir` does not exist; SKIT_EIO when something cannot be
+ *         removed (what could be is gone).
+ */
+SKIT_EXTERN int skit_run_remove(const char *runs_dir, const char *id,
+                                skit_error *err);
+
 /** Free `count` records from skit_runs_list() or skit_run_find(). */
 SKIT_EXTERN void skit_runs_free(skit_run_info *runs, size_t count);
 

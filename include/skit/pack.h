@@ -62,12 +62,17 @@ typedef struct {
 	/** A private key from skit_keygen() to sign the pack with, or NULL
 	 *  for an unsigned pack. */
 	const char *sign_key;
+	unsigned int flags; /**< SKIT_PACK_STRICT */
 } skit_pack_options;
 
+/** skit_pack_options.flags: check each skill as `skit validate` does
+ *  (conformance) instead of with the loading rules. */
+#define SKIT_PACK_STRICT (1u << 0)
+
 #define SKIT_PACK_OPTIONS_VERSION 1
-#define SKIT_PACK_OPTIONS_INIT    \
- {                                \
-  SKIT_PACK_OPTIONS_VERSION, NULL \
+#define SKIT_PACK_OPTIONS_INIT       \
+ {                                   \
+  SKIT_PACK_OPTIONS_VERSION, NULL, 0 \
  }
 
 /** What skit_pack() wrote. */
@@ -81,8 +86,12 @@ typedef struct {
 
 /**
  * Write the skill folders `dirs[0..n)` into the pack `out_path`
- * (replaced atomically). Each folder must pass `skit validate` (strict);
- * the first failure is the error. Two skills with one name, symlinks,
+ * (replaced atomically). Each folder must load with the loading rules
+ * (docs/format.md; with SKIT_PACK_STRICT, pass `skit validate`); the
+ * first failure is the error. A skill is packed under the name it is
+ * known by: its own, or its folder's when its own is not a valid name or
+ * differs from the folder. A folder given as a symbolic link is packed
+ * from where it leads. Two skills with one name, symlinks,
  * special files and anything over the install limits are refused, since
  * no install would accept them.
  *
@@ -106,6 +115,13 @@ typedef enum {
 	SKIT_INSTALL_DRY_RUN = 1u << 1,
 	/** Refuse a pack without a valid signature by a trusted key. */
 	SKIT_INSTALL_REQUIRE_SIGNATURE = 1u << 2,
+	/** Check skills as `skit validate` does (conformance), not with
+	 *  the loading rules. */
+	SKIT_INSTALL_STRICT = 1u << 3,
+	/** Install the skills that load and leave out those that cannot
+	 *  be loaded (each reported through on_invalid) instead of
+	 *  refusing the source. */
+	SKIT_INSTALL_SKIP_INVALID = 1u << 4,
 } skit_install_flag;
 
 /** How an install changes one skill. */
@@ -152,6 +168,14 @@ typedef struct {
 typedef int (*skit_install_plan_cb)(void *userdata,
                                     const skit_install_item *items, size_t n);
 
+/**
+ * A skill of the source cannot be loaded: `message` (one line) says
+ * which and why. Called for every such skill, before the source is
+ * refused (or, with SKIT_INSTALL_SKIP_INVALID, the skill left out).
+ */
+typedef void (*skit_install_invalid_cb)(void *userdata, const char *skill,
+                                        const char *message);
+
 /** Download progress; `total` is 0 when unknown. */
 typedef void (*skit_install_progress_cb)(void *userdata, uint64_t done,
                                          uint64_t total);
@@ -173,12 +197,14 @@ typedef struct {
 	uint32_t max_entries;        /**< archive entries or files (10,000) */
 	uint64_t max_download_bytes; /**< an archive or a clone (64 MiB) */
 	long timeout_ms;             /**< a download or a clone (300 s) */
+	skit_install_invalid_cb on_invalid; /**< may be NULL */
 } skit_install_options;
 
 #define SKIT_INSTALL_OPTIONS_VERSION 1
-#define SKIT_INSTALL_OPTIONS_INIT                                           \
- {                                                                          \
-  SKIT_INSTALL_OPTIONS_VERSION, 0, NULL, 0, NULL, NULL, NULL, 0, 0, 0, 0, 0 \
+#define SKIT_INSTALL_OPTIONS_INIT                                            \
+ {                                                                           \
+  SKIT_INSTALL_OPTIONS_VERSION, 0, NULL, 0, NULL, NULL, NULL, 0, 0, 0, 0, 0, \
+	  NULL                                                               \
  }
 
 /** The outcome of an install, update or uninstall. */
@@ -201,6 +227,10 @@ SKIT_EXTERN void skit_install_result_free(skit_install_result *r);
  *  - a git URL (`https://…`, `ssh://…`, `git@host:path`, `file://…`, or
  *    any of these after `git+`), cloned with `--depth 1`, with `#ref`
  *    (branch, tag or commit) and `//subdir` suffixes.
+ * Skills are checked with the loading rules (SKIT_INSTALL_STRICT:
+ * conformance); a source holding a skill that cannot be loaded is
+ * refused, every such skill reported through on_invalid, unless
+ * SKIT_INSTALL_SKIP_INVALID installs the rest.
  * A pack of several skills installs all or nothing. `*out` (optional)
  * receives the plan that was carried out (or, with
  * SKIT_INSTALL_DRY_RUN, would have been).

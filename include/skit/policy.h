@@ -265,6 +265,16 @@ SKIT_EXTERN int skit_policy_approving_flag(char *buf, size_t cap,
                                            const skit_tool_request *req);
 
 /**
+ * Whether the command line `cmd` is one simple command (no `;`, `&&`,
+ * `||`, `|`, `&`, substitution, redirection, subshell or newline) using
+ * no option that makes its program run other code (`git -c`,
+ * `find -exec`, `xargs`, `env`...; the list is in docs/permissions.md):
+ * the only kind of line an allow pattern ending in `:*`, or an "always"
+ * answer for a program, may approve.
+ */
+SKIT_EXTERN bool skit_policy_simple_command(const char *cmd);
+
+/**
  * Add the `permissions` of a config file to `p`:
  * `{"permissions": {"allow": [...], "deny": [...], "ask": [...]}}`;
  * other top-level keys are left to their readers. A file that is not

@@ -42,8 +42,8 @@ typedef struct {
 	const char *argument_hint; /**< NULL when absent */
 	const char *dir;           /**< the skill folder path */
 	const char *file;          /**< its SKILL.md path */
-	const char *source; /**< the root's label: "project", "user"... */
-	size_t root_index;  /**< 0 is the highest-precedence root */
+	const char *source;        /**< the root's label: "project:agents"... */
+	size_t root_index;         /**< 0 is the highest-precedence root */
 	unsigned int flags; /**< SKIT_SKILL_DISABLE_MODEL_INVOCATION... */
 	skit_entry_state state;
 	const char *reason; /**< skipped: first error; shadowed: the winner's
@@ -93,7 +93,8 @@ SKIT_EXTERN const char *skit_registry_project_dir(const skit_registry *reg);
 /**
  * Find the project of the current folder, as skit_registry_add_default_roots()
  * does: the nearest ancestor (the folder itself included) holding a
- * `.agents/` or `.agent/` folder or a `.git` entry, never the home folder.
+ * `.agents/`, `.agent/` or `.claude/` folder or a `.git` entry, never the
+ * home folder, `/` or a system folder (docs/permissions.md lists them).
  *
  * @param[out] out  the absolute path, owned by the caller (skit_free());
  *                  NULL when there is none
@@ -101,6 +102,21 @@ SKIT_EXTERN const char *skit_registry_project_dir(const skit_registry *reg);
  *         folder cannot be read; SKIT_ENOMEM.
  */
 SKIT_EXTERN int skit_project_find(char **out, skit_error *err);
+
+/**
+ * The project folder of an agent run started in `cwd`: the folder
+ * skit_project_find() would find from there; with none, `cwd` itself,
+ * unless it is the home folder, `/` or a system folder, which are never
+ * a project (their files would be the model's to read).
+ *
+ * @param[out] out  the absolute path, owned by the caller (skit_free())
+ * @param cwd       where the run starts; NULL: the current folder
+ * @return SKIT_OK; SKIT_ENOTFOUND when there is no project ("no project:
+ *         /home/u is the home folder"); SKIT_EIO when the current folder
+ *         cannot be read; SKIT_ENOMEM.
+ */
+SKIT_EXTERN int skit_project_for_run(char **out, const char *cwd,
+                                     skit_error *err);
 
 /**
  * Scan every root. Safe to call again: the old index is replaced only once
@@ -131,8 +147,20 @@ SKIT_EXTERN const skit_entry *skit_registry_all_entry(const skit_registry *reg,
                                                       size_t i);
 
 /**
+ * True when a root labelled `label` answers to `source`: the same label,
+ * or `source` is a tier ("project", "user", "builtin") and the label is
+ * one of its roots ("user:claude"). `--source` and skit_registry_find()
+ * use it.
+ */
+SKIT_EXTERN bool skit_registry_source_matches(const char *label,
+                                              const char *source);
+
+/**
  * Find `name`: the active entry, or with `source` non-NULL the entry from
- * the root with that label (active or shadowed). NULL when none.
+ * the highest root whose label answers to `source`
+ * (skit_registry_source_matches(); active or shadowed). A name no skill
+ * is known by also finds a skill known by its folder name whose
+ * frontmatter declares that name (docs/format.md). NULL when none.
  */
 SKIT_EXTERN const skit_entry *skit_registry_find(const skit_registry *reg,
                                                  const char *name,

@@ -44,7 +44,14 @@ typedef struct skit_skill skit_skill;
 
 /** Load flags for skit_skill_options.flags. */
 enum {
-	/** Unknown frontmatter fields are warnings, not errors (registry). */
+	/**
+	 * The loading rules (registry, agent, to-prompt, install, pack) in
+	 * place of conformance: flow collections, a name that differs from
+	 * its folder or breaks the character rules, a missing name, an
+	 * unquoted ": " in a plain description, a description or
+	 * compatibility over its limit and unknown fields are warnings, and
+	 * the fields other clients use are known (docs/format.md).
+	 */
 	SKIT_SKILL_LENIENT = 1u << 0,
 	/**
 	 * Also run the lints that need the body and the folder (body length,
@@ -60,6 +67,11 @@ enum {
 	        1u << 0,                         /**< hidden from the index */
 	SKIT_SKILL_NOT_USER_INVOCABLE = 1u << 1, /**< no `/name` */
 	SKIT_SKILL_LOWERCASE_FILE = 1u << 2,     /**< found as "skill.md" */
+	/**
+	 * Lenient loads: the name is missing or breaks the character rules,
+	 * so the registry knows the skill by its folder name instead.
+	 */
+	SKIT_SKILL_NAME_INVALID = 1u << 3,
 };
 
 /** Options for skit_skill_load(); start from SKIT_SKILL_OPTIONS_INIT. */
@@ -126,6 +138,14 @@ SKIT_EXTERN const char *skit_skill_name(const skit_skill *skill);
  * print it. NULL when missing or not a non-empty string.
  */
 SKIT_EXTERN const char *skit_skill_name_raw(const skit_skill *skill);
+
+/**
+ * The name a registry knows the skill by (docs/format.md): its name
+ * (skit_skill_name()) when that name obeys the character rules and
+ * matches the folder, else the folder's name (skit_skill_dir_name()).
+ * Never NULL.
+ */
+SKIT_EXTERN const char *skit_skill_known_name(const skit_skill *skill);
 
 /** The description, stripped; NULL when missing or not a string. */
 SKIT_EXTERN const char *skit_skill_description(const skit_skill *skill);

@@ -11,7 +11,9 @@
 #include "cli/agent_opts.h"
 #include "cli/error.h"
 #include "util/buf.h"
+#include "util/fs.h"
 #include "util/path.h"
+#include "util/utf8.h"
 
 volatile sig_atomic_t cli_interrupted;
 
@@ -143,6 +145,12 @@ int cli_agent_option(struct cli_agent *ca, int c, const char *arg,
 	case CLI_OPT_NO_FILE_TOOLS:
 		ca->no_file_tools = true;
 		return 1;
+	case CLI_OPT_PROJECT:
+		if (!*arg)
+			return cli_usage_error(verb,
+			                       "--project needs a folder");
+		ca->project = arg;
+		return 1;
 	default:
 		return 0;
 	}
@@ -195,6 +203,9 @@ static void on_trace(skit_trace_kind kind, const char *line, void *payload)
 	                   : kind == SKIT_TRACE_MODEL ? "model"
 	                                              : "note ";
 
+	/* A new model turn: its text starts on a line of its own. */
+	if (kind == SKIT_TRACE_MODEL)
+		ca->turn_break = true;
 	if (!ca->show_trace)
 		return;
 	if (!ca->at_line_start) {
@@ -232,6 +243,9 @@ static void on_text(const char *text, size_t len, void *payload)
 
 	if (!len)
 		return;
+	if (ca->turn_break && !ca->at_line_start)
+		fputc('\n', stdout);
+	ca->turn_break = false;
 	ca->at_line_start = text[len - 1] == '\n';
 	if (!isatty(STDOUT_FILENO)) {
 		fwrite(text, 1, len, stdout);
@@ -299,18 +313,67 @@ static void put_shell_word(struct skitx_buf *b, const char *s)
 	skitx_buf_putc(b, '\'');
 }
 
-/* Show the call the user is asked about, or was refused. */
+/*
+ * Code points that show as nothing, as a space, or reorder what follows:
+ * controls, bidi controls, zero-width and TAG characters (the shared
+ * list), line and paragraph separators, spaces other than U+0020,
+ * invisible fillers and variation selectors.
+ */
+static bool shows_wrong(int32_t cp)
+{
+	return skitx_utf8_is_hidden(cp) || cp == 0x2028 || cp == 0x2029 ||
+	       cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) ||
+	       cp == 0x202F || cp == 0x205F || cp == 0x3000 || cp == 0x115F ||
+	       cp == 0x1160 || cp == 0x3164 || cp == 0xFFA0 ||
+	       (cp >= 0xFE00 && cp <= 0xFE0F) ||
+	       (cp >= 0xFFF9 && cp <= 0xFFFB) ||
+	       (cp >= 0xE0100 && cp <= 0xE01EF);
+}
+
+void cli_put_exact(FILE *f, const char *s, const struct cli_style *st)
+{
+	const char *e = s + strlen(s);
+
+	while (s < e) {
+		size_t bad, n = (size_t)(e - s) < 4 ? (size_t)(e - s) : 4;
+		int32_t cp;
+
+		/* one sequence at a time: strict UTF-8, or one raw byte */
+		if (skitx_utf8_check(s, n, &bad) && !bad) {
+			fprintf(f, "%s\\x{%02X}%s", st->yellow,
+			        (unsigned char)*s, st->reset);
+			s++;
+			continue;
+		}
+		n = skitx_utf8_decode(s, (size_t)(e - s), &cp);
+		if (cp == '\n')
+			fprintf(f, "%s\xE2\x8F\x8E%s", st->yellow,
+			        st->reset); /* ⏎ */
+		else if (shows_wrong(cp))
+			fprintf(f, "%s\\u{%04X}%s", st->yellow, (unsigned)cp,
+			        st->reset);
+		else if (cp == '\\' && (s[1] == 'u' || s[1] == 'x') &&
+		         s[2] == '{')
+			fprintf(f, "%s\\u{005C}%s", st->yellow, st->reset);
+		else
+			fwrite(s, 1, n, f);
+		s += n;
+	}
+}
+
+/* Show the call the user is asked about, or was refused: exactly, with
+ * what a terminal would hide or reorder made visible. */
 static void show_call(struct cli_agent *ca, const skit_approval *req)
 {
 	fprintf(stderr, "  %s%s%s", ca->style.bold, req->tool, ca->style.reset);
 	if (req->skill) {
 		fputs(" for skill ", stderr);
-		cli_put_text(stderr, req->skill, true, 0);
+		cli_put_exact(stderr, req->skill, &ca->style);
 	}
 	fputs(": ", stderr);
-	cli_put_text(stderr, req->target, true, 0);
+	cli_put_exact(stderr, req->target, &ca->style);
 	fputs("\n  arguments: ", stderr);
-	cli_put_text(stderr, req->arguments, true, 0);
+	cli_put_exact(stderr, req->arguments, &ca->style);
 	fputc('\n', stderr);
 }
 
@@ -325,8 +388,10 @@ static skit_approve_answer on_approve(const skit_approval *req, void *payload)
 		ca->at_line_start = true;
 	}
 	fflush(stdout);
-	fprintf(stderr, "%sskit: approval needed%s (%s)\n", ca->style.bold,
-	        ca->style.reset, req->reason);
+	fprintf(stderr, "%sskit: approval needed%s (", ca->style.bold,
+	        ca->style.reset);
+	cli_put_exact(stderr, req->reason, &ca->style);
+	fputs(")\n", stderr);
 	show_call(ca, req);
 	for (;;) {
 		fprintf(stderr, "Allow? [y]es, [n]o%s%s%s: ",
@@ -362,8 +427,9 @@ static void on_refused(const skit_approval *req, void *payload)
 		ca->at_line_start = true;
 	}
 	fflush(stdout);
-	fprintf(stderr, "skit: refused (%s; no terminal to ask):\n",
-	        req->reason);
+	fputs("skit: refused (", stderr);
+	cli_put_exact(stderr, req->reason, &ca->style);
+	fputs("; no terminal to ask):\n", stderr);
 	show_call(ca, req);
 	if (!req->approving_flag[0] || !ca->argv)
 		return;
@@ -377,17 +443,64 @@ static void on_refused(const skit_approval *req, void *payload)
 		put_shell_word(&b, ca->argv[i]);
 	}
 	fputs("  to approve it, run: ", stderr);
-	cli_put_text(stderr, skitx_buf_cstr(&b), true, 0);
+	cli_put_exact(stderr, skitx_buf_cstr(&b), &ca->style);
 	fputc('\n', stderr);
 	skitx_buf_release(&b);
+}
+
+/*
+ * The project the run works on: --project DIR, else the one the registry
+ * found, else skit_project_for_run() (which refuses the home folder, `/`
+ * and the system folders). Sets ca->project_found; CLI_USAGE when there
+ * is none.
+ */
+static int find_run_project(struct cli_agent *ca, const char *verb)
+{
+	skit_error err = { 0 };
+	const char *found = ca->reg ? skit_registry_project_dir(ca->reg) : NULL;
+	int rc;
+
+	if (ca->project) {
+		ca->project_found = skitx_path_absolute(ca->project);
+		if (!ca->project_found) {
+			cli_error(verb, "out of memory");
+			return CLI_FAIL;
+		}
+		if (!skitx_fs_is_dir(ca->project_found))
+			return cli_usage_error(verb,
+			                       "--project %s: not a folder",
+			                       ca->project);
+		return CLI_OK;
+	}
+	if (found) {
+		ca->project_found = skitx_strdup(found);
+		if (!ca->project_found) {
+			cli_error(verb, "out of memory");
+			return CLI_FAIL;
+		}
+		return CLI_OK;
+	}
+	rc = skit_project_for_run(&ca->project_found, NULL, &err);
+	if (rc == SKIT_ENOTFOUND) {
+		cli_error(verb,
+		          "%s; run it in a project, or name one with "
+		          "--project DIR",
+		          err.message);
+		return CLI_USAGE;
+	}
+	if (rc < 0) {
+		cli_error(verb, "%s", err.message);
+		return CLI_FAIL;
+	}
+	return CLI_OK;
 }
 
 /* The policy: config files' permissions, then the flags. */
 static int open_policy(struct cli_agent *ca, const char *verb)
 {
 	skit_error err = { 0 };
-	const char *project = skit_registry_project_dir(ca->reg);
-	char *files[3] = { NULL, NULL, NULL }, *found = NULL;
+	const char *project = ca->project_found;
+	char *files[3] = { NULL, NULL, NULL };
 	bool trusted[3] = { true, false, true };
 	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
 	int rc = 0, status = CLI_OK;
@@ -402,9 +515,6 @@ static int open_policy(struct cli_agent *ca, const char *verb)
 		else if (home && *home == '/')
 			files[0] = skitx_path_join(home,
 			                           ".config/skit/config.json");
-		/* With --root the registry looked for no project. */
-		if (!project && skit_project_find(&found, &err) == 0)
-			project = ca->project_found = found;
 		if (project)
 			files[1] =
 			        skitx_path_join(project, ".agents/skit.json");
@@ -463,7 +573,11 @@ int cli_agent_open(struct cli_agent *ca, bool stream_answer, const char *verb)
 	ca->at_line_start = true;
 	ca->show_trace = !ca->quiet && (ca->trace || isatty(STDERR_FILENO));
 	cli_style_init(&ca->style, cli_color(stderr));
-	status = cli_open_registry(&ca->reg, &ca->roots, verb);
+	/* the project skills of --project DIR */
+	status = cli_open_registry_at(&ca->reg, &ca->roots, ca->project, verb);
+	if (status != CLI_OK)
+		return status;
+	status = find_run_project(ca, verb);
 	if (status != CLI_OK)
 		return status;
 	status = open_policy(ca, verb);
@@ -483,7 +597,8 @@ int cli_agent_open(struct cli_agent *ca, bool stream_answer, const char *verb)
 		return rc == SKIT_EUSAGE ? CLI_USAGE : CLI_FAIL;
 	}
 	if (!ca->no_audit && !ca->runs_dir) {
-		if (cli_default_runs_dir(&ca->runs_dir_owned) != 0) {
+		if (cli_project_runs_dir(&ca->runs_dir_owned,
+		                         ca->project_found) != 0) {
 			cli_error(verb, "cannot find a folder for the audit "
 			                "trail; use --runs-dir or --no-audit");
 			return CLI_FAIL;
@@ -511,7 +626,7 @@ int cli_agent_open(struct cli_agent *ca, bool stream_answer, const char *verb)
 	if (isatty(STDIN_FILENO) && isatty(STDERR_FILENO))
 		ao.hooks.on_approve = on_approve;
 	ao.policy = ca->policy;
-	ao.project_dir = ca->project_found; /* NULL: the registry's, or . */
+	ao.project_dir = ca->project_found;
 	ao.file_tools = !ca->no_file_tools;
 	rc = skit_agent_new(&ca->agent, &ao, &err);
 	if (rc < 0) {
@@ -551,7 +666,7 @@ int cli_agent_close(struct cli_agent *ca, int rc, const char *verb)
 	skit_model_free(ca->mod);
 	skit_registry_free(ca->reg);
 	skit_policy_free(ca->policy);
-	skit_free(ca->project_found);
+	skitx_free(ca->project_found);
 	ca->policy = NULL;
 	ca->project_found = NULL;
 	skitx_free(ca->runs_dir_owned);

@@ -43,6 +43,7 @@ enum {
 	CLI_OPT_YES,
 	CLI_OPT_NO_NETWORK,
 	CLI_OPT_NO_FILE_TOOLS,
+	CLI_OPT_PROJECT,
 };
 
 /* clang-format off */
@@ -69,7 +70,8 @@ enum {
 	{ "deny", required_argument, NULL, CLI_OPT_DENY },                 \
 	{ "yes", no_argument, NULL, CLI_OPT_YES },                         \
 	{ "no-network", no_argument, NULL, CLI_OPT_NO_NETWORK },           \
-	{ "no-file-tools", no_argument, NULL, CLI_OPT_NO_FILE_TOOLS }
+	{ "no-file-tools", no_argument, NULL, CLI_OPT_NO_FILE_TOOLS },     \
+	{ "project", required_argument, NULL, CLI_OPT_PROJECT }
 
 #define CLI_AGENT_HELP                                                     \
 	"  --model PROVIDER:MODEL  openai:MODEL, anthropic:MODEL or "      \
@@ -101,6 +103,10 @@ enum {
 	"  --no-network        no network for any call or program\n"      \
 	"  --no-file-tools     offer only the skill tools (no read_file, " \
 	"grep, shell...)\n"                                                \
+	"  --project DIR       the project the run works on (default: the "  \
+	"nearest folder\n"                                                  \
+	"                      above holding .agents, .agent, .claude or "  \
+	".git)\n"                                                          \
 	"  --workdir DIR       scripts' working folder (default: work/ in " \
 	"the run folder)\n"                                                \
 	"  --runs-dir DIR      audit trail folder (default: "              \
@@ -122,7 +128,7 @@ struct cli_agent {
 	const char *deny[SKIT_POLICY_MAX_PATTERNS];
 	size_t nallow, ndeny;
 	bool yes, no_network, no_file_tools;
-	const char *model, *workdir, *runs_dir, *request_log;
+	const char *model, *workdir, *runs_dir, *request_log, *project;
 	bool no_audit, search, json_actions, no_stream, trace, quiet;
 	unsigned int max_turns, max_tool_calls, max_scripts, max_skills;
 	unsigned long long max_tokens;
@@ -141,7 +147,16 @@ struct cli_agent {
 	char pend[5]; /* a UTF-8 sequence cut by a stream chunk */
 	size_t npend;
 	bool at_line_start;
+	bool turn_break; /* a model turn began: end the last turn's line */
 };
+
+/*
+ * Write `s` exactly and safely for a terminal: a newline as "⏎", every
+ * control, bidi, zero-width or odd-space character as \u{XXXX}, a byte
+ * of invalid UTF-8 as \x{XX} (in `st`'s yellow), so what the user
+ * approves is what runs and nothing in it can reorder or hide the rest.
+ */
+void cli_put_exact(FILE *f, const char *s, const struct cli_style *st);
 
 /* The flag SIGINT sets; the agent polls it. */
 extern volatile sig_atomic_t cli_interrupted;

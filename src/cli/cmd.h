@@ -48,6 +48,10 @@ int cmd_eval(int argc, char **argv);
  */
 int cli_default_runs_dir(char **out);
 
+/* The same for a run whose project is known: $SKIT_RUNS_DIR when set,
+ * else <project>/.agents/runs; a NULL `project` is cli_default_runs_dir(). */
+int cli_project_runs_dir(char **out, const char *project);
+
 /*
  * `skit __complete commands|options CMD|skills`: the words the shell
  * completions offer, one a line (cmd_complete.c). `cmds` is the table.
@@ -118,6 +122,10 @@ struct cli_roots {
 
 int cli_open_registry(skit_registry **out, const struct cli_roots *r,
                       const char *verb);
+
+/* The same, with the project search starting at `cwd` (NULL: here). */
+int cli_open_registry_at(skit_registry **out, const struct cli_roots *r,
+                         const char *cwd, const char *verb);
 
 /* The same, for `skit doctor`: a missing --root is a finding it reports,
  * not a usage error. */

@@ -34,7 +34,9 @@ static void help(void)
 	       "and why, what the scan found\n(link loops, aliases, name "
 	       "collisions...), the size of the skills index\nagainst the "
 	       "default prompt budget, and which sandbox layers this "
-	       "system\ngives the scripts skills run.\n\n"
+	       "system\ngives the scripts skills run. Skills that loaded "
+	       "with warnings are listed\nwith each warning; they do not "
+	       "change the exit status.\n\n"
 	       "Options:\n"
 	       "  --json              print the report as one JSON "
 	       "object\n" CLI_ROOTS_HELP
@@ -242,6 +244,71 @@ static void sec_skipped(struct doctor *d)
 	d->findings += d->skipped;
 }
 
+/*
+ * Skills that loaded with warnings (the loading rules' deviations: flow
+ * YAML, a name that differs from its folder...), each with every
+ * warning. The index keeps only their count, so each is loaded again.
+ * Warnings are not problems: they do not change the exit status.
+ */
+static void sec_warned(struct doctor *d)
+{
+	size_t n = skit_registry_all_count(d->reg), shown = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const skit_entry *e = skit_registry_all_entry(d->reg, i);
+		const skit_diag *dg = NULL;
+		skit_skill *s = NULL;
+		size_t nd = 0, w = 0;
+
+		if (e->state == SKIT_ENTRY_SKIPPED || !e->warnings)
+			continue;
+		if (skit_registry_load(&s, d->reg, e, NULL) == 0)
+			dg = skit_skill_diags(s, &nd);
+		if (d->json) {
+			fputs(shown ? ",\n    {\n" : "[\n    {\n", d->f);
+			cli_put_json_kv(d->f, "      ", "name", e->name, true);
+			cli_put_json_kv(d->f, "      ", "source", e->source,
+			                true);
+			cli_put_json_kv(d->f, "      ", "dir", e->dir, true);
+			fputs("      \"warnings\": [", d->f);
+		} else {
+			if (!shown)
+				fprintf(d->f, "%sLoaded with warnings:%s\n",
+				        d->st.bold, d->st.reset);
+			fputs("  ", d->f);
+			text(d, e->name);
+			fprintf(d->f, " (%s%s%s) ", d->st.cyan, e->source,
+			        d->st.reset);
+			text(d, e->dir);
+			fputc('\n', d->f);
+		}
+		for (size_t k = 0; k < nd; k++) {
+			if (dg[k].severity != SKIT_SEVERITY_WARNING)
+				continue;
+			if (d->json) {
+				fputs(w ? ",\n        {" : "\n        {", d->f);
+				cli_put_json_kv(d->f, "", "code", dg[k].code,
+				                true);
+				cli_put_json_kv(d->f, " ", "message",
+				                dg[k].message, false);
+				fputs("}", d->f);
+			} else {
+				fprintf(d->f, "    %s", d->st.yellow);
+				text(d, dg[k].message);
+				fprintf(d->f, "%s %s[%s]%s\n", d->st.reset,
+				        d->st.dim, dg[k].code, d->st.reset);
+			}
+			w++;
+		}
+		if (d->json)
+			fputs(w ? "\n      ]\n    }" : "]\n    }", d->f);
+		skit_skill_free(s);
+		shown++;
+	}
+	if (d->json)
+		fputs(shown ? "\n  ]" : "[]", d->f);
+}
+
 static void sec_diags(struct doctor *d)
 {
 	size_t n;
@@ -425,10 +492,11 @@ static const struct {
 	const char *key; /* the JSON member */
 	void (*fn)(struct doctor *d);
 } sections[] = {
-	{ "project", sec_project }, { "roots", sec_roots },
-	{ "skills", sec_skills },   { "shadowed", sec_shadowed },
-	{ "skipped", sec_skipped }, { "diagnostics", sec_diags },
-	{ "index", sec_index },     { "sandbox", sec_sandbox },
+	{ "project", sec_project },   { "roots", sec_roots },
+	{ "skills", sec_skills },     { "shadowed", sec_shadowed },
+	{ "skipped", sec_skipped },   { "warnings", sec_warned },
+	{ "diagnostics", sec_diags }, { "index", sec_index },
+	{ "sandbox", sec_sandbox },
 };
 
 int cmd_doctor(int argc, char **argv)

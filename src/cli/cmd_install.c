@@ -13,6 +13,11 @@
 #include "cli/install_opts.h"
 #include "util/alloc.h"
 
+struct invalid_ctx {
+	bool skip, progress;
+	size_t count;
+};
+
 static void help(void)
 {
 	printf("usage: skit install [options] SRC\n"
@@ -35,6 +40,15 @@ static void help(void)
 	       "(repeatable)\n"
 	       "  --require-signature refuse packs not signed by a --trust "
 	       "key\n"
+	       "  --strict            check skills as 'skit validate' does "
+	       "(the spec's\n"
+	       "                      conformance); by default the loading "
+	       "rules apply\n"
+	       "  --skip-invalid      install the skills that load and name "
+	       "those left out;\n"
+	       "                      without it, a source holding a skill "
+	       "that cannot be\n"
+	       "                      loaded is refused, with every reason\n"
 	       "  --from-lock         install exactly what the lock file "
 	       "records (the root's\n"
 	       "                      own, or LOCKFILE); files must hash "
@@ -43,6 +57,19 @@ static void help(void)
 	       "  -h, --help          show this help\n\n"
 	       "Exit status: 0 installed, 1 refused or failed (nothing "
 	       "changed), 2 usage.\n");
+}
+
+/* Each skill that cannot be loaded, on its own line. */
+static void invalid(void *ud, const char *skill, const char *message)
+{
+	struct invalid_ctx *ic = ud;
+
+	(void)skill;
+	ic->count++;
+	if (ic->progress)
+		fputs("\r\033[K", stderr);
+	fprintf(stderr, "skit install: %s%s\n", ic->skip ? "left out: " : "",
+	        message);
 }
 
 static void progress(void *ud, uint64_t done, uint64_t total)
@@ -65,11 +92,14 @@ int cmd_install(int argc, char **argv)
 		{ "trust", required_argument, NULL, 't' },
 		{ "require-signature", no_argument, NULL, 'r' },
 		{ "from-lock", no_argument, NULL, 'l' },
+		{ "strict", no_argument, NULL, 's' },
+		{ "skip-invalid", no_argument, NULL, 'S' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	skit_install_options opts = SKIT_INSTALL_OPTIONS_INIT;
+	struct invalid_ctx ic = { false, false, 0 };
 	struct cli_scope scope = { 0 };
 	const char *trust[64];
 	skit_install_result *res = NULL;
@@ -106,6 +136,12 @@ int cmd_install(int argc, char **argv)
 		case 'l':
 			from_lock = true;
 			break;
+		case 's':
+			opts.flags |= SKIT_INSTALL_STRICT;
+			break;
+		case 'S':
+			opts.flags |= SKIT_INSTALL_SKIP_INVALID;
+			break;
 		case 'j':
 			json = true;
 			break;
@@ -130,6 +166,10 @@ int cmd_install(int argc, char **argv)
 	opts.trusted_keys = trust;
 	if (isatty(STDERR_FILENO))
 		opts.on_progress = progress;
+	ic.skip = opts.flags & SKIT_INSTALL_SKIP_INVALID;
+	ic.progress = opts.on_progress != NULL;
+	opts.on_invalid = invalid;
+	opts.userdata = &ic;
 	status = cli_scope_root(&scope, &root, &label, argv[0]);
 	if (status != CLI_OK)
 		return status;
@@ -141,6 +181,15 @@ int cmd_install(int argc, char **argv)
 		rc = skit_install(root, argv[optind], &opts, &res, &err);
 	if (opts.on_progress)
 		fputs("\r\033[K", stderr);
+	if (rc == SKIT_EINVALID && ic.count && !ic.skip) {
+		/* each reason is above: say what to do about them */
+		cli_error(argv[0],
+		          "refused: %zu skill%s cannot be loaded; "
+		          "--skip-invalid installs the rest",
+		          ic.count, ic.count == 1 ? "" : "s");
+		skitx_free(root);
+		return CLI_FAIL;
+	}
 	if (rc < 0) {
 		cli_error(argv[0], "%s", err.message);
 		skitx_free(root);

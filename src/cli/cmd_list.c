@@ -33,6 +33,9 @@ static void help(void)
 	       "user\n"
 	       "  --json              print a JSON array of entries\n" CLI_ROOTS_HELP
 	       "  -h, --help          show this help\n\n"
+	       "When skills were skipped or loaded with warnings, one line on "
+	       "stderr says\nhow many (not with --json, whose entries say "
+	       "it); 'skit doctor' lists\neach with its reasons.\n\n"
 	       "Exit status: 0 (also when some skills were skipped: see "
 	       "--all and\n'skit doctor'), 1 on failure, 2 on a usage "
 	       "error.\n");
@@ -154,6 +157,34 @@ static void text_entry(FILE *f, const skit_entry *e, const struct cols *c,
 	fputc('\n', f);
 }
 
+/*
+ * One line on stderr when some skills were skipped or loaded with
+ * warnings, so that a missing skill never goes unnoticed; `skit doctor`
+ * lists each with its reasons.
+ */
+static void summary(const skit_registry *reg, const char *verb)
+{
+	size_t skipped = 0, warned = 0;
+
+	for (size_t i = 0; i < skit_registry_all_count(reg); i++) {
+		const skit_entry *e = skit_registry_all_entry(reg, i);
+
+		if (e->state == SKIT_ENTRY_SKIPPED)
+			skipped++;
+		else if (e->warnings)
+			warned++;
+	}
+	if (!skipped && !warned)
+		return;
+	fprintf(stderr, "skit %s: ", verb);
+	if (skipped)
+		fprintf(stderr, "%zu skill%s skipped%s", skipped,
+		        skipped == 1 ? "" : "s", warned ? ", " : "");
+	if (warned)
+		fprintf(stderr, "%zu loaded with warnings", warned);
+	fputs(": skit doctor explains\n", stderr);
+}
+
 int cmd_list(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -221,6 +252,9 @@ int cmd_list(int argc, char **argv)
 	if (status != CLI_OK)
 		return status;
 	n = all ? skit_registry_all_count(reg) : skit_registry_count(reg);
+	/* JSON carries each entry's state, reason and warning count */
+	if (!json)
+		summary(reg, argv[0]);
 
 	if (json) {
 		/* one lock for the lot: the scan's threads made stdio lock */

@@ -18,7 +18,10 @@ static void help(void)
 	       "is the same\nformat): <name>/SKILL.md and <name>/... for "
 	       "each skill, and manifest.json\nlisting every file's path, "
 	       "size and SHA-256 with a digest over the whole.\nEach skill "
-	       "must pass 'skit validate'. The same input gives the same "
+	       "must load with the loading rules (docs/format.md), or pass\n"
+	       "'skit validate' with --strict. A skill is packed under the "
+	       "name it is known\nby. A DIR that is a symbolic link is "
+	       "packed from where it leads. The same\ninput gives the same "
 	       "bytes.\n\n"
 	       "Options:\n"
 	       "  -o, --output FILE   the pack to write (replaced "
@@ -26,6 +29,8 @@ static void help(void)
 	       "  --sign KEY          sign the manifest digest with this "
 	       "private key (see\n"
 	       "                      'skit keygen')\n"
+	       "  --strict            each skill must pass 'skit validate' "
+	       "(conformance)\n"
 	       "  --json              print what was written as JSON\n"
 	       "  -h, --help          show this help\n");
 }
@@ -36,6 +41,7 @@ int cmd_pack(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "sign", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "strict", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -55,6 +61,9 @@ int cmd_pack(int argc, char **argv)
 			break;
 		case 's':
 			opts.sign_key = optarg;
+			break;
+		case 'S':
+			opts.flags |= SKIT_PACK_STRICT;
 			break;
 		case 'j':
 			json = true;

@@ -12,6 +12,7 @@
 #include "common.h"
 
 #include <getopt.h>
+#include <time.h>
 #include <jansson.h>
 
 #include "cli/cmd.h"
@@ -43,9 +44,11 @@ static void help_runs(void)
 	       "  show ID             a run's summary and its events; ID is "
 	       "the folder name,\n"
 	       "                      its 8-hex part, a unique prefix, or "
-	       "'last'\n\n"
-	       "Run 'skit runs list --help' or 'skit runs show --help' for "
-	       "their options.\n");
+	       "'last'\n"
+	       "  prune               remove old runs (--older-than D, "
+	       "--keep N)\n\n"
+	       "Run 'skit runs list --help', 'skit runs show --help' or "
+	       "'skit runs prune --help'\nfor their options.\n");
 }
 
 static void help_list(void)
@@ -85,6 +88,11 @@ static void help_show(void)
 
 int cli_default_runs_dir(char **out)
 {
+	return cli_project_runs_dir(out, NULL);
+}
+
+int cli_project_runs_dir(char **out, const char *project)
+{
 	skit_roots_options opts = SKIT_ROOTS_OPTIONS_INIT;
 	const char *env = getenv("SKIT_RUNS_DIR"), *proj = NULL;
 	skit_registry *reg = NULL;
@@ -96,8 +104,10 @@ int cli_default_runs_dir(char **out)
 		return *out ? 0 : SKIT_ENOMEM;
 	}
 	opts.no_config = true;
-	if (skit_registry_new(&reg, NULL) == 0 &&
-	    skit_registry_add_default_roots(reg, &opts, NULL) == 0)
+	if (project)
+		proj = project;
+	else if (skit_registry_new(&reg, NULL) == 0 &&
+	         skit_registry_add_default_roots(reg, &opts, NULL) == 0)
 		proj = skit_registry_project_dir(reg);
 	base = proj ? skitx_strdup(proj) : skitx_path_absolute(".");
 	skit_registry_free(reg);
@@ -753,6 +763,207 @@ out:
 	return status;
 }
 
+/* ---- prune ------------------------------------------------------------- */
+
+static void help_prune(void)
+{
+	printf("usage: skit runs prune [--older-than D] [--keep N] "
+	       "[options]\n\n"
+	       "Remove old runs from the audit trail. With --older-than, runs "
+	       "started more\nthan D ago go; with --keep, all but the N "
+	       "newest go; with both, a run goes\nwhen it is older than D "
+	       "and not among the N newest. A run still being\nwritten is "
+	       "never removed.\n\n"
+	       "Options:\n"
+	       "  --older-than D      an age: N followed by s, m, h, d or w "
+	       "(e.g. 30d, 12h)\n"
+	       "  --keep N            keep the N newest runs\n"
+	       "  --dry-run           only say which runs would go\n"
+	       "  --json              print {\"removed\": [ids], \"kept\": N, "
+	       "\"dry_run\": bool}\n"
+	       "  --runs-dir DIR      prune DIR (default: "
+	       "<project>/.agents/runs,\n"
+	       "                      or $SKIT_RUNS_DIR)\n"
+	       "  -h, --help          show this help\n\n"
+	       "Exit status: 0 ok, 1 a run could not be removed, 2 usage.\n");
+}
+
+/* "30d" -> seconds; -1 when it is not an age. */
+static long long parse_age(const char *s)
+{
+	static const struct {
+		char unit;
+		long long secs;
+	} units[] = { { 's', 1 },
+		      { 'm', 60 },
+		      { 'h', 3600 },
+		      { 'd', 86400 },
+		      { 'w', 604800 } };
+	unsigned long long v;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || v > 1000000000ULL || !end[0] || end[1])
+		return -1;
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(units); i++)
+		if (*end == units[i].unit)
+			return (long long)v * units[i].secs;
+	return -1;
+}
+
+/* When run `id` ("yyyymmddThhmmssZ-...") started, or -1. */
+static long long run_started(const char *id)
+{
+	struct tm tm;
+
+	memset(&tm, 0, sizeof(tm));
+	if (sscanf(id, "%4d%2d%2dT%2d%2d%2dZ", &tm.tm_year, &tm.tm_mon,
+	           &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec) != 6)
+		return -1;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	return (long long)timegm(&tm);
+}
+
+static int runs_prune(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "older-than", required_argument, NULL, 'o' },
+		{ "keep", required_argument, NULL, 'k' },
+		{ "dry-run", no_argument, NULL, 'd' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "runs-dir", required_argument, NULL, OPT_RUNS_DIR },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *verb = "runs prune", *dir_opt = NULL;
+	long long age = -1, cutoff = 0;
+	unsigned long keep = 0;
+	bool have_keep = false, dry = false, json = false;
+	skit_run_info *runs = NULL;
+	skit_error err = { 0 };
+	json_t *removed = NULL;
+	size_t n = 0, gone = 0;
+	char *dir = NULL, *end;
+	int c, status = CLI_OK;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			age = parse_age(optarg);
+			if (age < 0)
+				return cli_usage_error(
+				        verb,
+				        "--older-than needs an age such as "
+				        "30d or 12h, not '%s'",
+				        optarg);
+			break;
+		case 'k':
+			errno = 0;
+			keep = strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || *optarg < '0' ||
+			    *optarg > '9')
+				return cli_usage_error(verb,
+				                       "--keep needs a number, "
+				                       "not '%s'",
+				                       optarg);
+			have_keep = true;
+			break;
+		case 'd':
+			dry = true;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case OPT_RUNS_DIR:
+			if (!*optarg)
+				return cli_usage_error(
+				        verb, "--runs-dir needs a folder");
+			dir_opt = optarg;
+			break;
+		case 'h':
+			help_prune();
+			return CLI_OK;
+		default:
+			return cli_unknown_option(verb, c, argc, argv,
+			                          longopts);
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error(verb, "unexpected argument '%s'",
+		                       argv[optind]);
+	if (age < 0 && !have_keep)
+		return cli_usage_error(verb, "which runs? give --older-than D, "
+		                             "--keep N or both");
+	if (dir_opt)
+		dir = skitx_strdup(dir_opt);
+	else
+		cli_default_runs_dir(&dir);
+	if (!dir) {
+		cli_error(verb, "out of memory");
+		return CLI_FAIL;
+	}
+	if (skit_runs_list(&runs, &n, dir, &err) < 0) {
+		cli_error(verb, "%s", err.message);
+		status = CLI_FAIL;
+		goto out;
+	}
+	if (age >= 0)
+		cutoff = (long long)time(NULL) - age;
+	removed = json_array();
+	if (!removed) {
+		cli_error(verb, "out of memory");
+		status = CLI_FAIL;
+		goto out;
+	}
+	/* newest first: the first `keep` stay */
+	for (size_t i = 0; i < n; i++) {
+		long long started = run_started(runs[i].id);
+
+		if (have_keep && i < keep)
+			continue;
+		if (!strcmp(runs[i].status, "running"))
+			continue;
+		if (age >= 0 && (started < 0 || started > cutoff))
+			continue;
+		if (!dry && skit_run_remove(dir, runs[i].id, &err) < 0) {
+			cli_error(verb, "%s", err.message);
+			status = CLI_FAIL;
+			continue;
+		}
+		gone++;
+		json_array_append_new(removed, json_string(runs[i].id));
+		if (!json) {
+			fputs(dry ? "would remove " : "removed ", stdout);
+			cli_put_text(stdout, runs[i].id, true, 0);
+			fputc('\n', stdout);
+		}
+	}
+	if (json) {
+		json_t *o =
+		        json_pack("{s:O, s:I, s:b}", "removed", removed, "kept",
+		                  (json_int_t)(n - gone), "dry_run", dry);
+		int rc = put_json(o, verb);
+
+		if (rc)
+			status = rc;
+	} else {
+		printf("%s %zu run%s, kept %zu\n",
+		       dry ? "Would remove" : "Removed", gone,
+		       gone == 1 ? "" : "s", n - gone);
+	}
+out:
+	json_decref(removed);
+	skit_runs_free(runs, n);
+	skitx_free(dir);
+	return status;
+}
+
 int cmd_runs(int argc, char **argv)
 {
 	const char *sub = argc > 1 ? argv[1] : NULL;
@@ -769,6 +980,8 @@ int cmd_runs(int argc, char **argv)
 		return runs_list(argc - 1, argv + 1);
 	if (!strcmp(sub, "show"))
 		return runs_show(argc - 1, argv + 1);
-	return cli_usage_error("runs", "unknown subcommand '%s' (list, show)",
-	                       sub);
+	if (!strcmp(sub, "prune"))
+		return runs_prune(argc - 1, argv + 1);
+	return cli_usage_error(
+	        "runs", "unknown subcommand '%s' (list, show, prune)", sub);
 }

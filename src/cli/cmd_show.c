@@ -147,7 +147,7 @@ static bool has_source(const skit_registry *reg, const char *source)
 		const char *s;
 
 		skit_registry_root(reg, i, &s, NULL, NULL, NULL);
-		if (!strcmp(s, source))
+		if (skit_registry_source_matches(s, source))
 			return true;
 	}
 	return false;
@@ -166,7 +166,8 @@ static int not_found(const skit_registry *reg, const char *verb,
 		const skit_entry *e = skit_registry_all_entry(reg, i);
 
 		if (e->state != SKIT_ENTRY_SKIPPED || strcmp(e->name, name) ||
-		    (source && strcmp(e->source, source)))
+		    (source &&
+		     !skit_registry_source_matches(e->source, source)))
 			continue;
 		fprintf(stderr, "skit %s: skill '", verb);
 		cli_put_text(stderr, name, true, 0);
@@ -194,7 +195,7 @@ int cmd_show(int argc, char **argv)
 	};
 	struct cli_roots roots = { { NULL }, 0, NULL, false };
 	struct files fl = { stdout, false, false, 0 };
-	const char *source = NULL, *name, *body;
+	const char *source = NULL, *name, *body, *declared, *folder;
 	const skit_entry *e;
 	skit_registry *reg = NULL;
 	skit_skill *skill = NULL;
@@ -247,9 +248,18 @@ int cmd_show(int argc, char **argv)
 	}
 
 	fl.tty = isatty(STDOUT_FILENO);
+	/*
+	 * Both names when they differ (docs/format.md): the one the skill is
+	 * known by (its folder's, when its own breaks the rules or differs
+	 * from the folder) and the one its SKILL.md declares.
+	 */
+	declared = skit_skill_name_raw(skill);
+	folder = skit_skill_dir_name(skill);
 	if (fl.json) {
 		fputs("{\n", stdout);
 		cli_put_json_kv(stdout, "  ", "name", e->name, true);
+		cli_put_json_kv(stdout, "  ", "declared_name", declared, true);
+		cli_put_json_kv(stdout, "  ", "folder", folder, true);
 		cli_put_json_kv(stdout, "  ", "source", e->source, true);
 		cli_put_json_kv(stdout, "  ", "dir", e->dir, true);
 		cli_put_json_kv(stdout, "  ", "file", e->file, true);
@@ -262,6 +272,22 @@ int cmd_show(int argc, char **argv)
 		cli_put_json_kv(stdout, "  ", "body", body, true);
 		fputs("  \"files\": [", stdout);
 	} else {
+		if (!declared || strcmp(declared, e->name)) {
+			fputs("# known as '", stdout);
+			cli_put_text(stdout, e->name, true, 0);
+			fputs(strcmp(e->name, folder)
+			              ? "'; SKILL.md "
+			              : "' (its folder's name); "
+			                "SKILL.md ",
+			      stdout);
+			if (declared) {
+				fputs("names it '", stdout);
+				cli_put_text(stdout, declared, true, 0);
+				fputs("'\n\n", stdout);
+			} else {
+				fputs("gives no name\n\n", stdout);
+			}
+		}
 		/* a terminal gets no raw control bytes from a skill */
 		if (fl.tty)
 			cli_put_text(stdout, body, false, 0);

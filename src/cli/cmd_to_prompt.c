@@ -30,10 +30,17 @@ static void help(void)
 	       "first, then the\n"
 	       "                 last skills are left out, and the output "
 	       "says how many\n"
+	       "  --strict       the reference's verdicts: refuse what "
+	       "`skit validate`'s\n"
+	       "                 conformance rules and the reference refuse "
+	       "(flow YAML,\n"
+	       "                 a missing name...); without it, the loading "
+	       "rules apply\n"
 	       "  -h, --help     show this help\n\n"
-	       "The XML keeps names and descriptions verbatim, as the reference "
-	       "does; markdown\nand json strip invisible and bidirectional "
-	       "characters (skit validate flags them).\n");
+	       "Every format drops hidden characters (controls, bidi "
+	       "overrides and isolates,\nzero-width and TAG characters; "
+	       "skit validate flags them); --strict keeps them\nin its XML, "
+	       "as the reference does.\n");
 }
 
 /*
@@ -132,11 +139,56 @@ static int lstat_arg(const char *arg, struct stat *st, struct parent_fd *pf)
 	return fstatat(pf->fd, base, st, AT_SYMLINK_NOFOLLOW);
 }
 
+/*
+ * `--strict`: the reference's verdicts, folder by folder, with the
+ * defaults (conformance) and skit_skill_check_properties(), the first
+ * failure (in argument order) reported. No cache, no threads: this is the
+ * conformance path, not the fast one.
+ */
+static int strict_items(skit_prompt_item **out, char *const *dirs, size_t n,
+                        skit_error *err)
+{
+	skit_prompt_item *items = skitx_calloc(n ? n : 1, sizeof(*items));
+	int rc = 0;
+
+	*out = items;
+	if (!items) {
+		snprintf(err->message, sizeof(err->message), "out of memory");
+		return SKIT_ENOMEM;
+	}
+	for (size_t i = 0; !rc && i < n; i++) {
+		skit_skill *s = NULL;
+		const char *base;
+		size_t blen;
+		char *loc;
+
+		rc = skit_skill_load(&s, dirs[i], NULL, err);
+		if (!rc)
+			rc = skit_skill_check_properties(s, err);
+		if (!rc) {
+			base = skitx_path_name(skit_skill_file(s), &blen);
+			loc = skitx_path_join(skit_skill_dir(s), base);
+			items[i].location = loc;
+			items[i].name = skitx_strdup(skit_skill_name_raw(s));
+			items[i].description =
+			        skitx_strdup(skit_skill_description(s));
+			if (!loc || !items[i].name || !items[i].description) {
+				snprintf(err->message, sizeof(err->message),
+				         "out of memory");
+				rc = SKIT_ENOMEM;
+			}
+		}
+		skit_skill_free(s);
+	}
+	return rc;
+}
+
 int cmd_to_prompt(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "budget", required_argument, NULL, 'b' },
+		{ "strict", no_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -149,6 +201,7 @@ int cmd_to_prompt(int argc, char **argv)
 	skit_error err = { 0 };
 	char **dirs = NULL;
 	char *out = NULL;
+	bool strict = false;
 	int c, n = 0, status = CLI_OK;
 
 	opterr = 0;
@@ -172,6 +225,9 @@ int cmd_to_prompt(int argc, char **argv)
 				return cli_usage_error(argv[0], "%s",
 				                       err.message);
 			break;
+		case 's':
+			strict = true;
+			break;
 		case 'h':
 			help();
 			return CLI_OK;
@@ -183,10 +239,11 @@ int cmd_to_prompt(int argc, char **argv)
 	if (optind >= argc)
 		return cli_usage_error(argv[0], "missing PATH");
 	/*
-	 * The XML is the reference's, so it keeps what the reference keeps;
-	 * the other formats strip hidden characters as the agent does.
+	 * Every format strips hidden characters, as the agent does (the
+	 * text goes to a model). Only --strict, the reference's output byte
+	 * for byte, keeps them in its XML.
 	 */
-	if (popts.format == SKIT_PROMPT_XML)
+	if (strict && popts.format == SKIT_PROMPT_XML)
 		popts.flags |= SKIT_PROMPT_VERBATIM;
 
 	n = argc - optind;
@@ -222,9 +279,11 @@ int cmd_to_prompt(int argc, char **argv)
 	 * three strings of each: the first folder that fails, in argument
 	 * order, is the one reported.
 	 */
-	if (skit_registry_new(&reg, &err) < 0 ||
-	    skit_registry_prompt_items(&items, reg, (const char *const *)dirs,
-	                               (size_t)n, &err) < 0) {
+	if (strict ? strict_items(&items, dirs, (size_t)n, &err) < 0
+	           : skit_registry_new(&reg, &err) < 0 ||
+	                     skit_registry_prompt_items(
+	                             &items, reg, (const char *const *)dirs,
+	                             (size_t)n, &err) < 0) {
 		cli_error(argv[0], "%s", err.message);
 		status = CLI_FAIL;
 		goto out;

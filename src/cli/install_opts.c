@@ -65,7 +65,7 @@ int cli_scope_root(const struct cli_scope *s, char **root, const char **label,
 		size_t n;
 
 		skit_registry_root(reg, i, &src, &path, &exists, &n);
-		if (!strcmp(src, want))
+		if (skit_registry_source_matches(src, want))
 			found = path;
 	}
 	if (found)

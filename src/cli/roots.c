@@ -120,7 +120,7 @@ static int add_cli_roots(skit_registry *reg, const struct cli_roots *r,
 }
 
 static int open_registry(skit_registry **out, const struct cli_roots *r,
-                         const char *verb, bool missing_ok)
+                         const char *cwd, const char *verb, bool missing_ok)
 {
 	skit_roots_options opts = SKIT_ROOTS_OPTIONS_INIT;
 	skit_registry *reg = NULL;
@@ -139,6 +139,7 @@ static int open_registry(skit_registry **out, const struct cli_roots *r,
 	} else {
 		opts.config_file = r->config;
 		opts.no_config = r->no_config;
+		opts.cwd = cwd;
 		error = skit_registry_add_default_roots(reg, &opts, &err);
 		if (error < 0) {
 			cli_error(verb, "%s", err.message);
@@ -162,13 +163,19 @@ fail:
 int cli_open_registry(skit_registry **out, const struct cli_roots *r,
                       const char *verb)
 {
-	return open_registry(out, r, verb, false);
+	return open_registry(out, r, NULL, verb, false);
+}
+
+int cli_open_registry_at(skit_registry **out, const struct cli_roots *r,
+                         const char *cwd, const char *verb)
+{
+	return open_registry(out, r, cwd, verb, false);
 }
 
 int cli_open_registry_any(skit_registry **out, const struct cli_roots *r,
                           const char *verb)
 {
-	return open_registry(out, r, verb, true);
+	return open_registry(out, r, NULL, verb, true);
 }
 
 /* ---- output ------------------------------------------------------------ */
@@ -188,11 +195,6 @@ static bool is_space_cp(int32_t cp)
 {
 	return cp == ' ' || cp == '\t' || cp == '\n' || cp == '\r' ||
 	       cp == '\v' || cp == '\f';
-}
-
-static bool is_control_cp(int32_t cp)
-{
-	return cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0);
 }
 
 /*
@@ -244,7 +246,14 @@ static bool next_piece(struct text_walk *w, const char **piece, size_t *len)
 		}
 		w->started = true;
 		w->p += adv;
-		if (!n || (is_control_cp(cp) && cp != '\n' && cp != '\t')) {
+		/*
+		 * Hidden characters (util/utf8.h: controls, bidi overrides
+		 * and isolates, zero-width and TAG characters...) show as
+		 * U+FFFD: they can neither drive the terminal nor reorder or
+		 * hide text, and the reader sees that something was there.
+		 */
+		if (!n ||
+		    (skitx_utf8_is_hidden(cp) && cp != '\n' && cp != '\t')) {
 			*piece = replacement;
 			*len = 3;
 		} else {
@@ -334,8 +343,30 @@ void cli_put_json_str(FILE *f, const char *s)
 				continue;
 			}
 			n = decode(p, end, &cp);
-			if (n) {
+			if (n && !skitx_utf8_is_hidden(cp)) {
 				p += n;
+				continue;
+			}
+			/*
+			 * A hidden character stays in the string (JSON keeps
+			 * the exact text) but escaped, so that printing the
+			 * JSON shows it instead of obeying it.
+			 */
+			if (n) {
+				fwrite(run, 1, (size_t)(p - run), f);
+				if (cp > 0xFFFF)
+					fprintf(f, "\\u%04x\\u%04x",
+					        (unsigned int)(0xD800 +
+					                       ((cp -
+					                         0x10000) >>
+					                        10)),
+					        (unsigned int)(0xDC00 +
+					                       ((cp - 0x10000) &
+					                        0x3FF)));
+				else
+					fprintf(f, "\\u%04x", (unsigned int)cp);
+				p += n;
+				run = p;
 				continue;
 			}
 		}

@@ -458,6 +458,29 @@ static int parse_object(json_t **out, const char *text, const char *what,
 
 /* ---- writing ----------------------------------------------------------- */
 
+/*
+ * Put a `.gitignore` holding `*` in the runs folder when it has none, so
+ * that the trail (prompts, file contents, command output) never lands in
+ * a commit and `git status` stays clean. An existing file is the user's
+ * and is left alone; a folder we cannot write fails the run folder's own
+ * creation just after, with the error that matters.
+ */
+static void keep_out_of_git(const char *runs_dir)
+{
+	char *path = skitx_path_join(runs_dir, ".gitignore");
+	int fd;
+
+	if (!path)
+		return;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	          0600);
+	skitx_free(path);
+	if (fd < 0)
+		return;
+	(void)skitx_fs_write_all(fd, "*\n", 2);
+	close(fd);
+}
+
 int skit_audit_open(skit_audit **out, const char *runs_dir, skit_error *err)
 {
 	skit_audit *a = NULL;
@@ -483,6 +506,7 @@ int skit_audit_open(skit_audit **out, const char *runs_dir, skit_error *err)
 		                        strerror(errno));
 		goto out;
 	}
+	keep_out_of_git(runs_dir);
 	for (int tries = 0;; tries++) {
 		now_text(a->started, stamp);
 		error = random_bytes(rnd, sizeof(rnd));
@@ -1300,4 +1324,74 @@ out:
 	skit_runs_free(info, 1);
 	names_release(&n);
 	return error;
+}
+
+/* ---- removing runs ----------------------------------------------------- */
+
+/* Deepest folder a run may hold (scripts write work/ as they like). */
+#define REMOVE_DEPTH 256
+
+/*
+ * Remove `name` under the folder open at `dfd` and, for a folder, all it
+ * holds, never following a symbolic link (a link is removed, not its
+ * target). 0, or -1 with errno set.
+ */
+static int remove_at(int dfd, const char *name, int depth)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd, e = 0;
+
+	if (!unlinkat(dfd, name, 0) || errno == ENOENT)
+		return 0;
+	if (errno != EISDIR && errno != EPERM)
+		return -1;
+	if (depth >= REMOVE_DEPTH) {
+		errno = ELOOP;
+		return -1;
+	}
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	d = fdopendir(fd);
+	if (!d) {
+		e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	while (!e && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (remove_at(dirfd(d), de->d_name, depth + 1) < 0)
+			e = errno;
+	}
+	closedir(d);
+	if (e) {
+		errno = e;
+		return -1;
+	}
+	return unlinkat(dfd, name, AT_REMOVEDIR);
+}
+
+int skit_run_remove(const char *runs_dir, const char *id, skit_error *err)
+{
+	int dfd, rc;
+
+	assert(runs_dir && id);
+	if (!is_run_name(id))
+		return skit__error_set(err, SKIT_EINVALID, 0,
+		                       "'%.64s' is not a run folder name", id);
+	dfd = open(runs_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return skit__error_set(
+		        err, errno == ENOENT ? SKIT_ENOTFOUND : SKIT_EIO, 0,
+		        "%s: %s", runs_dir, strerror(errno));
+	rc = remove_at(dfd, id, 0);
+	if (rc < 0)
+		rc = skit__error_set(err, SKIT_EIO, 0,
+		                     "cannot remove %s/%s: %s", runs_dir, id,
+		                     strerror(errno));
+	close(dfd);
+	return rc;
 }

@@ -491,6 +491,46 @@ static int scan_yaml(struct skit_skill *s, struct secrets *sec,
 
 /* ---- entry point ---------------------------------------------------- */
 
+/*
+ * Hidden characters in the body (HOSTILE C15): a known attack hides
+ * instructions among dozens of zero-width spaces or in TAG characters,
+ * which a reader never sees and a model reads. One warning, at the first
+ * one, with the count. Tab and newline are text.
+ */
+static int lint_hidden(struct skit_skill *s, const char *body, size_t len,
+                       size_t first_line)
+{
+	size_t i = 0, count = 0, line = first_line, at_line = 0;
+	int32_t cp, first = 0;
+
+	while (i < len) {
+		unsigned char c = (unsigned char)body[i];
+
+		if (c >= 0x20 && c < 0x7F) {
+			i++;
+			continue;
+		}
+		if (c == '\n')
+			line++;
+		i += skitx_utf8_decode(body + i, len - i, &cp);
+		if (cp == '\n' || cp == '\t' || !skitx_utf8_is_hidden(cp))
+			continue;
+		if (!count++) {
+			first = cp;
+			at_line = line;
+		}
+	}
+	if (!count)
+		return 0;
+	return skit__skill_diag(s, SKIT_SEVERITY_WARNING, "hidden-unicode",
+	                        NULL, (unsigned int)at_line, 0,
+	                        "the body holds %zu invisible, bidirectional "
+	                        "or control character%s (the first: U+%04X); "
+	                        "a model reads what a reader cannot see",
+	                        count, count == 1 ? "" : "s",
+	                        (unsigned int)first);
+}
+
 int skit__skill_lint(struct skit_skill *s)
 {
 	struct skitx_vec md = SKITX_VEC_INIT;
@@ -533,6 +573,8 @@ int skit__skill_lint(struct skit_skill *s)
 		        "the body is about %zu tokens; keep it under %d and "
 		        "move detail to references/",
 		        skitx_utf8_count(body, len) / 4, BODY_MAX_TOKENS);
+	if (!error)
+		error = lint_hidden(s, body, len, first_line);
 	if (error < 0)
 		goto out;
 

@@ -477,27 +477,92 @@ static int invalid_skill(skit_skill *sk, const char *what, const char *name,
 	                       "%s: skill %s is not valid", what, name);
 }
 
-/* Load `dir` strictly; fill the version and allowed-tools of `s`. */
+/*
+ * A folder name that may be a skill's identity once installed (HOSTILE
+ * C14): the entry-name rules (pack_names.c) already made it a single safe
+ * path component; it must not be hidden (".skit-lock.json", ".staging-"
+ * are skit's own, and the registry skips dot-folders) nor read as an
+ * option. The loading rules accept more than the spec's names here
+ * (`pdf_tools`), as the registry does.
+ */
+static bool folder_name_ok(const char *name)
+{
+	return *name && *name != '.' && *name != '-';
+}
+
+/*
+ * A folder name for a skill whose own name cannot be one (`Ahrefs
+ * Automation`): ASCII letters and digits lowercased, every other run of
+ * bytes one '-', trimmed, at most 64. NULL when nothing is left or the
+ * result still breaks a name rule.
+ */
+static char *slug_name(const char *raw)
+{
+	char out[65];
+	size_t n = 0;
+	bool dash = false;
+
+	for (const char *p = raw; *p && n < sizeof(out) - 1; p++) {
+		char c = *p;
+
+		if (c >= 'A' && c <= 'Z')
+			c = (char)(c - 'A' + 'a');
+		if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
+			if (dash && n && n < sizeof(out) - 2)
+				out[n++] = '-';
+			dash = false;
+			out[n++] = c;
+		} else {
+			dash = true;
+		}
+	}
+	out[n] = '\0';
+	return n && skit_skill_name_ok(out) ? skitx_strdup(out) : NULL;
+}
+
+/*
+ * Load `dir` with the loading rules (conformance when `strict`), and fill
+ * the version and allowed-tools of `s`. With `real_name`, only name the
+ * skill instead: its own name when that is a valid name, else one made
+ * from it (slug_name()). SKIT_EINVALID when the skill cannot be loaded,
+ * with its first error in `err`.
+ */
 static int check_skill(const char *dir, const char *what, const char *name,
-                       struct skit__pskill *s, char **real_name,
+                       bool strict, struct skit__pskill *s, char **real_name,
                        skit_error *err)
 {
 	skit_skill_options so = SKIT_SKILL_OPTIONS_INIT;
 	skit_skill *sk = NULL;
-	int rc = skit_skill_load(&sk, dir, &so, err);
+	int rc;
 
+	so.flags = strict ? 0 : SKIT_SKILL_LENIENT;
+	rc = skit_skill_load(&sk, dir, &so, err);
 	if (rc == SKIT_ENOTFOUND)
 		return skit__error_set(err, SKIT_EINVALID, 0,
 		                       "%s: %s has no SKILL.md", what, name);
 	if (rc < 0)
 		return rc;
+	/*
+	 * Naming comes first: the folder may not have its final name yet
+	 * (".single"), so the rest is checked once it has.
+	 */
 	if (real_name) {
 		const char *n = skit_skill_name(sk);
+		const char *raw = skit_skill_name_raw(sk);
 
-		*real_name =
-		        n && skit_skill_name_ok(n) ? skitx_strdup(n) : NULL;
-		if (!*real_name)
+		if (n && skit_skill_name_ok(n))
+			*real_name = skitx_strdup(n);
+		else if (raw && !strict)
+			*real_name = slug_name(raw);
+		else
+			*real_name = NULL;
+		if (!*real_name && (!raw || strict))
 			rc = invalid_skill(sk, what, name, err);
+		else if (!*real_name)
+			rc = skit__error_set(err, SKIT_EINVALID, 0,
+			                     "%s: skill %s has no name its "
+			                     "folder could take",
+			                     what, name);
 		skit_skill_free(sk);
 		return rc;
 	}
@@ -655,6 +720,8 @@ static int stage_request(struct ctx *c, struct request *q, size_t idx,
                          skit_error *err)
 {
 	struct source s;
+	skit_error first = { 0 };
+	size_t ninvalid = 0, nleft = 0;
 	int qfd = -1, rc;
 
 	snprintf(q->dir, sizeof(q->dir), "src%zu", idx);
@@ -693,7 +760,8 @@ static int stage_request(struct ctx *c, struct request *q, size_t idx,
 
 		snprintf(path, sizeof(path), "%s/%s/%s/.single", c->t.root,
 		         c->t.stage_name, q->dir);
-		rc = check_skill(path, q->source, "(top level)", NULL, &name,
+		rc = check_skill(path, q->source, "(top level)",
+		                 c->flags & SKIT_INSTALL_STRICT, NULL, &name,
 		                 err);
 		if (rc < 0)
 			goto out;
@@ -706,19 +774,58 @@ static int stage_request(struct ctx *c, struct request *q, size_t idx,
 		skitx_free(sk->name);
 		sk->name = name;
 	}
+	/*
+	 * Every skill that cannot be loaded is named (on_invalid) before the
+	 * source is refused, or, with SKIT_INSTALL_SKIP_INVALID, left out.
+	 */
 	for (size_t i = 0; i < q->st.n; i++) {
 		struct skit__pskill *sk = &q->st.skills[i];
+		skit_error why = { 0 };
 		char path[8192];
 
 		snprintf(path, sizeof(path), "%s/%s/%s/%s", c->t.root,
 		         c->t.stage_name, q->dir, sk->name);
-		rc = check_skill(path, q->source, sk->name, sk, NULL, err);
-		if (rc < 0)
+		/*
+		 * The folder is the installed skill's identity (HOSTILE C14):
+		 * whatever the loading rules accept in SKILL.md, its name
+		 * must be a valid skill name.
+		 */
+		if (!folder_name_ok(sk->name))
+			rc = skit__error_set(&why, SKIT_EINVALID, 0,
+			                     "%s: skill folder %s cannot be a "
+			                     "skill's name",
+			                     q->source, sk->name);
+		else
+			rc = check_skill(path, q->source, sk->name,
+			                 c->flags & SKIT_INSTALL_STRICT, sk,
+			                 NULL, &why);
+		if (rc == SKIT_EINVALID && wanted(q, sk->name)) {
+			if (!ninvalid++)
+				first = why;
+			sk->skip = true;
+			if (c->opts && c->opts->on_invalid)
+				c->opts->on_invalid(c->opts->userdata, sk->name,
+				                    why.message);
+			rc = 0;
+		}
+		if (rc < 0) {
+			if (err)
+				*err = why;
 			goto out;
+		}
 	}
 	rc = check_manifest(c, q, err);
 	if (rc < 0)
 		goto out;
+	for (size_t i = 0; i < q->st.n; i++)
+		nleft += wanted(q, q->st.skills[i].name) &&
+		         !q->st.skills[i].skip;
+	if (ninvalid && (!(c->flags & SKIT_INSTALL_SKIP_INVALID) || !nleft)) {
+		rc = skit__error_set(err, SKIT_EINVALID, 0,
+		                     ninvalid == 1 ? "%s" : "%s (and %zu more)",
+		                     first.message, ninvalid - 1);
+		goto out;
+	}
 	for (size_t i = 0; q->only && i < q->nonly; i++) {
 		bool found = false;
 
@@ -736,7 +843,7 @@ static int stage_request(struct ctx *c, struct request *q, size_t idx,
 		struct skit__pskill *sk = &q->st.skills[i];
 		char to[SKIT__PACK_MAX_COMPONENT + 8];
 
-		if (!wanted(q, sk->name))
+		if (!wanted(q, sk->name) || sk->skip)
 			continue;
 		if (q->expect) {
 			struct skit__pskill *want =
@@ -899,7 +1006,7 @@ static int run(const char *root, struct request *reqs, size_t nreq,
 			struct skit__pskill *locked;
 			bool put;
 
-			if (!wanted(q, sk->name))
+			if (!wanted(q, sk->name) || sk->skip)
 				continue;
 			rc = plan_one(&c, q, sk, mode, r, &put, err);
 			if (rc < 0)
@@ -1252,6 +1359,49 @@ static char *manifest_json(struct skit__pskill *const *skills, size_t n,
 	return copy;
 }
 
+/*
+ * The name a skill takes in a pack (its folder's, once installed): as for
+ * the registry (docs/format.md), the skill's own name when it is valid
+ * and matches its folder, else the folder's name, which must then pass
+ * folder_name_ok(). `real` is the resolved folder. Conformance
+ * (`strict`) needs the skill's own name, as `skit validate` does.
+ */
+static int pack_name(const char *real, const char *what, bool strict,
+                     char **out, skit_error *err)
+{
+	const char *base;
+	size_t blen;
+	char *own = NULL, *folder;
+	int rc;
+
+	*out = NULL;
+	rc = check_skill(real, what, what, strict, NULL, &own, err);
+	if (rc < 0)
+		return rc;
+	base = skitx_path_name(real, &blen);
+	folder = skitx_strndup(base, blen);
+	if (!folder) {
+		skitx_free(own);
+		return skit__error_oom(err);
+	}
+	if (strict || (own && !strcmp(own, folder))) {
+		skitx_free(folder);
+		*out = own;
+		return 0;
+	}
+	skitx_free(own);
+	if (!folder_name_ok(folder)) {
+		rc = skit__error_set(err, SKIT_EINVALID, 0,
+		                     "%s: the folder name '%s' cannot be a "
+		                     "skill's name",
+		                     what, folder);
+		skitx_free(folder);
+		return rc;
+	}
+	*out = folder;
+	return 0;
+}
+
 int skit_pack(const char *const *dirs, size_t n, const char *out_path,
               const skit_pack_options *opts, skit_pack_info *info,
               skit_error *err)
@@ -1264,6 +1414,7 @@ int skit_pack(const char *const *dirs, size_t n, const char *out_path,
 	char digest[65], id[SKIT__KEY_ID_LEN + 1] = "", *manifest = NULL;
 	char *sig = NULL, *sigjson = NULL, *tmp = NULL;
 	size_t nmeta = 0;
+	bool strict = opts && (opts->flags & SKIT_PACK_STRICT);
 	int rc = 0, fd = -1;
 
 	memset(&p, 0, sizeof(p));
@@ -1282,14 +1433,24 @@ int skit_pack(const char *const *dirs, size_t n, const char *out_path,
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
-		char *name = NULL;
+		char real[PATH_MAX], *name = NULL;
 
-		rc = check_skill(dirs[i], dirs[i], dirs[i], &skills[i], &name,
-		                 err);
+		/*
+		 * A skill folder given as a symbolic link (a common way to
+		 * keep skills in one place) is packed from where it leads;
+		 * links inside it are still refused by the walk.
+		 */
+		if (!realpath(dirs[i], real)) {
+			rc = skit__error_set(err, SKIT_ENOTFOUND, 0, "%s: %s",
+			                     dirs[i], strerror(errno));
+			goto out;
+		}
+		rc = pack_name(real, dirs[i], strict, &name, err);
 		if (rc < 0)
 			goto out;
 		skills[i].name = name;
-		rc = check_skill(dirs[i], dirs[i], name, &skills[i], NULL, err);
+		rc = check_skill(real, dirs[i], name, strict, &skills[i], NULL,
+		                 err);
 		for (size_t k = 0; !rc && k < i; k++)
 			if (!strcmp(skills[k].name, name))
 				rc = skit__error_set(
@@ -1300,8 +1461,8 @@ int skit_pack(const char *const *dirs, size_t n, const char *out_path,
 			goto out;
 		p.skill = &skills[i];
 		p.name = name;
-		rc = skit__tree_walk(AT_FDCWD, dirs[i], SKIT__WALK_SKIP_GIT,
-		                     &lim, pack_cb, &p, err);
+		rc = skit__tree_walk(AT_FDCWD, real, SKIT__WALK_SKIP_GIT, &lim,
+		                     pack_cb, &p, err);
 		if (rc < 0)
 			goto out;
 		skit__pskill_sort(&skills[i]);

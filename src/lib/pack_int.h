@@ -67,6 +67,7 @@ struct skit__pskill {
 	char *version;       /* metadata.version */
 	char *allowed_tools; /* the field, for the F8 comparison */
 	char *source, *resolved, *signed_by, *installed_at;
+	bool skip; /* cannot be loaded: left out (SKIT_INSTALL_SKIP_INVALID) */
 };
 
 int skit__pskill_add(struct skit__pskill *s, const char *path, uint64_t size,

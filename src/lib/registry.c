@@ -324,6 +324,7 @@ static void index_free(struct skit__index *ix)
 	skitx_free(ix->roots);
 	diags_release(&ix->diags);
 	skit__arena_release(&ix->strings);
+	skitx_free(ix->cache_bytes);
 	skitx_free(ix);
 }
 
@@ -445,23 +446,32 @@ struct scan {
 	uint64_t root_dev; /* st_dev of the root being scanned */
 
 	/*
-	 * The index cache: one per root (NULL: off), the entries to write
-	 * back (which item, its key), and per root how many came from the
-	 * cache and how many were loaded and can be cached.
+	 * The index cache: one for all the roots (NULL: off), the entries to
+	 * write back (which item, its key), and per root how many came from
+	 * the cache and how many were loaded and can be cached.
 	 */
-	struct skit__cache *caches;
+	struct skit__cache *cache;
 	struct cache_item *citems;
 	size_t ncitems, citems_alloc;
+	struct skit__cache_key *ckeys; /* of the entries loaded */
+	size_t nckeys, ckeys_alloc;
 	size_t *chits, *cnew;
 	int64_t racy_after; /* mtimes at or after this are not cached */
 	bool cache_lost;    /* out of memory on the way: write nothing */
 };
 
+/*
+ * An entry to write back: 12 bytes, not a key each (100k keys were 10 MB
+ * of a warm scan's peak): a hit's key is its record's, found again by
+ * number; a loaded entry's is in scan.ckeys.
+ */
 struct cache_item {
-	size_t root;
+	uint32_t root;
 	uint32_t item;
-	struct skit__cache_key key;
+	uint32_t ref; /* hit: record number; else index in ckeys | MISS */
 };
+
+#define CACHE_MISS 0x80000000u
 
 /* What loading one folder gave. */
 enum load_kind {
@@ -478,6 +488,8 @@ struct loaded {
 	const char *message;
 	bool hit;       /* the entry came from the cache */
 	bool cacheable; /* loaded, and `key` may be written to the cache */
+	bool key_later; /* no record: the key is the load's fstat() */
+	uint32_t rec;   /* a hit: the record's number */
 	struct skit__cache_key key;
 };
 
@@ -740,40 +752,27 @@ static int list_root(struct scan *sc, size_t i, bool *truncated)
 		return error;
 	for (size_t k = 0; k < sc->ncands; k++)
 		sc->cands[k].name = sc->names.ptr + sc->cands[k].name_off;
-	if (sc->ncands) /* an empty root has no array at all */
+	if (sc->ncands > 1) /* an empty root has no array to sort */
 		qsort(sc->cands, sc->ncands, sizeof(*sc->cands), cand_cmp);
 	return 0;
 }
 
-static bool has_diag_code(const skit_diag *d, size_t n, const char *code)
-{
-	for (size_t i = 0; i < n; i++)
-		if (d[i].severity == SKIT_SEVERITY_ERROR &&
-		    !strcmp(d[i].code, code))
-			return true;
-	return false;
-}
-
 /*
- * The entry's name. A valid skill's name is its NFKC name, which matches
- * the folder. A skipped one keeps its frontmatter name only when that name
- * obeys the rules and matches the folder (identity is the folder, so a
- * broken `bird-co/` with `name: bird` is listed as bird-co); otherwise it
- * is listed under its folder name.
+ * The entry's name (docs/format.md, "Which name a skill is known by"):
+ * identity is the folder. A skill is known by its frontmatter name (NFKC)
+ * when that name obeys the character rules and matches the folder, as
+ * every conforming skill's does; otherwise by its folder name, loaded or
+ * not: a `bird-co/` saying `name: bird` is bird-co, so it cannot pose as
+ * another root's bird, and `Ahrefs Automation` in `ahrefs-automation/` is
+ * ahrefs-automation. The name as written stays in the item's name_raw.
  */
-static const char *entry_name(struct skit__arena *a, skit_skill *s, bool valid,
+static const char *entry_name(struct skit__arena *a, skit_skill *s,
                               const char *folder)
 {
-	const skit_diag *d;
-	const char *name = skit_skill_name(s);
-	size_t n;
+	const char *known = skit_skill_known_name(s);
 
-	if (valid)
-		return skit__arena_strdup(a, name);
-	d = skit_skill_diags(s, &n);
-	if (name && skit_skill_name_ok(name) &&
-	    !has_diag_code(d, n, "name-dir-mismatch"))
-		return skit__arena_strdup(a, name);
+	if (known != skit_skill_dir_name(s))
+		return skit__arena_strdup(a, known);
 	return arena_utf8(a, folder, strlen(folder));
 }
 
@@ -801,7 +800,7 @@ static int fill_item(struct skit__item *it, struct skit__arena *a,
 	}
 	valid = !reason;
 	memset(it, 0, sizeof(*it));
-	it->e.name = entry_name(a, s, valid, folder);
+	it->e.name = entry_name(a, s, folder);
 	it->e.dir = skit__arena_strndup(a, path, path_len);
 	/* "<dir>/SKILL.md" (or skill.md), without a printf per entry */
 	file = arena_alloc(a, path_len + sizeof("/SKILL.md"));
@@ -852,21 +851,12 @@ static int fill_item(struct skit__item *it, struct skit__arena *a,
 	return 0;
 }
 
-/* A cached string into `a`; NULL stays NULL. 0 or SKIT_ENOMEM. */
-static int rec_str(const char **out, struct skit__arena *a,
-                   const struct skit__cache_rec *rec, int i)
-{
-	*out = NULL;
-	if (!rec->str[i])
-		return 0;
-	*out = skit__arena_strndup(a, rec->str[i], rec->len[i]);
-	return *out ? 0 : SKIT_ENOMEM;
-}
-
 /*
  * The entry fill_item() would have made, from a cache record: the loaded
  * fields come from the record, those of the folder's place (paths, root)
- * from the scan, as for a fresh load.
+ * from the scan, as for a fresh load. The record's strings are used where
+ * they lie (NUL-terminated in the cache's bytes, which the index keeps):
+ * copying them doubled the memory a warm scan of a large tree took.
  */
 static int fill_from_cache(struct skit__item *it, struct skit__arena *a,
                            const skit_registry *reg, size_t ri,
@@ -876,8 +866,7 @@ static int fill_from_cache(struct skit__item *it, struct skit__arena *a,
 	char *file;
 
 	memset(it, 0, sizeof(*it));
-	if (rec_str(&it->e.name, a, rec, SKIT__CACHE_NAME) < 0)
-		return SKIT_ENOMEM;
+	it->e.name = rec->str[SKIT__CACHE_NAME];
 	it->e.dir = skit__arena_strndup(a, path, path_len);
 	/* records are never of a lowercase skill.md */
 	file = arena_alloc(a, path_len + sizeof("/SKILL.md"));
@@ -895,14 +884,13 @@ static int fill_from_cache(struct skit__item *it, struct skit__arena *a,
 	it->e.state = rec->state;
 	if (rec->state == SKIT_ENTRY_SKIPPED) {
 		it->e.description = "";
-		return rec_str(&it->e.reason, a, rec, SKIT__CACHE_REASON);
+		it->e.reason = rec->str[SKIT__CACHE_REASON];
+		return 0;
 	}
-	if (rec_str(&it->name_raw, a, rec, SKIT__CACHE_NAME_RAW) < 0 ||
-	    rec_str(&it->e.description, a, rec, SKIT__CACHE_DESCRIPTION) < 0 ||
-	    rec_str(&it->e.when_to_use, a, rec, SKIT__CACHE_WHEN_TO_USE) < 0 ||
-	    rec_str(&it->e.argument_hint, a, rec, SKIT__CACHE_ARGUMENT_HINT) <
-	            0)
-		return SKIT_ENOMEM;
+	it->name_raw = rec->str[SKIT__CACHE_NAME_RAW];
+	it->e.description = rec->str[SKIT__CACHE_DESCRIPTION];
+	it->e.when_to_use = rec->str[SKIT__CACHE_WHEN_TO_USE];
+	it->e.argument_hint = rec->str[SKIT__CACHE_ARGUMENT_HINT];
 	return 0;
 }
 
@@ -918,18 +906,31 @@ static bool load_cached(const struct scan *sc, size_t ri, const char *folder,
                         size_t path_len, struct skit__arena *a,
                         struct skit__item *it, struct loaded *out)
 {
-	const struct skit__cache *c = sc->caches ? &sc->caches[ri] : NULL;
-	const struct skit__cache_rec *rec;
+	const struct skit__cache *c = sc->cache;
+	struct skit__cache_rec rec;
+	long i;
 
-	if (!c || !c->file ||
-	    !skit__cache_key_read(&out->key, sc->fds[ri], folder, dir_dev,
+	if (!c || !c->file)
+		return false;
+	i = skit__cache_lookup(c, ri, folder);
+	if (i < 0) {
+		/*
+		 * No record (a first scan, a new skill): no stat() now; the
+		 * load's own fstat() of the SKILL.md it opens is the key, as
+		 * good as one taken before (it precedes the read).
+		 */
+		out->key_later = true;
+		return false;
+	}
+	if (!skit__cache_key_read(&out->key, sc->fds[ri], folder, dir_dev,
 	                          dir_ino))
 		return false;
-	rec = skit__cache_find(c, folder);
-	if (rec && skit__cache_key_eq(&rec->key, &out->key)) {
+	skit__cache_get(c, (size_t)i, &rec);
+	if (skit__cache_key_eq(&rec.key, &out->key)) {
 		out->kind = LOAD_ITEM;
 		out->hit = true;
-		out->error = fill_from_cache(it, a, sc->reg, ri, rec, path,
+		out->rec = (uint32_t)i;
+		out->error = fill_from_cache(it, a, sc->reg, ri, &rec, path,
 		                             path_len, folder);
 		return true;
 	}
@@ -957,7 +958,7 @@ static void load_folder(const struct scan *sc, size_t ri, const char *folder,
 
 	out->error = 0;
 	out->message = NULL;
-	out->hit = out->cacheable = false;
+	out->hit = out->cacheable = out->key_later = false;
 	if (load_cached(sc, ri, folder, dir_dev, dir_ino, path, path_len, a, it,
 	                out))
 		return;
@@ -990,6 +991,11 @@ static void load_folder(const struct scan *sc, size_t ri, const char *folder,
 		out->kind = LOAD_ITEM;
 		out->error = fill_item(it, a, sc->reg, ri, s, path, path_len,
 		                       folder);
+		if (out->key_later && s->md_stat_ok) {
+			skit__cache_key_from_stat(&out->key, &s->md_stat,
+			                          dir_dev, dir_ino);
+			out->cacheable = out->key.mtime_sec < sc->racy_after;
+		}
 		if (it->e.flags & SKIT_SKILL_LOWERCASE_FILE)
 			out->cacheable = false; /* the key is SKILL.md's */
 	}
@@ -1059,6 +1065,24 @@ out:
 	return error;
 }
 
+/* Room for one more of `size` bytes after `n` in *p; false: no memory. */
+static bool grow_array(void **p, size_t *alloc, size_t n, size_t size)
+{
+	size_t want = *alloc ? *alloc * 2 : 256;
+	void *v;
+
+	if (n < *alloc)
+		return true;
+	if (want > SIZE_MAX / size)
+		return false;
+	v = skitx_realloc(*p, want * size);
+	if (!v)
+		return false;
+	*p = v;
+	*alloc = want;
+	return true;
+}
+
 /*
  * Remember entry `item` of root `ri` for the cache, when it came from
  * there or may go there. Runs in the merge, in order, so counts are exact.
@@ -1068,7 +1092,7 @@ static void cache_note(struct scan *sc, size_t ri, uint32_t item,
 {
 	struct cache_item *ci;
 
-	if (!sc->caches || sc->cache_lost || (!l->hit && !l->cacheable))
+	if (!sc->cache || sc->cache_lost || (!l->hit && !l->cacheable))
 		return;
 	/*
 	 * Not storable (say, a folder name that is not UTF-8): as if not
@@ -1078,28 +1102,26 @@ static void cache_note(struct scan *sc, size_t ri, uint32_t item,
 	    !skit__cache_fits(&sc->items[item].e, sc->items[item].folder,
 	                      sc->items[item].name_raw))
 		return;
-	if (sc->ncitems == sc->citems_alloc) {
-		size_t n = sc->citems_alloc ? sc->citems_alloc * 2 : 256;
-		struct cache_item *v = NULL;
-
-		if (n <= SIZE_MAX / sizeof(*v))
-			v = skitx_realloc(sc->citems, n * sizeof(*v));
-		if (!v) {
-			/* the scan goes on; only the cache is not written */
-			sc->cache_lost = true;
-			return;
-		}
-		sc->citems = v;
-		sc->citems_alloc = n;
+	if (!grow_array((void **)&sc->citems, &sc->citems_alloc, sc->ncitems,
+	                sizeof(*sc->citems)) ||
+	    (!l->hit && !grow_array((void **)&sc->ckeys, &sc->ckeys_alloc,
+	                            sc->nckeys, sizeof(*sc->ckeys))) ||
+	    sc->nckeys >= CACHE_MISS) {
+		/* the scan goes on; only the cache is not written */
+		sc->cache_lost = true;
+		return;
 	}
 	ci = &sc->citems[sc->ncitems++];
-	ci->root = ri;
+	ci->root = (uint32_t)ri;
 	ci->item = item;
-	ci->key = l->key;
-	if (l->hit)
+	if (l->hit) {
+		ci->ref = l->rec;
 		sc->chits[ri]++;
-	else
+	} else {
+		ci->ref = (uint32_t)sc->nckeys | CACHE_MISS;
+		sc->ckeys[sc->nckeys++] = l->key;
 		sc->cnew[ri]++;
+	}
 }
 
 /*
@@ -1557,81 +1579,120 @@ static bool cache_disabled(const skit_registry *reg)
 }
 
 /*
- * Read the cache of every root that could be opened. Nothing here can
+ * Read the cache of the roots (one file for them all). Nothing here can
  * fail the scan: without memory or a cache folder, there is no cache.
  */
 static void cache_open(struct scan *sc)
 {
 	skit_registry *reg = sc->reg;
+	const char **paths = NULL;
 	struct timespec now;
 	char *home;
 
-	if (cache_disabled(reg) || clock_gettime(CLOCK_REALTIME, &now) < 0)
+	if (!reg->nroots || cache_disabled(reg) ||
+	    clock_gettime(CLOCK_REALTIME, &now) < 0)
 		return;
 	sc->racy_after = (int64_t)now.tv_sec - RACY_SECONDS;
 	home = skit__cache_home();
 	if (!home)
 		return;
-	sc->caches = skitx_calloc(reg->nroots + 1, sizeof(*sc->caches));
+	sc->cache = skitx_calloc(1, sizeof(*sc->cache));
 	sc->chits = skitx_calloc(reg->nroots + 1, sizeof(*sc->chits));
 	sc->cnew = skitx_calloc(reg->nroots + 1, sizeof(*sc->cnew));
-	if (!sc->caches || !sc->chits || !sc->cnew) {
-		skitx_free(sc->caches);
-		sc->caches = NULL;
-		skitx_free(home);
-		return;
+	paths = skitx_calloc(reg->nroots, sizeof(*paths));
+	if (!sc->cache || !sc->chits || !sc->cnew || !paths) {
+		skitx_free(sc->cache);
+		sc->cache = NULL;
+		goto out;
 	}
-	for (size_t i = 0; i < reg->nroots; i++) {
-		skitx_buf_init(&sc->caches[i].data, 0);
-		if (sc->fds[i] >= 0)
-			skit__cache_open(&sc->caches[i], home,
-			                 reg->roots[i].path);
-	}
+	for (size_t i = 0; i < reg->nroots; i++)
+		paths[i] = reg->roots[i].path;
+	skit__cache_open(sc->cache, home, paths, reg->nroots);
+out:
+	skitx_free(paths);
 	skitx_free(home);
 }
 
 /*
- * Write back the cache of each root where something changed: an entry
- * loaded that can be cached, or a record not used (a skill gone or
- * changed into something that is not cached). Runs before finish(), while
- * items are in scan order and still hold their state as loaded. Failures
- * are ignored: the cache is an optimisation, never a reason to fail.
+ * Write the cache back when something changed: an entry loaded that can
+ * be cached, or a record not used (a skill gone or changed into something
+ * that is not cached). Runs before finish(), while items are in scan order
+ * and still hold their state as loaded. Failures are ignored: the cache
+ * is an optimisation, never a reason to fail.
  */
 static void cache_save(struct scan *sc)
 {
-	struct skitx_buf recs = SKITX_BUF_INIT;
 	struct skit__cache_stats *stats = &sc->reg->cache_stats;
+	struct skit__cache_writer w;
+	size_t hits = 0, added = 0;
+	int put = 0;
 
-	if (!sc->caches || sc->cache_lost)
+	if (!sc->cache || sc->cache_lost)
 		return;
 	for (size_t r = 0; r < sc->reg->nroots; r++) {
-		const struct skit__cache *c = &sc->caches[r];
-		size_t n = 0;
-		int put = 0;
-
-		stats->hits += sc->chits[r];
-		if (!c->file || sc->fds[r] < 0 ||
-		    (!sc->cnew[r] && sc->chits[r] == c->nrecs))
-			continue;
-		skitx_buf_clear(&recs);
-		for (size_t i = 0; i < sc->ncitems; i++) {
-			const struct cache_item *ci = &sc->citems[i];
-			const struct skit__item *it = &sc->items[ci->item];
-
-			if (ci->root != r)
-				continue;
-			put = skit__cache_put(&recs, &ci->key, &it->e,
-			                      it->folder, it->name_raw);
-			if (put < 0)
-				break;
-			n += (size_t)put;
-		}
-		if (put >= 0 && skit__cache_write(c, &recs, n) == 0) {
-			stats->written++;
-			stats->stored += n;
-		}
+		hits += sc->chits[r];
+		added += sc->cnew[r];
 	}
-	skitx_buf_release(&recs);
+	stats->hits = hits;
+	if (!sc->cache->file || (!added && hits == sc->cache->nrecs))
+		return;
+	if (skit__cache_writer_open(&w, sc->cache) < 0)
+		return;
+	for (size_t i = 0; put >= 0 && i < sc->ncitems; i++) {
+		const struct cache_item *ci = &sc->citems[i];
+		const struct skit__item *it = &sc->items[ci->item];
+		const struct skit__cache_key *key;
+		struct skit__cache_rec rec;
+
+		if (ci->ref & CACHE_MISS) {
+			key = &sc->ckeys[ci->ref & ~CACHE_MISS];
+		} else {
+			skit__cache_get(sc->cache, ci->ref, &rec);
+			key = &rec.key;
+		}
+		put = skit__cache_writer_put(&w, ci->root, key, &it->e,
+		                             it->folder, it->name_raw);
+	}
+	stats->stored += w.nrecs;
+	if (skit__cache_writer_close(&w, sc->cache, true) == 0)
+		stats->written++;
+	else
+		stats->stored = 0;
+}
+
+/*
+ * Before finish() builds the sorted views: free what only the walk over
+ * the roots needed, so the peak memory of a scan is not the two added
+ * (at 100k skills that is tens of MB). The cache's bytes go to the index:
+ * the entries taken from it point into them.
+ */
+static void scan_trim(struct scan *sc)
+{
+	skitx_free(sc->loaded_buf);
+	sc->loaded_buf = NULL;
+	sc->loaded_alloc = 0;
+	skitx_free(sc->cands);
+	sc->cands = NULL;
+	sc->cands_alloc = sc->ncands = 0;
+	skitx_buf_release(&sc->names);
+	skitx_idmap_release(&sc->seen);
+	skitx_free(sc->citems);
+	sc->citems = NULL;
+	sc->citems_alloc = sc->ncitems = 0;
+	skitx_free(sc->ckeys);
+	sc->ckeys = NULL;
+	sc->ckeys_alloc = sc->nckeys = 0;
+	if (sc->cache) {
+		size_t hits = 0;
+		char *bytes = skit__cache_take_bytes(sc->cache);
+
+		for (size_t r = 0; r < sc->reg->nroots; r++)
+			hits += sc->chits[r];
+		if (hits)
+			sc->ix->cache_bytes = bytes;
+		else
+			skitx_free(bytes);
+	}
 }
 
 int skit_registry_scan(skit_registry *reg, skit_error *err)
@@ -1690,6 +1751,7 @@ int skit_registry_scan(skit_registry *reg, skit_error *err)
 		error = scan_root(&sc, i);
 	if (!error) {
 		cache_save(&sc);
+		scan_trim(&sc);
 		error = finish(&sc);
 	}
 	if (error < 0)
@@ -1719,12 +1781,14 @@ out:
 	}
 	skitx_free(sc.loaders);
 	skitx_free(sc.loaded_buf);
-	for (size_t i = 0; sc.caches && i < reg->nroots; i++)
-		skit__cache_release(&sc.caches[i]);
-	skitx_free(sc.caches);
+	if (sc.cache) {
+		skit__cache_release(sc.cache);
+		skitx_free(sc.cache);
+	}
 	skitx_free(sc.chits);
 	skitx_free(sc.cnew);
 	skitx_free(sc.citems);
+	skitx_free(sc.ckeys);
 	if (error < 0)
 		return error == SKIT_ENOMEM ? skit__error_oom(err)
 		                            : skit__error_code(err, error);
@@ -1781,6 +1845,18 @@ const skit_entry *skit_registry_all_entry(const skit_registry *reg, size_t i)
 	return &reg->index->all[i].e;
 }
 
+bool skit_registry_source_matches(const char *label, const char *source)
+{
+	size_t n = strlen(source);
+
+	if (!strcmp(label, source))
+		return true;
+	/* a tier names every root of it: "user" is also "user:claude" */
+	return (!strcmp(source, "project") || !strcmp(source, "user") ||
+	        !strcmp(source, "builtin")) &&
+	       !strncmp(label, source, n) && label[n] == ':';
+}
+
 const skit_entry *skit_registry_find(const skit_registry *reg, const char *name,
                                      const char *source)
 {
@@ -1788,7 +1864,7 @@ const skit_entry *skit_registry_find(const skit_registry *reg, const char *name,
 	const skit_entry *found = NULL;
 	char *nf = NULL;
 	size_t lo = 0, hi;
-	bool ascii = true;
+	bool ascii = true, found_exact;
 
 	assert(reg && name);
 	ix = reg->index;
@@ -1816,11 +1892,30 @@ const skit_entry *skit_registry_find(const skit_registry *reg, const char *name,
 		const skit_entry *e = &ix->all[lo].e;
 
 		if (source ? e->state != SKIT_ENTRY_SKIPPED &&
-		                     !strcmp(e->source, source)
+		                     skit_registry_source_matches(e->source,
+		                                                  source)
 		           : e->state == SKIT_ENTRY_ACTIVE) {
 			found = e;
 			break;
 		}
+	}
+	found_exact = found != NULL;
+	/*
+	 * No skill is known by that name: a skill known by its folder name
+	 * because its own name differs (`pdf-v2/` saying `name: pdf`)
+	 * answers to the name it declares too, the highest root first.
+	 */
+	for (size_t i = 0; !found_exact && i < ix->nall; i++) {
+		const struct skit__item *it = &ix->all[i];
+
+		if (!it->name_raw || strcmp(it->name_raw, name) ||
+		    !(source ? it->e.state != SKIT_ENTRY_SKIPPED &&
+		                       skit_registry_source_matches(
+		                               it->e.source, source)
+		             : it->e.state == SKIT_ENTRY_ACTIVE))
+			continue;
+		if (!found || it->e.root_index < found->root_index)
+			found = &it->e;
 	}
 	skitx_free(nf);
 	return found;
@@ -1864,6 +1959,7 @@ int skit_registry_load(skit_skill **out, const skit_registry *reg,
 
 /* A parent folder of some of the given folders, and its cache. */
 struct pparent {
+	char *path;   /* absolute */
 	int fd;       /* -1: not open, so no cache */
 	uint64_t dev; /* its st_dev: the identity a scan gives a folder */
 	struct skit__cache cache;
@@ -1885,6 +1981,7 @@ struct pslot {
 	uint32_t parent; /* into parents, or NO_ITEM: no cache */
 	uint32_t folder; /* offset of the last component in the path */
 	bool hit;        /* served from the cache */
+	bool miss;       /* not from the cache: to load */
 	skit_error *err; /* NULL when out of memory (or no failure) */
 };
 
@@ -1929,10 +2026,10 @@ static void pparent_open(struct pparent *pp, const char *home, const char *path,
 
 	memset(pp, 0, sizeof(*pp));
 	pp->fd = -1;
-	skitx_buf_init(&pp->cache.data, 0);
 	parent = skitx_strndup(path, len);
 	if (!parent)
 		return;
+	pp->path = parent;
 	pp->fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (pp->fd >= 0 && fstat(pp->fd, &st) < 0) {
 		close(pp->fd);
@@ -1940,9 +2037,9 @@ static void pparent_open(struct pparent *pp, const char *home, const char *path,
 	}
 	if (pp->fd >= 0) {
 		pp->dev = (uint64_t)st.st_dev;
-		skit__cache_open(&pp->cache, home, parent);
+		skit__cache_open(&pp->cache, home, (const char *const *)&parent,
+		                 1);
 	}
-	skitx_free(parent);
 }
 
 /*
@@ -1951,9 +2048,9 @@ static void pparent_open(struct pparent *pp, const char *home, const char *path,
  */
 static void pparent_list(struct pparent *pp)
 {
-	const struct skit__cache_rec *rec;
 	struct dirent *de;
 	DIR *dir;
+	long rec;
 	int fd;
 
 	pp->dents = skitx_calloc(pp->cache.nrecs, sizeof(*pp->dents));
@@ -1972,12 +2069,12 @@ static void pparent_list(struct pparent *pp)
 		de = readdir(dir);
 		if (!de)
 			break;
-		rec = skit__cache_find(&pp->cache, de->d_name);
-		if (!rec)
+		rec = skit__cache_lookup(&pp->cache, 0, de->d_name);
+		if (rec < 0)
 			continue;
-		pp->dents[rec - pp->cache.recs].ino = (uint64_t)de->d_ino;
+		pp->dents[rec].ino = (uint64_t)de->d_ino;
 		/* DT_UNKNOWN (0) is as good as unlisted: stat it */
-		pp->dents[rec - pp->cache.recs].type = de->d_type;
+		pp->dents[rec].type = de->d_type;
 	}
 	if (errno) {
 		skitx_free(pp->dents); /* a partial listing: stat each */
@@ -2059,28 +2156,33 @@ static bool prompt_cached(struct pload *pl, size_t i)
 	struct pslot *sl = &pl->slots[i];
 	skit_prompt_item *item = &pl->items[i];
 	const char *dir = pl->dirs[i], *folder, *name;
-	const struct skit__cache_rec *rec;
+	struct skit__cache_rec r;
+	const struct skit__cache_rec *rec = &r;
 	const struct pparent *pp;
 	const struct pdent *dent;
 	struct skit__cache_key key;
 	struct stat st;
 	uint64_t dev, ino;
 	size_t len;
+	long ri;
 	char *loc;
 
 	if (sl->parent == NO_ITEM)
 		return false;
 	pp = &pl->parents[sl->parent];
 	folder = dir + sl->folder;
-	rec = skit__cache_find(&pp->cache, folder);
-	if (!rec || rec->state != SKIT_ENTRY_ACTIVE)
+	ri = skit__cache_lookup(&pp->cache, 0, folder);
+	if (ri < 0)
+		return false;
+	skit__cache_get(&pp->cache, (size_t)ri, &r);
+	if (rec->state != SKIT_ENTRY_ACTIVE)
 		return false; /* a skipped skill: load it for its message */
 	/*
 	 * The folder's identity as a scan records it: a real folder's is
 	 * the parent's st_dev and readdir()'s d_ino; a link's, the stat()
 	 * of its target.
 	 */
-	dent = pp->dents ? &pp->dents[rec - pp->cache.recs] : NULL;
+	dent = pp->dents ? &pp->dents[ri] : NULL;
 	if (dent && dent->type == DT_DIR) {
 		dev = pp->dev;
 		ino = dent->ino;
@@ -2141,11 +2243,14 @@ static void prompt_fail(struct pload *pl, size_t i, int error,
 }
 
 /*
- * Folder i as `skit to-prompt` has always loaded it: skit_skill_load()
- * with the defaults, then skit_skill_check_properties().
+ * Folder i as `skit to-prompt` loads it: skit_skill_load() with the
+ * loading rules; a folder they refuse is accepted when the reference's
+ * checks (skit_skill_check_properties()) pass, and else fails with their
+ * message.
  */
 static void prompt_load(struct pload *pl, size_t i)
 {
+	skit_skill_options opts = SKIT_SKILL_OPTIONS_INIT;
 	skit_prompt_item *item = &pl->items[i];
 	skit_error err = { 0 };
 	skit_skill *s = NULL;
@@ -2153,8 +2258,15 @@ static void prompt_load(struct pload *pl, size_t i)
 	size_t blen;
 	int error;
 
-	error = skit_skill_load(&s, pl->dirs[i], NULL, &err);
-	if (!error)
+	opts.flags = SKIT_SKILL_LENIENT;
+	error = skit_skill_load(&s, pl->dirs[i], &opts, &err);
+	/*
+	 * The loading rules: what the reference accepts is printed as it
+	 * prints it, and what only the loader accepts (flow collections, a
+	 * missing name...) is printed too; the reference's message
+	 * explains a folder neither accepts.
+	 */
+	if (!error && !skit_skill_valid(s))
 		error = skit_skill_check_properties(s, &err);
 	if (error < 0) {
 		skit_skill_free(s);
@@ -2163,15 +2275,33 @@ static void prompt_load(struct pload *pl, size_t i)
 	}
 	base = skitx_path_name(skit_skill_file(s), &blen);
 	item->location = skitx_path_join(skit_skill_dir(s), base);
-	item->name = skitx_strdup(skit_skill_name_raw(s));
+	item->name =
+	        skitx_strdup(skit_skill_name_raw(s) ? skit_skill_name_raw(s)
+	                                            : skit_skill_dir_name(s));
 	item->description = skitx_strdup(skit_skill_description(s));
 	skit_skill_free(s);
 	if (!item->location || !item->name || !item->description)
 		prompt_fail(pl, i, SKIT_ENOMEM, NULL);
 }
 
-/* Folders [begin, end) (a thread). */
-static void prompt_batch(void *payload, size_t worker, size_t begin, size_t end)
+/* Folders [begin, end) from the cache, where it holds (a thread). */
+static void prompt_hit_batch(void *payload, size_t worker, size_t begin,
+                             size_t end)
+{
+	struct pload *pl = payload;
+
+	(void)worker;
+	for (size_t i = begin; i < end; i++) {
+		if (!prompt_cached(pl, i))
+			pl->slots[i].miss = true;
+		else if (pl->slots[i].error < 0)
+			prompt_fail(pl, i, pl->slots[i].error, NULL);
+	}
+}
+
+/* The folders [begin, end) still to load (a thread). */
+static void prompt_load_batch(void *payload, size_t worker, size_t begin,
+                              size_t end)
 {
 	struct pload *pl = payload;
 
@@ -2179,13 +2309,101 @@ static void prompt_batch(void *payload, size_t worker, size_t begin, size_t end)
 	for (size_t i = begin; i < end; i++) {
 		if (i > atomic_load(&pl->first_failed))
 			return;
-		if (prompt_cached(pl, i)) {
-			if (pl->slots[i].error < 0)
-				prompt_fail(pl, i, pl->slots[i].error, NULL);
-			continue;
-		}
-		prompt_load(pl, i);
+		if (pl->slots[i].miss)
+			prompt_load(pl, i);
 	}
+}
+
+/*
+ * Whether the parent `pp` holds at most `limit` folders (and links),
+ * counted by one readdir(); false as soon as it holds more.
+ */
+static bool few_folders(const struct pparent *pp, size_t limit)
+{
+	struct dirent *de;
+	size_t n = 0;
+	DIR *dir;
+	int fd = dup(pp->fd);
+
+	dir = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	rewinddir(dir);
+	while (n <= limit && (de = readdir(dir)) != NULL)
+		if (de->d_name[0] != '.' &&
+		    (de->d_type == DT_DIR || de->d_type == DT_LNK ||
+		     de->d_type == DT_UNKNOWN))
+			n++;
+	closedir(dir);
+	return n <= limit;
+}
+
+/*
+ * The misses of parent `p` from a scan of that parent as a root, which
+ * loads what changed and writes its cache, as `skit list --root PARENT`
+ * does: the next run finds every record. Only when the given folders are
+ * at least a quarter of the parent's (scanning a big folder for a few of
+ * its skills would cost more than it saves). A folder is served from the
+ * scan only when its entry is active and not of a lowercase skill.md, the
+ * cases a record serves; the rest stay misses, loaded as always.
+ */
+static void prompt_scan_parent(struct pload *pl, skit_registry *reg, size_t p,
+                               size_t misses)
+{
+	struct skitx_strmap map = SKITX_STRMAP_INIT;
+	const struct pparent *pp = &pl->parents[p];
+	const struct skit__index *ix;
+	skit_registry *tmp = NULL;
+
+	if (pp->fd < 0 || !pp->path || !misses || pp->given > SIZE_MAX / 4 ||
+	    !few_folders(pp, pp->given * 4))
+		return;
+	if (skit_registry_new(&tmp, NULL) < 0 ||
+	    skit_registry_add_root(tmp, "parent", pp->path, NULL) < 0)
+		goto out;
+	tmp->threads = reg->threads;
+	if (skit_registry_scan(tmp, NULL) < 0)
+		goto out;
+	reg->cache_stats.written += tmp->cache_stats.written;
+	reg->cache_stats.stored += tmp->cache_stats.stored;
+	ix = tmp->index;
+	for (size_t k = 0; k < ix->nall; k++) {
+		const struct skit__item *it = &ix->all[k];
+
+		if (it->e.state == SKIT_ENTRY_ACTIVE &&
+		    !(it->e.flags & SKIT_SKILL_LOWERCASE_FILE) &&
+		    skitx_strmap_put(&map, it->folder, strlen(it->folder),
+		                     (uint32_t)k, NULL) < 0)
+			goto out; /* no memory: the rest is loaded */
+	}
+	for (size_t i = 0; i < pl->n; i++) {
+		struct pslot *sl = &pl->slots[i];
+		skit_prompt_item *item = &pl->items[i];
+		const struct skit__item *it;
+		const char *folder;
+		uint32_t *k;
+
+		if (sl->parent != p || !sl->miss)
+			continue;
+		folder = pl->dirs[i] + sl->folder;
+		k = skitx_strmap_get(&map, folder, strlen(folder));
+		if (!k)
+			continue;
+		it = &ix->all[*k];
+		item->name =
+		        skitx_strdup(it->name_raw ? it->name_raw : it->e.name);
+		item->description = skitx_strdup(it->e.description);
+		item->location = skitx_path_join(pl->dirs[i], "SKILL.md");
+		sl->miss = false;
+		if (!item->name || !item->description || !item->location)
+			prompt_fail(pl, i, SKIT_ENOMEM, NULL);
+	}
+out:
+	skitx_strmap_release(&map);
+	skit_registry_free(tmp);
 }
 
 int skit_registry_prompt_items(skit_prompt_item **out, skit_registry *reg,
@@ -2223,7 +2441,23 @@ int skit_registry_prompt_items(skit_prompt_item **out, skit_registry *reg,
 		nthreads = SKITX_PARALLEL_MAX;
 	batch = n / (nthreads * 4);
 	batch = batch < 1 ? 1 : batch > PARALLEL_BATCH ? PARALLEL_BATCH : batch;
-	skitx_parallel_for(n, batch, nthreads, prompt_batch, &pl);
+	/*
+	 * First what the parents' caches hold; then each parent with misses
+	 * may be scanned, which keeps its cache; then the rest is loaded.
+	 */
+	if (nparents)
+		skitx_parallel_for(n, batch, nthreads, prompt_hit_batch, &pl);
+	else
+		for (size_t i = 0; i < n; i++)
+			pl.slots[i].miss = true;
+	for (size_t p = 0; p < nparents; p++) {
+		size_t misses = 0;
+
+		for (size_t i = 0; i < n; i++)
+			misses += pl.slots[i].parent == p && pl.slots[i].miss;
+		prompt_scan_parent(&pl, reg, p, misses);
+	}
+	skitx_parallel_for(n, batch, nthreads, prompt_load_batch, &pl);
 
 	for (size_t i = 0; i < n; i++)
 		reg->cache_stats.hits += pl.slots[i].hit && !pl.slots[i].error;
@@ -2250,6 +2484,7 @@ out:
 			close(pl.parents[i].fd);
 		skit__cache_release(&pl.parents[i].cache);
 		skitx_free(pl.parents[i].dents);
+		skitx_free(pl.parents[i].path);
 	}
 	skitx_free(pl.parents);
 	skitx_strmap_release(&map);

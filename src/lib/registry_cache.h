@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * registry_cache.h - the on-disk cache of a root's level-1 index.
+ * registry_cache.h - the on-disk cache of a scan's level-1 index.
  *
- * One file per root, `${XDG_CACHE_HOME:-~/.cache}/skit/index-<hash>.bin`,
- * holds what loading each skill folder of that root gave (the entry's
- * strings, flags, state and warning count), keyed by the stat() of its
- * SKILL.md and the folder's identity. A scan that finds the key unchanged
- * reuses the record instead of opening and parsing SKILL.md.
+ * One file per list of roots, `${XDG_CACHE_HOME:-~/.cache}/skit/
+ * index-<hash of the roots>.bin`, holds what loading each skill folder of
+ * those roots gave (the entry's strings, flags, state and warning count),
+ * keyed by the stat() of its SKILL.md and the folder's identity. A scan
+ * that finds the key unchanged reuses the record instead of opening and
+ * parsing SKILL.md. One file for all the roots of a scan, not one per
+ * root: creating a file costs as much as loading tens of skills on some
+ * file systems, and users have hundreds of small roots.
  *
  * This module reads, validates and writes the file; it does not decide
  * what is cacheable or when a record is used: registry.c does. The file is
@@ -18,6 +21,7 @@
 #define SKIT_LIB_REGISTRY_CACHE_H
 
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "skit/registry.h"
 #include "util/buf.h"
@@ -45,39 +49,51 @@ enum {
 };
 
 /*
- * One validated record. The strings point into the cache's buffer and are
- * not NUL-terminated: str[i] with len[i] bytes, or NULL when absent. Each
- * is valid UTF-8 without NUL bytes.
+ * One validated record, decoded from the cache's bytes. The strings point
+ * into those bytes and are NUL-terminated there: str[i] with len[i]
+ * bytes, or NULL when absent. Each is valid UTF-8 without NUL bytes.
  */
 struct skit__cache_rec {
 	struct skit__cache_key key;
 	unsigned int flags;
 	skit_entry_state state; /* ACTIVE or SKIPPED */
 	size_t warnings;
+	uint32_t root; /* index in the list of roots */
 	const char *str[SKIT__CACHE_NSTR];
 	uint32_t len[SKIT__CACHE_NSTR];
 };
 
-/* One root's cache, as read at the start of a scan. */
+/*
+ * The cache of one list of roots, as read at the start of a scan. Only
+ * the file's bytes, the offset of each record and a map per root are
+ * kept (records are decoded when looked up): at 100k skills an array of
+ * decoded records was a sixth of the scan's peak memory.
+ */
 struct skit__cache {
-	char *file; /* where it lives; NULL: no cache for this root */
-	char *root; /* the root's absolute path, as recorded in the file */
-	struct skitx_buf data;
-	struct skit__cache_rec *recs;
+	char *file;   /* where it lives; NULL: no cache */
+	char **roots; /* the roots' absolute paths, as recorded in the file */
+	size_t nroots;
+	char *bytes; /* the file */
+	size_t nbytes;
+	uint32_t *offsets; /* of each record in bytes */
 	size_t nrecs;
-	struct skitx_strmap by_folder; /* folder name -> index in recs */
+	struct skit__cache_slot {
+		uint32_t rec;  /* record number + 1; 0: free */
+		uint32_t hash; /* high bits of its (root, folder) hash */
+	} * slots;             /* lookup by (root, folder) */
+	size_t nslots;         /* a power of two */
 };
 
 /*
- * Find and read the cache of the root at `root_path` into `c` (which the
- * caller zeroed). `cache_home` is the folder that holds skit's caches
- * ("<XDG_CACHE_HOME>/skit"). Never fails: when the file is missing,
- * foreign or invalid, or memory runs out, `c` is left empty (and with no
- * `file` when not even its name could be made). Release with
+ * Find and read the cache of the `n` roots `roots` (in scan order) into
+ * `c` (which the caller zeroed). `cache_home` is the folder that holds
+ * skit's caches ("<XDG_CACHE_HOME>/skit"). Never fails: when the file is
+ * missing, foreign or invalid, or memory runs out, `c` is left empty (and
+ * with no `file` when not even its name could be made). Release with
  * skit__cache_release().
  */
 void skit__cache_open(struct skit__cache *c, const char *cache_home,
-                      const char *root_path);
+                      const char *const *roots, size_t n);
 
 /*
  * "<XDG_CACHE_HOME or ~/.cache>/skit", skitx_malloc'd; NULL when neither
@@ -85,9 +101,23 @@ void skit__cache_open(struct skit__cache *c, const char *cache_home,
  */
 char *skit__cache_home(void);
 
-/* The record for folder `name`, or NULL. Safe from several threads. */
-const struct skit__cache_rec *skit__cache_find(const struct skit__cache *c,
-                                               const char *name);
+/*
+ * The record of folder `name` of root `root`: its number (below nrecs),
+ * or -1. Safe from several threads.
+ */
+long skit__cache_lookup(const struct skit__cache *c, size_t root,
+                        const char *name);
+
+/* Decode record `i` (a number from skit__cache_lookup()) into `r`. */
+void skit__cache_get(const struct skit__cache *c, size_t i,
+                     struct skit__cache_rec *r);
+
+/*
+ * Hand the file's bytes over (skitx_malloc'd: the caller frees them), so
+ * the strings of the records decoded from them stay valid; `c` is then
+ * empty (no record can be looked up), and still needs releasing.
+ */
+char *skit__cache_take_bytes(struct skit__cache *c);
 
 /*
  * Fill `k` from fstatat(rootfd, "<folder>/SKILL.md") without following a
@@ -97,6 +127,10 @@ const struct skit__cache_rec *skit__cache_find(const struct skit__cache *c,
 bool skit__cache_key_read(struct skit__cache_key *k, int rootfd,
                           const char *folder, uint64_t dir_dev,
                           uint64_t dir_ino);
+
+/* Fill `k` from the stat() of a SKILL.md and its folder's identity. */
+void skit__cache_key_from_stat(struct skit__cache_key *k, const struct stat *st,
+                               uint64_t dir_dev, uint64_t dir_ino);
 
 bool skit__cache_key_eq(const struct skit__cache_key *a,
                         const struct skit__cache_key *b);
@@ -111,21 +145,53 @@ bool skit__cache_fits(const skit_entry *e, const char *folder,
 
 /*
  * Append a record for entry `e` (as loaded: before shadowing) of folder
- * `folder` to `out`; `name_raw` as for skit__cache_fits() (kept only for
- * an active entry). Returns 1 when appended, 0 when the entry cannot be
- * cached (a string that is not valid UTF-8, or too long), SKIT_ENOMEM.
+ * `folder` of root number `root` to `out`; `name_raw` as for
+ * skit__cache_fits() (kept only for an active entry). Returns 1 when
+ * appended, 0 when the entry cannot be cached (a string that is not valid
+ * UTF-8, or too long), SKIT_ENOMEM.
  */
-int skit__cache_put(struct skitx_buf *out, const struct skit__cache_key *k,
-                    const skit_entry *e, const char *folder,
-                    const char *name_raw);
+int skit__cache_put(struct skitx_buf *out, size_t root,
+                    const struct skit__cache_key *k, const skit_entry *e,
+                    const char *folder, const char *name_raw);
+
+/* A running checksum (registry_cache.c). */
+struct skit__cksum {
+	uint64_t h, n;
+	unsigned char tail[8];
+	size_t ntail;
+};
 
 /*
- * Write `n` records (`recs`, as built by skit__cache_put()) as the cache
- * of `c`'s root: the folder is created 0700, the file written 0600 via a
- * temporary file and rename(). 0 or a negative status; callers ignore it.
+ * A new cache file for `c`'s roots, written as records come: the folder
+ * is created 0700, the file 0600 under a temporary name; records go out
+ * in chunks (no copy of the whole file is held).
  */
-int skit__cache_write(const struct skit__cache *c, const struct skitx_buf *recs,
-                      size_t n);
+struct skit__cache_writer {
+	int fd;
+	struct skitx_buf tmp; /* the temporary file's name */
+	struct skitx_buf buf; /* records not written yet */
+	struct skit__cksum sum;
+	size_t nrecs, nroots, vlen;
+	int error; /* the first failure; then nothing more is written */
+};
+
+/* Start writing; 0 or a negative status (then `w` holds nothing). */
+int skit__cache_writer_open(struct skit__cache_writer *w,
+                            const struct skit__cache *c);
+
+/* skit__cache_put() into the file: 1, 0 (not cacheable) or < 0. */
+int skit__cache_writer_put(struct skit__cache_writer *w, size_t root,
+                           const struct skit__cache_key *k, const skit_entry *e,
+                           const char *folder, const char *name_raw);
+
+/*
+ * With `commit`, finish the file and rename it into place (no fsync: a
+ * torn file fails its checks). Without, or after any failure, remove it;
+ * a file too big to keep (over 64 MiB) also removes the old cache.
+ * Releases `w`. 0 or a negative status; callers ignore it.
+ */
+int skit__cache_writer_close(struct skit__cache_writer *w,
+                             const struct skit__cache *c, bool commit);
 
 /* The file's check word over `n` bytes (exposed for the tests). */
 uint64_t skit__cache_checksum(const void *data, size_t n);

@@ -71,32 +71,118 @@ static int config_diag(struct ctx *c, const char *path, const char *fmt, ...)
 }
 
 /*
+ * Why `dir` (absolute, clean) can never be a project, or NULL when it can.
+ * The home folder holds the user's keys and skills, not a repository's;
+ * `/` and the system folders hold everyone's. A model given one of them
+ * as its project could read `.ssh/id_ed25519` or `etc/shadow` as project
+ * files. The folders listed as trees are refused with everything under
+ * them; the others only themselves (a checkout may live in /srv/x or
+ * /usr/src/x).
+ */
+static const char *not_a_project(const char *dir, const char *home,
+                                 const char *home_real)
+{
+	static const char *const trees[] = {
+		"/proc",      "/sys",         "/dev",         "/etc",
+		"/boot",      "/bin",         "/sbin",        "/lib",
+		"/lib32",     "/lib64",       "/libx32",      "/run",
+		"/usr/bin",   "/usr/sbin",    "/usr/lib",     "/usr/lib32",
+		"/usr/lib64", "/usr/libexec", "/usr/include", "/usr/share",
+		"/var/lib",   "/var/log",     "/var/cache",   "/var/spool",
+		"/var/mail",  "/var/run",     "/var/lock",
+	};
+	static const char *const exact[] = {
+		"/home",
+		"/root",
+		"/tmp",
+		"/var",
+		"/var/tmp",
+		"/mnt",
+		"/media",
+		"/opt",
+		"/srv",
+		"/usr",
+		"/usr/local",
+		"/usr/src",
+		"/usr/local/bin",
+		"/usr/local/lib",
+		"/usr/local/share",
+		"/usr/local/src",
+		"/usr/local/sbin",
+		"/usr/local/etc",
+		"/snap",
+		"/nix",
+		"/nix/store",
+		"/lost+found",
+	};
+
+	if (!strcmp(dir, "/"))
+		return "the root folder";
+	if ((home && !strcmp(dir, home)) ||
+	    (home_real && !strcmp(dir, home_real)))
+		return "the home folder";
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(trees); i++) {
+		size_t n = strlen(trees[i]);
+
+		if (!strncmp(dir, trees[i], n) && (!dir[n] || dir[n] == '/'))
+			return "a system folder";
+	}
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(exact); i++)
+		if (!strcmp(dir, exact[i]))
+			return "a system folder";
+	return NULL;
+}
+
+/* The home folder, absolute, and resolved (either may stay NULL). */
+static int home_spellings(const char *home, char **abs, char **real)
+{
+	*abs = *real = NULL;
+	if (!home)
+		return 0;
+	*abs = skitx_path_absolute(home);
+	if (!*abs)
+		return SKIT_ENOMEM;
+	{
+		char *r = realpath(*abs, NULL);
+
+		if (r) {
+			*real = skitx_strdup(r);
+			free(r); /* realpath(3) allocates with malloc */
+			if (!*real)
+				return SKIT_ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/*
  * The project: the nearest ancestor of `cwd` (itself included) holding a
- * `.agents/` or `.agent/` folder or a `.git` entry (a folder, or the file
- * of a worktree). The home folder is never the project: its `.agents/`
- * holds the user's skills, not a repository's.
+ * `.agents/`, `.agent/` or `.claude/` folder or a `.git` entry (a folder,
+ * or the file of a worktree), skipping every folder not_a_project()
+ * refuses: the home folder's `.agents/` holds the user's skills, not a
+ * repository's, and a `.git` in `/` or the home folder (dotfiles kept in
+ * git) does not make it one. The search stops at the home folder, as
+ * git's ceiling folders do: a tree that holds the home folder is no
+ * project of a folder inside it.
  */
 static int find_project(char **out, const char *cwd, const char *home)
 {
-	static const char *const marks[] = { ".agents", ".agent", ".git" };
+	static const char *const marks[] = { ".agents", ".agent", ".claude",
+		                             ".git" };
 	struct skitx_buf probe = SKITX_BUF_INIT;
-	char *dir = skitx_strdup(cwd), *home_abs = NULL;
+	char *dir = skitx_strdup(cwd), *home_abs = NULL, *home_real = NULL;
 	int error = 0;
 
 	*out = NULL;
 	if (!dir)
 		return SKIT_ENOMEM;
-	if (home) {
-		home_abs = skitx_path_absolute(home);
-		if (!home_abs) {
-			skitx_free(dir);
-			return SKIT_ENOMEM;
-		}
-	}
+	error = home_spellings(home, &home_abs, &home_real);
+	if (error < 0)
+		goto out;
 	for (;;) {
 		char *parent;
 
-		if (!home_abs || strcmp(dir, home_abs)) {
+		if (!not_a_project(dir, home_abs, home_real)) {
 			for (size_t i = 0; i < SKIT_ARRAY_SIZE(marks); i++) {
 				skitx_buf_clear(&probe);
 				error = skitx_buf_printf(
@@ -104,7 +190,7 @@ static int find_project(char **out, const char *cwd, const char *home)
 				        strcmp(dir, "/") ? "/" : "", marks[i]);
 				if (error < 0)
 					goto out;
-				if (i < 2 ? skitx_fs_is_dir(probe.ptr)
+				if (i < 3 ? skitx_fs_is_dir(probe.ptr)
 				          : skitx_fs_exists(probe.ptr)) {
 					*out = dir;
 					dir = NULL;
@@ -112,7 +198,9 @@ static int find_project(char **out, const char *cwd, const char *home)
 				}
 			}
 		}
-		if (!strcmp(dir, "/"))
+		if (!strcmp(dir, "/") ||
+		    (home_abs && !strcmp(dir, home_abs)) ||
+		    (home_real && !strcmp(dir, home_real)))
 			break;
 		parent = skitx_path_dirname(dir);
 		if (!parent) {
@@ -126,6 +214,7 @@ out:
 	skitx_buf_release(&probe);
 	skitx_free(dir);
 	skitx_free(home_abs);
+	skitx_free(home_real);
 	return error;
 }
 
@@ -295,24 +384,42 @@ static int add(struct ctx *c, enum tier t, const char *path, skit_error *err)
 	return skit_registry_add_root(c->reg, tier_names[t], path, err);
 }
 
+/*
+ * The built-in default roots of a tier (DESIGN.md section 4), each with
+ * its own label, so that shadowing reads clearly and `--source` can pick
+ * any copy: project:agents, project:agent, project:claude (the project's
+ * .agents/, .agent/ and .claude/ skills), user:agents ($SKIT_HOME/skills,
+ * else ~/.agents/skills), user:agent, user:claude (~/.agent/skills and
+ * ~/.claude/skills, read as other clients write them), then builtin.
+ */
 static int add_defaults(struct ctx *c, enum tier t, const char *skit_home,
                         skit_error *err)
 {
-	static const char *const project_dirs[] = { ".agents/skills",
-		                                    ".agent/skills",
-		                                    ".claude/skills" };
+	static const struct {
+		const char *label, *dir;
+	} project_dirs[] = {
+		{ "project:agents", ".agents/skills" },
+		{ "project:agent", ".agent/skills" },
+		{ "project:claude", ".claude/skills" },
+	},
+	  user_dirs[] = {
+		  { "user:agent", ".agent/skills" },
+		  { "user:claude", ".claude/skills" },
+	  };
 	struct skitx_buf b = SKITX_BUF_INIT;
 	int error = 0;
 
 	switch (t) {
 	case TIER_PROJECT:
-		for (size_t i = 0; c->project && i < 3; i++) {
+		for (size_t i = 0;
+		     c->project && i < SKIT_ARRAY_SIZE(project_dirs); i++) {
 			skitx_buf_clear(&b);
 			error = skitx_buf_printf(&b, "%s/%s", c->project,
-			                         project_dirs[i]);
+			                         project_dirs[i].dir);
 			if (error < 0)
 				break;
-			error = add(c, t, b.ptr, err);
+			error = skit_registry_add_root(
+			        c->reg, project_dirs[i].label, b.ptr, err);
 			if (error < 0)
 				break;
 		}
@@ -326,7 +433,18 @@ static int add_defaults(struct ctx *c, enum tier t, const char *skit_home,
 		else
 			break; /* no home: no user root */
 		if (error >= 0)
-			error = add(c, t, b.ptr, err);
+			error = skit_registry_add_root(c->reg, "user:agents",
+			                               b.ptr, err);
+		for (size_t i = 0;
+		     error >= 0 && c->home && i < SKIT_ARRAY_SIZE(user_dirs);
+		     i++) {
+			skitx_buf_clear(&b);
+			error = skitx_buf_printf(&b, "%s/%s", c->home,
+			                         user_dirs[i].dir);
+			if (error >= 0)
+				error = skit_registry_add_root(
+				        c->reg, user_dirs[i].label, b.ptr, err);
+		}
 		break;
 	case TIER_BUILTIN:
 	default:
@@ -504,5 +622,45 @@ int skit_project_find(char **out, skit_error *err)
 		                       "cannot read the current folder: %s",
 		                       strerror(errno));
 	error = find_project(out, buf, home && *home ? home : NULL);
+	return error == SKIT_ENOMEM ? skit__error_oom(err) : error;
+}
+
+int skit_project_for_run(char **out, const char *cwd, skit_error *err)
+{
+	const char *home = getenv("HOME"), *why;
+	char buf[PATH_MAX], *dir, *home_abs = NULL, *home_real = NULL;
+	int error;
+
+	assert(out);
+	*out = NULL;
+	if (!cwd) {
+		if (!getcwd(buf, sizeof(buf)))
+			return skit__error_set(
+			        err, SKIT_EIO, 0,
+			        "cannot read the current folder: "
+			        "%s",
+			        strerror(errno));
+		cwd = buf;
+	}
+	dir = skitx_path_absolute(cwd);
+	if (!dir)
+		return skit__error_oom(err);
+	home = home && *home ? home : NULL;
+	error = find_project(out, dir, home);
+	if (!error && !*out) {
+		error = home_spellings(home, &home_abs, &home_real);
+		why = error ? NULL : not_a_project(dir, home_abs, home_real);
+		if (why)
+			error = skit__error_set(err, SKIT_ENOTFOUND, 0,
+			                        "no project: %.300s is %s", dir,
+			                        why);
+		else if (!error) {
+			*out = dir;
+			dir = NULL;
+		}
+	}
+	skitx_free(dir);
+	skitx_free(home_abs);
+	skitx_free(home_real);
 	return error == SKIT_ENOMEM ? skit__error_oom(err) : error;
 }

@@ -87,6 +87,8 @@ struct skit__index {
 	size_t nroots;
 	struct skit__diags diags;
 	struct skit__arena strings;
+	/* the index cache's bytes: entries from it point into them */
+	char *cache_bytes;
 	struct skit__search *search[2]; /* [0] name+description, [1] +body */
 };
 
@@ -115,7 +117,7 @@ struct skit_registry {
 	struct skit__cache_stats {
 		size_t hits;    /* entries taken from the cache */
 		size_t stored;  /* records in the cache files written */
-		size_t written; /* cache files written */
+		size_t written; /* cache files written (one a scan) */
 	} cache_stats; /* of the last scan or skit_registry_prompt_items()
 	                  (hits only), for tests and benchmarks */
 };

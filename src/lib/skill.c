@@ -39,12 +39,27 @@ static const char *const allowed_fields[] = {
 	"license",       "metadata",      "name",
 };
 
-/* Fields outside the spec that skit honours at run time (DESIGN.md §1). */
-static const char *const runtime_fields[] = {
+/*
+ * Fields outside the spec that lenient loads know: the four skit honours
+ * at run time (DESIGN.md §1) and those other clients use. Known fields
+ * draw no warning; `skit validate` without --lenient still rejects them,
+ * as the reference does.
+ */
+static const char *const client_fields[] = {
 	"disable-model-invocation",
 	"user-invocable",
 	"argument-hint",
 	"when_to_use",
+	"model",
+	"effort",
+	"context",
+	"agent",
+	"hooks",
+	"paths",
+	"disallowed-tools",
+	"version",
+	"author",
+	"tags",
 };
 
 int skit__skill_diag(struct skit_skill *s, skit_severity sev, const char *code,
@@ -443,8 +458,8 @@ static int check_fields(struct skit_skill *s)
 		            SKIT_ARRAY_SIZE(allowed_fields)))
 			continue;
 		if (lenient) {
-			if (in_list(k->value, runtime_fields,
-			            SKIT_ARRAY_SIZE(runtime_fields)))
+			if (in_list(k->value, client_fields,
+			            SKIT_ARRAY_SIZE(client_fields)))
 				continue;
 			error = skit__skill_diag(
 			        s, SKIT_SEVERITY_WARNING, "unknown-field", NULL,
@@ -539,6 +554,27 @@ bool skit_skill_name_ok(const char *name)
    goto out;                                                              \
  } while (0)
 
+/*
+ * A rule that conformance enforces and lenient loads relax: an error in
+ * `skit validate`, a warning (same code, same words) when loading.
+ */
+#define RULE(code, ...)                                         \
+ do {                                                           \
+  error = skit__skill_diag(s,                                   \
+		           (s->opts.flags & SKIT_SKILL_LENIENT) \
+		                   ? SKIT_SEVERITY_WARNING      \
+		                   : SKIT_SEVERITY_ERROR,       \
+		           code, NULL, line, col, __VA_ARGS__); \
+  if (error < 0)                                                \
+   goto out;                                                    \
+ } while (0)
+
+/*
+ * The name rules. A lenient load keeps a skill whose name is missing,
+ * breaks the character rules or differs from its folder (warnings, and
+ * SKIT_SKILL_NAME_INVALID when the registry must know it by its folder
+ * name instead: docs/format.md, "Which name a skill is known by").
+ */
 static int check_name(struct skit_skill *s)
 {
 	const struct skit__ynode *node = skit__yaml_get(s->root, "name");
@@ -549,8 +585,9 @@ static int check_name(struct skit_skill *s)
 
 	key_position(s, "name", &line, &col);
 	if (!node) {
-		ERR("name-missing", "Missing required field in frontmatter: "
-		                    "name");
+		s->flags |= SKIT_SKILL_NAME_INVALID;
+		RULE("name-missing", "Missing required field in frontmatter: "
+		                     "name");
 		goto out;
 	}
 	if (node->kind == SKIT_YSCALAR) {
@@ -560,7 +597,8 @@ static int check_name(struct skit_skill *s)
 	}
 	if (node->kind != SKIT_YSCALAR || !rawlen) {
 		s->name_raw = NULL;
-		ERR("name-empty", "Field 'name' must be a non-empty string");
+		s->flags |= SKIT_SKILL_NAME_INVALID;
+		RULE("name-empty", "Field 'name' must be a non-empty string");
 		goto out;
 	}
 	nf = skitx_utf8_nfkc(s->name_raw, rawlen);
@@ -572,33 +610,44 @@ static int check_name(struct skit_skill *s)
 		error = SKIT_ENOMEM;
 		goto out;
 	}
-	if (skitx_utf8_count(nf, len) > NAME_MAX_CHARS)
-		ERR("name-too-long",
-		    "Skill name '%s' exceeds %d character limit (%zu chars)",
-		    nf, NAME_MAX_CHARS, skitx_utf8_count(nf, len));
-	if (!skitx_utf8_is_lower(nf, len))
-		ERR("name-not-lowercase", "Skill name '%s' must be lowercase",
-		    nf);
-	if (hyphen_edge(nf, len))
-		ERR("name-hyphen-edge",
-		    "Skill name cannot start or end with a hyphen");
-	if (strstr(nf, "--"))
-		ERR("name-double-hyphen",
-		    "Skill name cannot contain consecutive hyphens");
-	if (!all_alnum_or_hyphen(nf, len))
-		ERR("name-invalid-chars",
-		    "Skill name '%s' contains invalid characters. Only "
-		    "letters, digits, and hyphens are allowed.",
-		    nf);
+	if (skitx_utf8_count(nf, len) > NAME_MAX_CHARS) {
+		s->flags |= SKIT_SKILL_NAME_INVALID;
+		RULE("name-too-long",
+		     "Skill name '%s' exceeds %d character limit (%zu chars)",
+		     nf, NAME_MAX_CHARS, skitx_utf8_count(nf, len));
+	}
+	if (!skitx_utf8_is_lower(nf, len)) {
+		s->flags |= SKIT_SKILL_NAME_INVALID;
+		RULE("name-not-lowercase", "Skill name '%s' must be lowercase",
+		     nf);
+	}
+	if (hyphen_edge(nf, len)) {
+		s->flags |= SKIT_SKILL_NAME_INVALID;
+		RULE("name-hyphen-edge",
+		     "Skill name cannot start or end with a hyphen");
+	}
+	if (strstr(nf, "--")) {
+		s->flags |= SKIT_SKILL_NAME_INVALID;
+		RULE("name-double-hyphen",
+		     "Skill name cannot contain consecutive hyphens");
+	}
+	if (!all_alnum_or_hyphen(nf, len)) {
+		s->flags |= SKIT_SKILL_NAME_INVALID;
+		RULE("name-invalid-chars",
+		     "Skill name '%s' contains invalid characters. Only "
+		     "letters, digits, and hyphens are allowed.",
+		     nf);
+	}
 	dir_nf = skitx_utf8_nfkc(s->dir_name, strlen(s->dir_name));
 	if (!dir_nf) {
 		error = SKIT_ENOMEM;
 		goto out;
 	}
-	if (strcmp(dir_nf, nf))
-		ERR("name-dir-mismatch",
-		    "Directory name '%s' must match skill name '%s'",
-		    s->dir_name, nf);
+	s->name_mismatch = strcmp(dir_nf, nf) != 0;
+	if (s->name_mismatch)
+		RULE("name-dir-mismatch",
+		     "Directory name '%s' must match skill name '%s'",
+		     s->dir_name, nf);
 out:
 	skitx_free(nf);
 	skitx_free(dir_nf);
@@ -631,9 +680,9 @@ static int check_description(struct skit_skill *s)
 	}
 	chars = skitx_utf8_count(node->value, node->len);
 	if (chars > DESCRIPTION_MAX_CHARS)
-		ERR("description-too-long",
-		    "Description exceeds %d character limit (%zu chars)",
-		    DESCRIPTION_MAX_CHARS, chars);
+		RULE("description-too-long",
+		     "Description exceeds %d character limit (%zu chars)",
+		     DESCRIPTION_MAX_CHARS, chars);
 out:
 	return error;
 }
@@ -650,15 +699,15 @@ static int check_compatibility(struct skit_skill *s)
 		return 0;
 	key_position(s, "compatibility", &line, &col);
 	if (node->kind != SKIT_YSCALAR) {
-		ERR("compatibility-not-string",
-		    "Field 'compatibility' must be a string");
+		RULE("compatibility-not-string",
+		     "Field 'compatibility' must be a string");
 		goto out;
 	}
 	chars = skitx_utf8_count(node->value, node->len);
 	if (chars > COMPATIBILITY_MAX_CHARS)
-		ERR("compatibility-too-long",
-		    "Compatibility exceeds %d character limit (%zu chars)",
-		    COMPATIBILITY_MAX_CHARS, chars);
+		RULE("compatibility-too-long",
+		     "Compatibility exceeds %d character limit (%zu chars)",
+		     COMPATIBILITY_MAX_CHARS, chars);
 out:
 	return error;
 }
@@ -907,6 +956,33 @@ out:
 	return error;
 }
 
+/* One warning per top-level field written in flow style (lenient). */
+static int check_flow(struct skit_skill *s)
+{
+	const struct skit__ynode *root = s->root;
+	unsigned int line = 2, col = 1;
+	int error = 0;
+
+	if (root->flow)
+		WARN("yaml-flow",
+		     "The frontmatter is written in YAML flow style ({...}); "
+		     "the reference rejects it");
+	for (size_t i = 0; i < root->n; i++) {
+		const struct skit__ynode *k = root->keys[i];
+
+		if (!k->flow)
+			continue;
+		line = k->line + 1;
+		col = k->column;
+		WARN("yaml-flow",
+		     "Field '%s' uses YAML flow style ({...} or [...]); the "
+		     "reference rejects it",
+		     k->value);
+	}
+out:
+	return error;
+}
+
 static int validate(struct skit_skill *s)
 {
 	int error;
@@ -915,6 +991,8 @@ static int validate(struct skit_skill *s)
 		return fatal(s, "frontmatter-not-mapping", 2, 0,
 		             "SKILL.md frontmatter must be a YAML mapping");
 	error = check_fields(s);
+	if (!error)
+		error = check_flow(s);
 	if (!error)
 		error = check_name(s);
 	if (!error)
@@ -1015,12 +1093,83 @@ static char *pool_skill_md(struct skit_skill *s)
 	return p;
 }
 
+/*
+ * The lenient loader's second reading of a frontmatter libyaml refused:
+ * a top-level `description:` whose plain value holds ": " ("Use this: it
+ * works") is re-read as one string, as Gemini CLI's fallback does. The
+ * value (with its indented continuation lines) is rewritten as a single-
+ * quoted scalar into `out`. False when no such line exists.
+ */
+static bool has_colon_space(const char *p, const char *end)
+{
+	for (; p + 1 < end; p++)
+		if (p[0] == ':' && (p[1] == ' ' || p[1] == '\t'))
+			return true;
+	return false;
+}
+
+static bool requote_description(const char *y, size_t len,
+                                struct skitx_buf *out, unsigned int *at)
+{
+	static const char key[] = "description:";
+	const char *end = y + len, *p = y, *v, *stop, *q;
+	unsigned int line = 1;
+
+	for (; p < end; line++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *eol = nl ? nl : end;
+		size_t klen = sizeof(key) - 1;
+
+		if ((size_t)(eol - p) > klen && !memcmp(p, key, klen) &&
+		    (p[klen] == ' ' || p[klen] == '\t')) {
+			v = p + klen;
+			while (v < eol && (*v == ' ' || *v == '\t'))
+				v++;
+			if (v == eol || strchr("'\"|>[{&*!#%@`", *v))
+				return false;
+			/* the value runs on over indented lines */
+			stop = nl ? nl + 1 : end;
+			while (stop < end && (*stop == ' ' || *stop == '\t')) {
+				const char *n2 = memchr(stop, '\n',
+				                        (size_t)(end - stop));
+				const char *t = stop;
+
+				while (t < end && (*t == ' ' || *t == '\t'))
+					t++;
+				if (t == end || *t == '\n')
+					break;
+				stop = n2 ? n2 + 1 : end;
+			}
+			if (stop > v && stop[-1] == '\n')
+				stop--;
+			if (!has_colon_space(v, stop) && stop[-1] != ':')
+				return false;
+			if (skitx_buf_add(out, y, (size_t)(v - y)) < 0 ||
+			    skitx_buf_putc(out, '\'') < 0)
+				return false;
+			for (q = v; q < stop; q++)
+				if ((*q == '\'' &&
+				     skitx_buf_putc(out, '\'') < 0) ||
+				    skitx_buf_putc(out, *q) < 0)
+					return false;
+			if (skitx_buf_putc(out, '\'') < 0 ||
+			    skitx_buf_add(out, stop, (size_t)(end - stop)) < 0)
+				return false;
+			*at = line;
+			return true;
+		}
+		p = nl ? nl + 1 : end;
+	}
+	return false;
+}
+
 static int load(struct skit_skill *s, const char *path, int dirfd,
                 const char *rel)
 {
-	struct skitx_buf yaml = SKITX_BUF_INIT;
+	struct skitx_buf yaml = SKITX_BUF_INIT, requoted = SKITX_BUF_INIT;
 	char msg[256], *direct, relmd[PATH_MAX];
-	unsigned int line, col;
+	bool lenient = s->opts.flags & SKIT_SKILL_LENIENT;
+	unsigned int line, col, at = 0;
 	enum skitx_fs_why why;
 	struct stat st;
 	const char *name;
@@ -1049,6 +1198,8 @@ static int load(struct skit_skill *s, const char *path, int dirfd,
 	}
 	if (fd >= 0) {
 		s->file = direct;
+		s->md_stat = st;
+		s->md_stat_ok = rel != NULL;
 		name = skitx_path_name(s->dir, &name_len);
 		s->dir_name = skitx_pool_strndup(&s->pool, name, name_len);
 		if (!s->dir_name) {
@@ -1076,8 +1227,32 @@ static int load(struct skit_skill *s, const char *path, int dirfd,
 	if (error < 0 || s->fatal)
 		goto out;
 
-	error = skit__yaml_parse(&s->root, &s->pool, yaml.ptr, yaml.len, msg,
-	                         sizeof(msg), &line, &col);
+	error = skit__yaml_parse_flags(&s->root, &s->pool, yaml.ptr, yaml.len,
+	                               lenient ? SKIT_YAML_FLOW : 0, msg,
+	                               sizeof(msg), &line, &col);
+	if (error == SKIT_EINVALID && lenient &&
+	    requote_description(yaml.ptr, yaml.len, &requoted, &at)) {
+		char msg2[256];
+		unsigned int l2, c2;
+		int e2 = skit__yaml_parse_flags(
+		        &s->root, &s->pool, requoted.ptr, requoted.len,
+		        SKIT_YAML_FLOW, msg2, sizeof(msg2), &l2, &c2);
+
+		if (e2 == SKIT_ENOMEM) {
+			error = e2;
+			goto out;
+		}
+		if (!e2) {
+			error = skit__skill_diag(
+			        s, SKIT_SEVERITY_WARNING,
+			        "description-unquoted-colon", NULL, at + 1, 1,
+			        "Field 'description' holds ': ' without "
+			        "quotes; it was read as one string (the "
+			        "reference rejects it)");
+			if (error < 0)
+				goto out;
+		}
+	}
 	if (error == SKIT_EINVALID) {
 		/* YAML line 1 is SKILL.md line 2 */
 		error = fatal(s, "yaml-invalid", line ? line + 1 : 0, col,
@@ -1091,6 +1266,7 @@ static int load(struct skit_skill *s, const char *path, int dirfd,
 		error = skit__skill_lint(s);
 out:
 	skitx_buf_release(&yaml);
+	skitx_buf_release(&requoted);
 	return error;
 }
 
@@ -1189,6 +1365,14 @@ const char *skit_skill_name(const skit_skill *s)
 const char *skit_skill_name_raw(const skit_skill *s)
 {
 	return s->name_raw;
+}
+
+const char *skit_skill_known_name(const skit_skill *s)
+{
+	if (s->name && !(s->flags & SKIT_SKILL_NAME_INVALID) &&
+	    !s->name_mismatch)
+		return s->name;
+	return skit_skill_dir_name(s);
 }
 
 const char *skit_skill_description(const skit_skill *s)

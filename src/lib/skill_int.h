@@ -7,6 +7,8 @@
 #ifndef SKIT_LIB_SKILL_INT_H
 #define SKIT_LIB_SKILL_INT_H
 
+#include <sys/stat.h>
+
 #include "skit/skill.h"
 #include "lib/yaml.h"
 #include "util/buf.h"
@@ -19,6 +21,10 @@ struct skit_skill {
 	const char *dir;      /* pathlib-normalised path of the folder */
 	const char *dir_name; /* its last component */
 	const char *file;     /* dir + "/SKILL.md" (or skill.md), if found */
+	/* fstat() of SKILL.md opened relative to a scan's root: the index
+	   cache keys a newly loaded skill with it (no second stat) */
+	bool md_stat_ok;
+	struct stat md_stat;
 
 	/* Set when reading or parsing failed: the stage's one message. */
 	const char *fatal;
@@ -29,6 +35,7 @@ struct skit_skill {
 	const char *name_raw;     /* stripped, or NULL */
 	const char *description;  /* stripped, or NULL */
 	const char *allowed_tools, *when_to_use, *argument_hint;
+	bool name_mismatch; /* name-dir-mismatch (error or warning) */
 	unsigned int flags;
 	const char **meta_keys, **meta_values;
 	size_t meta_count;

@@ -1153,6 +1153,8 @@ static int memo_key(char *buf, size_t cap, const char *tool, const char *target)
 	n = strcspn(target, " \t;&|()`$<>\n\r");
 	if (!n || n >= cap || target[n + strcspn(target + n, ";&|()`$<>\n\r")])
 		return -1; /* compound lines are asked about each time */
+	if (!skit_policy_simple_command(target))
+		return -1; /* and so are options that run other code */
 	memcpy(buf, target, n);
 	buf[n] = '\0';
 	return 0;

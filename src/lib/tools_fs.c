@@ -21,8 +21,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "skit/policy.h"
+
 #include "lib/agent_int.h"
 #include "lib/error.h"
+#include "lib/protect.h"
 #include "lib/tools_int.h"
 #include "lib/rx.h"
 #include "util/fs.h"
@@ -51,6 +54,35 @@ static int project_fd(struct skit_agent *a, struct skitx_buf *out,
 		                       "opened: %s",
 		                       a->project_dir, strerror(errno));
 	return a->projfd;
+}
+
+/*
+ * Whether the policy keeps `tool` away from `rel`, a path the tool walks
+ * into on its own (a file grep searches, an entry list_dir shows). The
+ * gate approved the call for the folder it named; a deny pattern on the
+ * files of a subfolder must still hold for them, and so must a config
+ * `ask`, since no one is asked about each file of a walk.
+ */
+static bool walk_refused(struct skit_agent *a, const char *tool,
+                         const char *rel)
+{
+	skit_tool_request req;
+	skit_decision d;
+
+	req.tool = tool;
+	req.target = rel;
+	req.skill = NULL;
+	if (skit_policy_check(a->policy, skit__agent_policy_view(a), a->nactive,
+	                      &req, &d, NULL))
+		return true;
+	return d.verdict != SKIT_POLICY_ALLOW;
+}
+
+/* `rel`/`name`, or `name` when `rel` is "." (NULL on out-of-memory). */
+static char *child_path(const char *rel, const char *name)
+{
+	return strcmp(rel, ".") ? skitx_path_join(rel, name)
+	                        : skitx_strdup(name);
 }
 
 /* The path argument `key`, checked; NULL with an error result. */
@@ -125,8 +157,10 @@ int skit__tool_list_dir(struct skit_agent *a, json_t *args,
                         struct skitx_buf *out, bool *is_error, skit_error *err)
 {
 	struct entry *v = NULL;
-	size_t n = 0, alloc = 0, more = 0;
+	size_t n = 0, alloc = 0, more = 0, hidden = 0;
 	struct dirent *de;
+	char *child;
+	bool refused;
 	const char *path;
 	DIR *d;
 	int fd, dfd, rc;
@@ -155,6 +189,17 @@ int skit__tool_list_dir(struct skit_agent *a, json_t *args,
 
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
+		child = child_path(path, de->d_name);
+		if (!child) {
+			rc = SKIT_ENOMEM;
+			break;
+		}
+		refused = walk_refused(a, "list_dir", child);
+		skitx_free(child);
+		if (refused) {
+			hidden++;
+			continue;
+		}
 		if (n == LIST_MAX) {
 			more++;
 			continue;
@@ -209,6 +254,12 @@ int skit__tool_list_dir(struct skit_agent *a, json_t *args,
 		if (more)
 			rc |= skitx_buf_printf(
 			        out, "[%zu more entries not shown]\n", more);
+		if (hidden)
+			rc |= skitx_buf_printf(out,
+			                       "[%zu entr%s hidden by the "
+			                       "permission rules]\n",
+			                       hidden,
+			                       hidden == 1 ? "y" : "ies");
 	}
 	for (size_t i = 0; i < n; i++)
 		skitx_free(v[i].name);
@@ -223,6 +274,7 @@ int skit__tool_list_dir(struct skit_agent *a, json_t *args,
 /* ---- grep ------------------------------------------------------------- */
 
 struct grep {
+	struct skit_agent *a;
 	struct skit__rx *re;
 	skit_error rx_err; /* why a match was stopped (a cost limit) */
 	char *stopped_at;  /* "file:line" of that match, or NULL */
@@ -230,7 +282,8 @@ struct grep {
 	struct skitx_buf *out;
 	size_t cap; /* bytes of `out` */
 	size_t hits, files, skipped;
-	bool full; /* a cap was reached */
+	size_t refused; /* files and folders the permission rules keep out */
+	bool full;      /* a cap was reached */
 	char line[GREP_LINE_SHOWN + 1];
 };
 
@@ -357,11 +410,15 @@ static int grep_dir(struct grep *g, int fd, const char *rel, int depth)
 			g->full = true;
 			break;
 		}
-		child = strcmp(rel, ".") ? skitx_path_join(rel, de->d_name)
-		                         : skitx_strdup(de->d_name);
+		child = child_path(rel, de->d_name);
 		if (!child) {
 			rc = SKIT_ENOMEM;
 			break;
+		}
+		if (walk_refused(g->a, "grep", child)) {
+			g->refused++;
+			skitx_free(child);
+			continue;
 		}
 		cfd = openat(dirfd(d), de->d_name,
 		             (S_ISDIR(st.st_mode) ? O_DIRECTORY : O_NONBLOCK) |
@@ -415,6 +472,7 @@ int skit__tool_grep(struct skit_agent *a, json_t *args, struct skitx_buf *out,
 		        out, is_error, "%s regular expression: %s",
 		        rc == SKIT_ETOOBIG ? "refused" : "bad", rx_err.message);
 	}
+	g->a = a;
 	g->glob = skit__str_arg(args, "glob");
 	g->out = out;
 	g->cap = a->resource_cap;
@@ -441,6 +499,13 @@ int skit__tool_grep(struct skit_agent *a, json_t *args, struct skitx_buf *out,
 	else if (!rc && g->full)
 		rc = skitx_buf_printf(out, "[stopped: more matches not shown; "
 		                           "narrow the pattern or the path]");
+	if (!rc && g->refused)
+		rc = skitx_buf_printf(out,
+		                      "%s[%zu file(s) or folder(s) not "
+		                      "searched: the permission rules keep "
+		                      "them out]",
+		                      skitx_buf_len(out) ? "\n" : "",
+		                      g->refused);
 	skit__agent_trace(a, SKIT_TRACE_TOOL,
 	                  "grep \"%.60s\" in %s: %zu hit(s)", pattern, path,
 	                  g->hits);
@@ -492,13 +557,34 @@ static int open_parent(int root, char *path, const char **base)
 	return fd;
 }
 
+/*
+ * The refusal of a write to a protected path: an error the model sees,
+ * an audit event and a trace line. Not a question for the user: no
+ * --allow pattern opens these paths (only the full-access mode does).
+ */
+static int protected_error(struct skit_agent *a, const char *path,
+                           const char *why, struct skitx_buf *out,
+                           bool *is_error)
+{
+	skit__agent_audit(
+	        a, "file_write_refused",
+	        json_pack("{s:s, s:s}", "path", path, "protected", why));
+	skit__agent_trace(a, SKIT_TRACE_TOOL,
+	                  "write_file %.200s refused: protected (%s)", path,
+	                  why);
+	return skit__tool_error(out, is_error,
+	                        "%.200s: protected path (%.200s); write_file "
+	                        "never writes it",
+	                        path, why);
+}
+
 int skit__tool_write_file(struct skit_agent *a, json_t *args,
                           struct skitx_buf *out, bool *is_error,
                           skit_error *err)
 {
 	json_t *jcontent = json_object_get(args, "content");
 	const char *path, *base, *content;
-	char tmp[300], hex[65], *copy;
+	char tmp[300], hex[65], why[256], *copy;
 	size_t len;
 	struct stat st;
 	bool existed;
@@ -521,6 +607,8 @@ int skit__tool_write_file(struct skit_agent *a, json_t *args,
 		                        "content is %zu bytes; at most %u can "
 		                        "be written at once",
 		                        len, WRITE_MAX);
+	if (skit__protect_check_rel(a, path, why, sizeof(why)))
+		return protected_error(a, path, why, out, is_error);
 	root = project_fd(a, out, is_error, &rc);
 	if (root < 0)
 		return rc;
@@ -533,6 +621,10 @@ int skit__tool_write_file(struct skit_agent *a, json_t *args,
 		                      skit__open_failure(errno));
 		skitx_free(copy);
 		return rc;
+	}
+	if (skit__protect_check_at(a, dfd, base, why, sizeof(why))) {
+		rc = protected_error(a, path, why, out, is_error);
+		goto done;
 	}
 	existed = !fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW);
 	if (existed && !S_ISREG(st.st_mode)) {

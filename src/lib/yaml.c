@@ -21,6 +21,7 @@ struct frame {
 
 struct builder {
 	struct skitx_pool *pool;
+	unsigned int flags;
 	struct frame stack[SKIT_YAML_MAX_DEPTH + 1];
 	size_t depth;
 	size_t nodes;
@@ -149,6 +150,20 @@ static int check_props(struct builder *b, const yaml_char_t *anchor,
 	return 0;
 }
 
+/*
+ * A flow collection starts: mark the top-level key it sits under (or the
+ * root itself), so that the loader warns once per field.
+ */
+static void mark_flow(struct builder *b)
+{
+	if (!b->depth)
+		return; /* the root: marked when it is attached */
+	if (b->stack[0].pending_key)
+		b->stack[0].pending_key->flow = true;
+	else
+		b->stack[0].node->flow = true;
+}
+
 static int count_node(struct builder *b, const yaml_mark_t *mark)
 {
 	if (++b->nodes > SKIT_YAML_MAX_NODES)
@@ -216,7 +231,9 @@ static int on_event(struct builder *b, yaml_event_t *ev, int *documents)
 		if (error)
 			return error;
 		/* strictyaml says "mapping" for [...] too; keep its words */
-		if (flow)
+		if (flow && (b->flags & SKIT_YAML_FLOW))
+			mark_flow(b);
+		else if (flow)
 			return fail(
 			        b, mark,
 			        "Found ugly disallowed JSONesque flow mapping "
@@ -231,6 +248,7 @@ static int on_event(struct builder *b, yaml_event_t *ev, int *documents)
 		n = new_node(b, map ? SKIT_YMAP : SKIT_YSEQ, mark);
 		if (!n)
 			return SKIT_ENOMEM;
+		n->flow = flow && !b->depth;
 		b->stack[b->depth].node = n;
 		b->stack[b->depth].pending_key = NULL;
 		b->stack[b->depth].alloc = 0;
@@ -247,9 +265,10 @@ static int on_event(struct builder *b, yaml_event_t *ev, int *documents)
 	}
 }
 
-int skit__yaml_parse(struct skit__ynode **out, struct skitx_pool *pool,
-                     const char *text, size_t len, char *msg, size_t msgsize,
-                     unsigned int *line, unsigned int *col)
+int skit__yaml_parse_flags(struct skit__ynode **out, struct skitx_pool *pool,
+                           const char *text, size_t len, unsigned int flags,
+                           char *msg, size_t msgsize, unsigned int *line,
+                           unsigned int *col)
 {
 	struct builder b;
 	yaml_parser_t parser;
@@ -258,6 +277,7 @@ int skit__yaml_parse(struct skit__ynode **out, struct skitx_pool *pool,
 
 	memset(&b, 0, sizeof(b));
 	b.pool = pool;
+	b.flags = flags;
 	b.msg = msg;
 	b.msgsize = msgsize;
 	*out = NULL;
@@ -299,6 +319,14 @@ int skit__yaml_parse(struct skit__ynode **out, struct skitx_pool *pool,
 	if (!error)
 		*out = b.root;
 	return error;
+}
+
+int skit__yaml_parse(struct skit__ynode **out, struct skitx_pool *pool,
+                     const char *text, size_t len, char *msg, size_t msgsize,
+                     unsigned int *line, unsigned int *col)
+{
+	return skit__yaml_parse_flags(out, pool, text, len, 0, msg, msgsize,
+	                              line, col);
 }
 
 const struct skit__ynode *skit__yaml_get(const struct skit__ynode *map,

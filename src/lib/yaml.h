@@ -12,6 +12,7 @@
 #ifndef SKIT_LIB_YAML_H
 #define SKIT_LIB_YAML_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "util/pool.h"
@@ -21,6 +22,12 @@ enum skit__ynode_kind { SKIT_YSCALAR, SKIT_YMAP, SKIT_YSEQ };
 struct skit__ynode {
 	enum skit__ynode_kind kind;
 	unsigned int line, column; /* 1-based, in the YAML text */
+	/*
+	 * With SKIT_YAML_FLOW: set on a top-level key whose value holds a
+	 * flow collection ({...} or [...]), and on a root written in flow
+	 * style, so that the loader can warn once per field.
+	 */
+	bool flow;
 	/* SKIT_YSCALAR: the value (NUL-terminated; NUL-free, checked). */
 	const char *value;
 	size_t len;
@@ -35,6 +42,17 @@ struct skit__ynode {
 #define SKIT_YAML_MAX_DEPTH 32
 #define SKIT_YAML_MAX_NODES 10000
 
+/* Flags for skit__yaml_parse(). */
+enum {
+	/*
+	 * Accept flow collections ({...} and [...]) as the loader does:
+	 * they become the same nodes as block style, and the keys holding
+	 * them are marked `flow`. Anchors, aliases, tags, directives,
+	 * duplicate keys and the caps are refused all the same.
+	 */
+	SKIT_YAML_FLOW = 1u << 0,
+};
+
 /*
  * Parse `len` bytes of UTF-8 YAML. On success `*out` is the root (NULL for
  * an empty document) allocated in `pool`. On failure returns SKIT_EINVALID
@@ -44,6 +62,12 @@ struct skit__ynode {
 int skit__yaml_parse(struct skit__ynode **out, struct skitx_pool *pool,
                      const char *text, size_t len, char *msg, size_t msgsize,
                      unsigned int *line, unsigned int *col);
+
+/* skit__yaml_parse() with SKIT_YAML_FLOW and friends in `flags`. */
+int skit__yaml_parse_flags(struct skit__ynode **out, struct skitx_pool *pool,
+                           const char *text, size_t len, unsigned int flags,
+                           char *msg, size_t msgsize, unsigned int *line,
+                           unsigned int *col);
 
 /* The value for `key` in a mapping, or NULL. */
 const struct skit__ynode *skit__yaml_get(const struct skit__ynode *map,

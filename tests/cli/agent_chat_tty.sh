@@ -22,7 +22,7 @@ printf -- '---\nname: a-much-longer-skill-name\ndescription: LONG-DESC.\n---\nbo
 printf '%s\n' 'hello\x03' 'hello from the user\r' '/sk\t\r' '/alp\t' '\x15' '\x04' |
 	NO_COLOR=1 HOME="$W" XDG_STATE_HOME="$W/state" timeout 60 python3 \
 	"$SKIT_SOURCE_DIR/tests/support/ptydrive.py" "$T/screen" -- \
-	"$SKIT" chat --yes --root "project=$W/skills" --runs-dir "$W/runs" \
+	"$SKIT" chat --yes --project "$W" --root "project=$W/skills" --runs-dir "$W/runs" \
 	--model "replay:$CASS/final.jsonl"
 rc=$?
 expect_rc 0 "chat on a terminal"

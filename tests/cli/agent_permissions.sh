@@ -24,7 +24,7 @@ expect_rc 0 "refusals end the run normally"
 has "$T/err" "skit: refused (execute call needs approval; no terminal to ask):" \
 	"the refusal is reported"
 has "$T/err" "run_skill_script for skill scr: scripts/ok.sh" "it names the call"
-has "$T/err" "to approve it, run: skit run --allow 'run_skill_script(scripts/ok.sh:*)' --root" \
+has "$T/err" "to approve it, run: skit run --allow 'run_skill_script(scr:scripts/ok.sh)' --root" \
 	"it prints the approving command"
 lacks "$T/req.jsonl" "OK-RUN" "the script did not run"
 has "$T/req.jsonl" "tool 'shell' is not available now" "shell is not offered"

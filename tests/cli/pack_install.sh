@@ -61,15 +61,27 @@ expect_rc 0 "pack again"
 cmp -s "$T/p.zip" "$T/p2.zip" && reg_pass ||
 	reg_fail "the same input packed twice gives different bytes"
 
-# An invalid skill: refused, one line naming it, no pack written.
+# An invalid skill: refused (--strict: conformance), one line naming it,
+# no pack written.
 mkdir bad
 printf -- '---\nname: Bad_Name\ndescription: Not valid.\n---\nBody.\n' \
 	>bad/SKILL.md
-run pack -o "$T/bad.zip" alpha bad
+run pack --strict -o "$T/bad.zip" alpha bad
 expect_rc 1 "pack refuses an invalid skill"
 lines "$T/err" 1 "the pack error is one line"
 has "$T/err" "skill bad" "the pack error names the skill"
 [ ! -e "$T/bad.zip" ] && reg_pass || reg_fail "a refused pack was written"
+# The loading rules accept the name (it is known by its folder name, bad);
+# a skill without a description cannot be loaded at all.
+run pack -o "$T/bad.zip" alpha bad
+expect_rc 0 "pack with the loading rules"
+mkdir nodesc
+printf -- '---\nname: nodesc\n---\nBody.\n' >nodesc/SKILL.md
+run pack -o "$T/nodesc.zip" alpha nodesc
+expect_rc 1 "pack refuses a skill that cannot be loaded"
+has "$T/err" "description" "the pack error says why"
+[ ! -e "$T/nodesc.zip" ] && reg_pass || reg_fail "a refused pack was written"
+rm -f "$T/bad.zip"
 
 # ---------------------------------------------------------- install
 R=$W/R

@@ -45,14 +45,19 @@ fi
 run list --all --json --root p --root u
 expect_rc 0 "cold list"
 same "cold list"
+# one file for the list of roots, not one per root
 n=$(ls "$XDG_CACHE_HOME/skit" | grep -c '^index-.*\.bin$')
-[ "$n" -eq 2 ] && reg_pass || reg_fail "cold list: $n cache files, expected 2"
+[ "$n" -eq 1 ] && reg_pass || reg_fail "cold list: $n cache files, expected 1"
 perm=$(stat -c %a "$XDG_CACHE_HOME/skit")
 [ "$perm" = 700 ] && reg_pass || reg_fail "cache folder mode $perm"
 for f in "$XDG_CACHE_HOME"/skit/index-*.bin; do
 	perm=$(stat -c %a "$f")
 	[ "$perm" = 600 ] && reg_pass || reg_fail "cache file mode $perm"
 done
+
+# no temporary file is left behind
+n=$(ls -a "$XDG_CACHE_HOME/skit" | grep -c 'tmp')
+[ "$n" -eq 0 ] && reg_pass || reg_fail "cold list left $n temporary files"
 
 # warm: byte-identical, and the cache is not rewritten
 before=$(ls -l --time-style=+%s.%N "$XDG_CACHE_HOME/skit")
@@ -73,6 +78,18 @@ same "after changes"
 has "$T/out" "Skill Number 3." "same-size change picked up"
 lacks "$T/out" '"s5"' "deleted skill gone"
 has "$T/out" '"s9"' "new skill listed"
+
+# another list of roots has its own file, and both stay valid
+SKIT_NO_CACHE=1 timeout 60 "$SKIT" list --all --json --root u >"$T/nocache.u" 2>&1
+run list --all --json --root u
+cmp -s "$T/out" "$T/nocache.u" && reg_pass || reg_fail "--root u: output differs"
+n=$(ls "$XDG_CACHE_HOME/skit" | grep -c '^index-.*\.bin$')
+[ "$n" -eq 2 ] && reg_pass || reg_fail "two lists of roots: $n cache files"
+before=$(ls -l --time-style=+%s.%N "$XDG_CACHE_HOME/skit")
+run list --all --json --root p --root u
+same "back to p and u"
+after=$(ls -l --time-style=+%s.%N "$XDG_CACHE_HOME/skit")
+[ "$before" = "$after" ] && reg_pass || reg_fail "p and u cache was rewritten"
 
 # corrupt, planted, foreign-mode: ignored
 for f in "$XDG_CACHE_HOME"/skit/index-*.bin; do

@@ -67,7 +67,8 @@ has "$T/out" "SKILL.md is a symbolic link" "linked SKILL.md refused"
 has "$T/out" "SKILL.md is not a regular file" "FIFO refused"
 has "$T/out" "SKILL.md is a directory" "folder named SKILL.md refused"
 has "$T/out" "SKILL.md is 2147483648 bytes" "huge file refused unread"
-has "$T/out" "[skipped] Skill name 'Good' must be lowercase" "case twin skipped"
+grep -q '^Good  *root1  *Uppercase twin\.$' "$T/out" && reg_pass ||
+	reg_fail "case twin loaded under its folder name"
 if [ "$(id -u)" -eq 0 ]; then
 	echo "note: running as root; mode 000 does not deny reads, so the" \
 		"EACCES assertion is skipped"

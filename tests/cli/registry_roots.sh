@@ -18,20 +18,21 @@ cd "$P/src/deep" || exit 1
 
 run doctor
 has "$T/out" "Project: $P" "project found from a subfolder"
-has "$T/out" "project  $P/.agents/skills" "project root 1"
-has "$T/out" "project  $P/.agent/skills" "project root 2"
-has "$T/out" "project  $P/.claude/skills" "project root 3"
-has "$T/out" "user     $HOME/.agents/skills" "user root"
+has "$T/out" "project:agents  $P/.agents/skills" "project root 1"
+has "$T/out" "project:agent   $P/.agent/skills" "project root 2"
+has "$T/out" "project:claude  $P/.claude/skills" "project root 3"
+has "$T/out" "user:agents     $HOME/.agents/skills" "user root"
+has "$T/out" "user:agent      $HOME/.agent/skills" "user root 2"
+has "$T/out" "user:claude     $HOME/.claude/skills" "user root 3"
 has "$T/out" "/skit/skills" "builtin root"
 
 run list
 expect_rc 0 "list with default roots"
 lines "$T/out" 4 "list: four active skills"
-head -n 1 "$T/out" | grep -q '^one  *project  *From \.agents\.' &&
+head -n 1 "$T/out" | grep -q '^one  *project:agents  *From \.agents\.' &&
 	reg_pass || reg_fail ".agents wins over .claude"
 run list --all
-has "$T/out" "[shadowed by project] Shadowed by .agents." "same-tier shadowing"
-
+has "$T/out" "[shadowed by project:agents] Shadowed by .agents." "same-tier shadowing"
 # SKIT_HOME moves the user root
 skill "$W/sk/skills" other "Under SKIT_HOME."
 SKIT_HOME=$W/sk
@@ -89,5 +90,27 @@ has "$T/err" "no such config file" "missing --config message"
 run list --root "$P/.agent/skills"
 expect_rc 0 "--root ignores the broken config"
 has "$T/out" "two" "--root"
+
+rm -f "$P/.agents/skit.json" "$XDG_CONFIG_HOME/skit/config.json"
+# --source picks any copy: a root's label, or its tier (the highest root)
+run show --json one --source project:claude
+has "$T/out" "Shadowed by .agents" "--source project:claude picks the shadowed copy"
+run show --json one --source project
+lacks "$T/out" "Shadowed by .agents" "--source project is the highest project root"
+run show one --source project:nope
+expect_rc 2 "--source with an unknown label"
+
+# the user roots other clients write: ~/.agent/skills, ~/.claude/skills
+skill "$HOME/.claude/skills" claude-user "From ~/.claude."
+skill "$HOME/.agent/skills" agent-user "From ~/.agent."
+skill "$HOME/.agents/skills" twice "From ~/.agents."
+skill "$HOME/.claude/skills" twice "Shadowed by ~/.agents."
+run list --all
+grep -q '^claude-user  *user:claude  *From ~/\.claude\.' "$T/out" &&
+	reg_pass || reg_fail "~/.claude/skills is read (user:claude)"
+grep -q '^agent-user  *user:agent  *From ~/\.agent\.' "$T/out" &&
+	reg_pass || reg_fail "~/.agent/skills is read (user:agent)"
+has "$T/out" "[shadowed by user:agents] Shadowed by ~/.agents." "user-tier shadowing"
+
 
 reg_done

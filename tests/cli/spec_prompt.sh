@@ -25,7 +25,7 @@ while IFS='|' read -r id cwd arg kind; do
 	c=$REPLY
 	spec_expand "$id" "$arg"
 	a=$REPLY
-	spec_run "$W/$id/$c" to-prompt "$a"
+	spec_run "$W/$id/$c" to-prompt --strict "$a"
 	spec_no_crash "$id" || continue
 	case $kind in
 	exact)
@@ -66,7 +66,7 @@ multi() { # LABEL CASE...
 	for _c in $_list; do
 		set -- "$@" "$_c/$(spec_arg "$_c" @)"
 	done
-	spec_run "$W" to-prompt "$@"
+	spec_run "$W" to-prompt --strict "$@"
 	spec_no_crash "$_label" && spec_diff "$T/expected" "$_label"
 }
 
@@ -83,19 +83,19 @@ multi "to-prompt: a path given twice is listed twice" valid-basic valid-basic
 	echo "</available_skills>"
 	echo "--- stderr"
 } >"$T/expected"
-spec_run "$W" to-prompt loc-file-arg/file-arg/SKILL.md valid-all-fields/all-fields
+spec_run "$W" to-prompt --strict loc-file-arg/file-arg/SKILL.md valid-all-fields/all-fields
 spec_no_crash "to-prompt: file and folder" &&
 	spec_diff "$T/expected" "to-prompt: a SKILL.md argument and a folder"
 
 # One failing skill aborts the whole command: nothing on stdout.
-spec_run "$W" to-prompt valid-basic/my-skill loc-missing/no-skill-md \
+spec_run "$W" to-prompt --strict valid-basic/my-skill loc-missing/no-skill-md \
 	"name-cjk/$(spec_arg name-cjk @)"
 spec_no_crash "to-prompt: one missing SKILL.md" && {
 	printf 'exit 1\n--- stdout\n--- stderr\nskit to-prompt: SKILL.md not found in %s/loc-missing/no-skill-md\n' \
 		"$W" >"$T/expected"
 	spec_diff "$T/expected" "to-prompt: one failing skill aborts"
 }
-spec_run "$W" to-prompt valid-basic/my-skill yaml-duplicate-key/duplicate-key
+spec_run "$W" to-prompt --strict valid-basic/my-skill yaml-duplicate-key/duplicate-key
 spec_no_crash "to-prompt: one invalid YAML" && {
 	spec_expect_rc "to-prompt: one invalid YAML" 1
 	spec_expect_empty "to-prompt: one invalid YAML: stdout" "$T/out"
@@ -104,7 +104,7 @@ spec_no_crash "to-prompt: one invalid YAML" && {
 # Symbolic links are resolved in <location>.
 mkdir -p "$W/links"
 ln -s ../valid-basic/my-skill "$W/links/alias"
-spec_run "$W/links" to-prompt alias
+spec_run "$W/links" to-prompt --strict alias
 spec_no_crash "to-prompt: symlinked folder" && {
 	expected_of valid-basic >"$T/expected"
 	spec_diff "$T/expected" "to-prompt: a symlinked folder shows the resolved location"

@@ -120,14 +120,23 @@ case $(grep -e 'must be lowercase' "$T/err") in
 *) spec_fail "text: the lowercase error is not at Bad-Name/SKILL.md:3: $(cat "$T/err")" ;;
 esac
 
-# --- --lenient: fields outside the spec do not fail; a field skit does not
-# know at all (version) is a warning naming it
-spec_run "$W/lenient-fields" validate --lenient lenient-fields
+# --- --lenient: fields outside the spec do not fail; the fields clients
+# use (version...) are known, and a field no client uses (colour) is a
+# warning naming it
+mkdir -p "$W/lenient-unknown/lenient-unknown"
+printf -- '---\nname: lenient-unknown\ndescription: Unknown field.\nversion: 1\ncolour: blue\n---\n' \
+	>"$W/lenient-unknown/lenient-unknown/SKILL.md"
+spec_run "$W/lenient-unknown" validate --lenient lenient-unknown
 spec_no_crash "lenient" && {
 	spec_expect_rc "lenient: exit status" 0
-	spec_expect_grep "lenient: success line" "$T/out" "Valid skill: lenient-fields"
+	spec_expect_grep "lenient: success line" "$T/out" "Valid skill: lenient-unknown"
 	spec_expect_grep "lenient: warning" "$T/err" "warning: "
-	spec_expect_grep "lenient: names the field" "$T/err" "version"
+	spec_expect_grep "lenient: names the field" "$T/err" "colour"
+	if grep -q "version" "$T/err"; then
+		spec_fail "lenient: a known client field is warned: $(cat "$T/err")"
+	else
+		spec_pass
+	fi
 	if error_lines "$T/err" >/dev/null; then
 		spec_fail "lenient: error lines: $(cat "$T/err")"
 	else
@@ -139,7 +148,7 @@ spec_expect_rc "lenient, reference format" 0
 spec_expect_grep "lenient, reference format: success line" "$T/out" \
 	"Valid skill: lenient-fields"
 # --strict: warnings fail.
-spec_run "$W/lenient-fields" validate --lenient --strict lenient-fields
+spec_run "$W/lenient-unknown" validate --lenient --strict lenient-unknown
 spec_expect_rc "lenient + strict: warnings fail" 1
 # Without --lenient the fields are the reference's error (exit 1).
 spec_run "$W/lenient-fields" validate lenient-fields

@@ -51,19 +51,22 @@ SKIT_NO_CACHE=1 outputs nocache
 has "$T/nocache.xml" 'ｗｉｄｅ' "raw fullwidth name"
 has "$T/nocache.xml" '&lt;b&gt;&amp;amp;' "escaped description"
 
+# one folder of eleven: the parent is not scanned for it, no cache
+run to-prompt p/s1
+expect_rc 0 "one folder"
+[ -e "$XDG_CACHE_HOME" ] && reg_fail "one folder wrote a cache" || reg_pass
+
 outputs cold
 same cold nocache "cold cache"
-if [ -e "$XDG_CACHE_HOME" ]; then
-	reg_fail "to-prompt wrote a cache"
-else
-	reg_pass
-fi
+n=$(ls "$XDG_CACHE_HOME/skit" 2>/dev/null | grep -c '^index-.*\.bin$')
+[ "$n" -eq 1 ] && reg_pass || reg_fail "to-prompt kept $n cache files, expected 1"
 
-# warm the parent's cache, as `skit list` does for a root
+# the parent's cache as `skit list` keeps it for a root: nothing to rewrite
+before=$(ls -l --time-style=+%s.%N "$XDG_CACHE_HOME/skit")
 run list --json --root p
 expect_rc 0 "list --root p"
-n=$(ls "$XDG_CACHE_HOME/skit" 2>/dev/null | grep -c '^index-.*\.bin$')
-[ "$n" -eq 1 ] && reg_pass || reg_fail "list wrote $n cache files, expected 1"
+after=$(ls -l --time-style=+%s.%N "$XDG_CACHE_HOME/skit")
+[ "$before" = "$after" ] && reg_pass || reg_fail "list rewrote to-prompt's cache"
 outputs warm
 same warm nocache "warm cache"
 # also by absolute paths and through a SKILL.md argument

@@ -190,17 +190,27 @@ static void test_pack__refuses_invalid_and_duplicate(void)
 {
 	const char *src = scratch("inv-src");
 	const char *dirs[2];
+	skit_pack_options strict = SKIT_PACK_OPTIONS_INIT;
 	skit_error err = { 0 };
 	char out[4096];
 
+	strict.flags = SKIT_PACK_STRICT;
 	skill(src, "good", "x", NULL);
 	put(path_of(path_of(src, "bad"), "SKILL.md"),
 	    "---\nname: Bad_Name\ndescription: x\n---\n", 0644);
 	snprintf(out, sizeof(out), "%s/p.zip", src);
 	dirs[0] = strdup(path_of(src, "good"));
 	dirs[1] = strdup(path_of(src, "bad"));
-	ASSERT_EQ(skit_pack(dirs, 2, out, NULL, NULL, &err), SKIT_EINVALID);
+	/* conformance refuses the name; the loading rules pack it as bad */
+	ASSERT_EQ(skit_pack(dirs, 2, out, &strict, NULL, &err), SKIT_EINVALID);
 	ASSERT_CONTAINS(err.message, "bad");
+	ASSERT(access(out, F_OK) != 0);
+	ASSERT_OK(skit_pack(dirs, 2, out, NULL, NULL, &err));
+	unlink(out);
+	put(path_of(path_of(src, "bad"), "SKILL.md"), "---\nname: bad\n---\n",
+	    0644);
+	ASSERT_EQ(skit_pack(dirs, 2, out, NULL, NULL, &err), SKIT_EINVALID);
+	ASSERT_CONTAINS(err.message, "description");
 	ASSERT(access(out, F_OK) != 0);
 	free((void *)dirs[1]);
 	dirs[1] = strdup(dirs[0]);

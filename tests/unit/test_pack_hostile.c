@@ -1584,11 +1584,19 @@ static void test_pack_hostile__a13_layout_refused(void)
 	zc = zc_new();
 	zc_add_file(zc, "wrong/SKILL.md", md("right"));
 	write_zip(zc, zip);
+	/* (the loading rules accept these two: conformance refuses them) */
+	opts.flags |= SKIT_INSTALL_STRICT;
 	expect("folder != name", zip, SKIT_EINVALID, NULL);
 	zc = zc_new();
 	zc_add_file(zc, "Bad_Name/SKILL.md", md("Bad_Name"));
 	write_zip(zc, zip);
 	expect("invalid name", zip, SKIT_EINVALID, NULL);
+	opts.flags &= ~(unsigned int)SKIT_INSTALL_STRICT;
+	/* a folder that cannot be an installed skill's identity */
+	zc = zc_new();
+	zc_add_file(zc, "-rf/SKILL.md", md("rf"));
+	write_zip(zc, zip);
+	expect("dash folder", zip, SKIT_EINVALID, NULL);
 	zc = zc_new();
 	zc_add_file(zc, "s/SKILL.md", "---\nname: s\n---\nBody.\n");
 	write_zip(zc, zip);
@@ -2228,7 +2236,9 @@ static void test_pack_hostile__f10_root_is_link(void)
 	write_zip(zc, zip);
 	/* (a folder/name mismatch first: nothing may appear anywhere) */
 	memset(&err, 0, sizeof(err));
+	opts.flags |= SKIT_INSTALL_STRICT;
 	ASSERT_EQ(skit_install(link, zip, &opts, &res, &err), SKIT_EINVALID);
+	opts.flags &= ~(unsigned int)SKIT_INSTALL_STRICT;
 	if (res)
 		skit_install_result_free(res);
 	res = NULL;

@@ -8,6 +8,7 @@
 
 #include "harness.h"
 #include "skit/policy.h"
+#include "util/buf.h"
 #include "util/fs.h"
 
 enum { YES = 1, NONET = 2 };
@@ -827,8 +828,12 @@ static void test_policy__suggest(void)
 	ASSERT_STR(buf, "Bash(git:*)");
 	r.tool = "run_skill_script";
 	r.target = "scripts/report.py data.csv";
+	r.skill = "csv-report";
 	ASSERT_OK(skit_policy_suggest(buf, sizeof(buf), &r, false));
-	ASSERT_STR(buf, "run_skill_script(scripts/report.py:*)");
+	ASSERT_STR(buf, "run_skill_script(csv-report:scripts/report.py)");
+	r.skill = NULL; /* a script of no named skill: no narrow pattern */
+	ASSERT_EQ(skit_policy_suggest(buf, sizeof(buf), &r, false),
+	          SKIT_EINVALID);
 	r.tool = "write_file";
 	r.target = "./out//a.md";
 	ASSERT_OK(skit_policy_suggest(buf, sizeof(buf), &r, false));
@@ -884,6 +889,290 @@ static void test_policy__approving_flag(void)
 	ASSERT_STR(buf, "");
 	skit_policy_free(p);
 	skit_allowed_tools_free(rs);
+}
+
+/*
+ * One meaning for shell patterns (docs/permissions.md): the policy below
+ * allows git, ls, find, tar, env, xargs, cat and rsync with ":*" and the
+ * exact line "make test"; it denies rm and curl anywhere in a line. Each
+ * command line is allowed (A), asked about (Q) or denied (D).
+ */
+static void test_policy__shell_table(void)
+{
+	static const char *const allow[] = {
+		"Bash(git:*)",  "Bash(ls:*)",  "Bash(find:*)",
+		"Bash(tar:*)",  "Bash(env:*)", "Bash(xargs:*)",
+		"Bash(cat:*)",  "Bash(rsync:*)", "Bash(make test)",
+		"Bash(ssh:*)",
+	};
+	static const struct {
+		const char *cmd;
+		skit_verdict want;
+	} lines[] = {
+		/* one simple command: pre-approved */
+		{ "git status", A },
+		{ "git log --oneline -5", A },
+		{ "  git\tdiff HEAD~1 ", A },
+		{ "ls -la src", A },
+		{ "find . -name '*.c'", A },
+		{ "tar -tzf x.tgz", A },
+		{ "cat README.md", A },
+		{ "make test", A },
+		{ "make  test", A },
+		{ "git commit -m 'fix the build'", A },
+		{ "git add -u", A },
+		/* not one simple command: asked */
+		{ "git status; ls", Q },
+		{ "git status && ls", Q },
+		{ "git status || ls", Q },
+		{ "git log | head", Q },
+		{ "git fetch &", Q },
+		{ "git log $(echo x)", Q },
+		{ "git log `echo x`", Q },
+		{ "(git status)", Q },
+		{ "{ git status; }", Q },
+		{ "if true; then git status; fi", Q },
+		{ "git status\nls", Q },
+		{ "git status > out.txt", Q },
+		{ "git commit -m 'a; b'", Q },
+		{ "make test -j4", Q },
+		{ "/usr/bin/git status", Q },
+		/* options that run other code: asked */
+		{ "git -c alias.x=!id x", Q },
+		{ "git -c core.pager=id log", Q },
+		{ "git --config-env=core.editor=ED commit", Q },
+		{ "git -C /tmp/other status", Q },
+		{ "git --git-dir=/tmp/x/.git log", Q },
+		{ "git fetch --upload-pack='touch x' origin", Q },
+		{ "git ls-remote -u 'touch x' origin", Q },
+		{ "git archive --exec=x --remote=r HEAD", Q },
+		{ "git rebase -x 'make' main", Q },
+		{ "git submodule foreach 'echo x'", Q },
+		{ "git bisect run ./t.sh", Q },
+		{ "git config core.fsmonitor ./x", Q },
+		{ "git clone --template=/tmp/t repo", Q },
+		{ "git clone -c core.hooksPath=/tmp repo", Q },
+		{ "git fetch ext::sh", Q },
+		{ "git '-c' alias.x=!id x", Q },
+		{ "find . -exec id ;", Q },
+		{ "find . -execdir id {} +", Q },
+		{ "find . -ok id {} +", Q },
+		{ "find . -delete", Q },
+		{ "tar -xf a.tar --to-command=id", Q },
+		{ "tar -cf a.tar -I 'sh -c id' .", Q },
+		{ "tar -cf a.tar --checkpoint-action=exec=id .", Q },
+		{ "rsync -e 'sh -c id' a b:", Q },
+		{ "rsync -avze ssh a b:", Q },
+		{ "ssh -o ProxyCommand=id host", Q },
+		{ "env id", Q },
+		{ "env FOO=1 git status", Q },
+		{ "xargs id", Q },
+		/* deny: the command word anywhere */
+		{ "rm -f a", D },
+		{ "git status; rm -f a", D },
+		{ "{ rm -f b; }", D },
+		{ "if true; then rm -f c; fi", D },
+		{ "! rm -f d", D },
+		{ "for f in e; do rm -f $f; done", D },
+		{ "while false; do rm x; done", D },
+		{ "until true; do rm x; done", D },
+		{ "case x in x) rm y;; esac", D },
+		{ "(rm -f g)", D },
+		{ "echo $(rm -f h)", D },
+		{ "echo \"$(rm -f i)\"", D },
+		{ "echo `rm -f j`", D },
+		{ "X=$(rm k) true", D },
+		{ "/bin/rm -f l", D },
+		{ "'rm' -f m", D },
+		{ "r\\m -f n", D },
+		{ "\"r\"m -f o", D },
+		{ "FOO=1 rm -f p", D },
+		{ "env rm -f q", D },
+		{ "sudo -u root rm -f r", D },
+		{ "xargs rm < list", D },
+		{ "find . -name x -exec rm {} ;", D },
+		{ "sh -c 'rm -f s'", D },
+		{ "bash -lc \"echo hi; rm -f t\"", D },
+		{ "eval 'rm -f u'", D },
+		{ "timeout 5 rm -f v", D },
+		{ "nice -n 5 rm w", D },
+		{ "cat <(rm x)", D },
+		{ "git -c alias.x='!rm -rf y' x", D },
+		{ "curl https://example.com", D },
+		{ "git log && curl x", D },
+		{ "$CMD -f z", D },
+		{ "2>/dev/null rm -f zz", D },
+		/* not a command word: not denied */
+		{ "echo rm", Q },
+		{ "git rm --cached x", A },
+		{ "rmdir x", Q },
+		{ "ls rm", A },
+	};
+	skit_policy *p;
+	size_t bad = 0;
+
+	ASSERT_OK(skit_policy_new(&p, NULL));
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(allow); i++)
+		ASSERT_OK(skit_policy_add(p, SKIT_POLICY_LIST_ALLOW, allow[i],
+		                          NULL));
+	ASSERT_OK(skit_policy_add(p, SKIT_POLICY_LIST_DENY, "Bash(rm:*)",
+	                          NULL));
+	ASSERT_OK(skit_policy_add(p, SKIT_POLICY_LIST_DENY, "Bash(curl:*)",
+	                          NULL));
+	ASSERT(SKIT_ARRAY_SIZE(lines) >= 40);
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(lines); i++) {
+		skit_tool_request r = { "shell", lines[i].cmd, NULL };
+		skit_decision d;
+
+		ASSERT_OK(skit_policy_check(p, NULL, 0, &r, &d, NULL));
+		if (d.verdict != lines[i].want) {
+			fprintf(stderr, "  row %zu \"%s\": got %d (%s), want %d\n",
+			        i + 1, lines[i].cmd, (int)d.verdict, d.reason,
+			        (int)lines[i].want);
+			bad++;
+		}
+	}
+	ASSERT_EQ(bad, 0);
+	skit_policy_free(p);
+	/* A line built to be read again and again is refused, quickly. */
+	{
+		struct skitx_buf b = SKITX_BUF_INIT;
+		skit_tool_request r = { "shell", NULL, NULL };
+		skit_decision d;
+
+		ASSERT_OK(skit_policy_new(&p, NULL));
+		ASSERT_OK(skit_policy_add(p, SKIT_POLICY_LIST_DENY,
+		                          "Bash(rm:*)", NULL));
+		/* env sh "env sh true sh true ..." sh "env sh true ..." ...:
+		 * every script is read once for each shell before it */
+		ASSERT_OK(skitx_buf_puts(&b, "env"));
+		for (int i = 0; i < 30; i++) {
+			ASSERT_OK(skitx_buf_puts(&b, " sh \"env"));
+			for (int k = 0; k < 30; k++)
+				ASSERT_OK(skitx_buf_puts(&b, " sh true"));
+			ASSERT_OK(skitx_buf_puts(&b, "\""));
+		}
+		r.target = b.ptr;
+		ASSERT_OK(skit_policy_check(p, NULL, 0, &r, &d, NULL));
+		ASSERT_EQ(d.verdict, SKIT_POLICY_DENY);
+		skitx_buf_release(&b);
+		skit_policy_free(p);
+	}
+	/* what an "always" answer for a program may cover */
+	ASSERT(skit_policy_simple_command("git status -s"));
+	ASSERT(!skit_policy_simple_command("git -c alias.x=!id x"));
+	ASSERT(!skit_policy_simple_command("git status; id"));
+	ASSERT(!skit_policy_simple_command("find . -exec id ;"));
+	ASSERT(!skit_policy_simple_command("env id"));
+}
+
+/* The skill a script grant names, and the hint that never widens. */
+static void test_policy__script_grants_and_hints(void)
+{
+	skit_tool_request r = { "run_skill_script", "scripts/probe.sh", "alpha" };
+	skit_policy *p;
+	skit_decision d;
+	char buf[512];
+
+	ASSERT_OK(skit_policy_new(&p, NULL));
+	ASSERT_OK(skit_policy_approving_flag(buf, sizeof(buf), p, NULL, 0, &r));
+	ASSERT_STR(buf, "--allow 'run_skill_script(alpha:scripts/probe.sh)'");
+	ASSERT_OK(skit_policy_add_flag(p, SKIT_POLICY_LIST_ALLOW,
+	                               "run_skill_script(alpha:scripts/"
+	                               "probe.sh)",
+	                               NULL));
+	ASSERT_OK(skit_policy_check(p, NULL, 0, &r, &d, NULL));
+	ASSERT_EQ(d.verdict, SKIT_POLICY_ALLOW);
+	r.target = "scripts/probe.sh --any arg";
+	ASSERT_OK(skit_policy_check(p, NULL, 0, &r, &d, NULL));
+	ASSERT_EQ(d.verdict, SKIT_POLICY_ALLOW);
+	r.skill = "beta"; /* another skill's script of the same path */
+	ASSERT_OK(skit_policy_check(p, NULL, 0, &r, &d, NULL));
+	ASSERT_EQ(d.verdict, SKIT_POLICY_ASK);
+	r.skill = NULL;
+	ASSERT_OK(skit_policy_check(p, NULL, 0, &r, &d, NULL));
+	ASSERT_EQ(d.verdict, SKIT_POLICY_ASK);
+	r.skill = "alpha";
+	r.target = "scripts/other.sh";
+	ASSERT_OK(skit_policy_check(p, NULL, 0, &r, &d, NULL));
+	ASSERT_EQ(d.verdict, SKIT_POLICY_ASK);
+	/* a skill-qualified deny holds for that skill only */
+	ASSERT_OK(skit_policy_add_flag(p, SKIT_POLICY_LIST_DENY,
+	                               "run_skill_script(beta:scripts/x.sh)",
+	                               NULL));
+	r.skill = "beta";
+	r.target = "scripts/x.sh";
+	ASSERT_OK(skit_policy_check(p, NULL, 0, &r, &d, NULL));
+	ASSERT_EQ(d.verdict, SKIT_POLICY_DENY);
+	r.skill = "alpha";
+	ASSERT_OK(skit_policy_check(p, NULL, 0, &r, &d, NULL));
+	ASSERT_EQ(d.verdict, SKIT_POLICY_ASK);
+	skit_policy_free(p);
+
+	/*
+	 * The reproducer: a model-chosen "rm -rf build :*" once gave
+	 * --allow 'Bash(rm -rf build :*)', a prefix rule for every
+	 * "rm -rf build ...". The hint must cover that call only.
+	 */
+	ASSERT_OK(skit_policy_new(&p, NULL));
+	r.tool = "shell";
+	r.skill = NULL;
+	r.target = "rm -rf build :*";
+	ASSERT_EQ(skit_policy_suggest(buf, sizeof(buf), &r, false),
+	          SKIT_EINVALID);
+	ASSERT_OK(skit_policy_approving_flag(buf, sizeof(buf), p, NULL, 0, &r));
+	ASSERT_STR(buf, "--yes");
+	/* folded blanks inside quotes would name other lines */
+	r.target = "echo 'a    b'";
+	ASSERT_EQ(skit_policy_suggest(buf, sizeof(buf), &r, false),
+	          SKIT_EINVALID);
+	skit_policy_free(p);
+
+	/* Every hint given for these calls grants that call and no other. */
+	{
+		static const char *const calls[] = {
+			"rm -rf build :*", "git status", "ls  -l",
+			"echo 'a b'",      "echo a:*",   "make test :*",
+			"git log --oneline", "printf '%s' x",
+		};
+		static const char *const others[] = {
+			" x", " :*", "; id", " && id", "x", " -rf /",
+		};
+
+		for (size_t i = 0; i < SKIT_ARRAY_SIZE(calls); i++) {
+			skit_tool_request c = { "shell", calls[i], NULL };
+			skit_policy *q;
+			char pat[512];
+
+			ASSERT_OK(skit_policy_new(&p, NULL));
+			ASSERT_OK(skit_policy_approving_flag(buf, sizeof(buf),
+			                                     p, NULL, 0, &c));
+			skit_policy_free(p);
+			if (!strcmp(buf, "--yes"))
+				continue;
+			ASSERT(!strncmp(buf, "--allow '", 9));
+			ASSERT_OK(skit_policy_suggest(pat, sizeof(pat), &c,
+			                              false));
+			ASSERT_OK(skit_policy_new(&q, NULL));
+			ASSERT_OK(skit_policy_add_flag(
+			        q, SKIT_POLICY_LIST_ALLOW, pat, NULL));
+			ASSERT_OK(skit_policy_check(q, NULL, 0, &c, &d, NULL));
+			ASSERT_EQ(d.verdict, SKIT_POLICY_ALLOW);
+			for (size_t k = 0; k < SKIT_ARRAY_SIZE(others); k++) {
+				char other[256];
+
+				snprintf(other, sizeof(other), "%s%s",
+				         calls[i], others[k]);
+				c.target = other;
+				ASSERT_OK(skit_policy_check(q, NULL, 0, &c, &d,
+				                            NULL));
+				if (d.verdict == SKIT_POLICY_ALLOW)
+					HARNESS_FAIL("hint %s grants \"%s\"",
+					             pat, other);
+			}
+			skit_policy_free(q);
+		}
+	}
 }
 
 static void write_text(const char *path, const char *text)
@@ -989,5 +1278,7 @@ TEST_MAIN(
 	TEST(test_policy__network)
 	TEST(test_policy__suggest)
 	TEST(test_policy__approving_flag)
+	TEST(test_policy__shell_table)
+	TEST(test_policy__script_grants_and_hints)
 	TEST(test_policy__load_config))
 /* clang-format on */

@@ -272,7 +272,7 @@ static void test_registry__entry_fields(void)
 	           "---\nname: tool\ndescription: |\n  Two\n  lines.\n"
 	           "when_to_use: When asked.\nargument-hint: '[file]'\n"
 	           "disable-model-invocation: true\n"
-	           "version: 1\n---\nThe body.\n");
+	           "version: 1\ncolour: blue\n---\nThe body.\n");
 	reg = reg_new();
 	add_root(reg, "user", "r/");
 	scan(reg);
@@ -282,7 +282,7 @@ static void test_registry__entry_fields(void)
 	ASSERT_STR(e->when_to_use, "When asked.");
 	ASSERT_STR(e->argument_hint, "[file]");
 	ASSERT(e->flags & SKIT_SKILL_DISABLE_MODEL_INVOCATION);
-	ASSERT_EQ(e->warnings, 1);        /* `version`: unknown, lenient */
+	ASSERT_EQ(e->warnings, 1); /* `colour` (`version` is a known field) */
 	ASSERT_STR(e->dir, at("r/tool")); /* the root's slash is dropped */
 	ASSERT_OK(skit_registry_load(&s, reg, e, NULL));
 	ASSERT_OK(skit_skill_body(s, &body, NULL, NULL));
@@ -314,13 +314,63 @@ static void test_registry__skipped_do_not_shadow(void)
 	ASSERT(e && e->state == SKIT_ENTRY_SKIPPED);
 	ASSERT_CONTAINS(e->reason, "description");
 	ASSERT_STR(e->description, "");
-	/* identity is the folder: bird-co cannot pose as bird */
+	/*
+	 * identity is the folder: bird-co loads (name and folder differ: a
+	 * warning) but as bird-co, so it cannot pose as bird
+	 */
 	e = any(reg, "bird-co", "project");
-	ASSERT(e && e->state == SKIT_ENTRY_SKIPPED);
-	ASSERT_CONTAINS(e->reason, "must match");
+	ASSERT(e && e->state == SKIT_ENTRY_ACTIVE);
+	ASSERT_EQ(e->warnings, 1);
 	e = skit_registry_find(reg, "bird", NULL);
 	ASSERT(e && !strcmp(e->source, "user"));
 	ASSERT(!skit_registry_find(reg, "pdf", "project"));
+	skit_registry_free(reg);
+}
+
+/*
+ * The loading rules in a scan: entries are known by their folder name when
+ * their own differs or breaks the rules, the declared name finds them
+ * when no skill is known by it, and the loaded skill agrees
+ * (skit_skill_known_name()).
+ */
+static void test_registry__known_names(void)
+{
+	skit_registry *reg;
+	const skit_entry *e;
+	skit_skill *s = NULL;
+
+	fresh("known");
+	write_file(at("r/pdf-v2/SKILL.md"),
+	           "---\nname: pdf\ndescription: Version two.\n---\n");
+	write_file(at("r/title/SKILL.md"),
+	           "---\nname: Title Case\ndescription: Spaces.\n---\n");
+	write_file(at("r/flow/SKILL.md"),
+	           "---\nname: flow\ndescription: Flow.\ntags: [a]\n---\n");
+	skill("u", "pdf", NULL, "The user's pdf.");
+	reg = reg_new();
+	add_root(reg, "project", "r");
+	scan(reg);
+	e = skit_registry_find(reg, "pdf-v2", NULL);
+	ASSERT(e && e->state == SKIT_ENTRY_ACTIVE && e->warnings == 1);
+	/* no skill is known as pdf: the one declaring it answers */
+	ASSERT(skit_registry_find(reg, "pdf", NULL) == e);
+	ASSERT_OK(skit_registry_load(&s, reg, e, NULL));
+	ASSERT_STR(skit_skill_known_name(s), "pdf-v2");
+	skit_skill_free(s);
+	e = skit_registry_find(reg, "title", NULL);
+	ASSERT(e && e->flags & SKIT_SKILL_NAME_INVALID);
+	ASSERT(skit_registry_find(reg, "Title Case", NULL) == e);
+	e = skit_registry_find(reg, "flow", NULL);
+	ASSERT(e && e->warnings == 1);
+	skit_registry_free(reg);
+
+	/* a skill known as pdf wins over the one declaring it */
+	reg = reg_new();
+	add_root(reg, "project", "r");
+	add_root(reg, "user", "u");
+	scan(reg);
+	e = skit_registry_find(reg, "pdf", NULL);
+	ASSERT(e && !strcmp(e->source, "user"));
 	skit_registry_free(reg);
 }
 
@@ -492,9 +542,11 @@ static void test_registry__case_collision(void)
 	scan(reg);
 	e = skit_registry_find(reg, "foo", NULL);
 	ASSERT(e && !strcmp(e->description, "The real foo."));
+	/* an uppercase name loads (a warning), known by its folder name */
 	e = any(reg, "Foo", NULL);
-	ASSERT(e && e->state == SKIT_ENTRY_SKIPPED);
-	ASSERT_CONTAINS(e->reason, "lowercase");
+	ASSERT(e && e->state == SKIT_ENTRY_ACTIVE);
+	ASSERT(e->warnings >= 1);
+	ASSERT(e->flags & SKIT_SKILL_NAME_INVALID);
 	d = diag(reg, "name-collision", "/r/foo");
 	ASSERT(d);
 	ASSERT_CONTAINS(d->message, "'foo'");
@@ -770,11 +822,15 @@ static void test_registry__removed_mid_scan(void)
 	scan(reg);
 	ASSERT_EQ(v.hits, 2);
 	ASSERT(diag(reg, "removed", "/r/gone"));
-	ASSERT_EQ(skit_registry_count(reg), 2);
+	ASSERT_EQ(skit_registry_count(reg), 3);
 	ASSERT(skit_registry_find(reg, "a-first", NULL));
 	ASSERT(skit_registry_find(reg, "z-last", NULL));
-	/* the swapped folder now names another skill: skipped, not loaded */
-	ASSERT(!skit_registry_find(reg, "swapped", NULL));
+	/*
+	 * the swapped folder now holds another skill: it loads (name and
+	 * folder differ: a warning) under its own folder name
+	 */
+	ASSERT(skit_registry_find(reg, "swapped", NULL));
+	ASSERT_EQ(skit_registry_find(reg, "swapped", NULL)->warnings, 1);
 	skit_registry_free(reg);
 }
 
@@ -1077,21 +1133,39 @@ static skit_registry *scan_cache(size_t threads, bool cache)
 	return reg;
 }
 
-/* The cache file of root base/<rel>, malloc'd. */
-static char *cache_file(const char *rel)
+/* The cache file of a scan of roots base/<rels>, malloc'd. */
+static char *cache_file_of(const char *const *rels, size_t n)
 {
 	struct skit__cache c;
-	char *home = skit__cache_home(), *file;
+	char *home = skit__cache_home(), *file, *paths[4];
 
 	ASSERT(home);
+	ASSERT(n <= SKIT_ARRAY_SIZE(paths));
+	for (size_t i = 0; i < n; i++)
+		paths[i] = strdup(at(rels[i]));
 	memset(&c, 0, sizeof(c));
-	skitx_buf_init(&c.data, 0);
-	skit__cache_open(&c, home, at(rel));
+	skit__cache_open(&c, home, (const char *const *)paths, n);
 	ASSERT(c.file);
 	file = strdup(c.file);
 	skit__cache_release(&c);
 	skitx_free(home);
+	for (size_t i = 0; i < n; i++)
+		free(paths[i]);
 	return file;
+}
+
+/* The cache file of root base/<rel> scanned alone. */
+static char *cache_file(const char *rel)
+{
+	return cache_file_of(&rel, 1);
+}
+
+/* The cache file of scan_cache()'s roots, p and u. */
+static char *scan_cache_file(void)
+{
+	static const char *const rels[] = { "p", "u" };
+
+	return cache_file_of(rels, 2);
 }
 
 static void write_bytes(const char *path, const void *data, size_t len,
@@ -1133,9 +1207,9 @@ static void test_registry__cache_same_as_uncached(void)
 	c1 = scan_cache(0, true);
 	assert_same_index(ref, c1);
 	ASSERT_EQ(c1->cache_stats.hits, 0);
-	ASSERT_EQ(c1->cache_stats.written, 2);
+	ASSERT_EQ(c1->cache_stats.written, 1); /* one file for both roots */
 	ASSERT(c1->cache_stats.stored > 40);
-	file = cache_file("p");
+	file = scan_cache_file();
 	ASSERT_OK(stat(file, &st));
 	ASSERT_EQ(st.st_mode & 0777, 0600);
 	*strrchr(file, '/') = '\0';
@@ -1178,7 +1252,7 @@ static void test_registry__cache_same_as_uncached(void)
 	c1 = scan_cache(0, true);
 	assert_same_index(ref, c1);
 	ASSERT(c1->cache_stats.hits > 0);
-	ASSERT_EQ(c1->cache_stats.written, 1); /* only the project root */
+	ASSERT_EQ(c1->cache_stats.written, 1);
 	e = skit_registry_find(c1, "skill-008", NULL);
 	ASSERT(e);
 	ASSERT_STR(e->description, "Changed, and longer than it was.");
@@ -1204,7 +1278,7 @@ static void test_registry__cache_same_as_uncached(void)
 	skit_registry_free(c1);
 
 	/* SKIT_NO_CACHE=1: neither read nor written */
-	file = cache_file("p");
+	file = scan_cache_file();
 	ASSERT_OK(unlink(file));
 	setenv("SKIT_NO_CACHE", "1", 1);
 	c1 = scan_cache(0, true);
@@ -1250,9 +1324,9 @@ static void test_registry__cache_hostile(void)
 	backdate("u");
 	ref = scan_cache(1, false);
 	c = scan_cache(0, true);
-	ASSERT_EQ(c->cache_stats.written, 2);
+	ASSERT_EQ(c->cache_stats.written, 1);
 	skit_registry_free(c);
-	file = cache_file("p");
+	file = scan_cache_file();
 	ASSERT_OK(skitx_fs_read_file(file, &buf, 1 << 24));
 	len = buf.len;
 	copy = malloc(len);
@@ -1305,6 +1379,172 @@ static void test_registry__cache_hostile(void)
 	free(copy);
 	free(file);
 	skitx_buf_release(&buf);
+	skit_registry_free(ref);
+}
+
+/*
+ * Write a cache for scan_cache()'s roots (p, u) holding `copies` records
+ * of p/skill-004 with its true key and the description "Planted." (a
+ * reader that takes the file serves it), then, when `extra_root` is not
+ * -1, one record of folder skill-005 of root number `extra_root`.
+ */
+static void plant_records(int copies, int extra_root)
+{
+	static const char *const rels[] = { "p", "u" };
+	struct skit__cache_writer w;
+	struct skit__cache_key key;
+	struct skit__cache c;
+	struct stat st;
+	skit_entry e;
+	char *home = skit__cache_home(), *paths[2];
+	int fd;
+
+	ASSERT(home);
+	for (size_t i = 0; i < 2; i++)
+		paths[i] = strdup(at(rels[i]));
+	memset(&c, 0, sizeof(c));
+	skit__cache_open(&c, home, (const char *const *)paths, 2);
+	fd = open(at("p"), O_RDONLY | O_DIRECTORY);
+	ASSERT(fd >= 0);
+	ASSERT_OK(fstatat(fd, "skill-004", &st, 0));
+	ASSERT(skit__cache_key_read(&key, fd, "skill-004", (uint64_t)st.st_dev,
+	                            (uint64_t)st.st_ino));
+	close(fd);
+	memset(&e, 0, sizeof(e));
+	e.name = "skill-004";
+	e.description = "Planted.";
+	e.state = SKIT_ENTRY_ACTIVE;
+	ASSERT_OK(skit__cache_writer_open(&w, &c));
+	for (int i = 0; i < copies; i++)
+		ASSERT_EQ(skit__cache_writer_put(&w, 0, &key, &e, "skill-004",
+		                                 NULL),
+		          1);
+	e.name = "skill-005";
+	if (extra_root >= 0)
+		ASSERT_EQ(skit__cache_writer_put(&w, (size_t)extra_root, &key,
+		                                 &e, "skill-005", NULL),
+		          1);
+	ASSERT_OK(skit__cache_writer_close(&w, &c, true));
+	skit__cache_release(&c);
+	skitx_free(home);
+	free(paths[0]);
+	free(paths[1]);
+}
+
+/* Scan with the planted cache: it must be ignored whole, and rewritten. */
+static void scan_ignores(const skit_registry *ref)
+{
+	skit_registry *c = scan_cache(2, true);
+
+	assert_same_index(ref, c);
+	ASSERT_EQ(c->cache_stats.hits, 0);
+	ASSERT_EQ(c->cache_stats.written, 1);
+	skit_registry_free(c);
+}
+
+/* Fix the header's payload length and checksum of a cache in `b`. */
+static void reseal(struct skitx_buf *b)
+{
+	uint64_t len = b->len - SKIT__CACHE_HEADER_SIZE, sum;
+
+	memcpy(b->ptr + 16, &len, 8);
+	sum = skit__cache_checksum(b->ptr + SKIT__CACHE_HEADER_SIZE, len);
+	memcpy(b->ptr + SKIT__CACHE_CHECKSUM_AT, &sum, 8);
+}
+
+/*
+ * Records that a reader must refuse though the file's checksum is good:
+ * a root number past the list of roots, a folder twice in one root, a
+ * string whose NUL is gone, a varint over 64 bits. Each planted file also
+ * holds a record the scan would use (p/skill-004, "Planted."), so taking
+ * any of them would show in the index; the whole file must be ignored,
+ * and rewritten.
+ */
+static void test_registry__cache_hostile_records(void)
+{
+	struct skitx_buf buf = SKITX_BUF_INIT, out = SKITX_BUF_INIT;
+	const skit_entry *e;
+	skit_registry *ref, *c;
+	char *file, *p;
+	size_t at_rec, n;
+	uint64_t v;
+
+	fresh("cache-recs");
+	varied_tree(20);
+	backdate("p");
+	backdate("u");
+	ref = scan_cache(1, false);
+	file = scan_cache_file();
+
+	/* the planting works: a consistent file is taken (docs say so) */
+	plant_records(1, -1);
+	c = scan_cache(2, true);
+	e = skit_registry_find(c, "skill-004", "project");
+	ASSERT(e);
+	ASSERT_STR(e->description, "Planted.");
+	skit_registry_free(c);
+
+	plant_records(1, 2); /* root 2 of 2 roots */
+	scan_ignores(ref);
+	plant_records(2, -1); /* a folder twice in root 0 */
+	scan_ignores(ref);
+
+	/* the NUL after "Planted." replaced */
+	plant_records(1, -1);
+	ASSERT_OK(skitx_fs_read_file(file, &buf, 1 << 24));
+	p = NULL;
+	for (size_t i = 0; !p && i + 9 <= buf.len; i++)
+		if (!memcmp(buf.ptr + i, "Planted.", 9))
+			p = buf.ptr + i;
+	ASSERT(p);
+	p[8] = 'x';
+	reseal(&buf);
+	write_bytes(file, buf.ptr, buf.len, 0600);
+	scan_ignores(ref);
+
+	/*
+	 * The record's first number (the folder's st_dev) spelled in ten
+	 * bytes, the last holding bit 64 (0x02) besides bit 63: a reader
+	 * that dropped the bits past 64 would decode the true value, and
+	 * the record would be a hit. It follows the header, the skit
+	 * version and the two roots.
+	 */
+	plant_records(1, -1);
+	skitx_buf_clear(&buf);
+	ASSERT_OK(skitx_fs_read_file(file, &buf, 1 << 24));
+	at_rec = SKIT__CACHE_HEADER_SIZE + strlen(SKIT_VERSION) + 4 +
+	         strlen(at("p")) + 4 + strlen(at("u"));
+	ASSERT(at_rec < buf.len);
+	v = 0;
+	n = 0;
+	do {
+		ASSERT(n < 10);
+		v |= (uint64_t)(buf.ptr[at_rec + n] & 0x7f) << (7 * n);
+		n++;
+	} while (buf.ptr[at_rec + n - 1] & 0x80);
+	ASSERT_OK(skitx_buf_add(&out, buf.ptr, at_rec));
+	for (size_t i = 0; i < 9; i++)
+		ASSERT_OK(skitx_buf_putc(
+		        &out, (char)(((v >> (7 * i)) & 0x7f) | 0x80)));
+	ASSERT_OK(skitx_buf_putc(&out, (char)(((v >> 63) & 1) | 0x02)));
+	ASSERT_OK(skitx_buf_add(&out, buf.ptr + at_rec + n,
+	                        buf.len - at_rec - n));
+	reseal(&out);
+	write_bytes(file, out.ptr, out.len, 0600);
+	scan_ignores(ref);
+	/* without bit 64 the same ten bytes are the number: taken, a hit */
+	out.ptr[at_rec + 9] &= 0x01;
+	reseal(&out);
+	write_bytes(file, out.ptr, out.len, 0600);
+	c = scan_cache(2, true);
+	e = skit_registry_find(c, "skill-004", "project");
+	ASSERT(e);
+	ASSERT_STR(e->description, "Planted.");
+	skit_registry_free(c);
+
+	free(file);
+	skitx_buf_release(&buf);
+	skitx_buf_release(&out);
 	skit_registry_free(ref);
 }
 
@@ -1412,7 +1652,7 @@ static void test_registry__prompt_items_cache(void)
 	write_file(at("p/extra/SKILL.md"),
 	           "---\nname: extra\ndescription: Unknown field.\n"
 	           "colour: blue\n---\n");
-	/* skipped by a scan (name vs folder), fine for to-prompt */
+	/* name vs folder: loaded as `mismatch`, printed as written */
 	skill("p", "mismatch", "other", "Mismatched.");
 	skill("p", "unicode", NULL, "Caf\xc3\xa9 <&> \"quoted\" \xe2\x80\x8b.");
 	skill("elsewhere", "linked", NULL, "Behind a link.");
@@ -1443,17 +1683,20 @@ static void test_registry__prompt_items_cache(void)
 		ASSERT_EQ(reg->cache_stats.hits, 0);
 		assert_same_items(ref, got, n);
 		skit_registry_prompt_items_free(got, n);
-		/* it writes none: a scan of the parent does */
-		ASSERT(access(home, F_OK) < 0);
-		add_root(reg, "project", "p");
-		scan(reg);
+		/* all of p was given: it scanned p, which wrote p's cache */
 		ASSERT_EQ(reg->cache_stats.written, 1);
 
-		/* warm: every active skill (not `mismatch`) from the cache */
+		/* warm: every skill from the cache */
 		ASSERT_OK(prompt_items(&got, reg, rels, n, NULL));
-		ASSERT_EQ(reg->cache_stats.hits, n - 1);
+		ASSERT_EQ(reg->cache_stats.hits, n);
+		ASSERT_EQ(reg->cache_stats.written, 0);
 		assert_same_items(ref, got, n);
 		skit_registry_prompt_items_free(got, n);
+		/* the same cache a scan of p writes: nothing to rewrite */
+		add_root(reg, "project", "p");
+		scan(reg);
+		ASSERT_EQ(reg->cache_stats.written, 0);
+		ASSERT_EQ(reg->cache_stats.hits, 8); /* nodesc too: skipped */
 		skit_registry_free(reg);
 	}
 
@@ -1465,6 +1708,15 @@ static void test_registry__prompt_items_cache(void)
 	prompt_items_damaged(ref, rels, n);
 	rm_at(AT_FDCWD, home);
 
+	/* one folder of eight: p is not scanned for it, no cache written */
+	reg = reg_new();
+	ASSERT_OK(prompt_items(&got, reg, rels, 1, NULL));
+	assert_same_items(ref, got, 1);
+	skit_registry_prompt_items_free(got, 1);
+	ASSERT_EQ(reg->cache_stats.written, 0);
+	ASSERT(access(home, F_OK) < 0);
+	skit_registry_free(reg);
+
 	reg = reg_new();
 	add_root(reg, "project", "p");
 	scan(reg);
@@ -1475,7 +1727,7 @@ static void test_registry__prompt_items_cache(void)
 	set_mtime("p/plain/SKILL.md", 1000000100);
 	reg = reg_new();
 	ASSERT_OK(prompt_items(&got, reg, rels, n, NULL));
-	ASSERT_EQ(reg->cache_stats.hits, n - 3); /* `plain` twice */
+	ASSERT_EQ(reg->cache_stats.hits, n - 2); /* `plain` twice */
 	ASSERT_STR(got[0].description, "A PLAIN skill.");
 	ASSERT_STR(got[6].description, "A PLAIN skill.");
 	skit_registry_prompt_items_free(got, n);
@@ -1517,25 +1769,37 @@ static void test_registry__default_roots(void)
 	reg = reg_new();
 	ASSERT_OK(skit_registry_add_default_roots(reg, &opts, NULL));
 	ASSERT_STR(skit_registry_project_dir(reg), at("proj"));
-	ASSERT_EQ(skit_registry_root_count(reg), 5);
+	ASSERT_EQ(skit_registry_root_count(reg), 7);
 	skit_registry_root(reg, 0, &src, &path, NULL, NULL);
-	ASSERT_STR(src, "project");
+	ASSERT_STR(src, "project:agents");
 	ASSERT_STR(path, at("proj/.agents/skills"));
-	skit_registry_root(reg, 1, NULL, &path, NULL, NULL);
+	skit_registry_root(reg, 1, &src, &path, NULL, NULL);
+	ASSERT_STR(src, "project:agent");
 	ASSERT_STR(path, at("proj/.agent/skills"));
-	skit_registry_root(reg, 2, NULL, &path, NULL, NULL);
+	skit_registry_root(reg, 2, &src, &path, NULL, NULL);
+	ASSERT_STR(src, "project:claude");
 	ASSERT_STR(path, at("proj/.claude/skills"));
 	skit_registry_root(reg, 3, &src, &path, NULL, NULL);
-	ASSERT_STR(src, "user");
+	ASSERT_STR(src, "user:agents");
 	ASSERT_STR(path, at("home/.agents/skills"));
 	skit_registry_root(reg, 4, &src, &path, NULL, NULL);
+	ASSERT_STR(src, "user:agent");
+	ASSERT_STR(path, at("home/.agent/skills"));
+	skit_registry_root(reg, 5, &src, &path, NULL, NULL);
+	ASSERT_STR(src, "user:claude");
+	ASSERT_STR(path, at("home/.claude/skills"));
+	skit_registry_root(reg, 6, &src, &path, NULL, NULL);
 	ASSERT_STR(src, "builtin");
 	snprintf(expect, sizeof(expect), "%s/skit/skills",
 	         SKIT_INSTALL_DATADIR);
 	ASSERT_STR(path, expect);
 	scan(reg);
 	ASSERT(skit_registry_find(reg, "claude", "project"));
+	ASSERT(skit_registry_find(reg, "claude", "project:claude"));
+	ASSERT(!skit_registry_find(reg, "claude", "project:agents"));
 	ASSERT(skit_registry_find(reg, "mine", "user"));
+	ASSERT(skit_registry_find(reg, "mine", "user:agents"));
+	ASSERT(!skit_registry_find(reg, "mine", "use"));
 	skit_registry_free(reg);
 
 	/* SKIT_HOME moves the user root; home itself is never a project */
@@ -1548,7 +1812,7 @@ static void test_registry__default_roots(void)
 	       strcmp(skit_registry_project_dir(reg), home));
 	for (size_t i = 0; i < skit_registry_root_count(reg); i++) {
 		skit_registry_root(reg, i, &src, &path, NULL, NULL);
-		if (!strcmp(src, "user"))
+		if (!strcmp(src, "user:agents"))
 			ASSERT_STR(path, at("sk/skills"));
 	}
 	skit_registry_free(reg);
@@ -1606,8 +1870,10 @@ static void test_registry__config_files(void)
 	skit_registry_root(reg, k - 1, &src, &path, NULL, NULL);
 	ASSERT_STR(src, "builtin");
 	ASSERT_STR(path, "/b");
-	skit_registry_root(reg, k - 2, &src, &path, NULL, NULL);
+	skit_registry_root(reg, k - 4, &src, &path, NULL, NULL);
 	ASSERT_STR(path, at("home/.agents/skills")); /* the default */
+	skit_registry_root(reg, k - 2, &src, &path, NULL, NULL);
+	ASSERT_STR(path, at("home/.claude/skills"));
 	skit_registry_free(reg);
 
 	/* malformed: one line naming the file */
@@ -1725,6 +1991,7 @@ TEST_MAIN(
 	TEST(test_registry__precedence_and_shadowing)
 	TEST(test_registry__entry_fields)
 	TEST(test_registry__skipped_do_not_shadow)
+	TEST(test_registry__known_names)
 	TEST(test_registry__symlink_loops)
 	TEST(test_registry__dangling_symlink)
 	TEST(test_registry__unreadable_folder)
@@ -1746,6 +2013,7 @@ TEST_MAIN(
 	TEST(test_registry__parallel_out_of_memory)
 	TEST(test_registry__cache_same_as_uncached)
 	TEST(test_registry__cache_hostile)
+	TEST(test_registry__cache_hostile_records)
 	TEST(test_registry__prompt_items_cache)
 	TEST(test_registry__default_roots)
 	TEST(test_registry__config_files)

@@ -331,14 +331,14 @@ static void test_skill__description_and_compatibility(void)
 static void test_skill__unknown_fields(void)
 {
 	static const char text[] = "---\nname: u\ndescription: x\n"
-	                           "version: 1\ndisable-model-invocation: yes\n"
+	                           "colour: 1\ndisable-model-invocation: yes\n"
 	                           "---\n";
 	skit_skill *s = load(MAKE("u", text), 0);
 
 	ASSERT_STR(
 	        find(s, "unknown-fields")->message,
-	        "Unexpected fields in frontmatter: disable-model-invocation, "
-	        "version. Only ['allowed-tools', 'compatibility', "
+	        "Unexpected fields in frontmatter: colour, "
+	        "disable-model-invocation. Only ['allowed-tools', 'compatibility', "
 	        "'description', 'license', 'metadata', 'name'] are "
 	        "allowed.");
 	skit_skill_free(s);
@@ -575,6 +575,146 @@ static void test_skill__out_of_memory(void)
 	ASSERT(succeeded);
 }
 
+/* The loading rules (SKIT_SKILL_LENIENT) against conformance (default). */
+static void test_skill__loading_rules(void)
+{
+	static const char flow[] =
+	        "---\nname: flow\ndescription: Flow fields.\n"
+	        "metadata: {\"bot\": {\"emoji\": \"x\"}, \"k\": \"v\"}\n"
+	        "allowed-tools: [Read, Grep]\ntags: [a, b]\n"
+	        "requires:\n  mcp: [rube]\n---\n";
+	static const char colon[] =
+	        "---\nname: colon\n"
+	        "description: Use this: it works, it's fine\n"
+	        "  allowed-tools: Bash(rm:*)\n"
+	        "disable-model-invocation: true\n---\n";
+	static const char names[] =
+	        "---\nname: Ahrefs Automation\ndescription: Backlinks.\n---\n";
+	static const char noname[] = "---\ndescription: No name.\n---\n";
+	static const char client[] =
+	        "---\nname: client\ndescription: Client fields.\n"
+	        "argument-hint: '[x]'\nuser-invocable: true\nmodel: m\n"
+	        "effort: low\ncontext: fork\nagent: a\nhooks:\n  k: v\n"
+	        "paths: [a/**]\ndisallowed-tools: Write\nversion: 1\n"
+	        "author: me\ntags: [t]\nwhen_to_use: Now.\n---\n";
+	static const char anchor[] = "---\nname: anchor\ndescription: &a x\n"
+	                             "license: {a: *a}\n---\n";
+	static const char dup[] =
+	        "---\nname: dup\ndescription: {a: 1, a: 2}\n---\n";
+	static const char flowdesc[] =
+	        "---\nname: flowdesc\ndescription: [a, b]\n---\n";
+	skit_skill *s;
+	const char *k, *v;
+	size_t n;
+
+	/* flow collections: an error in conformance, warnings when loading */
+	s = load(MAKE("flow", flow), 0);
+	ASSERT(!skit_skill_valid(s));
+	ASSERT_CONTAINS(find(s, "yaml-invalid")->message, "flow mapping");
+	skit_skill_free(s);
+	s = load(MAKE("flow", flow), SKIT_SKILL_LENIENT);
+	ASSERT(skit_skill_valid(s));
+	ASSERT_STR(skit_skill_allowed_tools(s), "Read Grep");
+	ASSERT_EQ(find(s, "yaml-flow")->line, 4);
+	ASSERT_CONTAINS(find(s, "yaml-flow")->message, "'metadata'");
+	/* one warning a field: metadata, allowed-tools, tags, requires */
+	skit_skill_diags(s, &n);
+	{
+		size_t flows = 0;
+		const skit_diag *d = skit_skill_diags(s, &n);
+		for (size_t i = 0; i < n; i++)
+			flows += !strcmp(d[i].code, "yaml-flow");
+		ASSERT_EQ(flows, 4);
+	}
+	/* strings only: the nested map is dropped with a warning */
+	ASSERT(find(s, "metadata-not-string"));
+	ASSERT_EQ(skit_skill_metadata_count(s), 1);
+	skit_skill_metadata_at(s, 0, &k, &v);
+	ASSERT_STR(k, "k");
+	ASSERT_STR(v, "v");
+	skit_skill_free(s);
+
+	/* anchors, aliases, duplicate keys: refused by both */
+	s = load(MAKE("anchor", anchor), SKIT_SKILL_LENIENT);
+	ASSERT(!skit_skill_valid(s));
+	ASSERT_CONTAINS(find(s, "yaml-invalid")->message, "anchor");
+	skit_skill_free(s);
+	s = load(MAKE("dup", dup), SKIT_SKILL_LENIENT);
+	ASSERT(!skit_skill_valid(s));
+	ASSERT_CONTAINS(find(s, "yaml-invalid")->message, "Duplicate key");
+	skit_skill_free(s);
+	/* the caps hold for flow collections: depth and node count */
+	{
+		char deep[512], *q = deep;
+		skit_skill *d;
+
+		q += snprintf(q, sizeof(deep), "%s",
+		              "---\nname: deep\ndescription: x\ntags: ");
+		for (int i = 0; i < 40; i++)
+			*q++ = '[';
+		for (int i = 0; i < 40; i++)
+			*q++ = ']';
+		q += snprintf(q, sizeof(deep) - (size_t)(q - deep), "%s",
+		              "\n---\n");
+		d = load(make_skill("deep", deep, (size_t)(q - deep)),
+		         SKIT_SKILL_LENIENT);
+		ASSERT(!skit_skill_valid(d));
+		ASSERT_CONTAINS(find(d, "yaml-invalid")->message, "nesting");
+		skit_skill_free(d);
+	}
+	/* a description must stay a string, flow or not */
+	s = load(MAKE("flowdesc", flowdesc), SKIT_SKILL_LENIENT);
+	ASSERT(!skit_skill_valid(s));
+	ASSERT(find(s, "description-empty"));
+	skit_skill_free(s);
+
+	/*
+	 * ": " in a plain description: the line is read as one string; a
+	 * continuation line stays text and never becomes a key (HOSTILE C9),
+	 * and the other fields still apply (C10: never more visible)
+	 */
+	s = load(MAKE("colon", colon), 0);
+	ASSERT(find(s, "yaml-invalid"));
+	skit_skill_free(s);
+	s = load(MAKE("colon", colon), SKIT_SKILL_LENIENT);
+	ASSERT(skit_skill_valid(s));
+	ASSERT_STR(skit_skill_description(s),
+	           "Use this: it works, it's fine allowed-tools: Bash(rm:*)");
+	ASSERT(!skit_skill_allowed_tools(s));
+	ASSERT(skit_skill_flags(s) & SKIT_SKILL_DISABLE_MODEL_INVOCATION);
+	ASSERT_EQ(find(s, "description-unquoted-colon")->line, 3);
+	skit_skill_free(s);
+
+	/* names: warnings, and the folder name takes over */
+	s = load(MAKE("ahrefs-automation", names), SKIT_SKILL_LENIENT);
+	ASSERT(skit_skill_valid(s));
+	ASSERT(skit_skill_flags(s) & SKIT_SKILL_NAME_INVALID);
+	ASSERT_EQ(find(s, "name-not-lowercase")->severity,
+	          SKIT_SEVERITY_WARNING);
+	ASSERT(find(s, "name-invalid-chars"));
+	ASSERT(find(s, "name-dir-mismatch"));
+	ASSERT_STR(skit_skill_name_raw(s), "Ahrefs Automation");
+	skit_skill_free(s);
+	s = load(MAKE("ahrefs-automation", names), 0);
+	ASSERT_EQ(find(s, "name-not-lowercase")->severity, SKIT_SEVERITY_ERROR);
+	skit_skill_free(s);
+	s = load(MAKE("noname", noname), SKIT_SKILL_LENIENT);
+	ASSERT(skit_skill_valid(s));
+	ASSERT(skit_skill_flags(s) & SKIT_SKILL_NAME_INVALID);
+	ASSERT_EQ(find(s, "name-missing")->severity, SKIT_SEVERITY_WARNING);
+	skit_skill_free(s);
+
+	/* the client fields are known: no warning at all */
+	s = load(MAKE("client", client), SKIT_SKILL_LENIENT);
+	ASSERT(skit_skill_valid(s));
+	ASSERT(!find(s, "unknown-field"));
+	skit_skill_diags(s, &n);
+	ASSERT_EQ(n, 2); /* `paths` and `tags` are flow lists */
+	ASSERT(find(s, "yaml-flow"));
+	ASSERT_STR(skit_skill_argument_hint(s), "[x]");
+	skit_skill_free(s);
+}
+
 TEST_MAIN(
         TEST(test_skill__valid_minimal) TEST(test_skill__index_reads_frontmatter_only) TEST(
                 test_skill__line_endings_equivalent) TEST(test_skill__fences_are_whole_lines)
@@ -589,4 +729,5 @@ TEST_MAIN(
                                                 TEST(test_skill__hostile_files) TEST(
                                                         test_skill__skill_md_file_argument)
                                                         TEST(test_skill__lints) TEST(
-                                                                test_skill__out_of_memory))
+                                                                test_skill__out_of_memory)
+                                                                TEST(test_skill__loading_rules))
