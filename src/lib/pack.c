@@ -544,6 +544,16 @@ static int fetch(struct ctx *c, struct request *q, const struct source *s,
 		        s->loc, o ? o->headers : NULL, o ? o->header_count : 0,
 		        q->pin ? q->pin : s->ref, dest, c->lim.download,
 		        c->lim.timeout_ms, commit, err);
+		if (rc < 0 && s->url && err) {
+			/* it may have been a mistyped path: say both */
+			char why[sizeof(err->message)];
+
+			snprintf(why, sizeof(why), "%s", err->message);
+			rc = skit__error_set(err, rc, 0,
+			                     "%s: no such path; as OWNER/REPO: "
+			                     "%s",
+			                     q->source, why);
+		}
 		if (rc < 0)
 			return rc;
 		snprintf(q->resolved, sizeof(q->resolved), "%s", commit);
