@@ -171,6 +171,7 @@ typedef struct {
 	/**
 	 * Requests and tokens per minute allowed to the model's provider,
 	 * shared by every trial (see skit_ratelimit_new()); 0: no limit.
+	 * The trials share a 429's retry-after pause either way.
 	 */
 	unsigned int rpm, tpm;
 } skit_eval_options;

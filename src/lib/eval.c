@@ -1725,8 +1725,9 @@ int skit_eval_run(skit_eval_report **out, const skit_eval_suite *s,
 	rep->sum.shard_count = opts->shard_count;
 	for (size_t i = 0; i < s->n; i++)
 		r.n += r.sel[i] ? s->cases[i].trials : 0;
-	if ((opts->rpm || opts->tpm) &&
-	    skit_ratelimit_new(&r.limits, opts->rpm, opts->tpm, err)) {
+	/* Shared even without --rpm and --tpm: a 429's pause then still
+	 * holds back every trial, not only the one that got it. */
+	if (skit_ratelimit_new(&r.limits, opts->rpm, opts->tpm, err)) {
 		rc = SKIT_ENOMEM;
 		goto out;
 	}
