@@ -29,6 +29,9 @@
 #define ENTRIES_MAX 10000u  /* as a suite */
 #define TRIALS_MAX  100000u /* as a suite */
 #define LIST_MAX    100000u /* reasons, run folders, skills of an entry */
+/* Tokens and milliseconds of one entry or trial: far above any real run,
+ * and low enough that 100000 of them cannot wrap a sum. */
+#define FIGURE_MAX (1ULL << 46)
 
 struct merger {
 	skit_eval_report *rep;
@@ -174,13 +177,12 @@ static int get_raw(struct merger *m, json_t *o, unsigned int trials,
 
 		if (!json_is_object(t))
 			return bad(m, "a trial must be an object");
-		rc = get_uint(m, t, "input_tokens", UINT64_MAX / 2, &r->in);
+		rc = get_uint(m, t, "input_tokens", FIGURE_MAX, &r->in);
 		if (!rc)
-			rc = get_uint(m, t, "output_tokens", UINT64_MAX / 2,
+			rc = get_uint(m, t, "output_tokens", FIGURE_MAX,
 			              &r->out);
 		if (!rc)
-			rc = get_uint(m, t, "wall_ms", UINT64_MAX / 2,
-			              &r->wall_ms);
+			rc = get_uint(m, t, "wall_ms", FIGURE_MAX, &r->wall_ms);
 		if (!rc)
 			rc = get_uint32(m, t, "tool_calls", &r->tools);
 		if (!rc)
@@ -270,13 +272,13 @@ static int read_case(struct merger *m, json_t *o)
 	if (!rc)
 		rc = get_strv(m, o, "skills", &c->skills, &c->skill_count);
 	if (!rc)
-		rc = get_uint(m, o, "input_tokens", UINT64_MAX / 2,
+		rc = get_uint(m, o, "input_tokens", FIGURE_MAX,
 		              &c->input_tokens);
 	if (!rc)
-		rc = get_uint(m, o, "output_tokens", UINT64_MAX / 2,
+		rc = get_uint(m, o, "output_tokens", FIGURE_MAX,
 		              &c->output_tokens);
 	if (!rc)
-		rc = get_uint(m, o, "wall_ms", UINT64_MAX / 2, &c->wall_ms);
+		rc = get_uint(m, o, "wall_ms", FIGURE_MAX, &c->wall_ms);
 	if (!rc)
 		rc = get_uint32(m, o, "tool_calls", &c->tool_calls);
 	if (!rc)
@@ -359,13 +361,13 @@ static int read_query(struct merger *m, json_t *o)
 		rc = get_strv(m, o, "run_dirs", &q->run_dirs,
 		              &q->run_dir_count);
 	if (!rc)
-		rc = get_uint(m, o, "input_tokens", UINT64_MAX / 2,
+		rc = get_uint(m, o, "input_tokens", FIGURE_MAX,
 		              &q->input_tokens);
 	if (!rc)
-		rc = get_uint(m, o, "output_tokens", UINT64_MAX / 2,
+		rc = get_uint(m, o, "output_tokens", FIGURE_MAX,
 		              &q->output_tokens);
 	if (!rc)
-		rc = get_uint(m, o, "wall_ms", UINT64_MAX / 2, &q->wall_ms);
+		rc = get_uint(m, o, "wall_ms", FIGURE_MAX, &q->wall_ms);
 	if (!rc)
 		rc = get_raw(m, o, q->trials, &rep->query_raw[rep->nqueries]);
 	if (rc)

@@ -187,6 +187,19 @@ json.dump(d, open(sys.argv[2], "w"))' "$T/full.json" "$T/neg.json"
 run eval merge "$T/neg.json"
 expect_rc 2 "merge: a negative count"
 has "$T/err" "input_tokens" "merge: names the bad field"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1])); d["cases"][0]["wall_ms"] = 2 ** 62
+json.dump(d, open(sys.argv[2], "w"))' "$T/full.json" "$T/huge.json"
+run eval merge "$T/huge.json"
+expect_rc 2 "merge: a figure that could wrap a sum"
+has "$T/err" "wall_ms" "merge: names the field out of range"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1])); d["cases"][0]["trials"] = "2"
+json.dump(d, open(sys.argv[2], "w"))' "$T/full.json" "$T/type.json"
+run eval merge "$T/type.json"
+expect_rc 2 "merge: a count of the wrong type"
 printf '{"version": 2, "suite": ' >"$T/cut.json"
 run eval merge "$T/cut.json"
 expect_rc 2 "merge: a cut report"
