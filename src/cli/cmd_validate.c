@@ -11,6 +11,7 @@
 
 #include "cli/cmd.h"
 #include "cli/error.h"
+#include "cli/roots.h"
 
 enum format { FORMAT_TEXT, FORMAT_REFERENCE, FORMAT_JSON };
 
@@ -48,8 +49,11 @@ static void print_diag(const skit_diag *d, bool color)
 		if (d->column)
 			fprintf(stderr, ":%u", d->column);
 	}
-	fprintf(stderr, ": %s%s:%s %s [%s]\n", on, sev, off, d->message,
-	        d->code);
+	/* The message quotes the file (a name, a value): no byte of it may
+	 * drive the terminal. */
+	fprintf(stderr, ": %s%s:%s ", on, sev, off);
+	cli_put_text(stderr, d->message, false, 0);
+	fprintf(stderr, " [%s]\n", d->code);
 }
 
 static json_t *diag_json(const skit_diag *d)
