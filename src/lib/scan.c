@@ -138,6 +138,8 @@ struct skit_scanner {
 	struct acout *outs;
 	size_t nouts;
 	uint8_t b64[256]; /* b64_class() of each byte */
+	uint8_t cls[256]; /* the automaton's column of each byte */
+	size_t ncls;
 	/* Per-file scratch, reused. */
 	unsigned int *tried; /* per rule: 1 + last line tried */
 };
@@ -367,6 +369,43 @@ static int ac_add(skit_scanner *sc, size_t *alloc, const char *kw, size_t len,
 	return skitx_vec_push(outs, o);
 }
 
+/*
+ * Shrink the table from 256 columns to one per byte class: every byte no
+ * keyword holds leads back to the root from any state, so those bytes
+ * share column 0, and a capital letter shares its small letter's column.
+ * Some 50 columns instead of 256 keep the table in the CPU's cache.
+ */
+static int ac_compress(skit_scanner *sc)
+{
+	bool used[256] = { false };
+	size_t ncls = 1;
+	int32_t *small;
+
+	for (size_t s = 0; s < sc->nstates; s++)
+		for (size_t c = 0; c < 256; c++)
+			if (sc->next[s * 256 + c] != 0)
+				used[c] = true;
+	for (size_t c = 0; c < 256; c++)
+		if (used[c] && fold[c] == c)
+			sc->cls[c] = (uint8_t)ncls++;
+	for (size_t c = 0; c < 256; c++)
+		sc->cls[c] = sc->cls[fold[c]];
+	small = skitx_malloc(sc->nstates * ncls * sizeof(*small));
+	if (!small)
+		return SKIT_ENOMEM;
+	for (size_t s = 0; s < sc->nstates; s++) {
+		small[s * ncls] = 0;
+		for (size_t c = 0; c < 256; c++)
+			if (sc->cls[c])
+				small[s * ncls + sc->cls[c]] =
+				        sc->next[s * 256 + c];
+	}
+	skitx_free(sc->next);
+	sc->next = small;
+	sc->ncls = ncls;
+	return 0;
+}
+
 /* Failure links by breadth-first order, then the full transition table. */
 static int ac_build(skit_scanner *sc, struct skitx_vec *outs)
 {
@@ -427,6 +466,7 @@ static int ac_build(skit_scanner *sc, struct skitx_vec *outs)
 		}
 		sc->emits[s] = sc->out[s] >= 0 || sc->dict[s] >= 0;
 	}
+	rc = ac_compress(sc);
 out:
 	skitx_free(fail);
 	skitx_free(queue);
@@ -1161,6 +1201,8 @@ static int scan_text(struct text *t, enum ctx kind)
 	skit_scanner *sc = t->sc;
 	const uint8_t *p = (const uint8_t *)t->data;
 	const int32_t *next = sc->next;
+	const uint8_t *cls = sc->cls;
+	size_t ncls = sc->ncls;
 	int32_t s = 0;
 	int rc;
 
@@ -1172,7 +1214,7 @@ static int scan_text(struct text *t, enum ctx kind)
 	for (size_t i = 0; i < t->len; i++) {
 		int32_t o;
 
-		s = next[(size_t)s * 256 + fold[p[i]]];
+		s = next[(size_t)s * ncls + cls[p[i]]];
 		if (!sc->emits[s])
 			continue;
 		for (int32_t st = s; st >= 0 && !rc; st = sc->dict[st])
