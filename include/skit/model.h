@@ -161,7 +161,8 @@ typedef struct {
 	unsigned int max_retries; /**< on 429/5xx/connection errors; 0: 4 */
 	long retry_base_ms;       /**< first backoff; 0: 500 ms */
 	long retry_max_ms; /**< backoff cap (and retry-after cap); 0: 30 s */
-	bool no_stream;    /**< never stream, even with a callback */
+	/** never stream; a callback then gets the whole text once */
+	bool no_stream;
 	skit_transport *transport; /**< NULL: libcurl; borrowed */
 	/**
 	 * NULL, or a file to which every request is appended as one JSON
@@ -197,8 +198,10 @@ SKIT_EXTERN const char *skit_model_provider(const skit_model *model);
 SKIT_EXTERN const char *skit_model_name(const skit_model *model);
 
 /**
- * Ask the model. With `on_delta` non-NULL (and streaming not disabled),
- * text is reported as it arrives; the full response is returned either way.
+ * Ask the model. With `on_delta` non-NULL, text is reported as it arrives
+ * (with `no_stream`, once, whole, when the answer is in); the full
+ * response is returned either way. Tool-call ids in the response are
+ * non-empty and unique in it and in the request's conversation.
  * Retries 429/5xx and connection failures with exponential backoff and
  * jitter, honouring `retry-after`.
  *

@@ -139,6 +139,14 @@ SKIT_EXTERN const char *skit_skill_name(const skit_skill *skill);
  */
 SKIT_EXTERN const char *skit_skill_name_raw(const skit_skill *skill);
 
+/**
+ * The name a registry knows the skill by (docs/format.md): its name
+ * (skit_skill_name()) when that name obeys the character rules and
+ * matches the folder, else the folder's name (skit_skill_dir_name()).
+ * Never NULL.
+ */
+SKIT_EXTERN const char *skit_skill_known_name(const skit_skill *skill);
+
 /** The description, stripped; NULL when missing or not a string. */
 SKIT_EXTERN const char *skit_skill_description(const skit_skill *skill);
 

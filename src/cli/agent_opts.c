@@ -203,6 +203,9 @@ static void on_trace(skit_trace_kind kind, const char *line, void *payload)
 	                   : kind == SKIT_TRACE_MODEL ? "model"
 	                                              : "note ";
 
+	/* A new model turn: its text starts on a line of its own. */
+	if (kind == SKIT_TRACE_MODEL)
+		ca->turn_break = true;
 	if (!ca->show_trace)
 		return;
 	if (!ca->at_line_start) {
@@ -240,6 +243,9 @@ static void on_text(const char *text, size_t len, void *payload)
 
 	if (!len)
 		return;
+	if (ca->turn_break && !ca->at_line_start)
+		fputc('\n', stdout);
+	ca->turn_break = false;
 	ca->at_line_start = text[len - 1] == '\n';
 	if (!isatty(STDOUT_FILENO)) {
 		fwrite(text, 1, len, stdout);

@@ -147,6 +147,7 @@ struct cli_agent {
 	char pend[5]; /* a UTF-8 sequence cut by a stream chunk */
 	size_t npend;
 	bool at_line_start;
+	bool turn_break; /* a model turn began: end the last turn's line */
 };
 
 /*

@@ -275,7 +275,11 @@ int cmd_show(int argc, char **argv)
 		if (!declared || strcmp(declared, e->name)) {
 			fputs("# known as '", stdout);
 			cli_put_text(stdout, e->name, true, 0);
-			fputs("' (its folder's name); SKILL.md ", stdout);
+			fputs(strcmp(e->name, folder)
+			              ? "'; SKILL.md "
+			              : "' (its folder's name); "
+			                "SKILL.md ",
+			      stdout);
 			if (declared) {
 				fputs("names it '", stdout);
 				cli_put_text(stdout, declared, true, 0);

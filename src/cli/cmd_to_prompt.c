@@ -37,9 +37,10 @@ static void help(void)
 	       "                 a missing name...); without it, the loading "
 	       "rules apply\n"
 	       "  -h, --help     show this help\n\n"
-	       "The XML keeps names and descriptions verbatim, as the reference "
-	       "does; markdown\nand json strip invisible and bidirectional "
-	       "characters (skit validate flags them).\n");
+	       "Every format drops hidden characters (controls, bidi "
+	       "overrides and isolates,\nzero-width and TAG characters; "
+	       "skit validate flags them); --strict keeps them\nin its XML, "
+	       "as the reference does.\n");
 }
 
 /*
@@ -238,10 +239,11 @@ int cmd_to_prompt(int argc, char **argv)
 	if (optind >= argc)
 		return cli_usage_error(argv[0], "missing PATH");
 	/*
-	 * The XML is the reference's, so it keeps what the reference keeps;
-	 * the other formats strip hidden characters as the agent does.
+	 * Every format strips hidden characters, as the agent does (the
+	 * text goes to a model). Only --strict, the reference's output byte
+	 * for byte, keeps them in its XML.
 	 */
-	if (popts.format == SKIT_PROMPT_XML)
+	if (strict && popts.format == SKIT_PROMPT_XML)
 		popts.flags |= SKIT_PROMPT_VERBATIM;
 
 	n = argc - optind;

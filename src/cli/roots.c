@@ -197,11 +197,6 @@ static bool is_space_cp(int32_t cp)
 	       cp == '\v' || cp == '\f';
 }
 
-static bool is_control_cp(int32_t cp)
-{
-	return cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0);
-}
-
 /*
  * Decode one code point at `p`, strictly: its length, or 0 when the bytes
  * there are not valid UTF-8 (the caller then skips one byte).
@@ -251,7 +246,14 @@ static bool next_piece(struct text_walk *w, const char **piece, size_t *len)
 		}
 		w->started = true;
 		w->p += adv;
-		if (!n || (is_control_cp(cp) && cp != '\n' && cp != '\t')) {
+		/*
+		 * Hidden characters (util/utf8.h: controls, bidi overrides
+		 * and isolates, zero-width and TAG characters...) show as
+		 * U+FFFD: they can neither drive the terminal nor reorder or
+		 * hide text, and the reader sees that something was there.
+		 */
+		if (!n ||
+		    (skitx_utf8_is_hidden(cp) && cp != '\n' && cp != '\t')) {
 			*piece = replacement;
 			*len = 3;
 		} else {
@@ -341,8 +343,30 @@ void cli_put_json_str(FILE *f, const char *s)
 				continue;
 			}
 			n = decode(p, end, &cp);
-			if (n) {
+			if (n && !skitx_utf8_is_hidden(cp)) {
 				p += n;
+				continue;
+			}
+			/*
+			 * A hidden character stays in the string (JSON keeps
+			 * the exact text) but escaped, so that printing the
+			 * JSON shows it instead of obeying it.
+			 */
+			if (n) {
+				fwrite(run, 1, (size_t)(p - run), f);
+				if (cp > 0xFFFF)
+					fprintf(f, "\\u%04x\\u%04x",
+					        (unsigned int)(0xD800 +
+					                       ((cp -
+					                         0x10000) >>
+					                        10)),
+					        (unsigned int)(0xDC00 +
+					                       ((cp - 0x10000) &
+					                        0x3FF)));
+				else
+					fprintf(f, "\\u%04x", (unsigned int)cp);
+				p += n;
+				run = p;
 				continue;
 			}
 		}

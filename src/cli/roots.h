@@ -69,18 +69,24 @@ struct cli_style {
 void cli_style_init(struct cli_style *st, bool on);
 
 /*
- * Write `s` for a terminal: control characters (C0 but tab and newline,
- * DEL, C1) and invalid UTF-8 become U+FFFD so an escape sequence in a
- * skill cannot drive the terminal. With `one_line`, every run of
- * whitespace becomes one space and the ends are trimmed. With `max_cols`
- * > 0 the text is cut to that many columns (code points), ending in "…".
+ * Write `s` for a terminal: hidden characters (skitx_utf8_is_hidden():
+ * C0 but tab and newline, DEL, C1, bidi overrides and isolates,
+ * zero-width and TAG characters...) and invalid UTF-8 become U+FFFD so
+ * a skill can neither drive the terminal nor hide or reorder text. With
+ * `one_line`, every run of whitespace becomes one space and the ends are
+ * trimmed. With `max_cols` > 0 the text is cut to that many columns (code
+ * points), ending in "…".
  */
 void cli_put_text(FILE *f, const char *s, bool one_line, size_t max_cols);
 
 /* Columns (code points) of `s` as cli_put_text(one_line) prints it. */
 size_t cli_text_width(const char *s);
 
-/* `s` as a JSON string (quotes included); invalid UTF-8 becomes U+FFFD. */
+/*
+ * `s` as a JSON string (quotes included); invalid UTF-8 becomes U+FFFD.
+ * Hidden characters are kept, escaped as \uXXXX (JSON keeps the exact
+ * text; a terminal shows the escape instead of obeying the character).
+ */
 void cli_put_json_str(FILE *f, const char *s);
 
 /* `"key": ` then the string (or null when `s` is NULL). */

@@ -20,6 +20,7 @@
 #include "lib/error.h"
 #include "lib/model_int.h"
 #include "util/path.h"
+#include "util/utf8.h"
 
 #define DEFAULT_MAX_TURNS       25u
 #define DEFAULT_MAX_TOOL_CALLS  100u
@@ -286,13 +287,22 @@ static int frame_body(struct skit_agent *a, struct agent_skill *s,
                       const char *args, struct skitx_buf *out, skit_error *err)
 {
 	struct file_list fl = { out, 0, 0 };
+	struct skitx_buf clean = SKITX_BUF_INIT;
 	const char *body;
-	size_t len;
+	size_t len, cps;
 	int rc;
 
 	rc = skit_skill_body(s->skill, &body, &len, err);
 	if (rc)
 		return rc;
+	/* The model never reads hidden characters (util/utf8.h). */
+	if (skitx_utf8_sanitize(&clean, body, len, SKITX_SANITIZE_KEEP_LINES,
+	                        &cps) < 0) {
+		skitx_buf_release(&clean);
+		return skit__error_oom(err);
+	}
+	body = skitx_buf_cstr(&clean);
+	len = skitx_buf_len(&clean);
 	rc = skitx_buf_printf(out,
 	                      "<skill name=\"%s\" source=\"%s\" dir=\"%s\">\n"
 	                      "The instructions below come from the skill's "
@@ -315,6 +325,7 @@ static int frame_body(struct skit_agent *a, struct agent_skill *s,
 	}
 	if (!rc)
 		rc = skitx_buf_puts(out, "\n</skill>\n");
+	skitx_buf_release(&clean);
 	if (rc)
 		return skit__error_oom(err);
 	skitx_buf_puts(out, "\nFiles of this skill (read_skill_resource reads "
@@ -379,7 +390,7 @@ static int load_active(struct skit_agent *a, const skit_entry *e,
 	/* The folder may have changed since the scan: trust only a skill
 	 * that still loads, under the same name. */
 	if (!skit_skill_valid(skill) ||
-	    strcmp(skit_skill_name(skill), e->name)) {
+	    strcmp(skit_skill_known_name(skill), e->name)) {
 		skit_skill_free(skill);
 		return skit__error_set(err, SKIT_EINVALID, 0,
 		                       "skill '%s' no longer loads cleanly; "
@@ -971,8 +982,11 @@ static int build_request(struct skit_agent *a, skit_model_request *req,
 
 		v[i].role = m->role;
 		v[i].text = m->text;
-		v[i].tool_calls = m->calls;
-		v[i].tool_call_count = m->ncalls;
+		/* In action mode the model wrote its call as text and gets
+		 * the result as a user message: replay the text alone, as
+		 * native calls there would have no tool results. */
+		v[i].tool_calls = a->json_actions ? NULL : m->calls;
+		v[i].tool_call_count = a->json_actions ? 0 : m->ncalls;
 		v[i].tool_call_id = m->call_id;
 		v[i].tool_name = m->tool_name;
 		v[i].is_error = m->is_error;

@@ -24,6 +24,7 @@
 #include "util/path.h"
 #include "util/utf8.h"
 #include "util/vec.h"
+#include "lib/winnames.h"
 
 #define BODY_MAX_LINES    500
 #define BODY_MAX_TOKENS   5000
@@ -489,7 +490,68 @@ static int scan_yaml(struct skit_skill *s, struct secrets *sec,
 	return error;
 }
 
+/* ---- names Windows reserves ------------------------------------------ */
+
+/*
+ * A name like "con" or "com1" passes the spec's rules (the reference
+ * accepts it, so it stays valid), but `skit pack` and `skit install`
+ * refuse it, since no folder on Windows can carry it (winnames.h).
+ */
+static int check_reserved_name(struct skit_skill *s)
+{
+	const char *n = s->name ? s->name : s->name_raw;
+
+	if (!n || !skit__windows_reserved(n, strlen(n)))
+		return 0;
+	return skit__skill_diag(s, SKIT_SEVERITY_WARNING,
+	                        "name-windows-reserved", NULL, 0, 0,
+	                        "the name \"%s\" is a Windows device name "
+	                        "(CON, PRN, AUX, NUL, COM0-9, LPT0-9); skit "
+	                        "pack and skit install refuse it",
+	                        n);
+}
+
 /* ---- entry point ---------------------------------------------------- */
+
+/*
+ * Hidden characters in the body (HOSTILE C15): a known attack hides
+ * instructions among dozens of zero-width spaces or in TAG characters,
+ * which a reader never sees and a model reads. One warning, at the first
+ * one, with the count. Tab and newline are text.
+ */
+static int lint_hidden(struct skit_skill *s, const char *body, size_t len,
+                       size_t first_line)
+{
+	size_t i = 0, count = 0, line = first_line, at_line = 0;
+	int32_t cp, first = 0;
+
+	while (i < len) {
+		unsigned char c = (unsigned char)body[i];
+
+		if (c >= 0x20 && c < 0x7F) {
+			i++;
+			continue;
+		}
+		if (c == '\n')
+			line++;
+		i += skitx_utf8_decode(body + i, len - i, &cp);
+		if (cp == '\n' || cp == '\t' || !skitx_utf8_is_hidden(cp))
+			continue;
+		if (!count++) {
+			first = cp;
+			at_line = line;
+		}
+	}
+	if (!count)
+		return 0;
+	return skit__skill_diag(s, SKIT_SEVERITY_WARNING, "hidden-unicode",
+	                        NULL, (unsigned int)at_line, 0,
+	                        "the body holds %zu invisible, bidirectional "
+	                        "or control character%s (the first: U+%04X); "
+	                        "a model reads what a reader cannot see",
+	                        count, count == 1 ? "" : "s",
+	                        (unsigned int)first);
+}
 
 int skit__skill_lint(struct skit_skill *s)
 {
@@ -520,7 +582,8 @@ int skit__skill_lint(struct skit_skill *s)
 			lines++;
 	if (len)
 		lines++;
-	if (lines > BODY_MAX_LINES)
+	error = check_reserved_name(s);
+	if (!error && lines > BODY_MAX_LINES)
 		error = skit__skill_diag(s, SKIT_SEVERITY_WARNING,
 		                         "body-too-long", NULL, 0, 0,
 		                         "the body is %zu lines; keep it under "
@@ -533,6 +596,8 @@ int skit__skill_lint(struct skit_skill *s)
 		        "the body is about %zu tokens; keep it under %d and "
 		        "move detail to references/",
 		        skitx_utf8_count(body, len) / 4, BODY_MAX_TOKENS);
+	if (!error)
+		error = lint_hidden(s, body, len, first_line);
 	if (error < 0)
 		goto out;
 

@@ -245,6 +245,58 @@ static int log_request(skit_model *m, const skit_model_request *req,
 	return rc;
 }
 
+static bool id_taken(const skit_model_response *out, size_t upto,
+                     const skit_model_request *req, const char *id)
+{
+	for (size_t i = 0; i < upto; i++)
+		if (!strcmp(out->tool_calls[i].id, id))
+			return true;
+	for (size_t i = 0; i < req->message_count; i++) {
+		const skit_message *msg = &req->messages[i];
+
+		for (size_t k = 0; k < msg->tool_call_count; k++)
+			if (msg->tool_calls[k].id &&
+			    !strcmp(msg->tool_calls[k].id, id))
+				return true;
+		if (msg->tool_call_id && !strcmp(msg->tool_call_id, id))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Some OpenAI-compatible servers send tool calls without ids, or reuse
+ * the same id ("call_0") in every answer. Replayed as is, the next
+ * request would pair results with the wrong calls (and the public APIs
+ * refuse duplicate ids), so an empty id, or one already in this answer
+ * or in the conversation, is replaced by a fresh "call_<turn>_<n>".
+ */
+static int fix_call_ids(skit_model_response *out, const skit_model_request *req,
+                        skit_error *err)
+{
+	char fresh[64];
+	char *copy;
+
+	for (size_t i = 0; i < out->tool_call_count; i++) {
+		skit_tool_call *c = &out->tool_calls[i];
+		unsigned int n = 0;
+
+		if (*c->id && !id_taken(out, i, req, c->id))
+			continue;
+		snprintf(fresh, sizeof(fresh), "call_%zu_%zu",
+		         req->message_count, i + 1);
+		while (id_taken(out, i, req, fresh) && n < 1000)
+			snprintf(fresh, sizeof(fresh), "call_%zu_%zu_%u",
+			         req->message_count, i + 1, ++n);
+		copy = skitx_strdup(fresh);
+		if (!copy)
+			return skit__error_oom(err);
+		skitx_free((char *)c->id);
+		c->id = copy;
+	}
+	return 0;
+}
+
 int skit_model_complete(skit_model *model, skit_model_response *out,
                         const skit_model_request *req,
                         skit_model_delta_cb on_delta, void *payload,
@@ -275,7 +327,25 @@ int skit_model_complete(skit_model *model, skit_model_response *out,
 		skit_model_response_release(out);
 		return skit__error_oom(err);
 	}
+	rc = fix_call_ids(out, req, err);
+	if (rc) {
+		skit_model_response_release(out);
+		return rc;
+	}
+	/* Not streamed: the callback still gets the text, all at once, so
+	 * a caller that shows text as it arrives shows this one too. */
+	if (model->no_stream && on_delta && *out->text &&
+	    on_delta(out->text, strlen(out->text), payload)) {
+		skit_model_response_release(out);
+		return skit__error_set(err, SKIT_ECANCELED, 0, "%s: canceled",
+		                       model->provider->name);
+	}
 	return 0;
+}
+
+bool skit__text_is_blank(const char *text)
+{
+	return !text || !text[strspn(text, " \t\r\n\v\f")];
 }
 
 int skit__response_add_call(skit_model_response *out, const char *id,

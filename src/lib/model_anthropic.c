@@ -74,8 +74,9 @@ oom:
 
 static int add_text_block(json_t *blocks, const char *text)
 {
-	/* The API refuses empty text blocks. */
-	if (!text || !*text)
+	/* The API refuses text blocks without a non-white-space character
+	 * (models often send "\n\n" before a tool_use). */
+	if (skit__text_is_blank(text))
 		return 0;
 	return json_array_append_new(
 	        blocks, json_pack("{s:s, s:s}", "type", "text", "text", text));
@@ -110,12 +111,20 @@ static json_t *blocks_json(const skit_message *msg)
 		}
 		break;
 	case SKIT_ROLE_TOOL:
+		/* A blank result leaves "content" out (it is optional), as
+		 * the API checks text in results like text blocks. */
 		bad |= json_array_append_new(
 		        blocks,
-		        json_pack("{s:s, s:s, s:s, s:b}", "type", "tool_result",
-		                  "tool_use_id", msg->tool_call_id, "content",
-		                  msg->text ? msg->text : "", "is_error",
-		                  msg->is_error ? 1 : 0));
+		        skit__text_is_blank(msg->text)
+		                ? json_pack("{s:s, s:s, s:b}", "type",
+		                            "tool_result", "tool_use_id",
+		                            msg->tool_call_id, "is_error",
+		                            msg->is_error ? 1 : 0)
+		                : json_pack("{s:s, s:s, s:s, s:b}", "type",
+		                            "tool_result", "tool_use_id",
+		                            msg->tool_call_id, "content",
+		                            msg->text, "is_error",
+		                            msg->is_error ? 1 : 0));
 		break;
 	}
 	if (bad) {

@@ -57,6 +57,10 @@ extern const struct skit__provider skit__provider_anthropic;
  */
 json_t *skit__model_request_json(const skit_model_request *req);
 
+/* True when `text` is NULL or holds only ASCII white space (the
+ * APIs refuse such text where they want content). */
+bool skit__text_is_blank(const char *text);
+
 /* Add a tool call (strings copied) to `out`. */
 int skit__response_add_call(skit_model_response *out, const char *id,
                             const char *name, const char *arguments,

@@ -86,11 +86,17 @@ static json_t *tool_calls_json(const skit_message *msg)
 
 	for (size_t i = 0; arr && i < msg->tool_call_count; i++) {
 		const skit_tool_call *tc = &msg->tool_calls[i];
+		json_t *args = skit__json_object_from(tc->arguments);
 
+		/* Arguments that are not a JSON object (a model's typo) are
+		 * replayed as {}, as for anthropic: the error result already
+		 * told the model, and a server may refuse the request. */
 		c = json_pack(
 		        "{s:s, s:s, s:{s:s, s:s}}", "id", tc->id, "type",
 		        "function", "function", "name", tc->name, "arguments",
-		        tc->arguments && *tc->arguments ? tc->arguments : "{}");
+		        args && tc->arguments && *tc->arguments ? tc->arguments
+		                                                : "{}");
+		json_decref(args);
 		bad |= json_array_append_new(arr, c);
 	}
 	if (bad) {
@@ -114,11 +120,16 @@ static json_t *message_json(const skit_message *msg)
 		        o, "content", json_string(msg->text ? msg->text : ""));
 		break;
 	case SKIT_ROLE_ASSISTANT:
+		/* The API refuses "content": null without tool calls, and
+		 * takes "" there; with tool calls, content may be left out.
+		 * Blank text is sent as no text. */
 		bad |= json_object_set_new(o, "role", json_string("assistant"));
-		bad |= json_object_set_new(o, "content",
-		                           msg->text && *msg->text
-		                                   ? json_string(msg->text)
-		                                   : json_null());
+		if (!skit__text_is_blank(msg->text))
+			bad |= json_object_set_new(o, "content",
+			                           json_string(msg->text));
+		else if (!msg->tool_call_count)
+			bad |= json_object_set_new(o, "content",
+			                           json_string(""));
 		if (msg->tool_call_count)
 			bad |= json_object_set_new(o, "tool_calls",
 			                           tool_calls_json(msg));
@@ -226,6 +237,11 @@ static int set_string(char **slot, json_t *v, skit_error *err)
 	                         json_string_length(v), err);
 }
 
+static int set_nonempty(char **slot, json_t *v, skit_error *err)
+{
+	return json_string_length(v) ? set_string(slot, v, err) : 0;
+}
+
 static int parse_whole(skit_model *m, skit_model_response *out,
                        const struct skitx_buf *body, skit_error *err)
 {
@@ -304,13 +320,16 @@ static int add_call_deltas(struct skit__stream *s, json_t *calls)
 		                ? (size_t)json_integer_value(idx)
 		                : i,
 		        &pc, s->err);
-		if (!rc)
-			rc = set_string(&pc->id, json_object_get(c, "id"),
-			                s->err);
+		/* The first id and name count: some servers repeat the id
+		 * in every fragment, or send a new id and an empty name
+		 * with each one. */
+		if (!rc && !pc->id)
+			rc = set_nonempty(&pc->id, json_object_get(c, "id"),
+			                  s->err);
 		fn = json_object_get(c, "function");
-		if (!rc)
-			rc = set_string(&pc->name, json_object_get(fn, "name"),
-			                s->err);
+		if (!rc && !pc->name)
+			rc = set_nonempty(&pc->name,
+			                  json_object_get(fn, "name"), s->err);
 		v = json_object_get(fn, "arguments");
 		if (!rc && json_is_string(v)) {
 			rc = skitx_buf_add(&pc->args, json_string_value(v),

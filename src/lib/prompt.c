@@ -59,10 +59,10 @@
 #define JSON_NOTE      ",\"note\":"
 #define LIT(s)         (sizeof(s) - 1)
 
-/* sanitize() flags */
-#define KEEP_LINES 1u /* keep "\n" and "\t" (XML and JSON descriptions) */
-#define COLLAPSE   2u /* whitespace runs become one space; trim the ends */
-#define KEEP_ALL   4u /* strip nothing; only repair invalid UTF-8 */
+/* sanitize() flags: the shared sanitiser's */
+#define KEEP_LINES SKITX_SANITIZE_KEEP_LINES
+#define COLLAPSE   SKITX_SANITIZE_COLLAPSE
+#define KEEP_ALL   SKITX_SANITIZE_KEEP_ALL
 
 /*
  * One skill, sanitised for the chosen format. Offsets point into
@@ -101,35 +101,6 @@ static size_t digits(size_t v)
 		d++;
 	}
 	return d;
-}
-
-/*
- * Decode the code point at `s`. An invalid or truncated sequence reads as
- * U+FFFD and consumes one byte, so scanning always makes progress and a
- * hostile string cannot smuggle bytes past the checks below.
- */
-static size_t next_cp(const char *s, size_t len, int32_t *cp)
-{
-	unsigned char c = (unsigned char)s[0];
-	size_t n;
-
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	}
-	if (c >= 0xC2 && c <= 0xDF)
-		n = 2;
-	else if (c >= 0xE0 && c <= 0xEF)
-		n = 3;
-	else if (c >= 0xF0 && c <= 0xF4)
-		n = 4;
-	else
-		n = 0;
-	if (!n || n > len || skitx_utf8_check(s, n, NULL)) {
-		*cp = 0xFFFD;
-		return 1;
-	}
-	return skitx_utf8_decode(s, n, cp);
 }
 
 /* Decode sanitised (valid) UTF-8, skipping utf8proc for ASCII. */
@@ -191,77 +162,11 @@ static size_t str_chars(skit_prompt_format format, const char *s, size_t len)
 	return chars;
 }
 
-/*
- * Append `s` to `b` without hidden characters. With KEEP_LINES, "\n" and
- * "\t" survive (the reference keeps a description's line breaks); with
- * COLLAPSE, every run of whitespace becomes one space and the ends are
- * trimmed; with KEEP_ALL, nothing is stripped. `*cps` receives the code
- * points written.
- *
- * Kept bytes are copied in runs, not one by one: a large index spends
- * most of its time here.
- */
+/* The shared sanitiser (util/utf8.h) over a NUL-terminated string. */
 static int sanitize(struct skitx_buf *b, const char *s, unsigned int flags,
                     size_t *cps)
 {
-	size_t len = s ? strlen(s) : 0, i = 0, run = 0, count = 0, n;
-	bool started = false, space = false;
-	int32_t cp;
-	int error;
-
-	while (i < len) {
-		n = next_cp(s + i, len - i, &cp);
-		if (cp > ' ' && cp < 0x7F) {
-			/* Printable ASCII: the common case. */
-		} else if ((flags & COLLAPSE) && skitx_utf8_isspace(cp)) {
-			space = started;
-			goto skip;
-		} else if (!(flags & KEEP_ALL) && skitx_utf8_is_hidden(cp) &&
-		           !((flags & KEEP_LINES) &&
-		             (cp == '\n' || cp == '\t'))) {
-			goto skip;
-		} else if (cp == 0xFFFD) {
-			/* Maybe an invalid byte: write a real U+FFFD. */
-			error = skitx_buf_add(b, s + run, i - run);
-			if (error >= 0 && space)
-				error = skitx_buf_putc(b, ' ');
-			if (error >= 0)
-				error = skitx_buf_add(b, REPLACEMENT,
-				                      LIT(REPLACEMENT));
-			if (error < 0)
-				return error;
-			count += 1 + space;
-			space = false;
-			started = true;
-			i += n;
-			run = i;
-			continue;
-		}
-		if (space) {
-			/* The run was flushed when the whitespace began. */
-			error = skitx_buf_putc(b, ' ');
-			if (error < 0)
-				return error;
-			count++;
-			space = false;
-		}
-		count++;
-		started = true;
-		i += n;
-		continue;
-	skip:
-		/* Flush the run before the dropped character. */
-		error = skitx_buf_add(b, s + run, i - run);
-		if (error < 0)
-			return error;
-		i += n;
-		run = i;
-	}
-	error = skitx_buf_add(b, s + run, i - run);
-	if (error < 0)
-		return error;
-	*cps = count;
-	return 0;
+	return skitx_utf8_sanitize(b, s, s ? strlen(s) : 0, flags, cps);
 }
 
 /*

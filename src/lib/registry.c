@@ -757,15 +757,6 @@ static int list_root(struct scan *sc, size_t i, bool *truncated)
 	return 0;
 }
 
-/* A finding with `code`, error or warning (lenient loads warn). */
-static bool has_diag_code(const skit_diag *d, size_t n, const char *code)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(d[i].code, code))
-			return true;
-	return false;
-}
-
 /*
  * The entry's name (docs/format.md, "Which name a skill is known by"):
  * identity is the folder. A skill is known by its frontmatter name (NFKC)
@@ -778,15 +769,10 @@ static bool has_diag_code(const skit_diag *d, size_t n, const char *code)
 static const char *entry_name(struct skit__arena *a, skit_skill *s,
                               const char *folder)
 {
-	const skit_diag *d;
-	const char *name = skit_skill_name(s);
-	size_t n;
+	const char *known = skit_skill_known_name(s);
 
-	d = skit_skill_diags(s, &n);
-	if (name && !(skit_skill_flags(s) & SKIT_SKILL_NAME_INVALID) &&
-	    skit_skill_name_ok(name) &&
-	    !has_diag_code(d, n, "name-dir-mismatch"))
-		return skit__arena_strdup(a, name);
+	if (known != skit_skill_dir_name(s))
+		return skit__arena_strdup(a, known);
 	return arena_utf8(a, folder, strlen(folder));
 }
 

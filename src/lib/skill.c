@@ -643,7 +643,8 @@ static int check_name(struct skit_skill *s)
 		error = SKIT_ENOMEM;
 		goto out;
 	}
-	if (strcmp(dir_nf, nf))
+	s->name_mismatch = strcmp(dir_nf, nf) != 0;
+	if (s->name_mismatch)
 		RULE("name-dir-mismatch",
 		     "Directory name '%s' must match skill name '%s'",
 		     s->dir_name, nf);
@@ -1364,6 +1365,14 @@ const char *skit_skill_name(const skit_skill *s)
 const char *skit_skill_name_raw(const skit_skill *s)
 {
 	return s->name_raw;
+}
+
+const char *skit_skill_known_name(const skit_skill *s)
+{
+	if (s->name && !(s->flags & SKIT_SKILL_NAME_INVALID) &&
+	    !s->name_mismatch)
+		return s->name;
+	return skit_skill_dir_name(s);
 }
 
 const char *skit_skill_description(const skit_skill *s)

@@ -7,6 +7,7 @@
 #include <utf8proc.h>
 
 #include "util/utf8.h"
+#include "util/buf.h"
 
 #define HIGH_BITS UINT64_C(0x8080808080808080)
 #define LOW_BITS  UINT64_C(0x0101010101010101)
@@ -178,8 +179,12 @@ bool skitx_utf8_isalnum(int32_t cp)
 
 bool skitx_utf8_is_hidden(int32_t cp)
 {
+	const utf8proc_property_t *p;
+
 	if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F))
 		return true;
+	if (cp < 0xA0)
+		return false;             /* printable ASCII: the common case */
 	if (cp >= 0x200B && cp <= 0x200F) /* zero-width, LRM, RLM */
 		return true;
 	if (cp >= 0x202A && cp <= 0x202E) /* bidi embeddings/overrides */
@@ -188,7 +193,20 @@ bool skitx_utf8_is_hidden(int32_t cp)
 		return true;
 	if (cp == 0xFEFF || cp == 0x061C || cp == 0x180E)
 		return true;
-	return cp >= 0xE0000 && cp <= 0xE007F; /* TAG characters */
+	if (cp >= 0xE0000 && cp <= 0xE007F) /* TAG characters */
+		return true;
+	if (cp > 0x10FFFF)
+		return false;
+	/*
+	 * The rest from Unicode's own tables: format characters (soft
+	 * hyphen, interlinear annotation marks...), line and paragraph
+	 * separators, and default-ignorable code points (Hangul fillers,
+	 * variation selectors), which render as nothing.
+	 */
+	p = utf8proc_get_property(cp);
+	return p->category == UTF8PROC_CATEGORY_CF ||
+	       p->category == UTF8PROC_CATEGORY_ZL ||
+	       p->category == UTF8PROC_CATEGORY_ZP || p->ignorable;
 }
 
 size_t skitx_utf8_pystrip(const char *s, size_t len, size_t *start)
@@ -251,4 +269,109 @@ bool skitx_utf8_is_lower(const char *s, size_t len)
 			return false;
 	}
 	return true;
+}
+
+/*
+ * Decode the code point at `s`. An invalid or truncated sequence reads as
+ * U+FFFD and consumes one byte, so scanning always makes progress and a
+ * hostile string cannot smuggle bytes past the checks below.
+ */
+static size_t next_cp(const char *s, size_t len, int32_t *cp)
+{
+	unsigned char c = (unsigned char)s[0];
+	size_t n;
+
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if (c >= 0xC2 && c <= 0xDF)
+		n = 2;
+	else if (c >= 0xE0 && c <= 0xEF)
+		n = 3;
+	else if (c >= 0xF0 && c <= 0xF4)
+		n = 4;
+	else
+		n = 0;
+	if (!n || n > len || skitx_utf8_check(s, n, NULL)) {
+		*cp = 0xFFFD;
+		return 1;
+	}
+	return skitx_utf8_decode(s, n, cp);
+}
+
+/*
+ * Append `len` bytes at `s` to `b` without hidden characters (the one
+ * sanitiser for text that reaches a model or a terminal). With KEEP_LINES, "\n"
+ * and
+ * "\t" survive (the reference keeps a description's line breaks); with
+ * COLLAPSE, every run of whitespace becomes one space and the ends are
+ * trimmed; with KEEP_ALL, nothing is stripped. `*cps` receives the code
+ * points written.
+ *
+ * Kept bytes are copied in runs, not one by one: a large index spends
+ * most of its time here.
+ */
+int skitx_utf8_sanitize(struct skitx_buf *b, const char *s, size_t len,
+                        unsigned int flags, size_t *cps)
+{
+	size_t i = 0, run = 0, count = 0, n;
+	bool started = false, space = false;
+	int32_t cp;
+	int error;
+
+	while (i < len) {
+		n = next_cp(s + i, len - i, &cp);
+		if (cp > ' ' && cp < 0x7F) {
+			/* Printable ASCII: the common case. */
+		} else if ((flags & SKITX_SANITIZE_COLLAPSE) &&
+		           skitx_utf8_isspace(cp)) {
+			space = started;
+			goto skip;
+		} else if (!(flags & SKITX_SANITIZE_KEEP_ALL) &&
+		           skitx_utf8_is_hidden(cp) &&
+		           !((flags & SKITX_SANITIZE_KEEP_LINES) &&
+		             (cp == '\n' || cp == '\t'))) {
+			goto skip;
+		} else if (cp == 0xFFFD) {
+			/* Maybe an invalid byte: write a real U+FFFD. */
+			error = skitx_buf_add(b, s + run, i - run);
+			if (error >= 0 && space)
+				error = skitx_buf_putc(b, ' ');
+			if (error >= 0)
+				error = skitx_buf_add(b, "\xEF\xBF\xBD", 3);
+			if (error < 0)
+				return error;
+			count += 1 + space;
+			space = false;
+			started = true;
+			i += n;
+			run = i;
+			continue;
+		}
+		if (space) {
+			/* The run was flushed when the whitespace began. */
+			error = skitx_buf_putc(b, ' ');
+			if (error < 0)
+				return error;
+			count++;
+			space = false;
+		}
+		count++;
+		started = true;
+		i += n;
+		continue;
+	skip:
+		/* Flush the run before the dropped character. */
+		error = skitx_buf_add(b, s + run, i - run);
+		if (error < 0)
+			return error;
+		i += n;
+		run = i;
+	}
+	error = skitx_buf_add(b, s + run, i - run);
+	if (error < 0)
+		return error;
+	*cps = count;
+	return 0;
 }

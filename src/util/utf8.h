@@ -37,8 +37,32 @@ bool skitx_utf8_isspace(int32_t cp);
 /* str.isalnum() for one code point (letters L*, numbers N*). */
 bool skitx_utf8_isalnum(int32_t cp);
 
-/* Bidirectional controls, zero-width and TAG characters, C0/C1 controls. */
+/*
+ * A hidden character: one that shows nothing (or moves text around) yet
+ * reaches a reader, so instructions can hide behind it. C0 and C1
+ * controls and DEL, bidirectional embeddings, overrides, isolates and
+ * marks, zero-width characters, Unicode TAG characters, line and
+ * paragraph separators, and every other format character (category Cf)
+ * or default-ignorable code point (utf8proc's tables). Callers that keep
+ * "\n" and "\t" test for them first.
+ */
 bool skitx_utf8_is_hidden(int32_t cp);
+
+struct skitx_buf;
+
+/* skitx_utf8_sanitize() flags */
+#define SKITX_SANITIZE_KEEP_LINES 1u /* keep "\n" and "\t" */
+#define SKITX_SANITIZE_COLLAPSE   2u /* whitespace runs: one space, trimmed */
+#define SKITX_SANITIZE_KEEP_ALL   4u /* drop nothing; repair invalid UTF-8 */
+
+/*
+ * The sanitiser for text that reaches a model (prompts, skill bodies):
+ * append `len` bytes at `s` to `b` with every hidden character
+ * (skitx_utf8_is_hidden()) dropped and invalid UTF-8 turned into U+FFFD.
+ * `*cps` (not NULL) receives the code points written. 0 or SKIT_ENOMEM.
+ */
+int skitx_utf8_sanitize(struct skitx_buf *b, const char *s, size_t len,
+                        unsigned int flags, size_t *cps);
 
 /*
  * The range of `s` that str.strip() keeps: sets *start and returns the

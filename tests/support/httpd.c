@@ -527,6 +527,28 @@ void httpd_push_json(struct httpd *h, int status, const char *body)
 	httpd_push(h, &r);
 }
 
+void httpd_push_file(struct httpd *h, const httpd_response *r, const char *path)
+{
+	struct skitx_buf b = SKITX_BUF_INIT;
+	httpd_response copy = *r;
+	char chunk[4096];
+	size_t n;
+	FILE *f = fopen(path, "rb");
+
+	if (!f)
+		die(path);
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		if (skitx_buf_add(&b, chunk, n))
+			die("out of memory");
+	if (ferror(f))
+		die(path);
+	fclose(f);
+	copy.body = skitx_buf_cstr(&b);
+	copy.body_len = skitx_buf_len(&b);
+	httpd_push(h, &copy);
+	skitx_buf_release(&b);
+}
+
 size_t httpd_request_count(struct httpd *h)
 {
 	size_t n;

@@ -82,6 +82,14 @@ void httpd_push(struct httpd *h, const httpd_response *r);
 /* Shorthand: queue `status` with a JSON `body`. */
 void httpd_push_json(struct httpd *h, int status, const char *body);
 
+/*
+ * Queue `r` with its body read from the file `path` (a recorded or
+ * hand-written answer, e.g. an event stream). Aborts when the file
+ * cannot be read.
+ */
+void httpd_push_file(struct httpd *h, const httpd_response *r,
+                     const char *path);
+
 /* Number of requests received so far. */
 size_t httpd_request_count(struct httpd *h);
 

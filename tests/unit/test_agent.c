@@ -800,6 +800,59 @@ static void test_agent__activate_unknown(void)
 	fx_close(&f, "ok", 0);
 }
 
+/*
+ * Skills the loading rules accept are activated under the name they are
+ * known by (their folder's, when their own differs or breaks the rules),
+ * answer to the name they declare, and reach the model without hidden
+ * characters (docs/format.md, docs/prompt.md).
+ */
+static void test_agent__activate_lenient_names(void)
+{
+	struct fx f;
+	struct reqs r;
+	skit_error err = { 0 };
+	char *answer = NULL;
+	char proj[PATH_MAX];
+	const char *t;
+
+	build_world("lenient-names");
+	fmt(proj, sizeof(proj), "%s/project", world);
+	put(at(proj, "acme-pdf-v2/SKILL.md"),
+	    "---\nname: acme-pdf\ndescription: Fills PDF forms.\n"
+	    "tags: [pdf]\n---\nACME-BODY\xe2\x80\x8b\xe2\x80\x8b done\n",
+	    0644);
+	put(at(proj, "noname/SKILL.md"),
+	    "---\ndescription: Use it: no name.\n---\nNONAME-BODY\n", 0644);
+	fx_open(&f, "final.jsonl", NULL);
+	if (skit_agent_send(f.agent, "/acme-pdf-v2 go", &answer, &err))
+		HARNESS_FAIL("send: %s", err.message);
+	skit_free(answer);
+	answer = NULL;
+	reqs_load(&r, f.log);
+	t = msg_text(&r, 0, 0);
+	ASSERT_CONTAINS(t, "ACME-BODY done");
+	ASSERT(!strstr(t, "\xe2\x80\x8b"));
+	reqs_free(&r);
+	ASSERT_EQ(skit_agent_active_count(f.agent), 1);
+	fx_close(&f, "ok", 0);
+
+	/* the declared name finds it too; a skill without a name loads */
+	fx_open(&f, "final.jsonl", NULL);
+	if (skit_agent_send(f.agent, "/acme-pdf go", &answer, &err))
+		HARNESS_FAIL("send: %s", err.message);
+	skit_free(answer);
+	answer = NULL;
+	fx_close(&f, "ok", 0);
+	fx_open(&f, "final.jsonl", NULL);
+	if (skit_agent_send(f.agent, "/noname go", &answer, &err))
+		HARNESS_FAIL("send: %s", err.message);
+	skit_free(answer);
+	reqs_load(&r, f.log);
+	ASSERT_CONTAINS(msg_text(&r, 0, 0), "NONAME-BODY");
+	reqs_free(&r);
+	fx_close(&f, "ok", 0);
+}
+
 /* ---- composition ------------------------------------------------------ */
 
 static void test_agent__max_skills_per_turn(void)
@@ -1820,6 +1873,7 @@ TEST_MAIN(
 	TEST(test_agent__activate_user_appends_arguments)
 	TEST(test_agent__activate_mention)
 	TEST(test_agent__activate_unknown)
+	TEST(test_agent__activate_lenient_names)
 	TEST(test_agent__max_skills_per_turn)
 	TEST(test_agent__max_skills_per_turn_option)
 	TEST(test_agent__precedence_and_source)

@@ -17,7 +17,10 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "skit/agent.h"
 #include "skit/model.h"
+#include "skit/policy.h"
+#include "skit/registry.h"
 #include "support/httpd.h"
 #include "util/buf.h"
 
@@ -1241,19 +1244,437 @@ static void test_model__replay_out_of_memory(void)
 	ASSERT(succeeded);
 }
 
+/* ---- what the real APIs refuse ------------------------------------------ */
+
+static const skit_tool_call one_call[] = {
+	{ "call_x", "read_file", "{\"path\":\"x\"}" },
+};
+
+/* An empty answer, a blank text before a call, a blank tool result. */
+static const skit_message blanks[] = {
+	{ SKIT_ROLE_USER, "first", NULL, 0, NULL, NULL, false },
+	{ SKIT_ROLE_ASSISTANT, "", NULL, 0, NULL, NULL, false },
+	{ SKIT_ROLE_USER, "second", NULL, 0, NULL, NULL, false },
+	{ SKIT_ROLE_ASSISTANT, "\n\n", one_call, 1, NULL, NULL, false },
+	{ SKIT_ROLE_TOOL, " \n", NULL, 0, "call_x", "read_file", false },
+	{ SKIT_ROLE_ASSISTANT, " \t", NULL, 0, NULL, NULL, false },
+	{ SKIT_ROLE_USER, "third", NULL, 0, NULL, NULL, false },
+};
+
+static skit_model_request blank_request(void)
+{
+	skit_model_request r = simple_request();
+
+	r.messages = blanks;
+	r.message_count = SKIT_ARRAY_SIZE(blanks);
+	return r;
+}
+
+static void test_model__openai_never_null_content(void)
+{
+	skit_model_request req = blank_request();
+	skit_model_response resp;
+	skit_model *m;
+	json_t *j, *msgs, *v;
+	size_t i;
+
+	start();
+	m = openai();
+	httpd_push_json(srv, 200,
+	                "{\"choices\":[{\"message\":{\"content\":\"ok\"},"
+	                "\"finish_reason\":\"stop\"}]}");
+	ASSERT_OK(skit_model_complete(m, &resp, &req, NULL, NULL, NULL));
+	skit_model_response_release(&resp);
+	j = sent_json(0);
+	msgs = json_object_get(j, "messages");
+	ASSERT_EQ(json_array_size(msgs), 8);
+	json_array_foreach(msgs, i, v)
+	{
+		/* "content": null is refused without tool calls. */
+		json_t *c = json_object_get(v, "content");
+
+		ASSERT(!c || json_is_string(c));
+	}
+	/* The empty answer is "", the role kept (turns stay in order). */
+	ASSERT_STR(jpath(j, "messages.2.role"), "assistant");
+	ASSERT_STR(jpath(j, "messages.2.content"), "");
+	/* Blank text beside calls: no content member at all. */
+	ASSERT_STR(jpath(j, "messages.4.tool_calls.0.id"), "call_x");
+	ASSERT(!jpath(j, "messages.4.content"));
+	ASSERT_STR(jpath(j, "messages.5.tool_call_id"), "call_x");
+	/* A blank answer is an empty one. */
+	ASSERT_STR(jpath(j, "messages.6.content"), "");
+	ASSERT_STR(jpath(j, "messages.7.content"), "third");
+	json_decref(j);
+	skit_model_free(m);
+	stop();
+}
+
+static void test_model__anthropic_no_blank_text(void)
+{
+	skit_model_request req = blank_request();
+	skit_model_response resp;
+	skit_model *m;
+	json_t *j;
+
+	start();
+	m = anthropic();
+	httpd_push_json(srv, 200,
+	                "{\"type\":\"message\",\"content\":[{\"type\":\"text\","
+	                "\"text\":\"ok\"}],\"stop_reason\":\"end_turn\"}");
+	ASSERT_OK(skit_model_complete(m, &resp, &req, NULL, NULL, NULL));
+	skit_model_response_release(&resp);
+	j = sent_json(0);
+	/* first+second merged (the empty answer dropped), the call alone
+	 * (its "\n\n" dropped), its result + third (" \t" dropped). */
+	ASSERT_EQ(json_array_size(json_object_get(j, "messages")), 3);
+	ASSERT_STR(jpath(j, "messages.0.role"), "user");
+	ASSERT_STR(jpath(j, "messages.0.content.0.text"), "first");
+	ASSERT_STR(jpath(j, "messages.0.content.1.text"), "second");
+	ASSERT_STR(jpath(j, "messages.1.role"), "assistant");
+	ASSERT(!jpath(j, "messages.1.content.1"));
+	ASSERT_STR(jpath(j, "messages.1.content.0.type"), "tool_use");
+	ASSERT_STR(jpath(j, "messages.2.role"), "user");
+	ASSERT_STR(jpath(j, "messages.2.content.0.type"), "tool_result");
+	/* A blank result has no content (optional; blank text is refused). */
+	ASSERT(!jpath(j, "messages.2.content.0.content"));
+	ASSERT_STR(jpath(j, "messages.2.content.1.text"), "third");
+	ASSERT(!jpath(j, "messages.2.content.2"));
+	json_decref(j);
+	skit_model_free(m);
+	stop();
+}
+
+static void test_model__no_stream_still_reports_text(void)
+{
+	skit_model_options o = SKIT_MODEL_OPTIONS_INIT;
+	skit_model_request req = simple_request();
+	skit_model_response resp;
+	struct deltas d = { SKITX_BUF_INIT, 0, 0 };
+	skit_error err = { 0 };
+	skit_model *m = NULL;
+
+	start();
+	snprintf(base, sizeof(base), "%s/v1", httpd_url(srv));
+	o.spec = "openai:gpt-test";
+	o.base_url = base;
+	o.api_key = KEY;
+	o.no_stream = true;
+	ASSERT_OK(skit_model_new(&m, &o, &err));
+	httpd_push_json(srv, 200,
+	                "{\"choices\":[{\"message\":{\"content\":\"Whole "
+	                "answer.\"},\"finish_reason\":\"stop\"}]}");
+	ASSERT_OK(skit_model_complete(m, &resp, &req, on_delta, &d, &err));
+	/* Not streamed, and the callback got the text once, whole. */
+	ASSERT(!strstr(httpd_request_at(srv, 0)->body, "\"stream\""));
+	ASSERT_EQ(d.count, 1);
+	ASSERT_STR(skitx_buf_cstr(&d.text), "Whole answer.");
+	ASSERT_STR(resp.text, "Whole answer.");
+	skit_model_response_release(&resp);
+	/* Returning non-zero still cancels. */
+	d.cancel_at = 1;
+	httpd_push_json(srv, 200,
+	                "{\"choices\":[{\"message\":{\"content\":\"More.\"},"
+	                "\"finish_reason\":\"stop\"}]}");
+	ASSERT_EQ(skit_model_complete(m, &resp, &req, on_delta, &d, &err),
+	          SKIT_ECANCELED);
+	ASSERT(!resp.text);
+	skitx_buf_release(&d.text);
+	skit_model_free(m);
+	stop();
+}
+
+/* JSON-action mode: the action is the model's text, its result a user
+ * message; no tool_calls / tool_use may be replayed (nothing answers
+ * them, and no tools are declared). */
+static void json_actions_on(const char *spec, const char *answer1,
+                            const char *answer2)
+{
+	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
+	skit_registry *reg = NULL;
+	skit_policy *pol = NULL;
+	skit_agent *agent = NULL;
+	skit_error err = { 0 };
+	skit_model *m;
+	char *answer = NULL;
+	json_t *j, *msgs, *v;
+	size_t i;
+	bool anthropic_api = !strncmp(spec, "anthropic", 9);
+
+	start();
+	if (anthropic_api) {
+		m = model_at(spec, httpd_url(srv), KEY);
+	} else {
+		snprintf(base, sizeof(base), "%s/v1", httpd_url(srv));
+		m = model_at(spec, base, KEY);
+	}
+	httpd_push_json(srv, 200, answer1);
+	httpd_push_json(srv, 200, answer2);
+	ASSERT_OK(skit_registry_new(&reg, &err));
+	ASSERT_OK(skit_registry_scan(reg, &err));
+	ASSERT_OK(skit_policy_new(&pol, &err));
+	skit_policy_set_yes(pol, true);
+	ao.registry = reg;
+	ao.model = m;
+	ao.policy = pol;
+	ao.json_actions = true;
+	ao.file_tools = false;
+	if (skit_agent_new(&agent, &ao, &err))
+		HARNESS_FAIL("agent: %s", err.message);
+	if (skit_agent_send(agent, "do it", &answer, &err))
+		HARNESS_FAIL("send: %s", err.message);
+	ASSERT_STR(answer, "Done.");
+	skit_free(answer);
+	ASSERT_EQ(httpd_request_count(srv), 2);
+	j = sent_json(1);
+	ASSERT(!json_object_get(j, "tools"));
+	msgs = json_object_get(j, "messages");
+	ASSERT(!strstr(httpd_request_at(srv, 1)->body, "tool_use"));
+	ASSERT(!strstr(httpd_request_at(srv, 1)->body, "tool_calls"));
+	ASSERT(!strstr(httpd_request_at(srv, 1)->body, "action_1"));
+	json_array_foreach(msgs, i, v)
+	{
+		ASSERT(!json_object_get(v, "tool_calls"));
+		ASSERT(strcmp(jpath(v, "role"), "tool"));
+	}
+	/* user, assistant (the action as text), user (its result) */
+	i = anthropic_api ? 0 : 1;
+	ASSERT_EQ(json_array_size(msgs), i + 3);
+	ASSERT_STR(jpath(json_array_get(msgs, i + 1), "role"), "assistant");
+	ASSERT_CONTAINS(jpath(json_array_get(msgs, i + 1),
+	                      anthropic_api ? "content.0.text" : "content"),
+	                "\"action\"");
+	ASSERT_STR(jpath(json_array_get(msgs, i + 2), "role"), "user");
+	ASSERT_CONTAINS(jpath(json_array_get(msgs, i + 2),
+	                      anthropic_api ? "content.0.text" : "content"),
+	                "update_plan");
+	json_decref(j);
+	skit_agent_free(agent);
+	skit_policy_free(pol);
+	skit_registry_free(reg);
+	skit_model_free(m);
+	stop();
+}
+
+static void test_model__json_actions_replayed_as_text(void)
+{
+	json_actions_on(
+	        "openai:gpt-test",
+	        "{\"choices\":[{\"message\":{\"content\":\"{\\\"action\\\": "
+	        "\\\"update_plan\\\", \\\"steps\\\": [{\\\"step\\\": "
+	        "\\\"Go\\\", \\\"status\\\": \\\"in_progress\\\"}]}\"},"
+	        "\"finish_reason\":\"stop\"}]}",
+	        "{\"choices\":[{\"message\":{\"content\":\"Done.\"},"
+	        "\"finish_reason\":\"stop\"}]}");
+	json_actions_on(
+	        "anthropic:claude-test",
+	        "{\"type\":\"message\",\"content\":[{\"type\":\"text\","
+	        "\"text\":\"{\\\"action\\\": \\\"update_plan\\\", "
+	        "\\\"steps\\\": [{\\\"step\\\": \\\"Go\\\", \\\"status\\\": "
+	        "\\\"in_progress\\\"}]}\"}],\"stop_reason\":\"end_turn\"}",
+	        "{\"type\":\"message\",\"content\":[{\"type\":\"text\","
+	        "\"text\":\"Done.\"}],\"stop_reason\":\"end_turn\"}");
+}
+
+/* Servers that send no id, or the same id in every answer. */
+static void test_model__tool_call_ids_made_unique(void)
+{
+	static const skit_tool_call earlier[] = {
+		{ "call_0", "read_file", "{}" },
+	};
+	static const skit_message history[] = {
+		{ SKIT_ROLE_USER, "go", NULL, 0, NULL, NULL, false },
+		{ SKIT_ROLE_ASSISTANT, "", earlier, 1, NULL, NULL, false },
+		{ SKIT_ROLE_TOOL, "r", NULL, 0, "call_0", "read_file", false },
+	};
+	skit_model_request req = simple_request();
+	skit_model_response resp;
+	skit_model *m;
+
+	req.messages = history;
+	req.message_count = 3;
+	start();
+	m = openai();
+	httpd_push_json(
+	        srv, 200,
+	        "{\"choices\":[{\"message\":{\"content\":\"\",\"tool_calls\":"
+	        "[{\"id\":\"call_0\",\"type\":\"function\",\"function\":{"
+	        "\"name\":\"read_file\",\"arguments\":\"{}\"}},"
+	        "{\"id\":\"call_0\",\"type\":\"function\",\"function\":{"
+	        "\"name\":\"read_file\",\"arguments\":\"{}\"}},"
+	        "{\"id\":\"\",\"type\":\"function\",\"function\":{"
+	        "\"name\":\"read_file\",\"arguments\":\"{}\"}},"
+	        "{\"id\":\"fine\",\"type\":\"function\",\"function\":{"
+	        "\"name\":\"read_file\",\"arguments\":\"{}\"}}]},"
+	        "\"finish_reason\":\"tool_calls\"}]}");
+	ASSERT_OK(skit_model_complete(m, &resp, &req, NULL, NULL, NULL));
+	ASSERT_EQ(resp.tool_call_count, 4);
+	ASSERT_STR(resp.tool_calls[0].id, "call_3_1");
+	ASSERT_STR(resp.tool_calls[1].id, "call_3_2");
+	ASSERT_STR(resp.tool_calls[2].id, "call_3_3");
+	ASSERT_STR(resp.tool_calls[3].id, "fine");
+	skit_model_response_release(&resp);
+	skit_model_free(m);
+	stop();
+}
+
+/* ---- OpenAI-compatible servers' shapes (tests/api/compat/) -------------- */
+
+struct compat_case {
+	const char *file; /* in tests/api/compat/ */
+	const char *text; /* the answer text (no reasoning in it) */
+	size_t calls;     /* read_file calls, with {"path":"a.txt"} first */
+	const char *stop; /* stop_reason as the server said it */
+	unsigned in, out; /* usage, 0 when the server sent none */
+	const char *id0;  /* the first call's id */
+};
+
+static void test_model__compatible_servers(void)
+{
+	static const struct compat_case cases[] = {
+		{ "ollama_stream.sse", "Reading it.", 1, "stop", 0, 0,
+		  "call_k2x9q1" },
+		{ "ollama_whole.json", "", 1, "tool_calls", 88, 17, NULL },
+		{ "vllm_stream.sse", "", 1, "tool_calls", 120, 32,
+		  "chatcmpl-tool-4be1d2" },
+		{ "vllm_whole.json", "The file is empty.", 0, "stop", 40, 7,
+		  NULL },
+		{ "llamacpp_stream.sse", "Sure.", 1, "tool_calls", 64, 21,
+		  "Xp3rT8uWq2" },
+		{ "llamacpp_eos.sse", "Done", 0, "eos", 0, 0, NULL },
+		{ "lmstudio_stream.sse", "Let me look.", 1, "tool_calls", 0, 0,
+		  "365174485" },
+		{ "proxy_ids_stream.sse", "", 1, "stop", 0, 0,
+		  "chatcmpl-tool-77aa" },
+		{ "no_ids_whole.json", "", 2, "function_call", 0, 0, NULL },
+	};
+	static const skit_tool_call earlier[] = {
+		{ "call_0", "read_file", "{\"path\":\"z\"}" },
+	};
+	static const skit_message history[] = {
+		{ SKIT_ROLE_USER, "go", NULL, 0, NULL, NULL, false },
+		{ SKIT_ROLE_ASSISTANT, "", earlier, 1, NULL, NULL, false },
+		{ SKIT_ROLE_TOOL, "z", NULL, 0, "call_0", "read_file", false },
+	};
+	const char *src = getenv("SKIT_SOURCE_DIR");
+	skit_model_request req = simple_request();
+	char path[4096];
+
+	ASSERT(src);
+	req.messages = history;
+	req.message_count = SKIT_ARRAY_SIZE(history);
+	start();
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(cases); i++) {
+		const struct compat_case *c = &cases[i];
+		httpd_response r = HTTPD_RESPONSE_INIT;
+		struct deltas d = { SKITX_BUF_INIT, 0, 0 };
+		bool sse_file = strstr(c->file, ".sse") != NULL;
+		skit_model_response resp;
+		skit_error err = { 0 };
+		skit_model *m = openai();
+
+		snprintf(path, sizeof(path), "%s/tests/api/compat/%s", src,
+		         c->file);
+		r.content_type = sse_file ? "text/event-stream" : NULL;
+		r.chunk = sse_file ? 50 : 0;
+		httpd_push_file(srv, &r, path);
+		if (skit_model_complete(m, &resp, &req,
+		                        sse_file ? on_delta : NULL, &d, &err))
+			HARNESS_FAIL("%s: %s", c->file, err.message);
+		ASSERT_STR(resp.text, c->text);
+		if (sse_file)
+			ASSERT_STR(skitx_buf_cstr(&d.text), c->text);
+		ASSERT_STR(resp.stop_reason, c->stop);
+		ASSERT_EQ(resp.tool_call_count, c->calls);
+		ASSERT_EQ(resp.usage.input_tokens, c->in);
+		ASSERT_EQ(resp.usage.output_tokens, c->out);
+		for (size_t k = 0; k < resp.tool_call_count; k++) {
+			ASSERT_STR(resp.tool_calls[k].name, "read_file");
+			ASSERT(*resp.tool_calls[k].id);
+			/* ids are unique in the answer and the conversation */
+			ASSERT(strcmp(resp.tool_calls[k].id, "call_0"));
+			for (size_t q = 0; q < k; q++)
+				ASSERT(strcmp(resp.tool_calls[k].id,
+				              resp.tool_calls[q].id));
+		}
+		if (c->calls) {
+			json_t *a = json_loads(resp.tool_calls[0].arguments, 0,
+			                       NULL);
+
+			ASSERT(a);
+			ASSERT_STR(
+			        json_string_value(json_object_get(a, "path")),
+			        "a.txt");
+			json_decref(a);
+		}
+		if (c->id0)
+			ASSERT_STR(resp.tool_calls[0].id, c->id0);
+		skit_model_response_release(&resp);
+		skitx_buf_release(&d.text);
+		skit_model_free(m);
+	}
+	stop();
+}
+
+/* Arguments a model got wrong are replayed as {} (an error result already
+ * told it so), never as text that is not a JSON object. */
+static void test_model__bad_arguments_replayed_as_empty_object(void)
+{
+	static const skit_tool_call bad[] = {
+		{ "c1", "read_file", "{not json" },
+		{ "c2", "read_file", "[1, 2]" },
+		{ "c3", "read_file", "{\"path\":\"ok\"}" },
+	};
+	static const skit_message msgs[] = {
+		{ SKIT_ROLE_USER, "go", NULL, 0, NULL, NULL, false },
+		{ SKIT_ROLE_ASSISTANT, "", bad, 3, NULL, NULL, false },
+		{ SKIT_ROLE_TOOL, "e1", NULL, 0, "c1", "read_file", true },
+		{ SKIT_ROLE_TOOL, "e2", NULL, 0, "c2", "read_file", true },
+		{ SKIT_ROLE_TOOL, "r3", NULL, 0, "c3", "read_file", false },
+	};
+	skit_model_request req = simple_request();
+	skit_model_response resp;
+	skit_model *m;
+	json_t *j;
+
+	req.messages = msgs;
+	req.message_count = SKIT_ARRAY_SIZE(msgs);
+	start();
+	m = openai();
+	httpd_push_json(srv, 200,
+	                "{\"choices\":[{\"message\":{\"content\":\"ok\"},"
+	                "\"finish_reason\":\"stop\"}]}");
+	ASSERT_OK(skit_model_complete(m, &resp, &req, NULL, NULL, NULL));
+	skit_model_response_release(&resp);
+	j = sent_json(0);
+	ASSERT_STR(jpath(j, "messages.2.tool_calls.0.function.arguments"),
+	           "{}");
+	ASSERT_STR(jpath(j, "messages.2.tool_calls.1.function.arguments"),
+	           "{}");
+	ASSERT_STR(jpath(j, "messages.2.tool_calls.2.function.arguments"),
+	           "{\"path\":\"ok\"}");
+	json_decref(j);
+	skit_model_free(m);
+	stop();
+}
+
 TEST_MAIN(
         TEST(test_model__openai_text) TEST(test_model__openai_tool_calls) TEST(
                 test_model__openai_stream_text) TEST(test_model__openai_stream_odd_chunks)
-                TEST(test_model__openai_stream_tool_calls) TEST(
-                        test_model__anthropic_text) TEST(test_model__anthropic_tool_use_and_merge)
-                        TEST(test_model__anthropic_stream) TEST(
-                                test_model__anthropic_stream_errors) TEST(test_model__retry_429_retry_after)
-                                TEST(test_model__retry_500_then_success_and_give_up) TEST(
-                                        test_model__http_errors_name_provider_not_key)
-                                        TEST(test_model__malformed_and_truncated) TEST(
-                                                test_model__connection_refused_and_timeout)
-                                                TEST(test_model__cancel) TEST(
-                                                        test_model__env_and_keys) TEST(test_model__fake_transport_and_request_log)
-                                                        TEST(test_model__replay_cassette_errors)
-                                                                TEST(test_model__replay_play)
-                                                                        TEST(test_model__replay_out_of_memory))
+                TEST(test_model__openai_stream_tool_calls) TEST(test_model__anthropic_text) TEST(
+                        test_model__anthropic_tool_use_and_merge) TEST(test_model__anthropic_stream)
+                        TEST(test_model__anthropic_stream_errors) TEST(
+                                test_model__retry_429_retry_after) TEST(test_model__retry_500_then_success_and_give_up)
+                                TEST(test_model__http_errors_name_provider_not_key) TEST(
+                                        test_model__malformed_and_truncated) TEST(test_model__connection_refused_and_timeout)
+                                        TEST(test_model__cancel) TEST(
+                                                test_model__env_and_keys) TEST(test_model__fake_transport_and_request_log)
+                                                TEST(test_model__replay_cassette_errors) TEST(
+                                                        test_model__replay_play) TEST(test_model__replay_out_of_memory)
+                                                        TEST(test_model__openai_never_null_content) TEST(
+                                                                test_model__anthropic_no_blank_text)
+                                                                TEST(test_model__no_stream_still_reports_text) TEST(
+                                                                        test_model__json_actions_replayed_as_text)
+                                                                        TEST(test_model__tool_call_ids_made_unique)
+                                                                                TEST(test_model__compatible_servers)
+                                                                                        TEST(test_model__bad_arguments_replayed_as_empty_object))

@@ -8,6 +8,8 @@
 
 #include "harness.h"
 #include "skit/prompt.h"
+#include "util/buf.h"
+#include "util/utf8.h"
 
 /* Render with `format` and `budget`; returns the text or NULL (see *rc). */
 static char *render(const skit_prompt_item *items, size_t n,
@@ -670,6 +672,44 @@ static void test_prompt__bad_options(void)
 	ASSERT(!out);
 }
 
+/* The one classifier and sanitiser for hidden characters (util/utf8.h). */
+static void test_prompt__hidden_characters(void)
+{
+	static const int32_t hidden[] = {
+		0x01,   0x1B,    0x7F,    0x85,    0x9B,    0x00AD, 0x061C,
+		0x180E, 0x200B,  0x200D,  0x200E,  0x202A,  0x202E, 0x2028,
+		0x2029, 0x2060,  0x2066,  0x2069,  0x3164,  0xFE0F, 0xFEFF,
+		0xFFF9, 0xE0001, 0xE0041, 0xE007F, 0xE0100,
+	};
+	static const int32_t shown[] = { ' ',    'a',     0xA0,  0xE9,
+		                         0x4E2D, 0x1F600, 0xFFFD };
+	struct skitx_buf b = SKITX_BUF_INIT;
+	static const char in[] = "a\xe2\x80\x8b"
+	                         "b\xe2\x80\xae"
+	                         "c\n\td"
+	                         "\xf3\xa0\x81\x81"
+	                         "\x1b[31me\xff";
+	size_t cps;
+
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(hidden); i++)
+		if (!skitx_utf8_is_hidden(hidden[i]))
+			HARNESS_FAIL("U+%04X should be hidden",
+			             (unsigned int)hidden[i]);
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(shown); i++)
+		if (skitx_utf8_is_hidden(shown[i]))
+			HARNESS_FAIL("U+%04X should be shown",
+			             (unsigned int)shown[i]);
+	ASSERT_OK(skitx_utf8_sanitize(&b, in, sizeof(in) - 1,
+	                              SKITX_SANITIZE_KEEP_LINES, &cps));
+	ASSERT_STR(skitx_buf_cstr(&b), "abc\n\td[31me\xef\xbf\xbd");
+	ASSERT_EQ(cps, 12);
+	skitx_buf_clear(&b);
+	ASSERT_OK(skitx_utf8_sanitize(&b, in, sizeof(in) - 1,
+	                              SKITX_SANITIZE_COLLAPSE, &cps));
+	ASSERT_STR(skitx_buf_cstr(&b), "abc d[31me\xef\xbf\xbd");
+	skitx_buf_release(&b);
+}
+
 /* clang-format off */
 TEST_MAIN(
 	TEST(test_prompt__xml_golden)
@@ -692,5 +732,6 @@ TEST_MAIN(
 	TEST(test_prompt__huge_description)
 	TEST(test_prompt__parse_budget)
 	TEST(test_prompt__bad_options)
+	TEST(test_prompt__hidden_characters)
 )
 /* clang-format on */

@@ -327,6 +327,53 @@ static void test_registry__skipped_do_not_shadow(void)
 	skit_registry_free(reg);
 }
 
+/*
+ * The loading rules in a scan: entries are known by their folder name when
+ * their own differs or breaks the rules, the declared name finds them
+ * when no skill is known by it, and the loaded skill agrees
+ * (skit_skill_known_name()).
+ */
+static void test_registry__known_names(void)
+{
+	skit_registry *reg;
+	const skit_entry *e;
+	skit_skill *s = NULL;
+
+	fresh("known");
+	write_file(at("r/pdf-v2/SKILL.md"),
+	           "---\nname: pdf\ndescription: Version two.\n---\n");
+	write_file(at("r/title/SKILL.md"),
+	           "---\nname: Title Case\ndescription: Spaces.\n---\n");
+	write_file(at("r/flow/SKILL.md"),
+	           "---\nname: flow\ndescription: Flow.\ntags: [a]\n---\n");
+	skill("u", "pdf", NULL, "The user's pdf.");
+	reg = reg_new();
+	add_root(reg, "project", "r");
+	scan(reg);
+	e = skit_registry_find(reg, "pdf-v2", NULL);
+	ASSERT(e && e->state == SKIT_ENTRY_ACTIVE && e->warnings == 1);
+	/* no skill is known as pdf: the one declaring it answers */
+	ASSERT(skit_registry_find(reg, "pdf", NULL) == e);
+	ASSERT_OK(skit_registry_load(&s, reg, e, NULL));
+	ASSERT_STR(skit_skill_known_name(s), "pdf-v2");
+	skit_skill_free(s);
+	e = skit_registry_find(reg, "title", NULL);
+	ASSERT(e && e->flags & SKIT_SKILL_NAME_INVALID);
+	ASSERT(skit_registry_find(reg, "Title Case", NULL) == e);
+	e = skit_registry_find(reg, "flow", NULL);
+	ASSERT(e && e->warnings == 1);
+	skit_registry_free(reg);
+
+	/* a skill known as pdf wins over the one declaring it */
+	reg = reg_new();
+	add_root(reg, "project", "r");
+	add_root(reg, "user", "u");
+	scan(reg);
+	e = skit_registry_find(reg, "pdf", NULL);
+	ASSERT(e && !strcmp(e->source, "user"));
+	skit_registry_free(reg);
+}
+
 /* ---- HOSTILE B ------------------------------------------------------- */
 
 /* B1: x -> .., y -> ., a cycle between two roots, a self-loop. */
@@ -1944,6 +1991,7 @@ TEST_MAIN(
 	TEST(test_registry__precedence_and_shadowing)
 	TEST(test_registry__entry_fields)
 	TEST(test_registry__skipped_do_not_shadow)
+	TEST(test_registry__known_names)
 	TEST(test_registry__symlink_loops)
 	TEST(test_registry__dangling_symlink)
 	TEST(test_registry__unreadable_folder)

@@ -643,6 +643,25 @@ static void test_skill__loading_rules(void)
 	ASSERT(!skit_skill_valid(s));
 	ASSERT_CONTAINS(find(s, "yaml-invalid")->message, "Duplicate key");
 	skit_skill_free(s);
+	/* the caps hold for flow collections: depth and node count */
+	{
+		char deep[512], *q = deep;
+		skit_skill *d;
+
+		q += snprintf(q, sizeof(deep), "%s",
+		              "---\nname: deep\ndescription: x\ntags: ");
+		for (int i = 0; i < 40; i++)
+			*q++ = '[';
+		for (int i = 0; i < 40; i++)
+			*q++ = ']';
+		q += snprintf(q, sizeof(deep) - (size_t)(q - deep), "%s",
+		              "\n---\n");
+		d = load(make_skill("deep", deep, (size_t)(q - deep)),
+		         SKIT_SKILL_LENIENT);
+		ASSERT(!skit_skill_valid(d));
+		ASSERT_CONTAINS(find(d, "yaml-invalid")->message, "nesting");
+		skit_skill_free(d);
+	}
 	/* a description must stay a string, flow or not */
 	s = load(MAKE("flowdesc", flowdesc), SKIT_SKILL_LENIENT);
 	ASSERT(!skit_skill_valid(s));
