@@ -42,6 +42,15 @@ int cmd_eval(int argc, char **argv);
 int cmd_scan(int argc, char **argv);
 
 /*
+ * The scan step of install and update (cmd_scan.c): load the shipped
+ * rules into *out (CLI_FAIL after saying why), and print a scanned
+ * skill's medium, high and critical findings on stderr.
+ */
+int cli_install_scanner(skit_scanner **out, const char *verb);
+void cli_install_on_scan(void *userdata, const char *skill,
+                         const skit_scan_report *rep);
+
+/*
  * The folder agent runs are written to and read from: $SKIT_RUNS_DIR when
  * set, else <project>/.agents/runs (the project the default roots find),
  * else ./.agents/runs made absolute. `*out` is skitx_malloc'd (free with

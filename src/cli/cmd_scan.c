@@ -386,3 +386,42 @@ int cmd_scan(int argc, char **argv)
 	skit_registry_free(reg);
 	return status;
 }
+
+/* ---- the scan step of install and update -------------------------------- */
+
+int cli_install_scanner(skit_scanner **out, const char *verb)
+{
+	skit_error err = { 0 };
+
+	if (skit_scanner_new(out, NULL, &err)) {
+		cli_error(verb, "%s", err.message);
+		return CLI_FAIL;
+	}
+	return CLI_OK;
+}
+
+void cli_install_on_scan(void *userdata, const char *skill,
+                         const skit_scan_report *rep)
+{
+	size_t n = skit_scan_report_count(rep);
+
+	(void)userdata;
+	for (size_t i = 0; i < n; i++) {
+		const skit_scan_finding *f = skit_scan_report_get(rep, i);
+
+		/* low and info findings stay for `skit scan` */
+		if (f->severity < SKIT_SCAN_MEDIUM)
+			continue;
+		fputs("scan: ", stderr);
+		cli_put_text(stderr, skill, true, 0);
+		fputc('/', stderr);
+		cli_put_text(stderr, f->file, true, 0);
+		if (f->line)
+			fprintf(stderr, ":%u", f->line);
+		fprintf(stderr, ": %s: %s (%s): %s\n    ",
+		        skit_scan_severity_name(f->severity), f->rule, f->where,
+		        f->explain);
+		cli_put_text(stderr, f->text, true, 0);
+		fputc('\n', stderr);
+	}
+}

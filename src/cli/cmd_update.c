@@ -29,6 +29,10 @@ static void help(void)
 	       "allowed-tools\n"
 	       "  --trust PUBKEY      accept signatures by this public key "
 	       "(repeatable)\n"
+	       "  --allow-risky       install even when the scan finds "
+	       "something high or\n"
+	       "                      critical (the findings are still "
+	       "shown)\n"
 	       "  --json              print the plan as JSON\n"
 	       "  -h, --help          show this help\n");
 }
@@ -72,6 +76,7 @@ int cmd_update(int argc, char **argv)
 		{ "yes", no_argument, NULL, 'y' },
 		{ "trust", required_argument, NULL, 't' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "allow-risky", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -110,6 +115,9 @@ int cmd_update(int argc, char **argv)
 		case 'j':
 			ap.json = true;
 			break;
+		case 'R':
+			opts.flags |= SKIT_INSTALL_ALLOW_RISKY;
+			break;
 		case 'h':
 			help();
 			return CLI_OK;
@@ -126,10 +134,16 @@ int cmd_update(int argc, char **argv)
 	opts.on_plan = on_plan;
 	opts.userdata = &ap;
 	status = cli_scope_root(&scope, &root, &label, argv[0]);
-	if (status != CLI_OK)
+	if (status == CLI_OK)
+		status = cli_install_scanner(&opts.scanner, argv[0]);
+	if (status != CLI_OK) {
+		skitx_free(root);
 		return status;
+	}
+	opts.on_scan = cli_install_on_scan;
 	rc = skit_update(root, optind < argc ? argv[optind] : NULL, &opts, &res,
 	                 &err);
+	skit_scanner_free(opts.scanner);
 	skitx_free(root);
 	if (rc < 0) {
 		cli_error(argv[0], "%s", err.message);
