@@ -57,6 +57,7 @@
 #define BLOBS_PER_FILE   64u         /* blobs decoded in one file */
 #define DECODE_DEPTH_MAX 2           /* blobs inside decoded blobs */
 #define TEXT_SHOWN       120u        /* bytes of matched text shown */
+#define SUBJECT_MAX      4096u       /* bytes of a long line one regex reads */
 
 /* Where a line sits; decides a finding's weight. */
 enum ctx {
@@ -142,6 +143,7 @@ struct skit_scanner {
 	size_t ncls;
 	/* Per-file scratch, reused. */
 	unsigned int *tried; /* per rule: 1 + last line tried */
+	size_t *until;       /* per rule: a long line's next window */
 };
 
 struct finding {
@@ -639,7 +641,8 @@ static int load_rules(skit_scanner *sc, const char *text, size_t len,
 		                       RULES_MAX);
 	sc->rules = skitx_pool_alloc(&sc->pool, rules->n * sizeof(*sc->rules));
 	sc->tried = skitx_calloc(rules->n, sizeof(*sc->tried));
-	if (!sc->rules || !sc->tried)
+	sc->until = skitx_calloc(rules->n, sizeof(*sc->until));
+	if (!sc->rules || !sc->tried || !sc->until)
 		return skit__error_oom(err);
 	memset(sc->rules, 0, rules->n * sizeof(*sc->rules));
 	sc->nrules = rules->n;
@@ -787,6 +790,7 @@ static char *sanitise(struct skitx_pool *pool, const char *s, size_t len)
 	struct skitx_buf b;
 	size_t shown = len > TEXT_SHOWN ? TEXT_SHOWN : len;
 	char *r = NULL;
+	bool tag = false;
 	int rc = 0;
 
 	skitx_buf_init(&b, TEXT_SHOWN * 10 + 16);
@@ -794,6 +798,22 @@ static char *sanitise(struct skitx_pool *pool, const char *s, size_t len)
 		int32_t cp;
 		size_t n = skitx_utf8_decode(s + i, len - i, &cp);
 
+		/* TAG characters spell ASCII: show what they say */
+		if (n && cp >= 0xE0000 && cp <= 0xE007F) {
+			if (!tag)
+				rc = skitx_buf_puts(&b, "<TAG:");
+			tag = true;
+			cp -= 0xE0000;
+			if (!rc)
+				rc = skitx_buf_putc(&b, cp >= 0x20 && cp < 0x7F
+				                                ? (char)cp
+				                                : '?');
+			i += n;
+			continue;
+		}
+		if (tag && !rc)
+			rc = skitx_buf_putc(&b, '>');
+		tag = false;
 		if (!n || cp < 0) {
 			rc = skitx_buf_printf(&b, "\\x%02X",
 			                      (unsigned int)(uint8_t)s[i]);
@@ -808,6 +828,8 @@ static char *sanitise(struct skitx_pool *pool, const char *s, size_t len)
 			rc = skitx_buf_add(&b, s + i, n);
 		i += n;
 	}
+	if (!rc && tag)
+		rc = skitx_buf_putc(&b, '>');
 	if (!rc && shown < len)
 		rc = skitx_buf_puts(&b, "...");
 	if (!rc)
@@ -1017,18 +1039,19 @@ static size_t line_of(const struct text *t, size_t pos)
 }
 
 /* Run rule `ri`'s regex on line `ln` (or its window); report a match. */
-static int try_rule(struct text *t, uint32_t ri, size_t ln)
+static int try_rule(struct text *t, uint32_t ri, size_t ln, size_t at)
 {
 	skit_scanner *sc = t->sc;
 	const struct rule *r = &sc->rules[ri];
-	size_t first = ln, last = ln, s, e, len;
+	size_t first = ln, last = ln, s, e, len, off;
 	enum ctx c = (enum ctx)t->ctx[ln];
 	const char *p;
 	int m;
 
-	if (sc->tried[ri] == ln + 1)
+	if (sc->tried[ri] == ln + 1 && at < sc->until[ri])
 		return 0;
 	sc->tried[ri] = (unsigned int)(ln + 1);
+	sc->until[ri] = SIZE_MAX;
 	if (!(r->where & (1u << c)))
 		return 0;
 	if (r->span > 1) {
@@ -1041,6 +1064,22 @@ static int try_rule(struct text *t, uint32_t ri, size_t ln)
 		line_at(t, first, &len);
 	else
 		len = t->starts[last + 1] - t->starts[first];
+	/*
+	 * A long line is read around the keyword, SUBJECT_MAX bytes at a
+	 * time: padding a line cannot push a match past the regex limits,
+	 * and the cost stays linear. A keyword further on than a quarter of
+	 * the window opens the next one.
+	 */
+	if (len > SUBJECT_MAX) {
+		off = at - (size_t)(p - t->data);
+		s = off > SUBJECT_MAX / 2 ? off - SUBJECT_MAX / 2 : 0;
+		e = off + SUBJECT_MAX / 2 < len ? off + SUBJECT_MAX / 2 : len;
+		p += s;
+		len = e - s;
+		sc->until[ri] = at + SUBJECT_MAX / 4;
+		first = 0;
+		last = 1; /* find the line from the match */
+	}
 	/* A limit reached counts as no match: the rules are skit's own. */
 	m = skit__rx_search(r->rx, p, len, &s, &e, NULL);
 	if (m == SKIT_ENOMEM)
@@ -1048,7 +1087,7 @@ static int try_rule(struct text *t, uint32_t ri, size_t ln)
 	if (m != 1)
 		return 0;
 	if (first != last) {
-		ln = line_of(t, t->starts[first] + s);
+		ln = line_of(t, (size_t)(p - t->data) + s);
 		c = (enum ctx)t->ctx[ln];
 		/* the window may start the match on a line the rule skips */
 		if (!(r->where & (1u << c)))
@@ -1223,7 +1262,7 @@ static int scan_text(struct text *t, enum ctx kind)
 				size_t at = i + 1 - sc->outs[o].len;
 
 				rc = try_rule(t, sc->outs[o].rule,
-				              line_of(t, at));
+				              line_of(t, at), at);
 			}
 		if (rc)
 			goto out;
@@ -1682,6 +1721,7 @@ void skit_scanner_free(skit_scanner *sc)
 	skitx_free(sc->emits);
 	skitx_free(sc->outs);
 	skitx_free(sc->tried);
+	skitx_free(sc->until);
 	skitx_pool_release(&sc->pool);
 	skitx_free(sc);
 }
