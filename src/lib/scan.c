@@ -88,12 +88,13 @@ enum detector {
 	DET_BLOB,
 	DET_SYMLINK,
 	DET_TOO_LARGE,
+	DET_SETUID,
 	NDET
 };
 
 static const char *const det_names[NDET] = {
-	"regex",        "executable", "archive",
-	"encoded-blob", "symlink",    "too-large",
+	"regex",   "executable", "archive", "encoded-blob",
+	"symlink", "too-large",  "setuid",
 };
 
 static const char *const sev_names[] = { "info", "low", "medium", "high",
@@ -581,7 +582,8 @@ static int load_rule(skit_scanner *sc, struct rule *r,
 
 		/* a link or an oversized file is no buffer: the unit
 		 * tests make those */
-		bool none_ok = r->det == DET_SYMLINK || r->det == DET_TOO_LARGE;
+		bool none_ok = r->det == DET_SYMLINK ||
+		               r->det == DET_TOO_LARGE || r->det == DET_SETUID;
 
 		if (string_list(skit__yaml_get(n, "positive"), &pos, &np) ||
 		    string_list(skit__yaml_get(n, "negative"), &neg, &nn) ||
@@ -1446,7 +1448,13 @@ static int walk_entry(struct walk *w, int dfd, const char *name, int depth,
 				rc = walk_dir(w, fd, depth + 1, err);
 		}
 	} else if (S_ISREG(st.st_mode)) {
-		if (++w->files > FILES_MAX) {
+		if (st.st_mode & (S_ISUID | S_ISGID))
+			rc = whole_file(&t, DET_SETUID,
+			                st.st_mode & S_ISUID ? "setuid"
+			                                     : "setgid");
+		if (rc) {
+			/* out of memory: reported below */
+		} else if (++w->files > FILES_MAX) {
 			rc = 0;
 		} else if (st.st_size > (off_t)FILE_MAX) {
 			rc = whole_file(&t, DET_TOO_LARGE, "over 16 MiB");

@@ -262,6 +262,32 @@ static void test_scan__walk(void)
 	skit_scanner_free(sc);
 }
 
+/* A setuid file in a skill is reported (HOSTILE E13). */
+static void test_scan__setuid(void)
+{
+	skit_scanner *sc = scanner();
+	const char *tmp = getenv("SKIT_TEST_DIR");
+	char dir[PATH_MAX], p[PATH_MAX + 64];
+	skit_scan_report *rep = NULL;
+	skit_error err = { 0 };
+	const skit_scan_finding *f;
+
+	snprintf(dir, sizeof(dir), "%s/suid/s/scripts", tmp);
+	ASSERT_OK(skitx_fs_mkdir_p(dir, 0755));
+	snprintf(p, sizeof(p), "%s/tool.sh", dir);
+	put(p, "#!/bin/sh\necho hi\n", 18);
+	ASSERT_OK(chmod(p, 04755));
+	snprintf(dir, sizeof(dir), "%s/suid/s", tmp);
+	ASSERT_OK(skit_scan_report_new(&rep, &err));
+	ASSERT_OK(skit_scan_path(sc, rep, dir, &err));
+	f = find(rep, "file/setuid");
+	ASSERT(f);
+	ASSERT_STR(f->file, "scripts/tool.sh");
+	ASSERT_EQ(f->severity, SKIT_SCAN_HIGH);
+	skit_scan_report_free(rep);
+	skit_scanner_free(sc);
+}
+
 static void bad_rules(const char *yaml, const char *expect)
 {
 	const char *tmp = getenv("SKIT_TEST_DIR");
@@ -361,6 +387,7 @@ TEST_MAIN(
 	TEST(test_scan__tag_text)
 	TEST(test_scan__long_line)
 	TEST(test_scan__walk)
+	TEST(test_scan__setuid)
 	TEST(test_scan__bad_rules)
 	TEST(test_scan__malicious_fixtures_flagged)
 	TEST(test_scan__benign_fixtures_not_high))
