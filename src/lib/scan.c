@@ -914,12 +914,16 @@ static bool line_is(const char *p, size_t len, const char *what)
 	return len == wl && !memcmp(p, what, wl);
 }
 
-/* A fence line: up to three spaces, then three or more ` or ~. */
+/*
+ * A fence line: indentation, then three or more ` or ~. CommonMark allows
+ * three spaces, but fences inside list items sit deeper, and reading a
+ * code block as prose would give it an instruction's weight.
+ */
 static size_t fence_len(const char *p, size_t len, char *ch)
 {
 	size_t i = 0, n = 0;
 
-	while (i < len && i < 3 && p[i] == ' ')
+	while (i < len && (p[i] == ' ' || p[i] == '\t'))
 		i++;
 	if (i >= len || (p[i] != '`' && p[i] != '~'))
 		return 0;
