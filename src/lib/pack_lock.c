@@ -267,7 +267,7 @@ int skit__pskill_files_json(struct skit__pskill *s, json_t *files)
 
 static int parse_skill(struct skit__pskill *s, const char *name, json_t *o)
 {
-	json_t *files = json_object_get(o, "files");
+	json_t *files = json_object_get(o, "files"), *scan;
 
 	memset(s, 0, sizeof(*s));
 	if (!json_is_object(o) || !json_is_array(files) ||
@@ -282,10 +282,11 @@ static int parse_skill(struct skit__pskill *s, const char *name, json_t *o)
 	    opt_str(o, "signed_by", &s->signed_by) || !s->source)
 		return SKIT_EINVALID;
 	/* "scan": {"verdict": "medium", "rules": "<version>"}, optional */
-	if (json_object_get(o, "scan") &&
-	    (!json_is_object(json_object_get(o, "scan")) ||
-	     opt_str(json_object_get(o, "scan"), "verdict", &s->scan_verdict) ||
-	     opt_str(json_object_get(o, "scan"), "rules", &s->scan_rules)))
+	scan = json_object_get(o, "scan");
+	if (scan && !json_is_null(scan) &&
+	    (!json_is_object(scan) ||
+	     opt_str(scan, "verdict", &s->scan_verdict) || !s->scan_verdict ||
+	     opt_str(scan, "rules", &s->scan_rules)))
 		return SKIT_EINVALID;
 	return skit__pskill_files_json(s, files);
 }

@@ -393,15 +393,26 @@ static int ac_compress(skit_scanner *sc)
 			sc->cls[c] = (uint8_t)ncls++;
 	for (size_t c = 0; c < 256; c++)
 		sc->cls[c] = sc->cls[fold[c]];
+	if (sc->nstates > INT32_MAX / ncls)
+		return SKIT_ETOOBIG;
 	small = skitx_malloc(sc->nstates * ncls * sizeof(*small));
 	if (!small)
 		return SKIT_ENOMEM;
+	/*
+	 * Each entry is the next state's row offset (state * ncls), saving
+	 * a multiplication a byte, and negative (~offset) when that state
+	 * ends a keyword, saving a lookup a byte.
+	 */
 	for (size_t s = 0; s < sc->nstates; s++) {
 		small[s * ncls] = 0;
-		for (size_t c = 0; c < 256; c++)
+		for (size_t c = 0; c < 256; c++) {
+			int32_t t = sc->next[s * 256 + c];
+			int32_t o = t * (int32_t)ncls;
+
 			if (sc->cls[c])
 				small[s * ncls + sc->cls[c]] =
-				        sc->next[s * 256 + c];
+				        sc->emits[t] ? ~o : o;
+		}
 	}
 	skitx_free(sc->next);
 	sc->next = small;
@@ -1248,7 +1259,7 @@ static int scan_text(struct text *t, enum ctx kind)
 	const int32_t *next = sc->next;
 	const uint8_t *cls = sc->cls;
 	size_t ncls = sc->ncls;
-	int32_t s = 0;
+	int32_t off = 0;
 	int rc;
 
 	rc = index_lines(t);
@@ -1257,12 +1268,15 @@ static int scan_text(struct text *t, enum ctx kind)
 	classify(t, kind);
 	memset(sc->tried, 0, sc->nrules * sizeof(*sc->tried));
 	for (size_t i = 0; i < t->len; i++) {
-		int32_t o;
+		int32_t o, v = next[off + cls[p[i]]];
 
-		s = next[(size_t)s * ncls + cls[p[i]]];
-		if (!sc->emits[s])
+		if (v >= 0) {
+			off = v;
 			continue;
-		for (int32_t st = s; st >= 0 && !rc; st = sc->dict[st])
+		}
+		off = ~v;
+		for (int32_t st = off / (int32_t)ncls; st >= 0 && !rc;
+		     st = sc->dict[st])
 			for (o = sc->out[st]; o >= 0 && !rc;
 			     o = sc->outs[o].next) {
 				size_t at = i + 1 - sc->outs[o].len;
