@@ -1065,7 +1065,8 @@ static int run(const char *root, struct request *reqs, size_t nreq,
 			rc = plan_one(&c, q, sk, mode, r, &put, err);
 			if (rc >= 0 && put && opts && opts->scanner)
 				rc = skit__install_scan(opts, c.t.root,
-				                        c.t.stage_name, sk, err);
+				                        c.t.stage_name, sk,
+				                        err);
 			if (rc < 0)
 				break;
 			if (put) {

@@ -10,16 +10,17 @@
  *
  * Speed: a skill store holds hundreds of megabytes, and running some forty
  * regular expressions over every byte would cost forty passes. Instead all
- * keywords go into one Aho-Corasick automaton (a table of 256 transitions a
- * state) that reads each file once, folding ASCII case; only the lines
- * where a rule's keyword occurs are handed to that rule's regex. The regex
- * decides; the keywords only choose where to look, and the rule examples
- * check that every positive example holds one of its rule's keywords.
+ * keywords go into one Aho-Corasick automaton (a transition table with one
+ * column per byte class) that reads each file once, folding ASCII case;
+ * only the lines where a rule's keyword occurs are handed to that rule's
+ * regex. The regex decides; the keywords only choose where to look, and
+ * the rule examples check that every positive example holds one of its
+ * rule's keywords.
  *
  * Weight: each line of a file gets a context (frontmatter, instruction,
- * hidden comment, script, example code block, documentation, data); a
- * rule's severity holds in the first four and drops one level in the last
- * three, unless the rule says it must not (docs/scan.md).
+ * hidden comment, script, decoded blob, example code block, documentation,
+ * data); a rule's severity holds in the first five and drops one level in
+ * the last three, unless the rule says it must not (docs/scan.md).
  */
 #define _GNU_SOURCE /* memmem: before any header */
 #include "common.h"
