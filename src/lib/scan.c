@@ -1459,7 +1459,11 @@ static int walk_entry(struct walk *w, int dfd, const char *name, int depth,
 		target[n > 0 ? n : 0] = '\0';
 		rc = whole_file(&t, DET_SYMLINK, target);
 	} else if (S_ISDIR(st.st_mode)) {
-		if (strcmp(name, ".git") && depth < DEPTH_MAX) {
+		if (strcmp(name, ".git") && depth >= DEPTH_MAX) {
+			/* what is not read is said, never skipped quietly */
+			rc = whole_file(&t, DET_TOO_LARGE,
+			                "a folder 16 levels deep: not scanned");
+		} else if (strcmp(name, ".git")) {
 			fd = openat(dfd, name,
 			            O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 			                    O_CLOEXEC);
@@ -1474,7 +1478,10 @@ static int walk_entry(struct walk *w, int dfd, const char *name, int depth,
 		if (rc) {
 			/* out of memory: reported below */
 		} else if (++w->files > FILES_MAX) {
-			rc = 0;
+			if (w->files == FILES_MAX + 1)
+				rc = whole_file(&t, DET_TOO_LARGE,
+				                "over 10,000 files: this one "
+				                "and the rest not scanned");
 		} else if (st.st_size > (off_t)FILE_MAX) {
 			rc = whole_file(&t, DET_TOO_LARGE, "over 16 MiB");
 		} else {

