@@ -20,5 +20,6 @@
 #include "skit/pack.h"
 #include "skit/eval.h"
 #include "skit/scan.h"
+#include "skit/mcp.h"
 
 #endif /* SKIT_SKIT_H */
