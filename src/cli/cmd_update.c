@@ -45,6 +45,10 @@ static void help(void)
 	       "own host\n"
 	       "                      (repeatable, 8 at most; never "
 	       "stored)\n"
+	       "  --allow-risky       install even when the scan finds "
+	       "something high or\n"
+	       "                      critical (the findings are still "
+	       "shown)\n"
 	       "  --json              print the plan as JSON\n"
 	       "  -h, --help          show this help\n\n"
 	       "Exit status: 0 updated (or nothing to update), 1 refused or "
@@ -116,6 +120,7 @@ int cmd_update(int argc, char **argv)
 		{ "skip-invalid", no_argument, NULL, 'S' },
 		{ "header", required_argument, NULL, 'H' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "allow-risky", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -171,6 +176,9 @@ int cmd_update(int argc, char **argv)
 		case 'j':
 			ap.json = true;
 			break;
+		case 'R':
+			opts.flags |= SKIT_INSTALL_ALLOW_RISKY;
+			break;
 		case 'h':
 			help();
 			return CLI_OK;
@@ -189,10 +197,16 @@ int cmd_update(int argc, char **argv)
 	opts.on_plan = on_plan;
 	opts.userdata = &ap;
 	status = cli_scope_root(&scope, &root, &label, argv[0]);
-	if (status != CLI_OK)
+	if (status == CLI_OK)
+		status = cli_install_scanner(&opts.scanner, argv[0]);
+	if (status != CLI_OK) {
+		skitx_free(root);
 		return status;
+	}
+	opts.on_scan = cli_install_on_scan;
 	rc = skit_update(root, optind < argc ? argv[optind] : NULL, &opts, &res,
 	                 &err);
+	skit_scanner_free(opts.scanner);
 	skitx_free(root);
 	if (rc == SKIT_ECANCELED && ap.asked)
 		return CLI_FAIL; /* on_plan said why */

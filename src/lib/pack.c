@@ -32,6 +32,7 @@
 #include "error.h"
 #include "fetch_int.h"
 #include "pack_int.h"
+#include "scan_int.h"
 #include "sign_int.h"
 #include "skit/errors.h"
 #include "skit/skill.h"
@@ -1224,6 +1225,10 @@ static int run(const char *root, struct request *reqs, size_t nreq,
 			if (!wanted(q, sk->name) || sk->skip)
 				continue;
 			rc = plan_one(&c, q, sk, mode, r, &put, err);
+			if (rc >= 0 && put && opts && opts->scanner)
+				rc = skit__install_scan(opts, c.t.root,
+				                        c.t.stage_name, sk,
+				                        err);
 			if (rc < 0)
 				break;
 			if (put) {
