@@ -146,7 +146,7 @@ int cmd_eval(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "hj:o:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hj:o:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			opts.model = optarg;

@@ -148,7 +148,7 @@ int cmd_init(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			dir = optarg;

@@ -34,13 +34,12 @@ int cmd_keygen(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		if (c == 'h') {
 			help();
 			return CLI_OK;
 		}
-		return cli_usage_error(argv[0], "unknown option '%s'",
-		                       argv[optind - 1]);
+		return cli_unknown_option(argv[0], c, argc, argv, longopts);
 	}
 	if (optind >= argc)
 		return cli_usage_error(argv[0], "missing FILE");

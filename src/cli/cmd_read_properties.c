@@ -35,7 +35,7 @@ int cmd_read_properties(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		if (c == 'h') {
 			help();
 			return CLI_OK;

@@ -251,7 +251,8 @@ static int parse(struct runs_opts *o, int argc, char **argv, bool show,
 				help_list();
 			return -1;
 		default:
-			return cli_bad_option(verb, c, argv);
+			return cli_unknown_option(verb, c, argc, argv,
+			                          longopts);
 		}
 	}
 	if (show) {

@@ -206,7 +206,7 @@ int cmd_to_prompt(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (!strcmp(optarg, "xml"))
@@ -232,8 +232,8 @@ int cmd_to_prompt(int argc, char **argv)
 			help();
 			return CLI_OK;
 		default:
-			return cli_usage_error(argv[0], "unknown option '%s'",
-			                       argv[optind - 1]);
+			return cli_unknown_option(argv[0], c, argc, argv,
+			                          longopts);
 		}
 	}
 	if (optind >= argc)
