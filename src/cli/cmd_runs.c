@@ -709,7 +709,10 @@ static int runs_show(int argc, char **argv)
 	skitx_buf_init(&s.line, 0);
 	if (skit_run_find(&run, dir, o.id, &err) < 0) {
 		cli_error(verb, "%s", err.message);
-		status = CLI_FAIL;
+		/* an unknown or ambiguous ID is wrong input, not a failure */
+		status = err.code == SKIT_ENOTFOUND || err.code == SKIT_EINVALID
+		                 ? CLI_USAGE
+		                 : CLI_FAIL;
 		goto out;
 	}
 	cli_style_init(&st, cli_color(stdout) && !o.json);

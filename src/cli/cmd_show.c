@@ -181,7 +181,7 @@ static int not_found(const skit_registry *reg, const char *verb,
 	fprintf(stderr, "'%s%s\n", source ? " in " : "", source ? source : "");
 	if (!source)
 		suggest(reg, name);
-	return CLI_FAIL;
+	return CLI_USAGE;
 }
 
 int cmd_show(int argc, char **argv)

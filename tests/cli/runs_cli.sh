@@ -159,11 +159,11 @@ has "$T/out" '"type": "run_end"' "show --json: events"
 
 # errors
 run runs show nope --runs-dir runs
-expect_rc 1 "runs show unknown id"
+expect_rc 2 "runs show unknown id"
 lines "$T/err" 1 "runs show unknown id: one line"
 has "$T/err" "no run 'nope'" "runs show unknown id"
 run runs show 2026 --runs-dir runs
-expect_rc 1 "runs show ambiguous"
+expect_rc 2 "runs show ambiguous"
 has "$T/err" "ambiguous" "runs show ambiguous"
 run runs show --runs-dir runs
 expect_rc 2 "runs show without ID"
