@@ -13,11 +13,6 @@
 #include "util/fs.h"
 #include "util/path.h"
 
-/* The description `skit init` writes when none is given; the lint's
- * placeholder check (skit validate --strict) refuses it. */
-#define SKIT_INIT_PLACEHOLDER \
- "Describe what this skill does and when an agent should use it."
-
 static void help(void)
 {
 	printf("usage: skit init [options] NAME\n\n"
@@ -199,7 +194,7 @@ int cmd_init(int argc, char **argv)
 		return cli_usage_error(argv[0], "--description must be one "
 		                                "non-empty line");
 	if (!description)
-		description = SKIT_INIT_PLACEHOLDER;
+		description = SKIT_SKILL_PLACEHOLDER_DESCRIPTION;
 
 	root = skitx_path_join(dir, name);
 	if (!root)
