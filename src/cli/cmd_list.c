@@ -9,6 +9,8 @@
  */
 #include "common.h"
 
+#include <sys/stat.h>
+
 #include "cli/cmd.h"
 #include "cli/error.h"
 #include "cli/install_opts.h"
@@ -278,6 +280,16 @@ int cmd_list(int argc, char **argv)
 	if (scope && !installed)
 		return cli_usage_error(argv[0],
 		                       "--scope goes with --installed");
+	for (int i = 0; installed && i < roots.nroots; i++) {
+		struct stat sb;
+
+		if (stat(roots.roots[i], &sb) < 0 && errno == ENOENT) {
+			cli_error(argv[0],
+			          "--root %s: No such file or directory",
+			          roots.roots[i]);
+			return CLI_USAGE;
+		}
+	}
 	if (installed)
 		return cli_list_installed(roots.roots, roots.nroots, scope,
 		                          json, argv[0]);

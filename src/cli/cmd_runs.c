@@ -12,6 +12,7 @@
 #include "common.h"
 
 #include <getopt.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <jansson.h>
 
@@ -82,8 +83,8 @@ static void help_show(void)
 	       "<project>/.agents/runs,\n"
 	       "                      or $SKIT_RUNS_DIR)\n"
 	       "  -h, --help          show this help\n\n"
-	       "Exit status: 0 ok, 1 no such run (or an ambiguous ID), 2 "
-	       "usage.\n");
+	       "Exit status: 0 ok, 1 on failure, 2 usage, no such run, an "
+	       "ambiguous ID or\na --runs-dir that does not exist.\n");
 }
 
 int cli_default_runs_dir(char **out)
@@ -207,6 +208,23 @@ struct runs_opts {
 	const char *id;
 };
 
+/*
+ * A --runs-dir that does not exist is a mistyped path (exit 2, as a
+ * missing --root is); the default folder not existing yet just means no
+ * runs so far.
+ */
+static int check_runs_dir(const char *dir, const char *verb)
+{
+	struct stat st;
+
+	if (dir && stat(dir, &st) < 0 && errno == ENOENT) {
+		cli_error(verb, "--runs-dir %s: No such file or directory",
+		          dir);
+		return CLI_USAGE;
+	}
+	return CLI_OK;
+}
+
 /* Parse the options of `runs list` (show = false) or `runs show`. */
 static int parse(struct runs_opts *o, int argc, char **argv, bool show,
                  const char *verb)
@@ -264,7 +282,7 @@ static int parse(struct runs_opts *o, int argc, char **argv, bool show,
 	if (optind < argc)
 		return cli_usage_error(verb, "unexpected argument '%s'",
 		                       argv[optind]);
-	return CLI_OK;
+	return check_runs_dir(o->runs_dir, verb);
 }
 
 /* The runs folder from the options or the default; NULL after an error. */
@@ -904,6 +922,8 @@ static int runs_prune(int argc, char **argv)
 	if (age < 0 && !have_keep)
 		return cli_usage_error(verb, "which runs? give --older-than D, "
 		                             "--keep N or both");
+	if (check_runs_dir(dir_opt, verb) != CLI_OK)
+		return CLI_USAGE;
 	if (dir_opt)
 		dir = skitx_strdup(dir_opt);
 	else

@@ -26,7 +26,9 @@ static void help(void)
 	       "                      builtin...), also when it is shadowed\n"
 	       "  --json              print {name, source, dir, file, "
 	       "description, body, files}\n" CLI_ROOTS_HELP
-	       "  -h, --help          show this help\n");
+	       "  -h, --help          show this help\n\n"
+	       "Exit status: 0 shown, 1 the skill is skipped (its errors are "
+	       "printed) or\nunreadable, 2 usage or no skill of that name.\n");
 }
 
 struct files {
