@@ -43,7 +43,8 @@ static void help(void)
 	       "skit validate flags them); --strict keeps them\nin its XML, "
 	       "as the reference does.\n\n"
 	       "Options may come before or after the paths; '--' ends them. "
-	       "A skill that\ncannot be loaded is named in the error.\n\n"
+	       "A skill that\ncannot be loaded is named in the error (with "
+	       "--strict, the reference's\nmessage alone).\n\n"
 	       "Exit status: 0 done, 1 a skill cannot be loaded, 2 a path is "
 	       "missing or\nthe usage is wrong.\n");
 }
@@ -336,8 +337,9 @@ int cmd_to_prompt(int argc, char **argv)
 	}
 fail:
 	if (status != CLI_OK) {
-		/* name the skill that failed, as the user wrote it */
-		if (failed < (size_t)n)
+		/* name the skill that failed, as the user wrote it; --strict
+		 * keeps the reference's message byte for byte */
+		if (failed < (size_t)n && !strict)
 			cli_error(argv[0], "%s: %s", argv[optind + failed],
 			          err.message);
 		else

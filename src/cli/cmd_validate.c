@@ -290,6 +290,19 @@ int cmd_validate(int argc, char **argv)
 	vs.color = color;
 	vs.report = report;
 	vs.status = CLI_OK;
+	/* The reference refuses missing paths before checking any. */
+	for (int i = optind; format == FORMAT_REFERENCE && i < argc; i++) {
+		struct stat st;
+
+		if (lstat(argv[i], &st) < 0) {
+			cli_error(argv[0], "Path '%s' does not exist", argv[i]);
+			missing++;
+		}
+	}
+	if (missing) {
+		json_decref(report);
+		return CLI_USAGE;
+	}
 	/* A missing path is reported and the others are still checked
 	 * (as cargo and gcc go on past a missing input); it makes exit 2. */
 	for (int i = optind; i < argc; i++) {

@@ -246,7 +246,7 @@ spec_expect_rc "to-prompt an invalid skill: a failure" 1
 spec_expect_grep "to-prompt: names the skill" "$T/err" "skit to-prompt: broken: Missing required field"
 spec_run "$W" to-prompt good --strict broken
 spec_expect_rc "to-prompt --strict: a failure" 1
-spec_expect_grep "to-prompt --strict: names the skill" "$T/err" "skit to-prompt: broken: "
+spec_expect_grep "to-prompt --strict: the reference's message" "$T/err" "skit to-prompt: Missing required field"
 
 # ---------------------------------------------------------------------
 # validate on a folder of skills; -r; a missing path among several
