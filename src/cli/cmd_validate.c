@@ -201,7 +201,8 @@ static size_t count_skills(const char *dir, void (*fn)(const char *, void *),
 		n++;
 	}
 	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_str);
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_str);
 	held = n;
 	for (size_t i = 0; i < n; i++) {
 		if (fn)
