@@ -143,6 +143,7 @@ update::dry-rn:dry-run
 verify::jsn:json
 keygen:k:jsn:json
 eval:good:repotr:report
+mcp::orgin:origin
 EOF2
 
 # a value-taking option at the end: "needs a value", for each kind
