@@ -151,6 +151,14 @@ SKIT_EXTERN const char *skit_skill_known_name(const skit_skill *skill);
 SKIT_EXTERN const char *skit_skill_description(const skit_skill *skill);
 
 /**
+ * The description `skit init` writes when none is given. A skill whose
+ * description is still this text gets the warning
+ * `description-placeholder` (valid, but `skit validate --strict` fails).
+ */
+#define SKIT_SKILL_PLACEHOLDER_DESCRIPTION \
+	"Describe what this skill does and when an agent should use it."
+
+/**
  * A top-level frontmatter field's text when it is a scalar, as written
  * (not stripped). NULL when absent or not a scalar.
  */

@@ -25,7 +25,11 @@ struct doctor {
 	bool explicit_roots; /* --root: no project search */
 	bool no_config;      /* --no-config */
 	const char *config;  /* --config FILE */
-	size_t findings;     /* problems: exit 1 when any */
+	bool strict;         /* --strict: warnings fail too */
+	size_t findings;     /* errors: exit 1 when any */
+	size_t warnings;     /* exit 1 only with --strict */
+	size_t infos;        /* normal layouts worth knowing; never fail */
+	size_t warned;       /* skills' own warnings: problems with --strict */
 	size_t active, shadowed, skipped, hidden;
 };
 
@@ -39,14 +43,18 @@ static void help(void)
 	       "default prompt budget, and which sandbox layers this "
 	       "system\ngives the scripts skills run. Skills that loaded "
 	       "with warnings are listed\nwith each warning; they do not "
-	       "change the exit status.\n\n"
+	       "change the exit status\nunless --strict. A skill folder "
+	       "that is a link to another root's copy\n(the layout of "
+	       "'npx skills': .claude/skills/x -> .agents/skills/x) is\n"
+	       "listed once and reported as information.\n\n"
 	       "Options:\n"
 	       "  --json              print the report as one JSON "
-	       "object\n" CLI_ROOTS_HELP
+	       "object\n"
+	       "  --strict            warnings fail too (exit 1)\n" CLI_ROOTS_HELP
 	       "  -h, --help          show this help\n\n"
 	       "Exit status: 0 when nothing is wrong, 1 when a skill was "
-	       "skipped or the scan\nreported a problem, 2 on a usage "
-	       "error.\n");
+	       "skipped or the scan\nreported an error (or, with --strict, a "
+	       "warning), 2 on a usage error.\n");
 }
 
 static void text(struct doctor *d, const char *s)
@@ -305,6 +313,7 @@ static void sec_warned(struct doctor *d)
 		}
 		if (d->json)
 			fputs(w ? "\n      ]\n    }" : "]\n    }", d->f);
+		d->warned += w;
 		skit_skill_free(s);
 		shown++;
 	}
@@ -312,21 +321,43 @@ static void sec_warned(struct doctor *d)
 		fputs(shown ? "\n  ]" : "[]", d->f);
 }
 
+/*
+ * An alias (a skill folder that is a link to a copy another root already
+ * lists, as `npx skills` lays out .claude/skills/x -> .agents/skills/x) is
+ * listed once and harms nothing: information, not a warning.
+ */
+static bool is_info(const skit_diag *dg)
+{
+	return dg->severity != SKIT_SEVERITY_ERROR &&
+	       !strcmp(dg->code, "alias");
+}
+
+static const char *severity(const skit_diag *dg)
+{
+	return is_info(dg)                           ? "info"
+	       : dg->severity == SKIT_SEVERITY_ERROR ? "error"
+	                                             : "warning";
+}
+
 static void sec_diags(struct doctor *d)
 {
 	size_t n;
 	const skit_diag *dg = skit_registry_diags(d->reg, &n);
 
-	d->findings += n;
+	for (size_t i = 0; i < n; i++) {
+		if (is_info(&dg[i]))
+			d->infos++;
+		else if (dg[i].severity == SKIT_SEVERITY_ERROR)
+			d->findings++;
+		else
+			d->warnings++;
+	}
 	if (d->json) {
 		fputs(n ? "[\n" : "[]", d->f);
 		for (size_t i = 0; i < n; i++) {
 			fputs("    {\n", d->f);
 			cli_put_json_kv(d->f, "      ", "severity",
-			                dg[i].severity == SKIT_SEVERITY_ERROR
-			                        ? "error"
-			                        : "warning",
-			                true);
+			                severity(&dg[i]), true);
 			cli_put_json_kv(d->f, "      ", "code", dg[i].code,
 			                true);
 			cli_put_json_kv(d->f, "      ", "path", dg[i].path,
@@ -342,11 +373,10 @@ static void sec_diags(struct doctor *d)
 	fprintf(d->f, "%sScan findings:%s\n", d->st.bold, d->st.reset);
 	for (size_t i = 0; i < n; i++) {
 		fprintf(d->f, "  %s%s%s ",
-		        dg[i].severity == SKIT_SEVERITY_ERROR ? d->st.red
-		                                              : d->st.yellow,
-		        dg[i].severity == SKIT_SEVERITY_ERROR ? "error"
-		                                              : "warning",
-		        d->st.reset);
+		        is_info(&dg[i])                         ? d->st.dim
+		        : dg[i].severity == SKIT_SEVERITY_ERROR ? d->st.red
+		                                                : d->st.yellow,
+		        severity(&dg[i]), d->st.reset);
 		if (dg[i].path) {
 			text(d, dg[i].path);
 			fputs(": ", d->f);
@@ -571,6 +601,7 @@ int cmd_doctor(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "strict", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		CLI_ROOTS_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
@@ -593,11 +624,15 @@ int cmd_doctor(int argc, char **argv)
 		case 'j':
 			d.json = true;
 			break;
+		case 'S':
+			d.strict = true;
+			break;
 		case 'h':
 			help();
 			return CLI_OK;
 		default:
-			return cli_bad_option(argv[0], c, argv);
+			return cli_unknown_option(argv[0], c, argc, argv,
+			                          longopts);
 		}
 	}
 	if (optind < argc)
@@ -634,16 +669,27 @@ int cmd_doctor(int argc, char **argv)
 		if (d.json)
 			fputs(",\n", d.f);
 	}
+	if (d.strict)
+		d.warnings += d.warned;
 	if (d.json)
-		fprintf(d.f, "  \"findings\": %zu\n}\n", d.findings);
-	else if (d.findings)
-		fprintf(d.f, "%s%zu problem%s found.%s\n", d.st.yellow,
-		        d.findings, d.findings == 1 ? "" : "s", d.st.reset);
+		fprintf(d.f,
+		        "  \"findings\": %zu,\n  \"errors\": %zu,\n"
+		        "  \"warnings\": %zu,\n  \"info\": %zu\n}\n",
+		        d.findings + d.warnings, d.findings, d.warnings,
+		        d.infos);
+	else if (d.findings || d.warnings)
+		fprintf(d.f,
+		        "%s%zu problem%s found: %zu error%s, %zu warning%s.%s\n",
+		        d.findings ? d.st.red : d.st.yellow,
+		        d.findings + d.warnings,
+		        d.findings + d.warnings == 1 ? "" : "s", d.findings,
+		        d.findings == 1 ? "" : "s", d.warnings,
+		        d.warnings == 1 ? "" : "s", d.st.reset);
 	else
 		fprintf(d.f, "%sNo problems found.%s\n", d.st.green,
 		        d.st.reset);
 
-	status = d.findings ? CLI_FAIL : CLI_OK;
+	status = d.findings || (d.strict && d.warnings) ? CLI_FAIL : CLI_OK;
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		cli_error(argv[0], "cannot write the output");
 		status = CLI_FAIL;

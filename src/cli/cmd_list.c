@@ -9,6 +9,8 @@
  */
 #include "common.h"
 
+#include <sys/stat.h>
+
 #include "cli/cmd.h"
 #include "cli/error.h"
 #include "cli/install_opts.h"
@@ -190,6 +192,34 @@ static void summary(const skit_registry *reg, const char *verb)
 	fputs(": skit doctor explains\n", stderr);
 }
 
+/*
+ * A skipped copy of a name that a lower root still answers: the user gets
+ * a copy they may not expect (their project's edit is broken, the older
+ * user copy runs). One line each, naming both folders.
+ */
+static void fallbacks(const skit_registry *reg, const char *verb)
+{
+	for (size_t i = 0; i < skit_registry_all_count(reg); i++) {
+		const skit_entry *e = skit_registry_all_entry(reg, i), *a;
+
+		if (e->state != SKIT_ENTRY_SKIPPED)
+			continue;
+		a = skit_registry_find(reg, e->name, NULL);
+		if (!a || a->root_index <= e->root_index ||
+		    strcmp(a->name, e->name))
+			continue;
+		fprintf(stderr, "skit %s: the %s copy of '", verb, e->source);
+		cli_put_text(stderr, e->name, true, 0);
+		fputs("' is broken (", stderr);
+		cli_put_text(stderr, e->reason ? e->reason : "", true, 0);
+		fputs("): ", stderr);
+		cli_put_text(stderr, e->dir, true, 0);
+		fprintf(stderr, "; using the %s copy: ", a->source);
+		cli_put_text(stderr, a->dir, true, 0);
+		fputc('\n', stderr);
+	}
+}
+
 int cmd_list(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -240,7 +270,8 @@ int cmd_list(int argc, char **argv)
 			help();
 			return CLI_OK;
 		default:
-			return cli_bad_option(argv[0], c, argv);
+			return cli_unknown_option(argv[0], c, argc, argv,
+			                          longopts);
 		}
 	}
 	if (optind < argc)
@@ -249,6 +280,16 @@ int cmd_list(int argc, char **argv)
 	if (scope && !installed)
 		return cli_usage_error(argv[0],
 		                       "--scope goes with --installed");
+	for (int i = 0; installed && i < roots.nroots; i++) {
+		struct stat sb;
+
+		if (stat(roots.roots[i], &sb) < 0 && errno == ENOENT) {
+			cli_error(argv[0],
+			          "--root %s: No such file or directory",
+			          roots.roots[i]);
+			return CLI_USAGE;
+		}
+	}
 	if (installed)
 		return cli_list_installed(roots.roots, roots.nroots, scope,
 		                          json, argv[0]);
@@ -260,6 +301,7 @@ int cmd_list(int argc, char **argv)
 	/* JSON carries each entry's state, reason and warning count */
 	if (!json)
 		summary(reg, argv[0]);
+	fallbacks(reg, argv[0]);
 
 	if (json) {
 		/* one lock for the lot: the scan's threads made stdio lock */

@@ -26,7 +26,9 @@ static void help(void)
 	       "                      builtin...), also when it is shadowed\n"
 	       "  --json              print {name, source, dir, file, "
 	       "description, body, files}\n" CLI_ROOTS_HELP
-	       "  -h, --help          show this help\n");
+	       "  -h, --help          show this help\n\n"
+	       "Exit status: 0 shown, 1 the skill is skipped (its errors are "
+	       "printed) or\nunreadable, 2 usage or no skill of that name.\n");
 }
 
 struct files {
@@ -181,7 +183,7 @@ static int not_found(const skit_registry *reg, const char *verb,
 	fprintf(stderr, "'%s%s\n", source ? " in " : "", source ? source : "");
 	if (!source)
 		suggest(reg, name);
-	return CLI_FAIL;
+	return CLI_USAGE;
 }
 
 int cmd_show(int argc, char **argv)
@@ -222,7 +224,8 @@ int cmd_show(int argc, char **argv)
 			help();
 			return CLI_OK;
 		default:
-			return cli_bad_option(argv[0], c, argv);
+			return cli_unknown_option(argv[0], c, argc, argv,
+			                          longopts);
 		}
 	}
 	if (optind >= argc)

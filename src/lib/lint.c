@@ -511,6 +511,23 @@ static int check_reserved_name(struct skit_skill *s)
 	                        n);
 }
 
+/*
+ * The description `skit init` writes until the author replaces it: an
+ * agent cannot choose the skill by it. A warning, so the default verdict
+ * stays valid (the skill loads) and `--strict` catches it before release.
+ */
+static int check_placeholder(struct skit_skill *s)
+{
+	const char *d = skit_skill_description(s);
+
+	if (!d || strcmp(d, SKIT_SKILL_PLACEHOLDER_DESCRIPTION))
+		return 0;
+	return skit__skill_diag(s, SKIT_SEVERITY_WARNING,
+	                        "description-placeholder", NULL, 0, 0,
+	                        "the description is skit init's placeholder; "
+	                        "say what the skill does and when to use it");
+}
+
 /* ---- entry point ---------------------------------------------------- */
 
 /*
@@ -583,6 +600,8 @@ int skit__skill_lint(struct skit_skill *s)
 	if (len)
 		lines++;
 	error = check_reserved_name(s);
+	if (!error)
+		error = check_placeholder(s);
 	if (!error && lines > BODY_MAX_LINES)
 		error = skit__skill_diag(s, SKIT_SEVERITY_WARNING,
 		                         "body-too-long", NULL, 0, 0,
