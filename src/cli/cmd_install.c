@@ -230,7 +230,9 @@ int cmd_install(int argc, char **argv)
 	if (rc < 0) {
 		cli_error(argv[0], "%s", err.message);
 		skitx_free(root);
-		return rc == SKIT_EUSAGE ? CLI_USAGE : CLI_FAIL;
+		/* a source or lock that is not there is missing input */
+		return rc == SKIT_EUSAGE || rc == SKIT_ENOTFOUND ? CLI_USAGE
+		                                                 : CLI_FAIL;
 	}
 	if (json) {
 		cli_print_plan_json(res, opts.flags & SKIT_INSTALL_DRY_RUN);
