@@ -330,4 +330,20 @@ spec_run "$W" install "$W/no-such-pack.zip"
 spec_expect_rc "install of a missing path" 2
 spec_expect_grep "install of a missing path: named" "$T/err" "no-such-pack.zip"
 
+# --- retries are visible in the trace, not silent
+printf '%s\n' '{"status": 429, "retry_after": 0}' '{"text": "AFTER-RETRY"}' >"$T/answers"
+python3 "$SKIT_SOURCE_DIR/tests/support/openai_stub.py" "$T/answers" "$T/port" "$T/stub.log" &
+stub=$!
+n=0
+while [ ! -s "$T/port" ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+mkdir -p "$W/proj/.agents"
+(cd "$W/proj" && OPENAI_API_KEY=sk-test OPENAI_BASE_URL="http://127.0.0.1:$(cat "$T/port")/v1" \
+	"$SKIT" run --no-audit --trace --model openai:gpt-test "hello") >"$T/out" 2>"$T/err" </dev/null
+rc=$?
+kill $stub 2>/dev/null
+spec_expect_rc "run after a 429" 0
+spec_expect_grep "retry in the trace" "$T/err" "retry 1/4 in"
+spec_expect_grep "retry names the status" "$T/err" "HTTP 429"
+spec_expect_grep "the answer after the retry" "$T/out" "AFTER-RETRY"
+
 spec_done
