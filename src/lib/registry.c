@@ -27,6 +27,7 @@
 #include "skit/registry.h"
 #include "lib/registry_int.h"
 #include "lib/registry_cache.h"
+#include "lib/confusable.h"
 #include "lib/error.h"
 #include "lib/skill_int.h"
 #include "util/buf.h"
@@ -1438,17 +1439,70 @@ static int resolve_names(struct scan *sc)
 }
 
 /*
+ * A name that is not the first of its fold key, or the first: check it
+ * against the names before it for look-alikes (UTS #39 skeletons, ICU)
+ * and for mixed scripts. `рdf-prосessing` (Cyrillic р, о, с) and
+ * `pdf-processing` are both loadable, and a user reading a listing, or
+ * a model reading the index, cannot tell them apart.
+ */
+static int report_lookalike(struct scan *sc, struct skit__confusable *cf,
+                            struct skitx_strmap *skels, struct skitx_buf *b,
+                            const char *key, size_t i)
+{
+	struct skit__index *ix = sc->ix;
+	const skit_entry *e = &ix->all[i].e, *first;
+	uint32_t found;
+	char *skel;
+	int error;
+
+	if (skit__confusable_mixed_script(cf, e->name)) {
+		error = skit__confusable_scripts(e->name, b);
+		if (error < 0)
+			return error;
+		error = scan_diag(sc, "mixed-script", e->dir,
+		                  "'%s' (%s) mixes scripts (%s): it may pose "
+		                  "as another name",
+		                  e->name, e->source, b->ptr);
+		if (error < 0)
+			return error;
+	}
+	error = skit__confusable_skeleton(cf, key, b);
+	if (error == SKIT_EENCODING)
+		return 0; /* not UTF-8: no look-alike to speak of */
+	if (error < 0)
+		return error;
+	skel = skit__arena_strndup(&sc->tmp, b->ptr, b->len);
+	if (!skel)
+		return SKIT_ENOMEM;
+	error = skitx_strmap_put(skels, skel, b->len, (uint32_t)i, &found);
+	if (error != 0)
+		return error < 0 ? error : 0;
+	first = &ix->all[found].e;
+	return scan_diag(sc, "name-confusable", e->dir,
+	                 "'%s' (%s) looks like '%s' (%s, %s): confusable "
+	                 "names (Unicode UTS #39)",
+	                 e->name, e->source, first->name, first->source,
+	                 first->dir);
+}
+
+/*
  * Names that differ but fold to the same key (case, or compatibility
  * forms): `Foo` and `foo`, `straße` and `strasse`. Each distinct name is
- * reported once against the first name with its key. No entry changes
+ * reported once against the first name with its key. Then names whose
+ * keys differ but look alike (report_lookalike()). No entry changes
  * state: distinct names do not shadow each other.
  */
 static int report_collisions(struct scan *sc)
 {
 	struct skit__index *ix = sc->ix;
 	struct skitx_strmap keys = SKITX_STRMAP_INIT;
+	struct skitx_strmap skels = SKITX_STRMAP_INIT;
+	struct skitx_buf b = SKITX_BUF_INIT;
+	struct skit__confusable cf;
+	bool have_cf;
 	int error = 0;
 
+	have_cf = ix->nall && skit__confusable_open(&cf) == 0;
 	for (size_t i = 0; i < ix->nall; i++) {
 		const skit_entry *e = &ix->all[i].e, *first;
 		const char *key;
@@ -1465,8 +1519,14 @@ static int report_collisions(struct scan *sc)
 		                         &found);
 		if (error < 0)
 			break;
-		if (error == 1)
+		if (error == 1) {
+			error = have_cf ? report_lookalike(sc, &cf, &skels, &b,
+			                                   key, i)
+			                : 0;
+			if (error < 0)
+				break;
 			continue;
+		}
 		first = &ix->all[found].e;
 		error = scan_diag(sc, "name-collision", e->dir,
 		                  "'%s' (%s) and '%s' (%s, %s) differ only in "
@@ -1476,6 +1536,10 @@ static int report_collisions(struct scan *sc)
 		if (error < 0)
 			break;
 	}
+	if (have_cf)
+		skit__confusable_close(&cf);
+	skitx_buf_release(&b);
+	skitx_strmap_release(&skels);
 	skitx_strmap_release(&keys);
 	return error < 0 ? error : 0;
 }
