@@ -487,10 +487,11 @@ struct loaded {
 	int error; /* < 0: the load failed (SKIT_ENOMEM) */
 	enum load_kind kind;
 	const char *message;
-	bool hit;       /* the entry came from the cache */
-	bool cacheable; /* loaded, and `key` may be written to the cache */
-	bool key_later; /* no record: the key is the load's fstat() */
-	uint32_t rec;   /* a hit: the record's number */
+	const char *unsafe; /* the folder is unsafe: why (unsafe_why()) */
+	bool hit;           /* the entry came from the cache */
+	bool cacheable;     /* loaded, and `key` may be written to the cache */
+	bool key_later;     /* no record: the key is the load's fstat() */
+	uint32_t rec;       /* a hit: the record's number */
 	struct skit__cache_key key;
 };
 
@@ -547,6 +548,31 @@ static struct skit__item *new_item(struct scan *sc)
 }
 
 /*
+ * Why a folder skills load from is unsafe, as ssh judges its config
+ * files: owned by someone other than the user (the effective uid) or
+ * root, or writable by group or others, who could then put a skill in
+ * it or rewrite one. NULL when it is safe. `why` holds the message.
+ */
+static const char *unsafe_why(const struct stat *st, char *why, size_t size)
+{
+	uid_t me = geteuid();
+
+	if (st->st_uid != me && st->st_uid != 0) {
+		snprintf(why, size,
+		         "owned by uid %lu, not by you (uid %lu) or root",
+		         (unsigned long)st->st_uid, (unsigned long)me);
+		return why;
+	}
+	if (st->st_mode & (S_IWGRP | S_IWOTH)) {
+		snprintf(why, size, "writable by %s (mode %04o)",
+		         (st->st_mode & S_IWOTH) ? "everyone" : "its group",
+		         (unsigned)(st->st_mode & 07777));
+		return why;
+	}
+	return NULL;
+}
+
+/*
  * Record the identity of every root and of each of its parent folders. A
  * linked folder that leads back to one of them (`x -> ..`, `x -> .`, a
  * link from one root into another) is a loop, never followed. A root
@@ -557,6 +583,7 @@ static int open_roots(struct scan *sc)
 	skit_registry *reg = sc->reg;
 	struct stat st, up;
 	uint32_t found;
+	char why[96];
 	int error = 0, fd, cur, next;
 
 	for (size_t i = 0; i < reg->nroots; i++)
@@ -590,6 +617,17 @@ static int open_roots(struct scan *sc)
 		if (fstat(fd, &st) < 0) {
 			close(fd);
 			continue;
+		}
+		if (unsafe_why(&st, why, sizeof(why))) {
+			error = scan_diag(sc, "unsafe-root", path,
+			                  "skills are loaded from a root %s; "
+			                  "others can change what the agent "
+			                  "runs",
+			                  why);
+			if (error < 0) {
+				close(fd);
+				return error;
+			}
 		}
 		error = skitx_idmap_put(&sc->fences, (uint64_t)st.st_dev,
 		                        (uint64_t)st.st_ino, (uint32_t)i,
@@ -954,12 +992,27 @@ static void load_folder(const struct scan *sc, size_t ri, const char *folder,
 	skit_skill *s = NULL;
 	const skit_diag *d;
 	struct stat st;
+	char why[96];
 	size_t n;
 	int error;
 
 	out->error = 0;
 	out->message = NULL;
+	out->unsafe = NULL;
 	out->hit = out->cacheable = out->key_later = false;
+	/*
+	 * The folder's owner and mode (following a linked folder): one
+	 * fstatat() a folder, on the loading threads. Only a folder that
+	 * gives an entry is reported.
+	 */
+	if (fstatat(sc->fds[ri], folder, &st, 0) == 0 &&
+	    unsafe_why(&st, why, sizeof(why))) {
+		out->unsafe = skit__arena_strdup(a, why);
+		if (!out->unsafe) {
+			out->error = SKIT_ENOMEM;
+			return;
+		}
+	}
 	if (load_cached(sc, ri, folder, dir_dev, dir_ino, path, path_len, a, it,
 	                out))
 		return;
@@ -1248,6 +1301,14 @@ static int scan_folder(struct scan *sc, size_t ri, size_t ci, dev_t root_dev,
 		*it = tmp;
 		item = (uint32_t)(sc->nitems - 1);
 		cache_note(sc, ri, item, l);
+		if (l->unsafe) {
+			error = scan_diag(sc, "unsafe-folder", sc->path.ptr,
+			                  "skill folder %s; others can change "
+			                  "what the agent runs",
+			                  l->unsafe);
+			if (error < 0)
+				return error;
+		}
 		break;
 	default:
 		break; /* not a skill */
