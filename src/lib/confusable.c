@@ -12,6 +12,12 @@
  */
 #include "common.h"
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <utf8proc.h>
+
 #include <unicode/uscript.h>
 #include <unicode/uspoof.h>
 #include <unicode/utf8.h>
@@ -186,4 +192,98 @@ int skit__confusable_scripts(const char *name, struct skitx_buf *out)
 			return SKIT_ENOMEM;
 	}
 	return 0;
+}
+
+/*
+ * NFKC + case folding (as the registry's name collisions fold), into
+ * `out`; as is when utf8proc cannot fold it on the stack.
+ */
+static int fold(const char *name, struct skitx_buf *out)
+{
+	utf8proc_int32_t buf[1024];
+	utf8proc_ssize_t n;
+
+	skitx_buf_clear(out);
+	n = utf8proc_decompose(
+	        (const utf8proc_uint8_t *)name, (utf8proc_ssize_t)strlen(name),
+	        buf, (utf8proc_ssize_t)SKIT_ARRAY_SIZE(buf),
+	        UTF8PROC_STABLE | UTF8PROC_COMPAT | UTF8PROC_CASEFOLD);
+	if (n >= 0 && n <= (utf8proc_ssize_t)SKIT_ARRAY_SIZE(buf))
+		n = utf8proc_reencode(buf, n,
+		                      UTF8PROC_STABLE | UTF8PROC_COMPOSE);
+	if (n < 0 || n > (utf8proc_ssize_t)sizeof(buf))
+		return skitx_buf_puts(out, name);
+	return skitx_buf_add(out, buf, (size_t)n);
+}
+
+/* The skeleton of `name` folded, into `out`. */
+static int folded_skeleton(struct skit__confusable *c, const char *name,
+                           struct skitx_buf *tmp, struct skitx_buf *out)
+{
+	int error = fold(name, tmp);
+
+	return error < 0 ? error : skit__confusable_skeleton(c, tmp->ptr, out);
+}
+
+int skit__confusable_installed(char **other, int rootfd, const char *name)
+{
+	struct skitx_buf tmp = SKITX_BUF_INIT, want = SKITX_BUF_INIT;
+	struct skitx_buf got = SKITX_BUF_INIT;
+	struct skit__confusable c;
+	struct dirent *de;
+	struct stat st;
+	DIR *dir = NULL;
+	int fd, error;
+
+	*other = NULL;
+	error = skit__confusable_open(&c);
+	if (error < 0)
+		return error;
+	error = folded_skeleton(&c, name, &tmp, &want);
+	if (error < 0)
+		goto out;
+	fd = dup(rootfd);
+	dir = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		goto out;
+	}
+	rewinddir(dir);
+	while ((de = readdir(dir)) != NULL) {
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, name) ||
+		    fstatat(rootfd, de->d_name, &st, 0) < 0 ||
+		    !S_ISDIR(st.st_mode))
+			continue;
+		error = folded_skeleton(&c, de->d_name, &tmp, &got);
+		if (error == SKIT_EENCODING)
+			continue;
+		if (error < 0)
+			goto out;
+		if (got.len != want.len || memcmp(got.ptr, want.ptr, got.len) ||
+		    (*other && strcmp(de->d_name, *other) >= 0))
+			continue;
+		/* the first in byte order: the message does not depend on
+		   readdir() order */
+		skitx_free(*other);
+		*other = skitx_strdup(de->d_name);
+		if (!*other) {
+			error = SKIT_ENOMEM;
+			goto out;
+		}
+	}
+out:
+	if (error < 0 && error != SKIT_EENCODING) {
+		skitx_free(*other);
+		*other = NULL;
+	} else {
+		error = 0;
+	}
+	if (dir)
+		closedir(dir);
+	skit__confusable_close(&c);
+	skitx_buf_release(&tmp);
+	skitx_buf_release(&want);
+	skitx_buf_release(&got);
+	return error;
 }

@@ -14,6 +14,8 @@
 #ifndef SKIT_LIB_CONFUSABLE_H
 #define SKIT_LIB_CONFUSABLE_H
 
+#include <stdbool.h>
+
 #include "util/buf.h"
 
 /*
@@ -52,5 +54,18 @@ bool skit__confusable_mixed_script(struct skit__confusable *c,
  * Written into `out` (cleared first). 0 or SKIT_ENOMEM.
  */
 int skit__confusable_scripts(const char *name, struct skitx_buf *out);
+
+/*
+ * The name of a skill folder in the open skills root `rootfd` that looks
+ * like `name` but is not it (equal skeletons of the NFKC + case-folded
+ * names), for install: a new skill may not pose as an installed one.
+ * Dot-entries and non-folders are not skills and are ignored.
+ *
+ * @param[out] other  the first such folder name in byte order, owned by
+ *                    the caller (skitx_free()); NULL when there is none
+ * @return 0 (also when the root cannot be read: nothing to compare);
+ *         SKIT_ENOMEM.
+ */
+int skit__confusable_installed(char **other, int rootfd, const char *name);
 
 #endif
