@@ -2,7 +2,7 @@
 /*
  * bench_install.c - what skit_install() costs next to a plain unzip.
  *
- *	bench_install [ROUNDS]
+ *	bench_install [ROUNDS [DIRTY_MB]]
  *
  * Builds a pack of 500 skills in a temporary folder under $TMPDIR (default
  * /tmp): each skill has a SKILL.md, scripts/run.sh (0755, about 300 bytes)
@@ -15,6 +15,11 @@
  *             waitpid, into a folder that does not exist yet (the floor);
  *   install   skit_install(ROOT, pack.zip, NULL, ...) into an empty
  *             folder, in this process.
+ *
+ * With DIRTY_MB, each round first writes that many MiB to an unrelated
+ * file in the same folder and leaves them unsynced (outside the timing),
+ * as other programs leave dirty data: an install that syncs the whole
+ * file system waits for them, one that fsyncs what it wrote does not.
  *
  * Each round gets fresh folders; they are removed after the round, outside
  * the timing. One untimed round of each warms the page cache and the
@@ -174,6 +179,23 @@ static void rm_tree(const char *path)
 		die("remove", path);
 }
 
+/* `mb` MiB of unrelated data, written and left dirty (no fsync). */
+static void make_dirty(const char *path, int mb)
+{
+	static char block[1 << 20];
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		die("open", path);
+	for (size_t i = 0; i < sizeof(block); i++)
+		block[i] = (char)(i * 131 + (size_t)mb);
+	for (int i = 0; i < mb; i++)
+		if (write(fd, block, sizeof(block)) != (ssize_t)sizeof(block))
+			die("write", path);
+	if (close(fd) < 0)
+		die("close", path);
+}
+
 static double time_unzip(const char *pack, const char *dest)
 {
 	char *argv[] = { UNZIP, "-q", (char *)pack, "-d", (char *)dest, NULL };
@@ -234,12 +256,17 @@ int main(int argc, char **argv)
 	char base[2048], pack[3072], a[3072], b[3072];
 	struct stat st;
 	double mu, mi, mr;
-	int rounds = 5;
+	int rounds = 5, dirty = 0;
 
 	if (argc > 1)
 		rounds = (int)strtol(argv[1], NULL, 10);
-	if (argc > 2 || rounds < 1 || rounds > MAX_ROUNDS) {
-		fprintf(stderr, "usage: bench_install [ROUNDS 1..%d]\n",
+	if (argc > 2)
+		dirty = (int)strtol(argv[2], NULL, 10);
+	if (argc > 3 || rounds < 1 || rounds > MAX_ROUNDS || dirty < 0 ||
+	    dirty > 4096) {
+		fprintf(stderr,
+		        "usage: bench_install [ROUNDS 1..%d [DIRTY_MB "
+		        "0..4096]]\n",
 		        MAX_ROUNDS);
 		return 2;
 	}
@@ -293,6 +320,11 @@ int main(int argc, char **argv)
 	rm_tree(b);
 
 	for (int r = 0; r < rounds; r++) {
+		char dirty_path[3072];
+
+		snprintf(dirty_path, sizeof(dirty_path), "%s/dirty", base);
+		if (dirty)
+			make_dirty(dirty_path, dirty);
 		snprintf(a, sizeof(a), "%s/unzip-%d", base, r);
 		snprintf(b, sizeof(b), "%s/install-%d", base, r);
 		/* Alternate which goes first, so that neither always runs
@@ -311,6 +343,8 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		rm_tree(a);
 		rm_tree(b);
+		if (dirty && unlink(dirty_path) < 0)
+			die("remove", dirty_path);
 	}
 	mu = median(t_unzip, rounds);
 	mi = median(t_inst, rounds);

@@ -198,14 +198,22 @@ typedef struct {
 	uint64_t max_download_bytes; /**< an archive or a clone (64 MiB) */
 	long timeout_ms;             /**< a download or a clone (300 s) */
 	skit_install_invalid_cb on_invalid; /**< may be NULL */
+	/** HTTP headers ("Name: value", at most 8) sent with the download
+	 *  of a URL source and with an https clone, to the source's own
+	 *  origin only (never to a redirect elsewhere), e.g. an
+	 *  "Authorization: Bearer …" header. Never stored nor shown. */
+	const char *const *headers;
+	size_t header_count;
 } skit_install_options;
 
 #define SKIT_INSTALL_OPTIONS_VERSION 1
-#define SKIT_INSTALL_OPTIONS_INIT                                            \
- {                                                                           \
-  SKIT_INSTALL_OPTIONS_VERSION, 0, NULL, 0, NULL, NULL, NULL, 0, 0, 0, 0, 0, \
-	  NULL                                                               \
+/* clang-format off */
+#define SKIT_INSTALL_OPTIONS_INIT                                         \
+ {                                                                        \
+  SKIT_INSTALL_OPTIONS_VERSION, 0, NULL, 0, NULL, NULL, NULL, 0, 0, 0, 0, \
+  0, NULL, NULL, 0                                                        \
  }
+/* clang-format on */
 
 /** The outcome of an install, update or uninstall. */
 typedef struct skit_install_result skit_install_result;
@@ -227,6 +235,9 @@ SKIT_EXTERN void skit_install_result_free(skit_install_result *r);
  *  - a git URL (`https://…`, `ssh://…`, `git@host:path`, `file://…`, or
  *    any of these after `git+`), cloned with `--depth 1`, with `#ref`
  *    (branch, tag or commit) and `//subdir` suffixes.
+ * Credentials in a URL (`https://user:token@host/…`) are used to fetch
+ * it and never recorded in the lock, the result or a message; see also
+ * skit_install_options.headers and `~/.netrc` (docs/install.md).
  * Skills are checked with the loading rules (SKIT_INSTALL_STRICT:
  * conformance); a source holding a skill that cannot be loaded is
  * refused, every such skill reported through on_invalid, unless
@@ -266,6 +277,44 @@ SKIT_EXTERN int skit_install_from_lock(const char *root, const char *lock_path,
  */
 SKIT_EXTERN int skit_uninstall(const char *root, const char *name,
                                skit_error *err);
+
+/**
+ * Remove the skills `names[0..n)` from `root` and from its lock, in one
+ * transaction: every name is checked first, and a name that is not a
+ * skill name or given twice (SKIT_EUSAGE) or not installed
+ * (SKIT_ENOTFOUND, naming it) removes nothing. A crash leaves all of
+ * them installed or none (the next command that locks the root
+ * finishes or undoes it). skit_uninstall() is this with one name.
+ */
+SKIT_EXTERN int skit_uninstall_names(const char *root, const char *const *names,
+                                     size_t n, skit_error *err);
+
+/**
+ * A transaction that a command left unfinished in a root: it died, or
+ * the machine stopped, between creating its staging folder and removing
+ * it. The next command that locks the root (install, uninstall, update,
+ * verify) recovers it.
+ */
+typedef struct {
+	char staging[32]; /**< the staging folder's name in the root */
+	/** It had begun moving skills (its journal was written). */
+	bool moved;
+	/** The lock file already records its outcome: recovery keeps the
+	 *  new state and only removes the folder. Otherwise recovery undoes
+	 *  every move it made. */
+	bool committed;
+} skit_unfinished_txn;
+
+/**
+ * Find the transactions left unfinished in `root`, without taking its
+ * lock or changing anything. A command at work right now (it holds the
+ * lock) is not one of them: then none is reported. A missing root has
+ * none. `*out` (free it with skit_free()) receives `*count` entries, or
+ * NULL when there are none.
+ */
+SKIT_EXTERN int skit_root_unfinished(const char *root,
+                                     skit_unfinished_txn **out, size_t *count,
+                                     skit_error *err);
 
 /* ---------------------------------------------------------------- */
 /* The lock and verification                                         */

@@ -53,8 +53,19 @@ static void help(void)
 	       "records (the root's\n"
 	       "                      own, or LOCKFILE); files must hash "
 	       "as recorded\n"
+	       "  --header 'NAME: VALUE'\n"
+	       "                      send this HTTP header with the "
+	       "download or the https\n"
+	       "                      clone, to the source's own host only "
+	       "(repeatable, 8 at\n"
+	       "                      most; never stored), e.g. "
+	       "'Authorization: Bearer TOKEN'\n"
 	       "  --json              print the plan as JSON\n"
 	       "  -h, --help          show this help\n\n"
+	       "Credentials: user:token@ in a URL is used to fetch it and "
+	       "never stored in\nthe lock nor printed; ~/.netrc is read "
+	       "for downloads; --header sends a\ntoken without writing it "
+	       "anywhere.\n\n"
 	       "Exit status: 0 installed, 1 refused or failed (nothing "
 	       "changed), 2 usage.\n");
 }
@@ -95,13 +106,14 @@ int cmd_install(int argc, char **argv)
 		{ "strict", no_argument, NULL, 's' },
 		{ "skip-invalid", no_argument, NULL, 'S' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "header", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	skit_install_options opts = SKIT_INSTALL_OPTIONS_INIT;
 	struct invalid_ctx ic = { false, false, 0 };
 	struct cli_scope scope = { 0 };
-	const char *trust[64];
+	const char *trust[64], *headers[8];
 	skit_install_result *res = NULL;
 	skit_error err = { 0 };
 	bool from_lock = false, json = false;
@@ -142,6 +154,13 @@ int cmd_install(int argc, char **argv)
 		case 'S':
 			opts.flags |= SKIT_INSTALL_SKIP_INVALID;
 			break;
+		case 'H':
+			if (opts.header_count == SKIT_ARRAY_SIZE(headers))
+				return cli_usage_error(argv[0],
+				                       "too many --header "
+				                       "options (8 at most)");
+			headers[opts.header_count++] = optarg;
+			break;
 		case 'j':
 			json = true;
 			break;
@@ -164,6 +183,7 @@ int cmd_install(int argc, char **argv)
 		return cli_usage_error(argv[0], "--require-signature needs "
 		                                "--trust PUBKEY");
 	opts.trusted_keys = trust;
+	opts.headers = headers;
 	if (isatty(STDERR_FILENO))
 		opts.on_progress = progress;
 	ic.skip = opts.flags & SKIT_INSTALL_SKIP_INVALID;

@@ -28,10 +28,15 @@ static void help(void)
 	       "  --installed         list what 'skit install' put in the "
 	       "project and user\n"
 	       "                      skills folders (or --root DIR): "
-	       "source, version, time\n"
+	       "source, version, time;\n"
+	       "                      and warn of a transaction a dead "
+	       "command left\n"
 	       "  --scope SCOPE       with --installed: only project or "
 	       "user\n"
-	       "  --json              print a JSON array of entries\n" CLI_ROOTS_HELP
+	       "  --json              print a JSON array of entries (with "
+	       "--installed: an\n"
+	       "                      object of \"skills\" and "
+	       "\"unfinished\")\n" CLI_ROOTS_HELP
 	       "  -h, --help          show this help\n\n"
 	       "When skills were skipped or loaded with warnings, one line on "
 	       "stderr says\nhow many (not with --json, whose entries say "

@@ -15,9 +15,13 @@ static void help(void)
 	printf("usage: skit uninstall [options] NAME...\n\n"
 	       "Remove the skills NAME from the skills folder and its lock "
 	       "file. A skill\nfolder that is a symbolic link loses the "
-	       "link only; nothing is followed.\n\n"
+	       "link only; nothing is followed.\n"
+	       "All the NAMEs go in one transaction: every one is checked "
+	       "first, and if one\nis not installed nothing is removed.\n\n"
 	       "Options:\n" CLI_SCOPE_HELP
-	       "  -h, --help          show this help\n");
+	       "  -h, --help          show this help\n\n"
+	       "Exit status: 0 removed, 1 failed (nothing changed), 2 usage "
+	       "or a NAME that\nis not installed (nothing changed).\n");
 }
 
 int cmd_uninstall(int argc, char **argv)
@@ -53,14 +57,16 @@ int cmd_uninstall(int argc, char **argv)
 	status = cli_scope_root(&scope, &root, &label, argv[0]);
 	if (status != CLI_OK)
 		return status;
-	for (int i = optind; i < argc; i++) {
-		rc = skit_uninstall(root, argv[i], &err);
-		if (rc < 0) {
-			cli_error(argv[0], "%s", err.message);
-			status = rc == SKIT_EUSAGE ? CLI_USAGE : CLI_FAIL;
-			continue;
-		}
-		printf("Uninstalled %s from %s (%s)\n", argv[i], root, label);
+	rc = skit_uninstall_names(root, (const char *const *)argv + optind,
+	                          (size_t)(argc - optind), &err);
+	if (rc < 0) {
+		cli_error(argv[0], "%s", err.message);
+		status = rc == SKIT_EUSAGE || rc == SKIT_ENOTFOUND ? CLI_USAGE
+		                                                   : CLI_FAIL;
+	} else {
+		for (int i = optind; i < argc; i++)
+			printf("Uninstalled %s from %s (%s)\n", argv[i], root,
+			       label);
 	}
 	skitx_free(root);
 	return status;

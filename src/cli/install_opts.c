@@ -183,13 +183,58 @@ void cli_print_plan_json(const skit_install_result *r, bool dry_run)
 	json_decref(doc);
 }
 
+/*
+ * The transactions a dead command left in `root`: into `arr` (JSON) or
+ * as a warning on stderr. Nothing is recovered here (list takes no
+ * lock): the next command that locks the root does it.
+ */
+static void list_unfinished(const char *root, const char *label, json_t *arr,
+                            const char *verb)
+{
+	skit_unfinished_txn *v = NULL;
+	skit_error err = { 0 };
+	size_t n = 0;
+
+	if (skit_root_unfinished(root, &v, &n, &err) < 0) {
+		cli_error(verb, "warning: %s", err.message);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *outcome = v[i].committed ? "finished"
+		                      : v[i].moved   ? "rolled back"
+		                                     : "removed";
+
+		if (arr) {
+			json_array_append_new(
+			        arr,
+			        json_pack("{s:s, s:s, s:s, s:b, s:b, s:s}",
+			                  "root", root, "scope", label,
+			                  "staging", v[i].staging, "moved",
+			                  v[i].moved, "committed",
+			                  v[i].committed, "recovery", outcome));
+			continue;
+		}
+		cli_error(
+		        verb,
+		        "warning: %s (%s): a transaction was left unfinished (%s); the "
+		        "next command that locks this folder (install, "
+		        "uninstall, update or verify) recovers it: %s",
+		        root, label, v[i].staging,
+		        v[i].committed ? "the change is kept"
+		        : v[i].moved   ? "every move is rolled back"
+		                       : "nothing had moved");
+	}
+	skit_free(v);
+}
+
 /* One root's lock entries into `arr` (JSON) or onto stdout (text). */
 static int list_root(const char *root, const char *label, json_t *arr,
-                     const char *verb)
+                     json_t *pending, const char *verb)
 {
 	skit_lock *lock = NULL;
 	skit_error err = { 0 };
 
+	list_unfinished(root, label, pending, verb);
 	if (skit_lock_read(&lock, root, &err) < 0) {
 		cli_error(verb, "%s", err.message);
 		return CLI_FAIL;
@@ -236,11 +281,13 @@ int cli_list_installed(const char *const *roots, int nroots, const char *scope,
                        bool json, const char *verb)
 {
 	json_t *arr = json ? json_array() : NULL;
+	json_t *pending = json ? json_array() : NULL;
 	int status = CLI_OK;
 
 	if (nroots) {
 		for (int i = 0; i < nroots && status == CLI_OK; i++)
-			status = list_root(roots[i], "root", arr, verb);
+			status =
+			        list_root(roots[i], "root", arr, pending, verb);
 	} else {
 		static const char *const scopes[] = { "project", "user" };
 
@@ -271,17 +318,20 @@ int cli_list_installed(const char *const *roots, int nroots, const char *scope,
 					path = p;
 			}
 			if (path)
-				status = list_root(path, scopes[i], arr, verb);
+				status = list_root(path, scopes[i], arr,
+				                   pending, verb);
 			skit_registry_free(reg);
 		}
 	}
 	if (arr) {
-		char *text = json_dumps(arr, JSON_INDENT(2));
+		json_t *doc = json_pack("{s:o, s:o}", "skills", arr,
+		                        "unfinished", pending);
+		char *text = doc ? json_dumps(doc, JSON_INDENT(2)) : NULL;
 
 		if (status == CLI_OK && text)
 			puts(text);
 		free(text);
-		json_decref(arr);
+		json_decref(doc);
 	}
 	return status;
 }

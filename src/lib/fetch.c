@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #include <curl/curl.h>
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 
 #include "lib/digest.h"
@@ -100,6 +101,154 @@ static void shown_url(char *out, size_t size, const char *url)
 		o += 3;
 	}
 	out[o] = '\0';
+}
+
+/*
+ * The userinfo of `url` ("user:pass" in "scheme://user:pass@host/..."):
+ * [*start, *at), `*at` on the '@'. False when there is none.
+ */
+static bool userinfo_span(const char *url, const char **start, const char **at)
+{
+	const char *p = strstr(url, "://");
+
+	*at = NULL;
+	if (!p)
+		return false;
+	*start = p + 3;
+	for (p = *start; *p && *p != '/' && *p != '?' && *p != '#'; p++)
+		if (*p == '@')
+			*at = p;
+	return *at != NULL;
+}
+
+static bool http_url(const char *url)
+{
+	if (!strncmp(url, "git+", 4))
+		url += 4;
+	return !strncasecmp(url, "https://", 8) ||
+	       !strncasecmp(url, "http://", 7);
+}
+
+char *skit__url_without_credentials(const char *url)
+{
+	const char *start, *at, *cut;
+	struct skitx_buf b = SKITX_BUF_INIT;
+
+	if (!userinfo_span(url, &start, &at))
+		return skitx_strdup(url);
+	/* http(s): all of it (a token is often the user name). Others keep
+	 * the user, which ssh needs and which is no secret. */
+	if (http_url(url))
+		cut = start;
+	else if (!(cut = memchr(start, ':', (size_t)(at - start))))
+		return skitx_strdup(url);
+	if (skitx_buf_add(&b, url, (size_t)(cut - url)) < 0 ||
+	    skitx_buf_puts(&b, http_url(url) ? at + 1 : at) < 0) {
+		skitx_buf_release(&b);
+		return NULL;
+	}
+	return skitx_buf_detach(&b, NULL);
+}
+
+bool skit__url_has_credentials(const char *url)
+{
+	char *bare = skit__url_without_credentials(url);
+	bool had = !bare || strcmp(bare, url);
+
+	skitx_free(bare);
+	return had;
+}
+
+int skit__fetch_header_check(const char *h, skit_error *err)
+{
+	const char *colon = strchr(h, ':');
+	size_t len = strlen(h);
+
+	if (!colon || colon == h || len > SKIT__FETCH_HEADER_MAX)
+		return skit__error_set(err, SKIT_EUSAGE, 0,
+		                       "a header is \"Name: value\" (at most "
+		                       "%d bytes)",
+		                       SKIT__FETCH_HEADER_MAX);
+	for (const char *p = h; p < colon; p++)
+		if (!strchr("!#$%&'*+-.^_`|~", *p) &&
+		    !((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') ||
+		      (*p >= 'A' && *p <= 'Z')))
+			return skit__error_set(
+			        err, SKIT_EUSAGE, 0,
+			        "header name \"%.*s\": not a "
+			        "valid name",
+			        (int)(colon - h > 64 ? 64 : colon - h), h);
+	/* No CR or LF: one header could smuggle in another, or a request. */
+	for (const char *p = colon; *p; p++)
+		if ((unsigned char)*p < 0x20 && *p != '\t')
+			return skit__error_set(
+			        err, SKIT_EUSAGE, 0,
+			        "header %.*s: a control "
+			        "character in its value",
+			        (int)(colon - h > 64 ? 64 : colon - h), h);
+	return 0;
+}
+
+/*
+ * "scheme://host:port" of `url`, lower-cased by curl, with the default
+ * port filled in: two URLs with the same origin may share credentials.
+ * NULL when it does not parse.
+ */
+static char *origin_of(const char *url)
+{
+	CURLU *u = curl_url();
+	char *scheme = NULL, *host = NULL, *port = NULL, *out = NULL;
+	struct skitx_buf b = SKITX_BUF_INIT;
+
+	if (u &&
+	    !curl_url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) &&
+	    !curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) &&
+	    !curl_url_get(u, CURLUPART_HOST, &host, 0) &&
+	    !curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT)) {
+		for (char *p = host; *p; p++)
+			if (*p >= 'A' && *p <= 'Z')
+				*p = (char)(*p - 'A' + 'a');
+		if (skitx_buf_printf(&b, "%s://%s:%s", scheme, host, port) == 0)
+			out = skitx_buf_detach(&b, NULL);
+	}
+	skitx_buf_release(&b);
+	curl_free(scheme);
+	curl_free(host);
+	curl_free(port);
+	curl_url_cleanup(u);
+	return out;
+}
+
+/* The user and password of `url`, %-decoded (each NULL when absent). */
+static void url_credentials(const char *url, char **user, char **pass)
+{
+	CURLU *u = curl_url();
+	char *v = NULL;
+
+	*user = *pass = NULL;
+	if (!u ||
+	    curl_url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME)) {
+		curl_url_cleanup(u);
+		return;
+	}
+	if (!curl_url_get(u, CURLUPART_USER, &v, CURLU_URLDECODE)) {
+		*user = skitx_strdup(v);
+		curl_free(v);
+		v = NULL;
+	}
+	if (!curl_url_get(u, CURLUPART_PASSWORD, &v, CURLU_URLDECODE)) {
+		*pass = skitx_strdup(v);
+		curl_free(v);
+	}
+	curl_url_cleanup(u);
+}
+
+static void free_secret(char *s)
+{
+	if (s) {
+		OPENSSL_cleanse(s, strlen(s));
+		skitx_free(s);
+	}
 }
 
 /* ---- downloads ---------------------------------------------------------- */
@@ -288,6 +437,9 @@ static int set_options(CURL *c, struct dl *d, char *errbuf)
 	SET(CURLOPT_XFERINFOFUNCTION, on_xfer);
 	SET(CURLOPT_XFERINFODATA, d);
 	SET(CURLOPT_USERAGENT, "skit/" SKIT_VERSION);
+	/* Credentials may come from ~/.netrc (by host, so a redirect to
+	 * another host gets that host's, or none). */
+	SET(CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
 	/* No Accept-Encoding: the bytes hashed and capped are the bytes
 	 * served, with no decompression in between. */
 	if (d->max_bytes < (uint64_t)INT64_MAX)
@@ -296,10 +448,42 @@ static int set_options(CURL *c, struct dl *d, char *errbuf)
 	return rc == CURLE_OK ? 0 : (int)rc;
 }
 
+/*
+ * Credentials go only to the origin the user named: the URL's own user
+ * and password, and the headers given. A redirect elsewhere gets
+ * neither (it may still get its own host's ~/.netrc entry).
+ */
+static int set_auth(CURL *c, bool same_origin, const char *user,
+                    const char *pass, struct curl_slist *headers)
+{
+	CURLcode rc;
+
+	rc = curl_easy_setopt(c, CURLOPT_USERNAME, same_origin ? user : NULL);
+	if (rc == CURLE_OK)
+		rc = curl_easy_setopt(c, CURLOPT_PASSWORD,
+		                      same_origin && user ? (pass ? pass : "")
+		                                          : NULL);
+	if (rc == CURLE_OK)
+		rc = curl_easy_setopt(c, CURLOPT_HTTPHEADER,
+		                      same_origin ? headers : NULL);
+	return rc == CURLE_OK ? 0 : SKIT_ENOMEM;
+}
+
 int skit__fetch_url(const char *url, int fd, uint64_t max_bytes,
                     long timeout_ms, skit__fetch_progress progress, void *ud,
                     char sha256_hex[65], skit_error *err)
 {
+	return skit__fetch_url_auth(url, NULL, 0, fd, max_bytes, timeout_ms,
+	                            progress, ud, sha256_hex, err);
+}
+
+int skit__fetch_url_auth(const char *url, const char *const *headers,
+                         size_t nheaders, int fd, uint64_t max_bytes,
+                         long timeout_ms, skit__fetch_progress progress,
+                         void *ud, char sha256_hex[65], skit_error *err)
+{
+	struct curl_slist *hlist = NULL;
+	char *user = NULL, *pass = NULL, *origin0 = NULL;
 	char errbuf[CURL_ERROR_SIZE], shown[SHOWN_URL_MAX + 8];
 	char what[2 * SHOWN_URL_MAX + 64], next_shown[SHOWN_URL_MAX + 8];
 	struct dl d;
@@ -324,16 +508,38 @@ int skit__fetch_url(const char *url, int fd, uint64_t max_bytes,
 	error = check_url(url, what, err);
 	if (error < 0)
 		return error;
+	if (nheaders > SKIT__FETCH_MAX_HEADERS)
+		return skit__error_set(err, SKIT_EUSAGE, 0,
+		                       "more than %d headers",
+		                       SKIT__FETCH_MAX_HEADERS);
+	for (size_t i = 0; i < nheaders; i++) {
+		error = skit__fetch_header_check(headers[i], err);
+		if (error < 0)
+			return error;
+	}
 	if (pthread_once(&curl_once, curl_init_once) ||
 	    curl_init_rc != CURLE_OK)
 		return skit__error_set(err, SKIT_EIO, 0,
 		                       "libcurl: global initialisation failed");
-	current = skitx_strdup(url);
+	/* The URL requested never carries the credentials, so that no
+	 * message of curl's can show them. */
+	url_credentials(url, &user, &pass);
+	current = skit__url_without_credentials(url);
+	origin0 = current ? origin_of(current) : NULL;
 	d.easy = curl_easy_init();
 	d.md = EVP_MD_CTX_new();
-	if (!current || !d.easy || !d.md) {
+	if (!current || !origin0 || !d.easy || !d.md) {
 		error = skit__error_oom(err);
 		goto out;
+	}
+	for (size_t i = 0; i < nheaders; i++) {
+		struct curl_slist *l = curl_slist_append(hlist, headers[i]);
+
+		if (!l) {
+			error = skit__error_oom(err);
+			goto out;
+		}
+		hlist = l;
 	}
 	if (EVP_DigestInit_ex(d.md, EVP_sha256(), NULL) != 1) {
 		error = skit__error_set(err, SKIT_EIO, 0,
@@ -358,6 +564,16 @@ int skit__fetch_url(const char *url, int fd, uint64_t max_bytes,
 		errbuf[0] = '\0';
 		d.non2xx = false;
 		d.dropped = 0;
+		{
+			char *o = origin_of(current);
+			bool same = o && !strcmp(o, origin0);
+
+			skitx_free(o);
+			if (set_auth(d.easy, same, user, pass, hlist) < 0) {
+				error = skit__error_oom(err);
+				goto out;
+			}
+		}
 		if (curl_easy_setopt(d.easy, CURLOPT_URL, current) !=
 		            CURLE_OK ||
 		    curl_easy_setopt(d.easy, CURLOPT_TIMEOUT_MS, left) !=
@@ -453,8 +669,12 @@ int skit__fetch_url(const char *url, int fd, uint64_t max_bytes,
 out:
 	if (d.easy)
 		curl_easy_cleanup(d.easy);
+	curl_slist_free_all(hlist);
 	EVP_MD_CTX_free(d.md);
 	skitx_free(current);
+	skitx_free(origin0);
+	free_secret(user);
+	free_secret(pass);
 	return error;
 }
 
@@ -597,7 +817,9 @@ bad:
 
 /* ---- git: the environment ----------------------------------------------- */
 
-#define ENV_MAX 24
+/* The fixed variables, the proxies, SSH_AUTH_SOCK, and GIT_CONFIG_COUNT
+ * with a key and a value per header. */
+#define ENV_MAX (24 + 1 + 2 * (SKIT__FETCH_MAX_HEADERS + 1))
 
 struct genv {
 	char *v[ENV_MAX + 1]; /* NULL-ended */
@@ -671,6 +893,67 @@ static int env_build(struct genv *e, const char *proto)
 		v = getenv("SSH_AUTH_SOCK");
 		if (v)
 			error = env_add(e, "SSH_AUTH_SOCK", v);
+	}
+	return error;
+}
+
+/*
+ * Credentials for an https clone, as git configuration in the
+ * environment (GIT_CONFIG_COUNT, _KEY_n, _VALUE_n), never in argv where
+ * any user can read them: each header as http.<origin>/.extraHeader, so
+ * that git sends it to the repository's own host only, and the URL's
+ * user and password as one more, "Authorization: Basic ...", since the
+ * URL handed to git has them stripped.
+ */
+static int env_add_auth(struct genv *e, const char *url, const char *bare,
+                        const char *const *headers, size_t nheaders)
+{
+	char key[GIT_URL_MAX + 64], num[48], *user = NULL, *pass = NULL;
+	const char *host = bare + 8; /* after "https://" */
+	size_t n = 0, hostlen = strcspn(host, "/?#");
+	int error = 0;
+
+	snprintf(key, sizeof(key), "http.https://%.*s/.extraHeader",
+	         (int)hostlen, host);
+	url_credentials(url, &user, &pass);
+	for (size_t i = 0; !error && i <= nheaders; i++) {
+		struct skitx_buf v = SKITX_BUF_INIT;
+
+		if (i == nheaders) {
+			unsigned char b64[4 * ((GIT_URL_MAX + 2) / 3) + 8];
+			char plain[GIT_URL_MAX + 2];
+			int len;
+
+			if (!user)
+				break;
+			len = snprintf(plain, sizeof(plain), "%s:%s", user,
+			               pass ? pass : "");
+			if (len < 0 || (size_t)len >= sizeof(plain))
+				break;
+			EVP_EncodeBlock(b64, (const unsigned char *)plain, len);
+			OPENSSL_cleanse(plain, sizeof(plain));
+			error = skitx_buf_printf(&v, "Authorization: Basic %s",
+			                         (const char *)b64);
+			OPENSSL_cleanse(b64, sizeof(b64));
+		} else {
+			error = skitx_buf_puts(&v, headers[i]);
+		}
+		snprintf(num, sizeof(num), "GIT_CONFIG_KEY_%zu", n);
+		if (!error)
+			error = env_add(e, num, key);
+		snprintf(num, sizeof(num), "GIT_CONFIG_VALUE_%zu", n);
+		if (!error)
+			error = env_add(e, num, skitx_buf_cstr(&v));
+		n++;
+		if (v.ptr)
+			OPENSSL_cleanse(v.ptr, v.len);
+		skitx_buf_release(&v);
+	}
+	free_secret(user);
+	free_secret(pass);
+	if (!error && n) {
+		snprintf(num, sizeof(num), "%zu", n);
+		error = env_add(e, "GIT_CONFIG_COUNT", num);
 	}
 	return error;
 }
@@ -1106,6 +1389,17 @@ int skit__git_clone(const char *url, const char *ref, const char *dest,
                     uint64_t max_bytes, long timeout_ms, char commit[41],
                     skit_error *err)
 {
+	return skit__git_clone_auth(url, NULL, 0, ref, dest, max_bytes,
+	                            timeout_ms, commit, err);
+}
+
+int skit__git_clone_auth(const char *given, const char *const *headers,
+                         size_t nheaders, const char *ref, const char *dest,
+                         uint64_t max_bytes, long timeout_ms, char commit[41],
+                         skit_error *err)
+{
+	char *bare = NULL;
+	const char *url;
 	char shown[SHOWN_URL_MAX + 8], what[SHOWN_URL_MAX + 64];
 	char allow[64], sha[41], out[GIT_OUT_MAX];
 	const char *argv[48], *proto = NULL;
@@ -1117,38 +1411,64 @@ int skit__git_clone(const char *url, const char *ref, const char *dest,
 	bool by_commit;
 	int error;
 
-	assert(url && dest && commit);
+	assert(given && dest && commit);
 	commit[0] = '\0';
 	if (!ref)
 		ref = "";
-	shown_url(shown, sizeof(shown), url);
-	error = check_git_url(url, &proto, err);
+	shown_url(shown, sizeof(shown), given);
+	error = check_git_url(given, &proto, err);
 	if (error < 0)
 		return error;
-	if (*ref) {
-		error = check_ref(ref, err);
+	if (nheaders > SKIT__FETCH_MAX_HEADERS)
+		return skit__error_set(err, SKIT_EUSAGE, 0,
+		                       "more than %d headers",
+		                       SKIT__FETCH_MAX_HEADERS);
+	for (size_t i = 0; i < nheaders; i++) {
+		error = skit__fetch_header_check(headers[i], err);
 		if (error < 0)
 			return error;
 	}
+	/* git gets the URL without its credentials (https: they travel as
+	 * a header, see env_add_auth; ssh: a password is dropped, as git
+	 * could not use it without a prompt). */
+	bare = skit__url_without_credentials(given);
+	if (!bare)
+		return skit__error_oom(err);
+	url = bare;
+	if (*ref) {
+		error = check_ref(ref, err);
+		if (error < 0)
+			goto out;
+	}
 	by_commit = is_commit_id(ref);
-	if (!*dest)
-		return skit__error_set(err, SKIT_EUSAGE, 0,
-		                       "git clone: empty destination");
-	if (!lstat(dest, &st))
-		return skit__error_set(err, SKIT_EEXISTS, 0,
-		                       "git clone: %s already exists", dest);
+	if (!*dest) {
+		error = skit__error_set(err, SKIT_EUSAGE, 0,
+		                        "git clone: empty destination");
+		goto out;
+	}
+	if (!lstat(dest, &st)) {
+		error = skit__error_set(err, SKIT_EEXISTS, 0,
+		                        "git clone: %s already exists", dest);
+		goto out;
+	}
 	if (timeout_ms <= 0)
 		timeout_ms = DEFAULT_TIMEOUT_MS;
 
 	git = find_git(&error);
-	if (error < 0)
-		return skit__error_oom(err);
-	if (!git)
-		return skit__error_set(
+	if (error < 0) {
+		error = skit__error_oom(err);
+		goto out;
+	}
+	if (!git) {
+		error = skit__error_set(
 		        err, SKIT_EIO, 0,
 		        "git clone %s: git is not installed (not found on PATH)",
 		        shown);
-	if (env_build(&env, proto) < 0) {
+		goto out;
+	}
+	if (env_build(&env, proto) < 0 ||
+	    (!strcmp(proto, "https") &&
+	     env_add_auth(&env, given, bare, headers, nheaders) < 0)) {
 		error = skit__error_oom(err);
 		goto out;
 	}
@@ -1286,7 +1606,11 @@ int skit__git_clone(const char *url, const char *ref, const char *dest,
 	if (error < 0)
 		commit[0] = '\0';
 out:
+	for (size_t i = 0; i < env.n; i++)
+		if (!strncmp(env.v[i], "GIT_CONFIG_VALUE_", 17))
+			OPENSSL_cleanse(env.v[i], strlen(env.v[i]));
 	env_release(&env);
 	skitx_free(git);
+	skitx_free(bare);
 	return error;
 }

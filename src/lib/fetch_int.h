@@ -9,15 +9,43 @@
 #ifndef SKIT_LIB_FETCH_INT_H
 #define SKIT_LIB_FETCH_INT_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "skit/common.h"
+
+/* Headers an install may send with a download or an https clone. */
+#define SKIT__FETCH_MAX_HEADERS 8
+#define SKIT__FETCH_HEADER_MAX  8192 /* bytes in one "Name: value" */
+
+/*
+ * `url` without credentials, as the lock records it and messages show
+ * it: an http(s) URL (also after "git+") loses its whole userinfo
+ * ("https://user:token@host/x" becomes "https://host/x"); another
+ * scheme keeps its user and loses only ":password" (ssh needs the
+ * user, which is no secret). Anything else is copied as it is. NULL
+ * when out of memory.
+ */
+char *skit__url_without_credentials(const char *url);
+/* Does `url` carry what skit__url_without_credentials() strips? */
+bool skit__url_has_credentials(const char *url);
+
+/* Is `h` one "Name: value" header (a token name, no CR, LF or other
+ * control character)? SKIT_EUSAGE naming it otherwise. */
+int skit__fetch_header_check(const char *h, skit_error *err);
 
 /* Download progress: `total` is 0 when the size is unknown. */
 typedef void (*skit__fetch_progress)(void *ud, uint64_t done, uint64_t total);
 
 /*
  * Download `url` into the open, empty, writable file `fd`.
+ *  - Credentials: the URL's user and password (the URL requested has
+ *    them stripped), and `headers[0..nheaders)` ("Name: value", checked
+ *    by skit__fetch_header_check()), go to the URL's own origin
+ *    (scheme, host and port) only, never to a redirect elsewhere.
+ *    ~/.netrc is read too (CURLOPT_NETRC optional: by host; the URL's
+ *    own credentials win).
  *  - Schemes: https; http only when the host is 127.0.0.1, ::1 or
  *    localhost (SKIT_EUNSAFE otherwise, naming the rule; a URL that does
  *    not parse is SKIT_EINVALID). Redirects are followed (at most 5,
@@ -36,6 +64,11 @@ typedef void (*skit__fetch_progress)(void *ud, uint64_t done, uint64_t total);
  * at the end with done == total. Never follows a proxy from the
  * environment for localhost.
  */
+int skit__fetch_url_auth(const char *url, const char *const *headers,
+                         size_t nheaders, int fd, uint64_t max_bytes,
+                         long timeout_ms, skit__fetch_progress progress,
+                         void *ud, char sha256_hex[65], skit_error *err);
+/* skit__fetch_url_auth() without headers. */
 int skit__fetch_url(const char *url, int fd, uint64_t max_bytes,
                     long timeout_ms, skit__fetch_progress progress, void *ud,
                     char sha256_hex[65], skit_error *err);
@@ -68,10 +101,19 @@ int skit__fetch_url(const char *url, int fd, uint64_t max_bytes,
  *    once it passes 2 * max_bytes + 1 MiB.
  *  - git's failure: SKIT_EIO with git's first "fatal:"/"error:" line of
  *    its last 400 bytes of stderr, else its last non-empty line.
+ *  - Credentials (https only): `headers` and the URL's user and
+ *    password go to git as http.<origin>/.extraHeader settings in its
+ *    environment, never in its argv; the URL git is given has them
+ *    stripped. For ssh a password in the URL is dropped.
  * `commit` (41 bytes) receives the checked-out commit id ("" on
  * failure). On failure `dest` may be left half-made: the caller removes
  * it (with the rest of its staging folder).
  */
+int skit__git_clone_auth(const char *url, const char *const *headers,
+                         size_t nheaders, const char *ref, const char *dest,
+                         uint64_t max_bytes, long timeout_ms, char commit[41],
+                         skit_error *err);
+/* skit__git_clone_auth() without headers. */
 int skit__git_clone(const char *url, const char *ref, const char *dest,
                     uint64_t max_bytes, long timeout_ms, char commit[41],
                     skit_error *err);

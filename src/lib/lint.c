@@ -26,6 +26,7 @@
 #include "util/path.h"
 #include "util/utf8.h"
 #include "util/vec.h"
+#include "lib/winnames.h"
 
 #define BODY_MAX_LINES    500
 #define BODY_MAX_TOKENS   5000
@@ -537,6 +538,27 @@ static int scan_yaml(struct skit_skill *s, struct secrets *sec,
 	return error;
 }
 
+/* ---- names Windows reserves ------------------------------------------ */
+
+/*
+ * A name like "con" or "com1" passes the spec's rules (the reference
+ * accepts it, so it stays valid), but `skit pack` and `skit install`
+ * refuse it, since no folder on Windows can carry it (winnames.h).
+ */
+static int check_reserved_name(struct skit_skill *s)
+{
+	const char *n = s->name ? s->name : s->name_raw;
+
+	if (!n || !skit__windows_reserved(n, strlen(n)))
+		return 0;
+	return skit__skill_diag(s, SKIT_SEVERITY_WARNING,
+	                        "name-windows-reserved", NULL, 0, 0,
+	                        "the name \"%s\" is a Windows device name "
+	                        "(CON, PRN, AUX, NUL, COM0-9, LPT0-9); skit "
+	                        "pack and skit install refuse it",
+	                        n);
+}
+
 /* ---- entry point ---------------------------------------------------- */
 
 /*
@@ -608,7 +630,8 @@ int skit__skill_lint(struct skit_skill *s)
 			lines++;
 	if (len)
 		lines++;
-	if (lines > BODY_MAX_LINES)
+	error = check_reserved_name(s);
+	if (!error && lines > BODY_MAX_LINES)
 		error = skit__skill_diag(s, SKIT_SEVERITY_WARNING,
 		                         "body-too-long", NULL, 0, 0,
 		                         "the body is %zu lines; keep it under "

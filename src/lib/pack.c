@@ -39,6 +39,7 @@
 #include "util/alloc.h"
 #include "util/fs.h"
 #include "util/path.h"
+#include "winnames.h"
 
 void skit__limits_init(struct skit__limits *l, const skit_install_options *o)
 {
@@ -275,7 +276,10 @@ static bool archive_url(const char *url)
 	       (n > 6 && !strncasecmp(url + n - 6, ".skill", 6));
 }
 
-static int parse_source(struct source *s, const char *given, skit_error *err)
+/* `given` is parsed; `shown` (`given` without credentials) is what
+ * messages quote. */
+static int parse_source(struct source *s, const char *given, const char *shown,
+                        skit_error *err)
 {
 	bool git = false;
 	const char *u = given;
@@ -318,7 +322,7 @@ static int parse_source(struct source *s, const char *given, skit_error *err)
 		if (!s->loc || (sub && !s->subdir))
 			return skit__error_oom(err);
 		if (s->subdir && *s->subdir &&
-		    skit__pack_name_check(s->subdir, strlen(s->subdir), given,
+		    skit__pack_name_check(s->subdir, strlen(s->subdir), shown,
 		                          err) < 0)
 			return SKIT_EUNSAFE;
 		return 0;
@@ -328,7 +332,7 @@ static int parse_source(struct source *s, const char *given, skit_error *err)
 		                       "%s: unsupported source (use a zip or "
 		                       ".skill file, a folder, an https:// URL "
 		                       "of a zip, or a git URL)",
-		                       given);
+		                       shown);
 	if (stat(u, &st) < 0)
 		return skit__error_set(err, SKIT_ENOTFOUND, 0, "%s: %s", given,
 		                       strerror(errno));
@@ -356,7 +360,10 @@ static int parse_source(struct source *s, const char *given, skit_error *err)
 /* ---- one request: a source, what to take from it, what to expect ---- */
 
 struct request {
-	const char *source;      /* as given, or as the lock records it */
+	const char *source;      /* as given (credentials stripped: see
+	                          * run()), or as the lock records it */
+	const char *given;       /* as given, credentials and all */
+	char *bare;              /* `source` when it had to be stripped */
 	const char *pin;         /* git commit to use instead of #ref */
 	const char *const *only; /* skill names to take; NULL: all */
 	size_t nonly;
@@ -366,7 +373,8 @@ struct request {
 	struct skit__staged st;
 	char resolved[80];
 	char signed_by[SKIT__KEY_ID_LEN + 1];
-	char dir[24]; /* its folder in staging */
+	char dir[24];          /* its folder in staging */
+	char where[4096 + 64]; /* that folder's path, for errors */
 };
 
 struct ctx {
@@ -420,10 +428,11 @@ static int fetch(struct ctx *c, struct request *q, const struct source *s,
 		if (fd < 0)
 			return skit__error_set(err, SKIT_EIO, 0, "%s: %s",
 			                       q->source, strerror(errno));
-		rc = skit__fetch_url(s->loc, fd, c->lim.download,
-		                     c->lim.timeout_ms,
-		                     o ? o->on_progress : NULL,
-		                     o ? o->userdata : NULL, hex, err);
+		rc = skit__fetch_url_auth(s->loc, o ? o->headers : NULL,
+		                          o ? o->header_count : 0, fd,
+		                          c->lim.download, c->lim.timeout_ms,
+		                          o ? o->on_progress : NULL,
+		                          o ? o->userdata : NULL, hex, err);
 		if (!rc) {
 			snprintf(q->resolved, sizeof(q->resolved), "sha256:%s",
 			         hex);
@@ -439,9 +448,10 @@ static int fetch(struct ctx *c, struct request *q, const struct source *s,
 
 		snprintf(dest, sizeof(dest), "%s/%s/%s/.git-src", c->t.root,
 		         c->t.stage_name, q->dir);
-		rc = skit__git_clone(s->loc, q->pin ? q->pin : s->ref, dest,
-		                     c->lim.download, c->lim.timeout_ms, commit,
-		                     err);
+		rc = skit__git_clone_auth(
+		        s->loc, o ? o->headers : NULL, o ? o->header_count : 0,
+		        q->pin ? q->pin : s->ref, dest, c->lim.download,
+		        c->lim.timeout_ms, commit, err);
 		if (rc < 0)
 			return rc;
 		snprintf(q->resolved, sizeof(q->resolved), "%s", commit);
@@ -585,6 +595,19 @@ static int check_skill(const char *dir, const char *what, const char *name,
 	return 0;
 }
 
+/* A skill name Windows reserves for a device (winnames.h) cannot be a
+ * folder there: refused by pack and install alike. */
+static int reserved_skill(const char *what, const char *name, skit_error *err)
+{
+	if (!skit__windows_reserved(name, strlen(name)))
+		return 0;
+	return skit__error_set(err, SKIT_EUNSAFE, 0,
+	                       "%s: skill %s: a Windows device name (CON, "
+	                       "PRN, AUX, NUL, COM0-9, LPT0-9), which no "
+	                       "folder on Windows can have",
+	                       what, name);
+}
+
 /* ---- the manifest ---- */
 
 static int manifest_mismatch(const char *what, const char *detail,
@@ -726,7 +749,7 @@ static int stage_request(struct ctx *c, struct request *q, size_t idx,
 	int qfd = -1, rc;
 
 	snprintf(q->dir, sizeof(q->dir), "src%zu", idx);
-	rc = parse_source(&s, q->source, err);
+	rc = parse_source(&s, q->given ? q->given : q->source, q->source, err);
 	if (rc < 0)
 		goto out;
 	q->recorded = skitx_strdup(
@@ -743,11 +766,14 @@ static int stage_request(struct ctx *c, struct request *q, size_t idx,
 		                     q->source);
 		goto out;
 	}
+	snprintf(q->where, sizeof(q->where), "%s/%s/%s", c->t.root,
+	         c->t.stage_name, q->dir);
+	q->st.where = q->where;
 	if (mkdirat(c->t.stagefd, q->dir, 0700) < 0 ||
 	    (qfd = openat(c->t.stagefd, q->dir,
 	                  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) <
 	            0) {
-		rc = skit__error_set(err, SKIT_EIO, 0, "staging: %s",
+		rc = skit__error_set(err, SKIT_EIO, 0, "%s: %s", q->where,
 		                     strerror(errno));
 		goto out;
 	}
@@ -764,8 +790,12 @@ static int stage_request(struct ctx *c, struct request *q, size_t idx,
 		rc = check_skill(path, q->source, "(top level)",
 		                 c->flags & SKIT_INSTALL_STRICT, NULL, &name,
 		                 err);
-		if (rc < 0)
+		if (!rc)
+			rc = reserved_skill(q->source, name, err);
+		if (rc < 0) {
+			skitx_free(name);
 			goto out;
+		}
 		if (renameat(qfd, ".single", qfd, name) < 0) {
 			rc = skit__error_set(err, SKIT_EIO, 0, "staging %s: %s",
 			                     name, strerror(errno));
@@ -993,9 +1023,32 @@ static int run(const char *root, struct request *reqs, size_t nreq,
 		return skit__error_set(err, SKIT_EUSAGE, 0,
 		                       "a required signature needs at least "
 		                       "one trusted key");
+	if (opts && opts->header_count > SKIT__FETCH_MAX_HEADERS)
+		return skit__error_set(err, SKIT_EUSAGE, 0,
+		                       "more than %d headers",
+		                       SKIT__FETCH_MAX_HEADERS);
+	for (size_t i = 0; opts && i < opts->header_count; i++) {
+		rc = skit__fetch_header_check(opts->headers[i], err);
+		if (rc < 0)
+			return rc;
+	}
+	/* Credentials in a URL are used to fetch it, and never recorded in
+	 * the lock nor quoted in a message: from here on `source` is the
+	 * URL without them. */
+	for (size_t i = 0; i < nreq; i++) {
+		reqs[i].given = reqs[i].source;
+		if (!skit__url_has_credentials(reqs[i].source))
+			continue;
+		reqs[i].bare = skit__url_without_credentials(reqs[i].source);
+		if (!reqs[i].bare) {
+			rc = skit__error_oom(err);
+			goto restore;
+		}
+		reqs[i].source = reqs[i].bare;
+	}
 	rc = skit__txn_open(&c.t, root, mode != MODE_UPDATE, err);
 	if (rc < 0)
-		return rc;
+		goto restore;
 	r = skitx_calloc(1, sizeof(*r));
 	if (!r) {
 		rc = skit__error_oom(err);
@@ -1087,6 +1140,13 @@ out:
 		skit_install_result_free(r);
 	else
 		*out = r;
+restore:
+	for (size_t i = 0; i < nreq; i++) {
+		if (reqs[i].given)
+			reqs[i].source = reqs[i].given;
+		skitx_free(reqs[i].bare);
+		reqs[i].bare = NULL;
+	}
 	return rc;
 }
 
@@ -1238,34 +1298,70 @@ int skit_install_from_lock(const char *root, const char *lock_path,
 	return rc;
 }
 
-int skit_uninstall(const char *root, const char *name, skit_error *err)
+/*
+ * One transaction for every name: all are checked (a skill name, not
+ * given twice, installed as a folder, a link or a lock entry) before the
+ * staging folder exists, so a missing name removes nothing, and the
+ * lock's replacement commits every removal at once.
+ */
+int skit_uninstall_names(const char *root, const char *const *names, size_t n,
+                         skit_error *err)
 {
 	struct skit__txn t;
-	struct skit__txn_change ch = { SKIT__TXN_REMOVE, name };
+	struct skit__txn_change *ch = NULL;
 	struct stat st;
 	int rc;
 
-	if (!name || !skit_skill_name_ok(name))
-		return skit__error_set(err, SKIT_EUSAGE, 0,
-		                       "\"%s\" is not a skill name",
-		                       name ? name : "");
+	if (!root || !names || !n)
+		return skit__error_set(
+		        err, SKIT_EUSAGE, 0,
+		        "uninstall: a root and names are needed");
+	for (size_t i = 0; i < n; i++) {
+		if (!names[i] || !skit_skill_name_ok(names[i]))
+			return skit__error_set(err, SKIT_EUSAGE, 0,
+			                       "\"%s\" is not a skill name",
+			                       names[i] ? names[i] : "");
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(names[k], names[i]))
+				return skit__error_set(err, SKIT_EUSAGE, 0,
+				                       "%s is named twice",
+				                       names[i]);
+	}
+	ch = skitx_calloc(n, sizeof(*ch));
+	if (!ch)
+		return skit__error_oom(err);
 	rc = skit__txn_open(&t, root, false, err);
-	if (rc < 0)
+	if (rc < 0) {
+		skitx_free(ch);
 		return rc;
-	if (fstatat(t.rootfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 &&
-	    !skit__lock_find(&t.lock, name)) {
-		rc = skit__error_set(err, SKIT_ENOTFOUND, 0,
-		                     "%s is not installed in %s", name, t.root);
-		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (fstatat(t.rootfd, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0 &&
+		    !skit__lock_find(&t.lock, names[i])) {
+			rc = skit__error_set(
+			        err, SKIT_ENOTFOUND, 0,
+			        "%s is not installed in %s%s", names[i], t.root,
+			        n > 1 ? " (nothing was removed)" : "");
+			goto out;
+		}
+		ch[i].op = SKIT__TXN_REMOVE;
+		ch[i].name = names[i];
 	}
 	rc = skit__txn_stage(&t, err);
 	if (rc < 0)
 		goto out;
-	skit__lock_drop(&t.lock, name);
-	rc = skit__txn_commit(&t, &ch, 1, err);
+	for (size_t i = 0; i < n; i++)
+		skit__lock_drop(&t.lock, names[i]);
+	rc = skit__txn_commit(&t, ch, n, err);
 out:
 	skit__txn_close(&t);
+	skitx_free(ch);
 	return rc;
+}
+
+int skit_uninstall(const char *root, const char *name, skit_error *err)
+{
+	return skit_uninstall_names(root, &name, 1, err);
 }
 
 /* ---- packing ---- */
@@ -1466,6 +1562,9 @@ int skit_pack(const char *const *dirs, size_t n, const char *out_path,
 		if (rc < 0)
 			goto out;
 		skills[i].name = name;
+		rc = reserved_skill(dirs[i], name, err);
+		if (rc < 0)
+			goto out;
 		rc = check_skill(real, dirs[i], name, strict, &skills[i], NULL,
 		                 err);
 		for (size_t k = 0; !rc && k < i; k++)

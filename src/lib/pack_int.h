@@ -170,6 +170,9 @@ struct skit__staged {
 	struct skitx_buf manifest, sig;
 	bool has_manifest, has_sig;
 	bool single; /* SKILL.md at the top: staged as ".single" */
+	/* The staging folder's path, to name a file that cannot be
+	 * written (a full disk); NULL names it relative. Not owned. */
+	const char *where;
 };
 void skit__staged_release(struct skit__staged *st);
 int skit__staged_add(struct skit__staged *st, const char *name,
@@ -246,6 +249,12 @@ int skit__pskill_files_json(struct skit__pskill *s, json_t *files);
 /* Test knob: when > 0, the Nth crash point raises SIGKILL. */
 extern long skit__pack_crash_at;
 void skit__pack_crash_point(void);
+/* Test knob: when > 0, the Nth write or fsync of an install fails as if
+ * the disk were full (skit__pack_fault() returns true, errno ENOSPC). */
+extern long skit__pack_fail_at;
+bool skit__pack_fault(void);
+/* Test knob: act as a file system without RENAME_EXCHANGE. */
+extern bool skit__pack_no_exchange;
 
 struct skit__txn {
 	int rootfd, lockfd, stagefd;

@@ -34,6 +34,7 @@
 #include <jansson.h>
 
 #include "error.h"
+#include "fetch_int.h"
 #include "pack_int.h"
 #include "skit/errors.h"
 #include "skit/skill.h"
@@ -361,6 +362,22 @@ static json_t *opt_json(const char *s)
 	return s ? json_string(s) : json_null();
 }
 
+/* A source as the lock stores it: never with the credentials of a URL
+ * (a lock written before they were stripped loses them on its next
+ * write). */
+static json_t *source_json(const char *source)
+{
+	char *bare;
+	json_t *j;
+
+	if (!source)
+		return json_null();
+	bare = skit__url_without_credentials(source);
+	j = bare ? json_string(bare) : NULL;
+	skitx_free(bare);
+	return j;
+}
+
 char *skit__lock_dump(const struct skit__lockdoc *doc)
 {
 	json_t *root = json_object(), *skills = json_object();
@@ -378,7 +395,8 @@ char *skit__lock_dump(const struct skit__lockdoc *doc)
 			json_decref(files);
 			break;
 		}
-		ok = !json_object_set_new(o, "source", opt_json(s->source)) &&
+		ok = !json_object_set_new(o, "source",
+		                          source_json(s->source)) &&
 		     !json_object_set_new(o, "resolved",
 		                          opt_json(s->resolved)) &&
 		     !json_object_set_new(o, "version", opt_json(s->version)) &&
@@ -462,8 +480,20 @@ int skit_lock_read(skit_lock **out, const char *root, skit_error *err)
 		return skit__error_oom(err);
 	}
 	for (size_t i = 0; i < l->doc.n; i++) {
-		const struct skit__pskill *s = &l->doc.skills[i];
+		struct skit__pskill *s = &l->doc.skills[i];
 		skit_lock_entry *e = &l->entries[i];
+
+		/* Shown without credentials, even from an old lock. */
+		if (s->source && skit__url_has_credentials(s->source)) {
+			char *bare = skit__url_without_credentials(s->source);
+
+			if (!bare) {
+				skit_lock_free(l);
+				return skit__error_oom(err);
+			}
+			skitx_free(s->source);
+			s->source = bare;
+		}
 
 		e->name = s->name;
 		e->source = s->source;

@@ -20,6 +20,7 @@
 #include "util/alloc.h"
 #include "util/hash.h"
 #include "util/utf8.h"
+#include "winnames.h"
 
 const char *skit__pack_name_show(const char *name, size_t len, char *buf,
                                  size_t cap)
@@ -40,8 +41,8 @@ const char *skit__pack_name_show(const char *name, size_t len, char *buf,
 	return buf;
 }
 
-/* "CON", "nul.md", "COM1.txt", "lpt9": a Windows device name. */
-static bool device_name(const char *c, size_t len)
+/* "CON", "nul.md", "COM1.txt", "lpt9", "lpt³.txt": see winnames.h. */
+bool skit__windows_reserved(const char *c, size_t len)
 {
 	static const char *const three[] = { "con", "prn", "aux", "nul" };
 	size_t base = 0;
@@ -55,9 +56,17 @@ static bool device_name(const char *c, size_t len)
 			if (!strncasecmp(c, three[i], 3))
 				return true;
 	}
-	if (base == 4 &&
-	    (!strncasecmp(c, "com", 3) || !strncasecmp(c, "lpt", 3)))
-		return c[3] >= '0' && c[3] <= '9';
+	if (base >= 4 &&
+	    (!strncasecmp(c, "com", 3) || !strncasecmp(c, "lpt", 3))) {
+		/* One digit, or the superscripts Windows also maps to one:
+		 * U+00B9, U+00B2, U+00B3 (UTF-8 C2 B9, C2 B2, C2 B3). */
+		if (base == 4)
+			return c[3] >= '0' && c[3] <= '9';
+		return base == 5 && (unsigned char)c[3] == 0xc2 &&
+		       ((unsigned char)c[4] == 0xb9 ||
+		        (unsigned char)c[4] == 0xb2 ||
+		        (unsigned char)c[4] == 0xb3);
+	}
 	if (base == 6 && !strncasecmp(c, "conin$", 6))
 		return true;
 	return base == 7 && !strncasecmp(c, "conout$", 7);
@@ -135,7 +144,7 @@ int skit__pack_name_check(const char *name, size_t len, const char *what,
 		if (c[clen - 1] == '.' || c[clen - 1] == ' ')
 			return refuse(err, SKIT_EUNSAFE, what, name, len,
 			              "component ending in '.' or ' '");
-		if (device_name(c, clen))
+		if (skit__windows_reserved(c, clen))
 			return refuse(err, SKIT_EUNSAFE, what, name, len,
 			              "a Windows device name");
 		if (short_name(c, clen))

@@ -21,6 +21,7 @@
  * Writing uses libarchive's zip writer with fixed times, owners and
  * modes, so that a pack is reproducible.
  */
+#define _GNU_SOURCE /* sync_file_range */
 #include <errno.h>
 #include <fcntl.h>
 #include <locale.h>
@@ -37,6 +38,7 @@
 #include "pack_int.h"
 #include "skit/errors.h"
 #include "util/alloc.h"
+#include "util/fs.h"
 
 #define EOCD_SIG       0x06054b50u
 #define CDH_SIG        0x02014b50u
@@ -437,6 +439,7 @@ static int arc_error(struct archive *a, const char *what, const char *name,
 
 struct sink {
 	int fd;                 /* -1: hash and count only */
+	const char *shown;      /* the file `fd` writes, for errors */
 	struct skitx_buf *keep; /* or keep the bytes (manifest) */
 	size_t keep_cap;
 	EVP_MD_CTX *md;
@@ -491,8 +494,11 @@ static int drain(struct archive *a, const struct cd_entry *e,
 			if (skitx_buf_add(s->keep, buf, (size_t)n) < 0)
 				return skit__error_oom(err);
 		}
-		if (s->fd >= 0 && skit__write_all(s->fd, buf, (size_t)n, err))
-			return SKIT_EIO;
+		if (s->fd >= 0 &&
+		    (skit__pack_fault() ||
+		     skitx_fs_write_all(s->fd, buf, (size_t)n) < 0))
+			return skit__error_set(err, SKIT_EIO, 0, "%s: %s",
+			                       s->shown, strerror(errno));
 	}
 	if (s->n != e->usize)
 		return skit__error_set(err, SKIT_EINVALID, 0,
@@ -546,6 +552,9 @@ struct stage_file {
 	struct skit__pskill *skill;
 	const char *rel;
 	bool exec;
+	/* The file's path for errors: the staging folder's when known, so
+	 * that "No space left on device" says which file and where. */
+	char shown[SKIT__PACK_MAX_PATH * 2 + 4200];
 };
 
 static int stage_open(struct skit__staged *st, int stagefd, const char *skill,
@@ -559,6 +568,8 @@ static int stage_open(struct skit__staged *st, int stagefd, const char *skill,
 	if (skit__staged_add(st, skill, &sf->skill) < 0)
 		return skit__error_oom(err);
 	snprintf(path, sizeof(path), "%s/%s", skill, rel);
+	snprintf(sf->shown, sizeof(sf->shown), "%s%s%s",
+	         st->where ? st->where : "", st->where ? "/" : "", path);
 	sf->fd = skit__tree_create(stagefd, path, exec, err);
 	if (sf->fd < 0)
 		return sf->fd;
@@ -581,8 +592,12 @@ static int stage_close(struct stage_file *sf, uint64_t size, int rc,
 		    0)
 			rc = skit__error_oom(err);
 	}
+	/* Start the write-back now, without waiting: the commit's fsync of
+	 * each staged file then finds its bytes on their way. */
+	if (!rc && sf->fd >= 0)
+		(void)sync_file_range(sf->fd, 0, 0, SYNC_FILE_RANGE_WRITE);
 	if (sf->fd >= 0 && close(sf->fd) < 0 && !rc)
-		rc = skit__error_set(err, SKIT_EIO, 0, "%s: %s", sf->rel,
+		rc = skit__error_set(err, SKIT_EIO, 0, "%s: %s", sf->shown,
 		                     strerror(errno));
 	EVP_MD_CTX_free(sf->md);
 	sf->fd = -1;
@@ -653,7 +668,7 @@ int skit__zip_extract(int fd, const char *what, int stagefd,
 		const char *pname;
 		char skill[SKIT__PACK_MAX_COMPONENT + 1];
 		const char *rel;
-		struct sink s = { -1, NULL, 0, NULL, 0 };
+		struct sink s = { -1, NULL, NULL, 0, NULL, 0 };
 		struct stage_file sf;
 		int r = archive_read_next_header(a, &ae);
 
@@ -707,6 +722,7 @@ int skit__zip_extract(int fd, const char *what, int stagefd,
 			                &sf, err);
 			if (!rc) {
 				s.fd = sf.fd;
+				s.shown = sf.shown;
 				s.md = sf.md;
 				rc = drain(a, e, lim, &total, &s, what, err);
 			}
@@ -982,7 +998,10 @@ static int copy_cb(void *ud, const char *rel, int fd, const struct stat *sb,
 			break;
 		}
 		EVP_DigestUpdate(sf.md, buf, (size_t)r);
-		rc = skit__write_all(sf.fd, buf, (size_t)r, err);
+		if (skit__pack_fault() ||
+		    skitx_fs_write_all(sf.fd, buf, (size_t)r) < 0)
+			rc = skit__error_set(err, SKIT_EIO, 0, "%s: %s",
+			                     sf.shown, strerror(errno));
 	}
 	return stage_close(&sf, n, rc, err);
 }

@@ -83,6 +83,25 @@ has "$T/err" "description" "the pack error says why"
 [ ! -e "$T/nodesc.zip" ] && reg_pass || reg_fail "a refused pack was written"
 rm -f "$T/bad.zip"
 
+# A skill named like a Windows device (con, com1...): valid, with a lint
+# warning (validate's verdict does not change), but pack refuses it.
+mkdir com1
+printf -- '---\nname: com1\ndescription: A port. Use when testing.\n---\nBody.\n' \
+	>com1/SKILL.md
+run validate com1
+expect_rc 0 "validate accepts a Windows device name"
+has "$T/err" "[name-windows-reserved]" "validate warns about it"
+run validate --strict com1
+expect_rc 1 "validate --strict fails on the warning"
+run pack -o "$T/com1.zip" com1
+expect_rc 1 "pack refuses a Windows device name"
+has "$T/err" "Windows device name" "the pack error says why"
+[ ! -e "$T/com1.zip" ] && reg_pass || reg_fail "a refused pack was written"
+run install --root "$W/Rcom" com1
+expect_rc 1 "install refuses a Windows device name"
+has "$T/err" "Windows device name" "the install error says why"
+[ ! -e "$W/Rcom/com1" ] && reg_pass || reg_fail "com1 was installed"
+
 # ---------------------------------------------------------- install
 R=$W/R
 run install --root "$R" "$T/p.zip"
@@ -171,8 +190,77 @@ run verify --root "$R"
 expect_rc 0 "verify after uninstall"
 has "$T/out" "1 skill verified" "the rest verifies"
 run uninstall --root "$R" nosuch
-expect_rc 1 "uninstall of a skill that is not installed"
+expect_rc 2 "uninstall of a skill that is not installed"
 has "$T/err" "nosuch" "the error names it"
+
+# Several names are one transaction: one missing name removes nothing.
+run uninstall --root "$R" alpha nosuch
+expect_rc 2 "uninstall of a present and a missing skill"
+has "$T/err" "nosuch is not installed" "the error names the missing one"
+lines "$T/err" 1 "the uninstall error is one line"
+[ -f "$R/alpha/SKILL.md" ] && reg_pass ||
+	reg_fail "a refused uninstall removed the present skill"
+lock_has "$R" '"alpha"' "a refused uninstall keeps the lock entry"
+run uninstall --root "$R" alpha alpha
+expect_rc 2 "uninstall of one name twice"
+[ -f "$R/alpha/SKILL.md" ] && reg_pass ||
+	reg_fail "uninstall of a name twice removed it"
+
+# ------------------------------------------- an unfinished transaction
+# A staging folder with a journal, as a command killed mid-commit leaves
+# it: list --installed reports it (text and JSON) and changes nothing;
+# the next locking command (verify) recovers it.
+mkdir -m 0700 "$R/.staging-testdead"
+printf '{"moves": [], "lock_sha256": "%064d"}' 0 \
+	>"$R/.staging-testdead/journal.json"
+run list --installed --root "$R"
+expect_rc 0 "list --installed with an unfinished transaction"
+has "$T/err" "left unfinished (.staging-testdead)" \
+	"list --installed names the unfinished transaction"
+has "$T/err" "the next command that locks this folder" \
+	"list --installed says the next locking command recovers it"
+has "$T/err" "rolled back" "list --installed says it will be rolled back"
+has "$T/out" "alpha" "list --installed still lists the skills"
+run list --installed --json --root "$R"
+expect_rc 0 "list --installed --json with an unfinished transaction"
+json_ok "$T/out" "list --installed --json parses"
+has "$T/out" '"staging": ".staging-testdead"' \
+	"the JSON names the unfinished transaction"
+has "$T/out" '"recovery": "rolled back"' "the JSON says how it recovers"
+[ -d "$R/.staging-testdead" ] && reg_pass ||
+	reg_fail "list --installed changed the root"
+run verify --root "$R"
+expect_rc 0 "verify recovers the unfinished transaction"
+[ ! -e "$R/.staging-testdead" ] && reg_pass ||
+	reg_fail "verify left the staging folder"
+run list --installed --json --root "$R"
+has "$T/out" '"unfinished": []' "nothing unfinished after recovery"
+run list --installed --root "$R"
+lacks "$T/err" "unfinished" "no warning after recovery"
+
+# ------------------------------------------- credentials in a source
+# A lock written with a token in a URL (by an older skit): list
+# --installed shows the URL without it, text and JSON.
+cp "$R/.skit-lock.json" "$T/lock.bak"
+sed 's#"source": "[^"]*"#"source": "https://user:t0ken-s3cret@example.org/p.zip"#' \
+	"$T/lock.bak" >"$R/.skit-lock.json"
+run list --installed --root "$R"
+expect_rc 0 "list --installed of a lock holding a token"
+has "$T/out" "https://example.org/p.zip" "the URL is shown"
+lacks "$T/out" "t0ken-s3cret" "the token is not printed"
+lacks "$T/out" "user:" "the user is not printed"
+run list --installed --json --root "$R"
+lacks "$T/out" "t0ken-s3cret" "the token is not in the JSON"
+cp "$T/lock.bak" "$R/.skit-lock.json"
+# --header: checked, and a bad one is a usage error.
+run install --root "$W/Rh" --header 'X-Bad: a
+Host: evil' "$T/p.zip"
+expect_rc 2 "a header with a newline is refused"
+run install --root "$W/Rh" --header 'no colon' "$T/p.zip"
+expect_rc 2 "a header without a name is refused"
+run install --root "$W/Rh" --header 'Authorization: Bearer t0k' "$T/p.zip"
+expect_rc 0 "a header with a local source is accepted (and unused)"
+lacks "$W/Rh/.skit-lock.json" "t0k" "the header is not stored"
 
 # ---------------------------------------------------------- signatures
 run keygen "$T/key"

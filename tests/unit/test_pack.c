@@ -18,6 +18,7 @@
 
 #include "harness.h"
 #include "support/httpd.h"
+#include "lib/fetch_int.h"
 #include "lib/pack_int.h"
 #include "skit/skit.h"
 #include "util/fs.h"
@@ -219,6 +220,62 @@ static void test_pack__refuses_invalid_and_duplicate(void)
 	free((void *)dirs[1]);
 }
 
+/*
+ * Skill names Windows reserves (con, aux, nul, com1, lpt1...) pass
+ * validate (a lint warning only), but pack refuses them, and so does
+ * install, whichever way the name arrives.
+ */
+static void test_pack__reserved_skill_names(void)
+{
+	static const char *const bad[] = { "con",  "aux",  "nul",  "prn",
+		                           "com1", "lpt1", "com0", "lpt9" };
+	const char *src = scratch("res-src"), *root = scratch("res-root");
+	skit_error err = { 0 };
+	char out[4096], one[4096], text[256];
+
+	snprintf(out, sizeof(out), "%s/p.zip", src);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		const char *dir = strdup(path_of(src, bad[i]));
+
+		skill(src, bad[i], "v1", NULL);
+		memset(&err, 0, sizeof(err));
+		ASSERT_EQ(skit_pack(&dir, 1, out, NULL, NULL, &err),
+		          SKIT_EUNSAFE);
+		ASSERT_CONTAINS(err.message, "Windows device name");
+		ASSERT_CONTAINS(err.message, bad[i]);
+		ASSERT(access(out, F_OK) != 0);
+		/* A folder holding SKILL.md at its top names the skill by
+		 * its frontmatter alone. */
+		snprintf(one, sizeof(one), "%s/top-%s/SKILL.md", src, bad[i]);
+		snprintf(text, sizeof(text),
+		         "---\nname: %s\ndescription: A device. Use when "
+		         "testing.\n---\nBody.\n",
+		         bad[i]);
+		put(one, text, 0644);
+		*strrchr(one, '/') = '\0';
+		memset(&err, 0, sizeof(err));
+		ASSERT_EQ(skit_install(root, one, NULL, NULL, &err),
+		          SKIT_EUNSAFE);
+		ASSERT_CONTAINS(err.message, "Windows device name");
+		free((void *)dir);
+	}
+	/* Installed as a skill folder of that name: the entry rule. */
+	ASSERT_EQ(install(root, src, 0), SKIT_EUNSAFE);
+	ASSERT_EQ(staging_left(root), 0);
+	/* Names that merely start like one are fine. */
+	{
+		const char *ok = scratch("res-ok");
+		const char *dirs[2];
+
+		skill(ok, "console", "v1", NULL);
+		skill(ok, "com10", "v1", NULL);
+		dirs[0] = path_of(ok, "console");
+		dirs[1] = path_of(ok, "com10");
+		ASSERT_OK(skit_pack(dirs, 2, out, NULL, NULL, &err));
+		ASSERT_OK(install(root, out, 0));
+	}
+}
+
 struct seen {
 	size_t n;
 	bool sensitive[8];
@@ -330,6 +387,21 @@ static void test_pack__uninstall_and_errors(void)
 	skit_lock_free(lock);
 	ASSERT_EQ(skit_uninstall(root, "gone", &err), SKIT_ENOTFOUND);
 	ASSERT_EQ(skit_uninstall(root, "../x", &err), SKIT_EUSAGE);
+	/* Several names: every one is checked before anything moves. */
+	{
+		const char *two[] = { "kept", "gone" };
+		const char *bad[] = { "kept", "../x" };
+
+		ASSERT_EQ(skit_uninstall_names(root, two, 2, &err),
+		          SKIT_ENOTFOUND);
+		ASSERT_CONTAINS(err.message, "gone is not installed");
+		ASSERT_EQ(skit_uninstall_names(root, bad, 2, &err),
+		          SKIT_EUSAGE);
+		ASSERT(access(path_of(path_of(root, "kept"), "SKILL.md"),
+		              F_OK) == 0);
+		ASSERT_EQ(staging_left(root), 0);
+		ASSERT_EQ(findings(root), 0);
+	}
 	ASSERT_EQ(install(root, path_of(src, "nope"), 0), SKIT_ENOTFOUND);
 	/* A different version over an installed one needs FORCE. */
 	skill(src, "kept", "v2", NULL);
@@ -380,13 +452,263 @@ static void test_pack__install_from_url(void)
 	skitx_buf_release(&zip);
 }
 
+/* The whole lock file of `root`, as text. */
+static char *lock_text(const char *root)
+{
+	struct skitx_buf b = SKITX_BUF_INIT;
+
+	ASSERT_OK(skitx_fs_read_file(path_of(root, ".skit-lock.json"), &b,
+	                             1u << 20));
+	return skitx_buf_detach(&b, NULL);
+}
+
+static void test_pack__url_credentials_stripped(void)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "https://u:p@h.example/x.zip", "https://h.example/x.zip" },
+		{ "https://tok@h.example/x.zip", "https://h.example/x.zip" },
+		{ "http://u:p@127.0.0.1:8080", "http://127.0.0.1:8080" },
+		{ "git+https://u:t@h.example/r.git#main",
+		  "git+https://h.example/r.git#main" },
+		{ "HTTPS://u:p@h.example/x", "HTTPS://h.example/x" },
+		{ "ssh://git:pw@h.example/r.git", "ssh://git@h.example/r.git" },
+		{ "ssh://git@h.example/r.git", "ssh://git@h.example/r.git" },
+		{ "git@h.example:r.git", "git@h.example:r.git" },
+		{ "https://h.example/a@b/x.zip",
+		  "https://h.example/a@b/x.zip" },
+		{ "https://h.example/x.zip?u=a@b",
+		  "https://h.example/x.zip?u=a@b" },
+		{ "/a/local@path/x.zip", "/a/local@path/x.zip" },
+		{ "https://a@b@h.example/x", "https://h.example/x" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		char *got = skit__url_without_credentials(cases[i].in);
+
+		ASSERT(got != NULL);
+		if (strcmp(got, cases[i].out))
+			HARNESS_FAIL("%s: got %s, want %s", cases[i].in, got,
+			             cases[i].out);
+		ASSERT_EQ(skit__url_has_credentials(cases[i].in),
+		          strcmp(cases[i].in, cases[i].out) != 0);
+		skit_free(got);
+	}
+}
+
+/*
+ * Credentials in an install URL are used for the download and go
+ * nowhere else: not into the lock, the result or a message. A header
+ * option and ~/.netrc carry them too, to the URL's own origin only.
+ */
+static void test_pack__url_credentials(void)
+{
+	const char *src = scratch("cred-src"), *home = scratch("cred-home");
+	const char *names[] = { "web-skill" };
+	const char *bearer[] = { "Authorization: Bearer tok-123" };
+	const char *bad[] = { "X-Evil: a\r\nHost: b" };
+	struct skitx_buf zip = SKITX_BUF_INIT;
+	httpd_response r = HTTPD_RESPONSE_INIT, moved = HTTPD_RESPONSE_INIT;
+	skit_install_options o = SKIT_INSTALL_OPTIONS_INIT;
+	skit_install_result *res = NULL;
+	skit_error err = { 0 };
+	skit_lock *lock = NULL;
+	struct httpd *h, *other;
+	char pack[4096], url[512], hdr[256], loc[512], *text, *old_home;
+	const char *root;
+
+	skill(src, "web-skill", "v1", NULL);
+	snprintf(pack, sizeof(pack), "%s/p.zip", src);
+	pack_dir(src, names, 1, pack);
+	ASSERT_OK(skitx_fs_read_file(pack, &zip, 1u << 20));
+	ASSERT_OK(httpd_start(&h));
+	ASSERT_OK(httpd_start(&other));
+	r.content_type = "application/zip";
+	r.body = zip.ptr;
+	r.body_len = zip.len;
+
+	/* user:password in the URL: sent as Basic auth, stored nowhere. */
+	root = scratch("cred-r1");
+	httpd_push(h, &r);
+	snprintf(url, sizeof(url), "http://user:s3cret@%s/p.zip",
+	         httpd_url(h) + 7);
+	ASSERT_OK(skit_install(root, url, &o, &res, &err));
+	ASSERT(httpd_header(httpd_request_at(h, 0), "Authorization", hdr,
+	                    sizeof(hdr)) != NULL);
+	ASSERT_STR(hdr, "Basic dXNlcjpzM2NyZXQ="); /* user:s3cret */
+	ASSERT(!strstr(skit_install_result_at(res, 0)->source, "s3cret"));
+	ASSERT(!strstr(skit_install_result_at(res, 0)->source, "user@"));
+	skit_install_result_free(res);
+	text = lock_text(root);
+	ASSERT(!strstr(text, "s3cret"));
+	ASSERT(!strstr(text, "user"));
+	free(text);
+	ASSERT_OK(skit_lock_read(&lock, root, &err));
+	snprintf(loc, sizeof(loc), "%s/p.zip", httpd_url(h));
+	ASSERT_STR(skit_lock_at(lock, 0)->source, loc);
+	skit_lock_free(lock);
+
+	/* A failure names the URL without them. */
+	httpd_push_json(h, 404, "{}");
+	ASSERT_EQ(skit_install(scratch("cred-r0"), url, &o, NULL, &err),
+	          SKIT_EIO);
+	ASSERT_CONTAINS(err.message, "404");
+	ASSERT(!strstr(err.message, "s3cret"));
+
+	/* A header: sent, never stored. */
+	root = scratch("cred-r2");
+	httpd_push(h, &r);
+	o.headers = bearer;
+	o.header_count = 1;
+	ASSERT_OK(skit_install(root, loc, &o, NULL, &err));
+	ASSERT(httpd_header(httpd_request_at(h, 2), "Authorization", hdr,
+	                    sizeof(hdr)) != NULL);
+	ASSERT_STR(hdr, "Bearer tok-123");
+	text = lock_text(root);
+	ASSERT(!strstr(text, "tok-123"));
+	free(text);
+
+	/* A redirect to another origin gets neither the header nor the
+	 * URL's credentials. */
+	root = scratch("cred-r3");
+	snprintf(hdr, sizeof(hdr), "Location: %s/p.zip\r\n", httpd_url(other));
+	moved.status = 302;
+	moved.headers = hdr;
+	httpd_push(h, &moved);
+	httpd_push(other, &r);
+	snprintf(url, sizeof(url), "http://user:s3cret@%s/p.zip",
+	         httpd_url(h) + 7);
+	ASSERT_OK(skit_install(root, url, &o, NULL, &err));
+	ASSERT(httpd_header(httpd_request_at(h, 3), "Authorization", loc,
+	                    sizeof(loc)) != NULL);
+	ASSERT_EQ(httpd_request_count(other), 1);
+	ASSERT(httpd_header(httpd_request_at(other, 0), "Authorization", loc,
+	                    sizeof(loc)) == NULL);
+
+	/* Bad headers are refused before anything is fetched. */
+	o.headers = bad;
+	ASSERT_EQ(skit_install(scratch("cred-r4"), url, &o, NULL, &err),
+	          SKIT_EUSAGE);
+	o.headers = NULL;
+	o.header_count = 0;
+
+	/* ~/.netrc, by host. */
+	root = scratch("cred-r5");
+	put(path_of(home, ".netrc"), "machine 127.0.0.1 login nu password np\n",
+	    0600);
+	old_home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	setenv("HOME", home, 1);
+	httpd_push(h, &r);
+	snprintf(loc, sizeof(loc), "%s/p.zip", httpd_url(h));
+	ASSERT_OK(skit_install(root, loc, &o, NULL, &err));
+	if (old_home)
+		setenv("HOME", old_home, 1);
+	else
+		unsetenv("HOME");
+	free(old_home);
+	ASSERT(httpd_header(httpd_request_at(h, 4), "Authorization", hdr,
+	                    sizeof(hdr)) != NULL);
+	ASSERT_STR(hdr, "Basic bnU6bnA="); /* nu:np */
+	text = lock_text(root);
+	ASSERT(!strstr(text, "np"));
+	free(text);
+
+	/* A lock written with credentials (by an older skit) shows none,
+	 * and loses them on its next write. */
+	{
+		char *t = lock_text(root), *at = strstr(t, "http://");
+		struct skitx_buf b = SKITX_BUF_INIT;
+		const char *x = "https://user:0ld-t0ken@example.org/x.zip";
+		char *end = at ? strchr(at, '"') : NULL;
+
+		ASSERT(at && end);
+		skitx_buf_add(&b, t, (size_t)(at - t));
+		skitx_buf_puts(&b, x);
+		skitx_buf_puts(&b, end);
+		ASSERT_OK(skitx_fs_write_atomic(
+		        path_of(root, ".skit-lock.json"), b.ptr, b.len, 0644));
+		skitx_buf_release(&b);
+		free(t);
+		ASSERT_OK(skit_lock_read(&lock, root, &err));
+		ASSERT_STR(skit_lock_at(lock, 0)->source,
+		           "https://example.org/x.zip");
+		skit_lock_free(lock);
+		skill(src, "other-skill", "v1", NULL);
+		ASSERT_OK(install(root, path_of(src, "other-skill"), 0));
+		t = lock_text(root);
+		ASSERT(strstr(t, "https://example.org/x.zip"));
+		ASSERT(!strstr(t, "0ld-t0ken"));
+		free(t);
+	}
+	httpd_stop(h);
+	httpd_stop(other);
+	skitx_buf_release(&zip);
+}
+
+/*
+ * An https git source with credentials and a header: git (a stand-in
+ * on PATH that records its arguments and environment) gets the URL
+ * without them, and both as http.<origin>/.extraHeader settings in its
+ * environment, where other users cannot read them.
+ */
+static void test_pack__git_credentials_in_env(void)
+{
+	const char *dir = scratch("cred-git");
+	const char *hdr[] = { "X-Token: h3ader-t0k" };
+	skit_install_options o = SKIT_INSTALL_OPTIONS_INIT;
+	skit_error err = { 0 };
+	struct skitx_buf args = SKITX_BUF_INIT, env = SKITX_BUF_INIT;
+	char script[8192], path[8192], *old_path;
+
+	snprintf(script, sizeof(script),
+	         "#!/bin/sh\nenv >'%s/env.txt'\nprintf '%%s\\n' \"$@\" "
+	         ">'%s/args.txt'\nexit 1\n",
+	         dir, dir);
+	put(path_of(path_of(dir, "bin"), "git"), script, 0755);
+	old_path = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+	snprintf(path, sizeof(path), "%s/bin:%s", dir,
+	         old_path ? old_path : "/usr/bin:/bin");
+	setenv("PATH", path, 1);
+	o.headers = hdr;
+	o.header_count = 1;
+	ASSERT_EQ(skit_install(scratch("cred-git-root"),
+	                       "https://user:s3cret@git.example.org/r.git", &o,
+	                       NULL, &err),
+	          SKIT_EIO);
+	if (old_path)
+		setenv("PATH", old_path, 1);
+	free(old_path);
+	ASSERT(!strstr(err.message, "s3cret"));
+	ASSERT_OK(skitx_fs_read_file(path_of(dir, "args.txt"), &args, 65536));
+	ASSERT_OK(skitx_fs_read_file(path_of(dir, "env.txt"), &env, 65536));
+	ASSERT(strstr(args.ptr, "https://git.example.org/r.git\n") != NULL);
+	ASSERT(!strstr(args.ptr, "s3cret"));
+	ASSERT(!strstr(args.ptr, "h3ader"));
+	ASSERT_CONTAINS(env.ptr, "GIT_CONFIG_COUNT=2\n");
+	ASSERT_CONTAINS(env.ptr, "GIT_CONFIG_KEY_0=http.https://"
+	                         "git.example.org/.extraHeader\n");
+	ASSERT_CONTAINS(env.ptr, "GIT_CONFIG_VALUE_0=X-Token: h3ader-t0k\n");
+	ASSERT_CONTAINS(env.ptr, "GIT_CONFIG_KEY_1=http.https://"
+	                         "git.example.org/.extraHeader\n");
+	/* base64("user:s3cret") */
+	ASSERT_CONTAINS(env.ptr, "GIT_CONFIG_VALUE_1=Authorization: Basic "
+	                         "dXNlcjpzM2NyZXQ=\n");
+	skitx_buf_release(&args);
+	skitx_buf_release(&env);
+}
+
 /*
  * Kill an install at its 1st, 2nd, ... crash point until one runs to the
  * end. After each death: every skill is old or new, complete; after the
  * next command (verify, which recovers), all are old or all are new.
  */
-static void crash_loop(const char *name, bool uninstall)
+enum crash_cmd { CRASH_INSTALL, CRASH_UNINSTALL, CRASH_UNINSTALL_3 };
+
+static void crash_loop(const char *name, enum crash_cmd what)
 {
+	bool uninstall = what != CRASH_INSTALL;
+	const char *three[] = { "a-skill", "b-skill", "c-skill" };
 	const char *src1 = scratch("crash-v1"), *src2 = scratch("crash-v2");
 	const char *names[] = { "a-skill", "b-skill", "c-skill", "d-skill" };
 	struct skit__pskill old[4], new[4];
@@ -413,7 +735,7 @@ static void crash_loop(const char *name, bool uninstall)
 	if (uninstall) {
 		for (int i = 0; i < 4; i++)
 			memset(&new[i], 0, sizeof(new[i]));
-		for (int i = 1; i < 4; i++)
+		for (int i = what == CRASH_UNINSTALL_3 ? 3 : 1; i < 4; i++)
 			skit__pskill_copy(&new[i], &old[i]);
 	} else {
 		snprintf(root, sizeof(root), "%s/ref-new", src2);
@@ -444,6 +766,10 @@ static void crash_loop(const char *name, bool uninstall)
 			skit_error e = { 0 };
 
 			skit__pack_crash_at = k;
+			if (what == CRASH_UNINSTALL_3)
+				_exit(skit_uninstall_names(root, three, 3, &e)
+				              ? 3
+				              : 0);
 			if (uninstall)
 				_exit(skit_uninstall(root, "a-skill", &e) ? 3
 				                                          : 0);
@@ -517,22 +843,34 @@ static void crash_loop(const char *name, bool uninstall)
 
 static void test_pack__sigkill_install(void)
 {
-	crash_loop("kill-install", false);
+	crash_loop("kill-install", CRASH_INSTALL);
 }
 
 static void test_pack__sigkill_uninstall(void)
 {
-	crash_loop("kill-uninstall", true);
+	crash_loop("kill-uninstall", CRASH_UNINSTALL);
+}
+
+/* Three names in one uninstall: a kill anywhere leaves all three or
+ * none after recovery, never the first gone and the rest there. */
+static void test_pack__sigkill_uninstall_three(void)
+{
+	crash_loop("kill-uninstall3", CRASH_UNINSTALL_3);
 }
 
 /* clang-format off */
 TEST_MAIN(
 	TEST(test_pack__reproducible_and_round_trip)
 	TEST(test_pack__refuses_invalid_and_duplicate)
+	TEST(test_pack__reserved_skill_names)
 	TEST(test_pack__update_flags_scripts_and_tools)
 	TEST(test_pack__from_lock)
 	TEST(test_pack__uninstall_and_errors)
 	TEST(test_pack__install_from_url)
+	TEST(test_pack__url_credentials_stripped)
+	TEST(test_pack__url_credentials)
+	TEST(test_pack__git_credentials_in_env)
 	TEST(test_pack__sigkill_install)
-	TEST(test_pack__sigkill_uninstall))
+	TEST(test_pack__sigkill_uninstall)
+	TEST(test_pack__sigkill_uninstall_three))
 /* clang-format on */

@@ -52,6 +52,7 @@
 
 #include "harness.h"
 #include "support/zipcraft.h"
+#include "lib/winnames.h"
 #include "skit/pack.h"
 #include "util/fs.h"
 
@@ -570,6 +571,14 @@ static void test_pack_hostile__a3_windows(void)
 		{ "s/LPT9", "LPT9" },
 		{ "s/nul.md", "nul.md" },
 		{ "s/con.txt", "con.txt" },
+		{ "s/COM0", "COM0" },
+		{ "s/lpt0.md", "lpt0.md" },
+		{ "s/cOm3.Txt", "cOm3.Txt" },
+		{ "s/Aux .tar.gz", "Aux .tar.gz" },
+		{ "s/COM\xc2\xb9", NULL },
+		{ "s/lpt\xc2\xb3.txt", NULL },
+		{ "s/Lpt\xc2\xb2/x.md", NULL },
+		{ "com\xc2\xb9/SKILL.md", NULL },
 		{ "s/scripts/aux.sh", "aux.sh" },
 		{ "s/evil.", "evil." },
 		{ "s/evil ", "evil" },
@@ -582,6 +591,41 @@ static void test_pack_hostile__a3_windows(void)
 		zip_with_name(cases[i].name, 0);
 		expect(cases[i].name, zip, SKIT_EUNSAFE, cases[i].needle);
 	}
+}
+
+/* The one rule (winnames.h) that entry names, pack and install skill
+ * names and the validate lint share: what it holds and what it lets by. */
+static void test_pack_hostile__a3_reserved_rule(void)
+{
+	static const char *const yes[] = {
+		"con",        "CON",         "Prn",         "aux",
+		"nul",        "NUL.md",      "com0",        "COM9",
+		"lpt0",       "LpT9.tar.gz", "con .txt",    "conin$",
+		"CONOUT$.md", "com\xc2\xb9", "COM\xc2\xb2", "lpt\xc2\xb3.txt",
+	};
+	static const char *const no[] = {
+		"cons",
+		"com10",
+		"lpt",
+		"com",
+		"xcon",
+		"con-x",
+		"nul_",
+		"aux1",
+		"com\xc2\xb9\xc2\xb9",
+		"com\xe2\x81\xb4",
+		"lpt\xc2\xb0",
+		"conin",
+		".con",
+		"",
+	};
+
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(yes); i++)
+		if (!skit__windows_reserved(yes[i], strlen(yes[i])))
+			HARNESS_FAIL("\"%s\" is reserved", yes[i]);
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(no); i++)
+		if (skit__windows_reserved(no[i], strlen(no[i])))
+			HARNESS_FAIL("\"%s\" is not reserved", no[i]);
 }
 
 /* ---- A4: name bytes and name sources ----------------------------------- */
@@ -2335,6 +2379,7 @@ TEST_MAIN(
 	TEST(test_pack_hostile__a1_traversal)
 	TEST(test_pack_hostile__a2_absolute)
 	TEST(test_pack_hostile__a3_windows)
+	TEST(test_pack_hostile__a3_reserved_rule)
 	TEST(test_pack_hostile__a4_name_bytes)
 	TEST(test_pack_hostile__a4_utf8_name_ok)
 	TEST(test_pack_hostile__a4_name_disagreement)
