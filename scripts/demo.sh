@@ -4,6 +4,7 @@
 # Usage: scripts/demo.sh path/to/skit
 set -eu
 SKIT=${1:-build/skit}
+SKIT=$(cd "$(dirname "$SKIT")" && pwd)/$(basename "$SKIT")
 cd "$(dirname "$0")/.."
 ROOT=examples/skills
 
@@ -27,18 +28,27 @@ step "$SKIT" to-prompt --budget 120tok "$ROOT"/*/
 step "$SKIT" search --root "$ROOT" "summarise a csv file"
 step "$SKIT" show --root "$ROOT" csv-report
 
-# The agent: the recorded model activates csv-report, reads one of its
-# references, runs its script and answers. Nothing leaves this machine.
-# --yes approves the script run (without a terminal skit would refuse it
-# and print the command line that approves it); --workdir . lets the
-# sandboxed script work in this folder, where the CSV is, instead of a
-# fresh folder of its own.
-RUNS=$(cd "$(dirname "$SKIT")" && pwd)/demo-runs
-step "$SKIT" run --yes --workdir . --root "$ROOT" \
-	--model replay:examples/cassettes/csv-report.jsonl --runs-dir "$RUNS" --trace \
-	"Summarise examples/skills/csv-report/assets/sample.csv: what is in it?"
-step "$SKIT" runs list --runs-dir "$RUNS" -n 3
+# The agent, as in the README: a project holding data.csv; the recorded
+# model activates csv-report, reads one of its references, runs its
+# script (which writes report.md into the project), reads report.md back
+# with a shell call and answers. Nothing leaves this machine. --yes
+# approves the script and the shell call (without a terminal skit would
+# refuse them and print the command line that approves them). The project
+# is a fresh folder next to the binary; the audit trail goes to its
+# .agents/runs.
+TOP=$(pwd)
+PROJ=$(dirname "$SKIT")/demo-project
+rm -rf "$PROJ"
+mkdir -p "$PROJ/.agents"
+cp "$ROOT/csv-report/assets/sample.csv" "$PROJ/data.csv"
+cd "$PROJ"
+step "$SKIT" run --yes --root "$TOP/$ROOT" \
+	--model "replay:$TOP/examples/cassettes/csv-report.jsonl" --trace \
+	"Summarise data.csv"
+step head -n 8 report.md
+step "$SKIT" runs list -n 3
 echo
-echo "demo: done. The audit trail of that run is in $RUNS"
-echo "(see it with: $SKIT runs show last --runs-dir $RUNS)."
+echo "demo: done. The project is $PROJ: data.csv, the report.md the"
+echo "script wrote, and the audit trail in .agents/runs (see it with:"
+echo "cd $PROJ && $SKIT runs show last)."
 echo "Try 'skit init my-skill' and 'skit validate my-skill'."

@@ -8,6 +8,7 @@
 #include "skit/model.h"
 #include "skit/policy.h"
 #include "skit/registry.h"
+#include "skit/sandbox.h"
 
 /**
  * @file skit/agent.h
@@ -62,6 +63,11 @@ typedef struct {
 	/** The run-time flag that would approve it without asking
 	 *  (`--allow 'PATTERN'` or `--yes`); "" when none would. */
 	const char *approving_flag;
+	/** For `shell` and `run_skill_script`: the network the program
+	 *  will have, one line ("on: the whole network", "HTTP and HTTPS
+	 *  to example.com only, through skit's proxy", "off"); NULL for
+	 *  other tools. */
+	const char *network;
 } skit_approval;
 
 /** Answers to skit_agent_hooks.on_approve. */
@@ -112,8 +118,10 @@ typedef struct {
 	long script_timeout_ms;           /**< per script run; 0: 120 s */
 	size_t script_output_cap; /**< bytes kept per stream; 0: 64 KiB */
 	size_t resource_cap;      /**< bytes per resource read; 0: 64 KiB */
-	/** Scripts' and shell calls' working folder; NULL: `work/` in the
-	 *  run folder, or a fresh temporary folder without a trail. */
+	/** The private folder of scripts and shell calls (their `HOME`
+	 *  and `TMPDIR`), kept after the run; NULL: a fresh folder under
+	 *  $TMPDIR (else /tmp), removed at the end unless `keep_temp`.
+	 *  Programs run in the project folder (project_dir). */
 	const char *workdir;
 	const char *runs_dir; /**< audit trail root; NULL: no trail */
 	const volatile int
@@ -128,11 +136,19 @@ typedef struct {
 	/** Offer read_file, list_dir, grep, write_file and shell (subject
 	 *  to the policy). false: only the skill tools. */
 	bool file_tools;
+	/** What scripts and shell calls may write (skit/sandbox.h); the
+	 *  caller decides who may choose full-access. */
+	skit_sandbox_mode sandbox_mode;
+	bool keep_temp; /**< keep the private temporary folder */
+	/** Bytes one script or shell run may add to the disk; 0: 1 GiB. */
+	uint64_t disk_cap;
+	/** Bytes all the runs of one task may add; 0: 1 GiB. */
+	uint64_t task_disk_cap;
 } skit_agent_options;
 
 /* clang-format off */
 #define SKIT_AGENT_OPTIONS_VERSION 1
-#define SKIT_AGENT_OPTIONS_INIT { SKIT_AGENT_OPTIONS_VERSION, NULL, NULL, NULL, 0, false, false, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, { NULL, NULL, NULL, NULL, NULL }, NULL, NULL, true }
+#define SKIT_AGENT_OPTIONS_INIT { SKIT_AGENT_OPTIONS_VERSION, NULL, NULL, NULL, 0, false, false, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, { NULL, NULL, NULL, NULL, NULL }, NULL, NULL, true, SKIT_SANDBOX_WORKSPACE_WRITE, false, 0, 0 }
 /* clang-format on */
 
 /**
@@ -161,6 +177,10 @@ SKIT_EXTERN int skit_agent_send(skit_agent *agent, const char *input,
 
 /** The run folder, or NULL without an audit trail. */
 SKIT_EXTERN const char *skit_agent_run_dir(const skit_agent *agent);
+
+/** The private folder scripts get as `HOME` and `TMPDIR` (removed by
+ *  skit_agent_finish() / skit_agent_free() unless kept). */
+SKIT_EXTERN const char *skit_agent_temp_dir(const skit_agent *agent);
 
 /** Totals over the session so far. */
 typedef struct {

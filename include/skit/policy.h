@@ -183,6 +183,13 @@ SKIT_EXTERN int skit_policy_add_flag(skit_policy *p, skit_policy_list list,
 /** `--yes`: approve every call that would otherwise be SKIT_POLICY_ASK. */
 SKIT_EXTERN void skit_policy_set_yes(skit_policy *p, bool yes);
 
+/**
+ * `--network` (or `"network": true` in the user's config): scripts and
+ * shell calls get the whole network. Only the user grants it; no skill
+ * can.
+ */
+SKIT_EXTERN void skit_policy_set_network(skit_policy *p, bool network);
+
 /** `--no-network`: deny every network call. */
 SKIT_EXTERN void skit_policy_set_no_network(skit_policy *p, bool no_network);
 
@@ -225,14 +232,38 @@ SKIT_EXTERN bool skit_policy_offers(const skit_policy *p,
 
 /**
  * Whether programs run for skill `skill` (a script of it; NULL for a
- * `shell` call) may use the network: never with `--no-network` or a bare
- * `deny`/`--deny` of `WebFetch` or `WebSearch`; else when an
- * `allow`/`--allow` pattern or the `allowed-tools` of that active skill
- * names `WebFetch` or `WebSearch`.
+ * `shell` call) get the whole network: only when the user said so
+ * (skit_policy_set_network(), `"network": true` in a trusted config), and
+ * never with `--no-network` or a bare `deny`/`--deny` of `WebFetch` or
+ * `WebSearch`. A skill's `allowed-tools` never turns it on.
  */
 SKIT_EXTERN bool skit_policy_network(const skit_policy *p,
                                      const skit_active_skill *active,
                                      size_t nactive, const char *skill);
+
+/**
+ * The hosts programs run for skill `skill` (NULL for a `shell` call) may
+ * reach over HTTP and HTTPS through skit's filtering proxy, when the
+ * whole network is not theirs (docs/sandbox.md): the domains of the
+ * user's `allow`/`--allow` `WebFetch(domain:HOST)` patterns (`"*"` for a
+ * bare `WebFetch`: any host), the domains of a user's `WebFetch(domain:)`
+ * deny as `"!HOST"` (refused first), and each `WebFetch(domain:HOST)` in
+ * the `allowed-tools` of active skill `skill` that the user's own rules
+ * would let WebFetch reach without asking (an allow, or `--yes`). A HOST
+ * also covers its subdomains. None with `--no-network` or a bare deny of
+ * `WebFetch` or `WebSearch`.
+ *
+ * @param[out] out  a NULL-ended list the caller frees with
+ *                  skit_policy_web_domains_free(); NULL when there is none
+ * @return SKIT_OK or SKIT_ENOMEM
+ */
+SKIT_EXTERN int skit_policy_web_domains(char ***out, const skit_policy *p,
+                                        const skit_active_skill *active,
+                                        size_t nactive, const char *skill,
+                                        skit_error *err);
+
+/** Free a list from skit_policy_web_domains(); NULL is allowed. */
+SKIT_EXTERN void skit_policy_web_domains_free(char **domains);
 
 /**
  * A pattern covering the call `req`, for the user to approve it with:

@@ -142,8 +142,32 @@ int cli_agent_option(struct cli_agent *ca, int c, const char *arg,
 	case CLI_OPT_NO_NETWORK:
 		ca->no_network = true;
 		return 1;
+	case CLI_OPT_NETWORK:
+		ca->network = true;
+		return 1;
 	case CLI_OPT_NO_FILE_TOOLS:
 		ca->no_file_tools = true;
+		return 1;
+	case CLI_OPT_SANDBOX:
+		if (skit_sandbox_mode_parse(arg, &ca->sandbox_mode))
+			return cli_usage_error(
+			        verb,
+			        "--sandbox expects read-only, "
+			        "workspace-write or full-access, "
+			        "got '%s'",
+			        arg);
+		ca->sandbox = true;
+		return 1;
+	case CLI_OPT_KEEP_TEMP:
+		ca->keep_temp = true;
+		return 1;
+	case CLI_OPT_DISK_CAP:
+		if (parse_count(&v, arg, 1ULL << 40))
+			return cli_usage_error(verb,
+			                       "--disk-cap expects MiB (1 to "
+			                       "1099511627776), got '%s'",
+			                       arg);
+		ca->disk_cap = v << 20;
 		return 1;
 	case CLI_OPT_PROJECT:
 		if (!*arg)
@@ -375,6 +399,11 @@ static void show_call(struct cli_agent *ca, const skit_approval *req)
 	fputs("\n  arguments: ", stderr);
 	cli_put_exact(stderr, req->arguments, &ca->style);
 	fputc('\n', stderr);
+	if (req->network) {
+		fputs("  network: ", stderr);
+		cli_put_text(stderr, req->network, true, 0);
+		fputc('\n', stderr);
+	}
 }
 
 /* On a terminal: ask. y, n, or a (always, for this session). */
@@ -537,6 +566,21 @@ static int open_policy(struct cli_agent *ca, const char *verb)
 			        "may restrict, not grant\n",
 			        files[i], ignored);
 	}
+	/* The sandbox settings from the same files: the project's may make
+	 * it stricter, never full-access. */
+	for (size_t i = 0; !rc && i < 3; i++) {
+		if (!files[i])
+			continue;
+		rc = skit_sandbox_config_load(&ca->sandbox_cfg, files[i],
+		                              trusted[i], &err);
+		if (rc == SKIT_ENOTFOUND && i < 2)
+			rc = 0;
+	}
+	if (!rc && ca->sandbox_cfg.full_access_refused && !ca->sandbox)
+		fprintf(stderr,
+		        "skit: warning: the project's config asks for "
+		        "sandbox.mode full-access: ignored (only --sandbox or "
+		        "the user config may choose it)\n");
 	for (size_t i = 0; i < 3; i++)
 		skitx_free(files[i]);
 	if (rc) {
@@ -558,6 +602,8 @@ static int open_policy(struct cli_agent *ca, const char *verb)
 			                         err.message);
 	}
 	skit_policy_set_yes(ca->policy, ca->yes);
+	if (ca->network)
+		skit_policy_set_network(ca->policy, true);
 	skit_policy_set_no_network(ca->policy, ca->no_network);
 	return status;
 }
@@ -628,6 +674,10 @@ int cli_agent_open(struct cli_agent *ca, bool stream_answer, const char *verb)
 	ao.policy = ca->policy;
 	ao.project_dir = ca->project_found;
 	ao.file_tools = !ca->no_file_tools;
+	ao.sandbox_mode = ca->sandbox ? ca->sandbox_mode : ca->sandbox_cfg.mode;
+	ao.keep_temp = ca->keep_temp;
+	ao.disk_cap = ca->disk_cap ? ca->disk_cap : ca->sandbox_cfg.disk_cap;
+	ao.task_disk_cap = ao.disk_cap;
 	rc = skit_agent_new(&ca->agent, &ao, &err);
 	if (rc < 0) {
 		cli_error(verb, "%s", err.message);
@@ -648,11 +698,13 @@ int cli_agent_exit_code(int rc)
 int cli_agent_close(struct cli_agent *ca, int rc, const char *verb)
 {
 	skit_error err = { 0 };
-	char *dir = NULL;
+	char *dir = NULL, *tmp = NULL;
 	int status = cli_agent_exit_code(rc);
 
 	if (ca->agent && skit_agent_run_dir(ca->agent))
 		dir = skitx_strdup(skit_agent_run_dir(ca->agent));
+	if (ca->agent && ca->keep_temp && !ca->workdir)
+		tmp = skitx_strdup(skit_agent_temp_dir(ca->agent));
 	if (skit_agent_finish(ca->agent, skit_agent_status(rc), status, &err) <
 	    0) {
 		cli_error(verb, "%s", err.message);
@@ -662,6 +714,10 @@ int cli_agent_close(struct cli_agent *ca, int rc, const char *verb)
 	if (dir && ca->show_trace)
 		fprintf(stderr, "%s[audit]%s %s\n", ca->style.dim,
 		        ca->style.reset, dir);
+	if (tmp && !ca->quiet)
+		fprintf(stderr, "%s[temp]%s  %s (kept: --keep-temp)\n",
+		        ca->style.dim, ca->style.reset, tmp);
+	skitx_free(tmp);
 	skitx_free(dir);
 	skit_model_free(ca->mod);
 	skit_registry_free(ca->reg);

@@ -11,6 +11,7 @@
  *   --max-skills-per-turn N  --budget CHARS|Ntok  --search
  *   --json-actions  --no-stream  --script-timeout SECS  --workdir DIR
  *   --runs-dir DIR  --no-audit  --request-log FILE  --trace  --quiet
+ *   --sandbox MODE  --disk-cap MIB  --keep-temp
  *   plus the roots options (--root, --config, --no-config).
  */
 #ifndef SKIT_CLI_AGENT_OPTS_H
@@ -42,7 +43,11 @@ enum {
 	CLI_OPT_DENY,
 	CLI_OPT_YES,
 	CLI_OPT_NO_NETWORK,
+	CLI_OPT_NETWORK,
 	CLI_OPT_NO_FILE_TOOLS,
+	CLI_OPT_SANDBOX,
+	CLI_OPT_KEEP_TEMP,
+	CLI_OPT_DISK_CAP,
 	CLI_OPT_PROJECT,
 };
 
@@ -70,7 +75,11 @@ enum {
 	{ "deny", required_argument, NULL, CLI_OPT_DENY },                 \
 	{ "yes", no_argument, NULL, CLI_OPT_YES },                         \
 	{ "no-network", no_argument, NULL, CLI_OPT_NO_NETWORK },           \
+	{ "network", no_argument, NULL, CLI_OPT_NETWORK },                 \
 	{ "no-file-tools", no_argument, NULL, CLI_OPT_NO_FILE_TOOLS },     \
+	{ "sandbox", required_argument, NULL, CLI_OPT_SANDBOX },           \
+	{ "keep-temp", no_argument, NULL, CLI_OPT_KEEP_TEMP },             \
+	{ "disk-cap", required_argument, NULL, CLI_OPT_DISK_CAP },         \
 	{ "project", required_argument, NULL, CLI_OPT_PROJECT }
 
 #define CLI_AGENT_HELP                                                     \
@@ -101,14 +110,26 @@ enum {
 	"  --yes               approve every call that would need "        \
 	"approval\n"                                                       \
 	"  --no-network        no network for any call or program\n"      \
+	"  --network           scripts and shell calls get the whole "     \
+	"network (no skill can\n"                                           \
+	"                      grant it; without it only the WebFetch "   \
+	"domains you allow,\n"                                             \
+	"                      over HTTP(S) through skit's proxy)\n"      \
 	"  --no-file-tools     offer only the skill tools (no read_file, " \
 	"grep, shell...)\n"                                                \
 	"  --project DIR       the project the run works on (default: the "  \
 	"nearest folder\n"                                                  \
 	"                      above holding .agents, .agent, .claude or "  \
 	".git)\n"                                                          \
-	"  --workdir DIR       scripts' working folder (default: work/ in " \
-	"the run folder)\n"                                                \
+		"  --sandbox MODE      read-only, workspace-write (default) or "  \
+	"full-access:\n"                                                   \
+	"                      what scripts and shell calls may write\n"   \
+	"  --disk-cap MIB      disk a script run, and a task, may fill "   \
+	"(default 1024)\n"                                                 \
+	"  --keep-temp         keep the run's private temporary folder "   \
+	"(HOME, TMPDIR)\n"                                                 \
+	"  --workdir DIR       use DIR as that folder (kept; default: a "  \
+	"fresh one)\n"                                                     \
 	"  --runs-dir DIR      audit trail folder (default: "              \
 	"<project>/.agents/runs)\n"                                        \
 	"  --no-audit          write no audit trail\n"                     \
@@ -127,7 +148,11 @@ struct cli_agent {
 	const char *allow[SKIT_POLICY_MAX_PATTERNS];
 	const char *deny[SKIT_POLICY_MAX_PATTERNS];
 	size_t nallow, ndeny;
-	bool yes, no_network, no_file_tools;
+	bool yes, no_network, network, no_file_tools;
+	bool sandbox, keep_temp; /* --sandbox given; --keep-temp */
+	skit_sandbox_mode sandbox_mode;
+	uint64_t disk_cap;               /* --disk-cap, bytes; 0: config */
+	skit_sandbox_config sandbox_cfg; /* from the config files */
 	const char *model, *workdir, *runs_dir, *request_log, *project;
 	bool no_audit, search, json_actions, no_stream, trace, quiet;
 	unsigned int max_turns, max_tool_calls, max_scripts, max_skills;

@@ -17,6 +17,7 @@
 #include "cli/roots.h"
 #include "skit/sandbox.h"
 #include "util/buf.h"
+#include "util/path.h"
 
 struct doctor {
 	skit_registry *reg;
@@ -24,6 +25,8 @@ struct doctor {
 	struct cli_style st;
 	FILE *f;
 	bool explicit_roots; /* --root: no project search */
+	bool no_config;      /* --no-config */
+	const char *config;  /* --config FILE */
 	size_t findings;     /* problems: exit 1 when any */
 	size_t active, shadowed, skipped, hidden;
 };
@@ -523,15 +526,68 @@ out:
  * layer is a warning, not a finding: the run still goes on, with the
  * agent saying which layers it lacks.
  */
+/*
+ * The sandbox mode `skit run` would use here without --sandbox: the user
+ * config, then the project's (which may not choose full-access). Returns
+ * the config file that failed to load, or NULL.
+ */
+static char *sandbox_mode(struct doctor *d, skit_sandbox_config *cfg,
+                          skit_error *err)
+{
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	const char *project = skit_registry_project_dir(d->reg);
+	char *files[3] = { NULL, NULL, NULL }, *bad = NULL;
+	bool trusted[3] = { true, false, true };
+
+	if (!d->no_config) {
+		if (xdg && *xdg == '/')
+			files[0] = skitx_path_join(xdg, "skit/config.json");
+		else if (home && *home == '/')
+			files[0] = skitx_path_join(home,
+			                           ".config/skit/config.json");
+		if (project)
+			files[1] =
+			        skitx_path_join(project, ".agents/skit.json");
+	}
+	if (d->config)
+		files[2] = skitx_strdup(d->config);
+	for (size_t i = 0; i < 3; i++) {
+		skit_error e = { 0 };
+		int rc;
+
+		if (!files[i] || bad)
+			continue;
+		rc = skit_sandbox_config_load(cfg, files[i], trusted[i], &e);
+		if (rc && !(rc == SKIT_ENOTFOUND && i < 2)) {
+			bad = skitx_strdup(files[i]);
+			*err = e;
+		}
+	}
+	for (size_t i = 0; i < 3; i++)
+		skitx_free(files[i]);
+	return bad;
+}
+
 static void sec_sandbox(struct doctor *d)
 {
 	unsigned int avail = skit_sandbox_available(), missing = 0;
 	int abi = skit_sandbox_landlock_abi();
+	skit_sandbox_config cfg = SKIT_SANDBOX_CONFIG_INIT;
+	skit_error err = { 0 };
+	char *bad = sandbox_mode(d, &cfg, &err);
+	uint64_t cap =
+	        cfg.disk_cap ? cfg.disk_cap : SKIT_SANDBOX_DEFAULT_DISK_CAP;
 	bool first = true;
 
+	if (bad)
+		d->findings++;
+	skitx_free(bad);
 	if (d->json) {
-		fprintf(d->f, "{\n    \"landlock_abi\": %d,\n    \"layers\": {",
-		        abi);
+		fprintf(d->f,
+		        "{\n    \"mode\": \"%s\",\n    \"disk_cap\": %llu,\n"
+		        "    \"landlock_abi\": %d,\n    \"layers\": {",
+		        skit_sandbox_mode_name(cfg.mode),
+		        (unsigned long long)cap, abi);
 		for (unsigned int b = 1; b & SKIT_SANDBOX_ALL; b <<= 1) {
 			fprintf(d->f, "%s\n      \"%s\": %s", first ? "" : ",",
 			        skit_sandbox_layer_name(b),
@@ -543,6 +599,18 @@ static void sec_sandbox(struct doctor *d)
 	}
 	fprintf(d->f, "%sSandbox%s (layers for scripts; Landlock ABI %d):\n",
 	        d->st.bold, d->st.reset, abi);
+	fprintf(d->f, "  %-15s %s (disk cap %llu MiB a run)\n", "mode",
+	        skit_sandbox_mode_name(cfg.mode),
+	        (unsigned long long)(cap >> 20));
+	if (err.message[0]) {
+		fputs("  ", d->f);
+		text(d, err.message);
+		fputc('\n', d->f);
+	}
+	if (cfg.full_access_refused)
+		fputs("  the project's config asks for full-access: ignored "
+		      "(only --sandbox or the user config may)\n",
+		      d->f);
 	for (unsigned int b = 1; b & SKIT_SANDBOX_ALL; b <<= 1) {
 		fprintf(d->f, "  %-15s %s%s%s\n", skit_sandbox_layer_name(b),
 		        avail & b ? d->st.green : d->st.yellow,
@@ -606,6 +674,8 @@ int cmd_doctor(int argc, char **argv)
 		return cli_usage_error(argv[0], "unexpected argument '%s'",
 		                       argv[optind]);
 	d.explicit_roots = roots.nroots > 0;
+	d.no_config = roots.no_config;
+	d.config = roots.config;
 	status = cli_open_registry_any(&d.reg, &roots, argv[0]);
 	if (status != CLI_OK)
 		return status;

@@ -211,19 +211,21 @@ int cmd_eval(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return cli_usage_error(argv[0], "missing PATH");
-	if (!opts.runs_dir) {
-		if (eval_runs_dir(&runs_owned) < 0) {
-			cli_error(argv[0], "cannot create a folder for the "
-			                   "runs; use --runs-dir");
-			return CLI_FAIL;
-		}
-		opts.runs_dir = runs_owned;
-	}
+	/* The suite first: a bad case file leaves no empty runs folder. */
 	if (skit_eval_suite_load(&suite, (const char *const *)argv + optind,
 	                         (size_t)(argc - optind), &err) < 0) {
 		cli_error(argv[0], "%s", err.message);
 		skitx_free(runs_owned);
 		return CLI_USAGE;
+	}
+	if (!opts.runs_dir) {
+		if (eval_runs_dir(&runs_owned) < 0) {
+			cli_error(argv[0], "cannot create a folder for the "
+			                   "runs; use --runs-dir");
+			skit_eval_suite_free(suite);
+			return CLI_FAIL;
+		}
+		opts.runs_dir = runs_owned;
 	}
 	if (isatty(STDERR_FILENO))
 		opts.progress = progress;

@@ -30,6 +30,7 @@ static const struct cmd commands[] = {
 	{ "verify", cmd_verify, "check installed skills against the lock" },
 	{ "keygen", cmd_keygen, "make a key pair for signing packs" },
 	{ "eval", cmd_eval, "run eval cases and report the results" },
+	{ "mcp", cmd_mcp, "serve the skills to MCP clients" },
 };
 
 static void usage(FILE *f)

@@ -19,6 +19,8 @@
 #include "lib/audit_int.h"
 #include "lib/error.h"
 #include "lib/model_int.h"
+#include "lib/pack_int.h"
+#include "lib/protect.h"
 #include "util/path.h"
 #include "util/utf8.h"
 
@@ -643,9 +645,9 @@ static int build_system(struct skit_agent *a, const char *base, size_t budget,
 /* ---- public ----------------------------------------------------------- */
 
 /*
- * The folder scripts and shell calls run in: the one given, else `work/`
- * in the run folder (kept with the trail), else a fresh temporary folder
- * (removed at the end when left empty).
+ * The private folder of scripts and shell calls (HOME, TMPDIR): the one
+ * given (kept), else a fresh one under $TMPDIR or /tmp, removed at the end
+ * of the run unless the user keeps it.
  */
 static int make_workdir(struct skit_agent *a, const char *given,
                         skit_error *err)
@@ -659,34 +661,40 @@ static int make_workdir(struct skit_agent *a, const char *given,
 		return a->workdir ? 0 : skit__error_oom(err);
 	}
 	skitx_buf_init(&b, 0);
-	if (a->audit) {
-		rc = skitx_buf_printf(&b, "%s/work", skit_audit_dir(a->audit));
-		if (!rc && mkdir(skitx_buf_cstr(&b), 0700) < 0 &&
-		    errno != EEXIST)
-			rc = skit__error_set(err, SKIT_EIO, 0, "%s: %s",
-			                     skitx_buf_cstr(&b),
-			                     strerror(errno));
-		else if (rc)
-			rc = skit__error_oom(err);
-	} else {
-		tmp = getenv("TMPDIR");
-		if (!tmp || tmp[0] != '/')
-			tmp = "/tmp";
-		rc = skitx_buf_printf(&b, "%s/skit-work-XXXXXX", tmp);
-		if (rc)
-			rc = skit__error_oom(err);
-		else if (!mkdtemp(b.ptr))
-			rc = skit__error_set(err, SKIT_EIO, 0,
-			                     "cannot create a work folder in "
-			                     "%s: %s",
-			                     tmp, strerror(errno));
-		else
-			a->workdir_made = true;
-	}
+	tmp = getenv("TMPDIR");
+	if (!tmp || tmp[0] != '/')
+		tmp = "/tmp";
+	rc = skitx_buf_printf(&b, "%s/skit-run-XXXXXX", tmp);
+	if (rc)
+		rc = skit__error_oom(err);
+	else if (!mkdtemp(b.ptr))
+		rc = skit__error_set(
+		        err, SKIT_EIO, 0,
+		        "cannot create a temporary folder in %s: %s", tmp,
+		        strerror(errno));
+	else
+		a->workdir_made = true;
 	if (!rc)
 		a->workdir = skitx_buf_detach(&b, NULL);
 	skitx_buf_release(&b);
 	return rc;
+}
+
+/*
+ * The paths no program may write in any mode but full-access (protect.h),
+ * NULL-ended for the sandbox, which makes the ones inside writable
+ * folders read-only.
+ */
+static int make_protect(struct skit_agent *a)
+{
+	struct skitx_vec v = SKITX_VEC_INIT;
+
+	if (skit__protected_paths(&v, a) || skitx_vec_push(&v, NULL)) {
+		skit__protected_paths_release(&v);
+		return SKIT_ENOMEM;
+	}
+	a->protect = (char **)v.items;
+	return 0;
 }
 
 int skit_agent_new(skit_agent **out, const skit_agent_options *opts,
@@ -729,6 +737,12 @@ int skit_agent_new(skit_agent **out, const skit_agent_options *opts,
 	        opts->resource_cap ? opts->resource_cap : DEFAULT_RESOURCE_CAP;
 	a->projfd = -1;
 	a->file_tools = opts->file_tools;
+	a->sandbox_mode = opts->sandbox_mode;
+	a->keep_temp = opts->keep_temp;
+	a->disk_cap =
+	        opts->disk_cap ? opts->disk_cap : SKIT_SANDBOX_DEFAULT_DISK_CAP;
+	a->task_disk_cap = opts->task_disk_cap ? opts->task_disk_cap
+	                                       : SKIT_SANDBOX_DEFAULT_DISK_CAP;
 	a->policy = opts->policy;
 	if (!a->policy) {
 		rc = skit_policy_new(&a->own_policy, err);
@@ -757,6 +771,8 @@ int skit_agent_new(skit_agent **out, const skit_agent_options *opts,
 	}
 	if (!rc)
 		rc = make_workdir(a, opts->workdir, err);
+	if (!rc && make_protect(a))
+		rc = skit__error_oom(err);
 	if (rc) {
 		skit_agent_free(a);
 		return rc;
@@ -782,14 +798,16 @@ static int start_run(struct skit_agent *a, const char *task)
 		json_array_append_new(names, json_string(tools[i].name));
 	skit__agent_audit(
 	        a, "run_start",
-	        json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:o?, s:b}",
+	        json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:o?, "
+	                  "s:b}",
 	                  "task", task, "model", skit_model_name(a->model),
 	                  "provider", skit_model_provider(a->model), "workdir",
-	                  a->workdir, "skills_indexed",
-	                  (json_int_t)a->stats.index_skills, "index_chars",
-	                  (json_int_t)a->stats.index_chars, "index_cut",
-	                  (json_int_t)a->stats.index_omitted, "tools", names,
-	                  "json_actions", a->json_actions));
+	                  a->workdir, "project", a->project_dir, "sandbox",
+	                  skit_sandbox_mode_name(a->sandbox_mode),
+	                  "skills_indexed", (json_int_t)a->stats.index_skills,
+	                  "index_chars", (json_int_t)a->stats.index_chars,
+	                  "index_cut", (json_int_t)a->stats.index_omitted,
+	                  "tools", names, "json_actions", a->json_actions));
 	return 0;
 }
 
@@ -1291,6 +1309,7 @@ int skit_agent_send(skit_agent *a, const char *input, char **answer,
 	if (!a->task && start_run(a, input))
 		return skit__error_oom(err);
 	a->task_turns = a->task_calls = a->task_scripts = 0;
+	a->task_disk_used = 0;
 	a->turn_activations = 0;
 	skitx_buf_init(&msg, 0);
 	skitx_buf_init(&out, 0);
@@ -1353,6 +1372,11 @@ int skit_agent_send(skit_agent *a, const char *input, char **answer,
 		                            skit_agent_status(rc), "message",
 		                            err ? err->message : ""));
 	return rc;
+}
+
+const char *skit_agent_temp_dir(const skit_agent *agent)
+{
+	return agent->workdir;
 }
 
 const char *skit_agent_run_dir(const skit_agent *agent)
@@ -1464,9 +1488,12 @@ void skit_agent_free(skit_agent *agent)
 	if (agent->projfd >= 0)
 		close(agent->projfd);
 	skitx_free(agent->project_dir);
-	if (agent->workdir_made)
-		rmdir(agent->workdir); /* only when the run left it empty */
+	if (agent->workdir_made && !agent->keep_temp)
+		skit__tree_remove(AT_FDCWD, agent->workdir, NULL);
 	skitx_free(agent->workdir);
+	for (size_t i = 0; agent->protect && agent->protect[i]; i++)
+		skitx_free(agent->protect[i]);
+	skitx_free(agent->protect);
 	skitx_free(agent->task);
 	skitx_free(agent);
 }

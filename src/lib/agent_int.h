@@ -58,8 +58,13 @@ struct skit_agent {
 	uint64_t max_tokens;
 	long script_timeout_ms;
 	size_t script_output_cap, resource_cap;
-	char *workdir;
-	bool workdir_made; /* created by the agent (removed if empty) */
+	char *workdir;     /* the private folder: HOME and TMPDIR */
+	bool workdir_made; /* created by the agent (removed at the end) */
+	bool keep_temp;    /* ... unless the user keeps it */
+	skit_sandbox_mode sandbox_mode;
+	uint64_t disk_cap, task_disk_cap; /* bytes a run, a task may add */
+	uint64_t task_disk_used;          /* added by this task's runs */
+	char **protect;    /* paths no program may write, NULL-ended */
 	char *project_dir; /* the file tools' folder */
 	int projfd;        /* it, opened; -1 until first needed */
 	bool file_tools;
@@ -68,7 +73,7 @@ struct skit_agent {
 	struct agent_memo *memos;
 	size_t nmemos;
 	unsigned int sandbox_warned; /* layers already reported missing */
-	const char *writable[2];     /* the work folder, NULL-ended */
+	const char *writable[3];     /* project and private folder */
 
 	char *system; /* base prompt + index (+ action protocol) */
 	char *task;   /* the first message: what the run is about */

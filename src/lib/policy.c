@@ -22,6 +22,7 @@
 #include "lib/error.h"
 #include "util/buf.h"
 #include "util/fs.h"
+#include "util/vec.h"
 
 #define PATH_BUF 4096
 #define HOST_BUF 256
@@ -107,7 +108,7 @@ enum { L_ALLOW, L_DENY, L_ASK, L_FLAG_ALLOW, L_FLAG_DENY, L_COUNT };
 
 struct skit_policy {
 	struct plist lists[L_COUNT];
-	bool yes, no_network;
+	bool yes, no_network, network;
 };
 
 struct skit_allowed_tools {
@@ -1690,6 +1691,12 @@ void skit_policy_set_yes(skit_policy *p, bool yes)
 	p->yes = yes;
 }
 
+void skit_policy_set_network(skit_policy *p, bool network)
+{
+	assert(p);
+	p->network = network;
+}
+
 void skit_policy_set_no_network(skit_policy *p, bool no_network)
 {
 	assert(p);
@@ -1888,34 +1895,136 @@ bool skit_policy_offers(const skit_policy *p, const skit_active_skill *active,
 	       plist_names(&p->lists[L_ALLOW], t, false);
 }
 
-bool skit_policy_network(const skit_policy *p, const skit_active_skill *active,
-                         size_t nactive, const char *skill)
+/* A bare deny (flag or config) of WebFetch or WebSearch. */
+static bool web_denied(const skit_policy *p)
 {
 	static const char *const net[] = { "WebFetch", "WebSearch" };
 
-	assert(p && (active || !nactive));
-	if (p->no_network)
-		return false;
 	for (size_t k = 0; k < SKIT_ARRAY_SIZE(net); k++) {
 		int t = tool_index(net[k], strlen(net[k]));
 
 		if (plist_names(&p->lists[L_FLAG_DENY], t, true) ||
 		    plist_names(&p->lists[L_DENY], t, true))
-			return false;
-	}
-	for (size_t k = 0; k < SKIT_ARRAY_SIZE(net); k++) {
-		int t = tool_index(net[k], strlen(net[k]));
-
-		if (plist_names(&p->lists[L_FLAG_ALLOW], t, false) ||
-		    plist_names(&p->lists[L_ALLOW], t, false))
 			return true;
-		for (size_t i = 0; skill && i < nactive; i++)
-			if (active[i].tools && active[i].name &&
-			    !strcmp(active[i].name, skill) &&
-			    plist_names(&active[i].tools->pats, t, false))
-				return true;
 	}
 	return false;
+}
+
+bool skit_policy_network(const skit_policy *p, const skit_active_skill *active,
+                         size_t nactive, const char *skill)
+{
+	/* The whole network is the user's decision alone (`--network`, or
+	 * "network": true in the user's config): a skill's allowed-tools
+	 * never grants it, whatever they name. */
+	assert(p && (active || !nactive));
+	(void)active;
+	(void)nactive;
+	(void)skill;
+	return p->network && !p->no_network && !web_denied(p);
+}
+
+/* Append a copy of `s` (with `mark` before it, 0 for none) unless the
+ * list already holds it. */
+static int domains_push(struct skitx_vec *v, char mark, const char *s)
+{
+	char *d;
+
+	for (size_t i = 0; i < v->len; i++) {
+		const char *have = v->items[i];
+
+		if ((mark ? have[0] == mark && !strcmp(have + 1, s)
+		          : !strcmp(have, s)))
+			return 0;
+	}
+	d = skitx_malloc(strlen(s) + 2);
+	if (!d)
+		return SKIT_ENOMEM;
+	d[0] = mark;
+	memcpy(d + (mark ? 1 : 0), s, strlen(s) + 1);
+	if (skitx_vec_push(v, d)) {
+		skitx_free(d);
+		return SKIT_ENOMEM;
+	}
+	return 0;
+}
+
+void skit_policy_web_domains_free(char **domains)
+{
+	for (size_t i = 0; domains && domains[i]; i++)
+		skitx_free(domains[i]);
+	skitx_free(domains);
+}
+
+int skit_policy_web_domains(char ***out, const skit_policy *p,
+                            const skit_active_skill *active, size_t nactive,
+                            const char *skill, skit_error *err)
+{
+	const int lists[] = { L_FLAG_ALLOW, L_ALLOW, L_FLAG_DENY, L_DENY };
+	int web = tool_index("WebFetch", 8), rc = 0;
+	struct skitx_vec v = SKITX_VEC_INIT;
+	char **res;
+
+	assert(out && p && (active || !nactive));
+	*out = NULL;
+	if (p->no_network || web_denied(p))
+		return 0;
+	/* The user's own: every program gets them. A bare WebFetch is any
+	 * host; a deny of a domain is carried as "!host". */
+	for (size_t k = 0; !rc && k < SKIT_ARRAY_SIZE(lists); k++) {
+		const struct plist *l = &p->lists[lists[k]];
+
+		for (size_t i = 0; !rc && i < l->n; i++) {
+			if (l->v[i].tool != web)
+				continue;
+			if (k >= 2)
+				rc = l->v[i].arg ? domains_push(&v, '!',
+				                                l->v[i].arg)
+				                 : 0;
+			else
+				rc = domains_push(
+				        &v, 0, l->v[i].arg ? l->v[i].arg : "*");
+		}
+	}
+	/* A skill's, for its own scripts: each named domain the user's
+	 * rules alone (no skill active) would let WebFetch reach without
+	 * asking. A bare WebFetch of a skill names no domain and grants
+	 * none. */
+	for (size_t a = 0; !rc && skill && a < nactive; a++) {
+		const struct plist *l;
+
+		if (!active[a].tools || !active[a].name ||
+		    strcmp(active[a].name, skill))
+			continue;
+		l = &active[a].tools->pats;
+		for (size_t i = 0; !rc && i < l->n; i++) {
+			skit_tool_request req = { "WebFetch", NULL, NULL };
+			skit_decision d;
+
+			if (l->v[i].tool != web || !l->v[i].arg)
+				continue;
+			req.target = l->v[i].arg;
+			if (skit_policy_check(p, NULL, 0, &req, &d, NULL) ==
+			            0 &&
+			    d.verdict == SKIT_POLICY_ALLOW)
+				rc = domains_push(&v, 0, l->v[i].arg);
+		}
+	}
+	if (!rc && v.len) {
+		res = skitx_calloc(v.len + 1, sizeof(*res));
+		if (!res)
+			rc = SKIT_ENOMEM;
+		for (size_t i = 0; !rc && i < v.len; i++)
+			res[i] = v.items[i];
+		if (!rc) {
+			skitx_vec_release(&v);
+			*out = res;
+			return 0;
+		}
+	}
+	for (size_t i = 0; i < v.len; i++)
+		skitx_free(v.items[i]);
+	skitx_vec_release(&v);
+	return rc == SKIT_ENOMEM ? skit__error_oom(err) : rc;
 }
 
 /* The first word of a command: its program. */
@@ -2207,6 +2316,15 @@ int skit_policy_load_config(skit_policy *p, const char *path, bool trusted,
 		if (rc)
 			break;
 	}
+	/* "network": true gives programs the whole network: from the
+	 * user's own files only, never from a project's. */
+	v = rc ? NULL : json_object_get(root, "network");
+	if (v && !json_is_boolean(v))
+		rc = skit__error_set(err, SKIT_EINVALID, 0,
+		                     "%s: \"network\" must be true or false",
+		                     path);
+	else if (v && trusted)
+		p->network = json_is_true(v);
 	json_decref(root);
 	if (ignored)
 		*ignored = skipped;

@@ -39,6 +39,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <strings.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -47,20 +48,30 @@
 #include <unistd.h>
 
 #ifdef __linux__
+# include <linux/capability.h>
 # include <linux/filter.h>
+# include <linux/keyctl.h>
 # include <linux/landlock.h>
 # include <linux/seccomp.h>
+# include <linux/securebits.h>
 # include <sched.h>
+# include <sys/mount.h>
+# include <sys/statvfs.h>
+# include <sys/vfs.h>
 # include <sys/ioctl.h>
 # include <sys/prctl.h>
+# include <net/if.h>
+# include <netinet/in.h>
 # include <sys/socket.h>
 # include <sys/syscall.h>
+# include <sys/utsname.h>
 # ifdef SKIT_HAVE_SECCOMP
 #  include <seccomp.h>
 # endif
 #endif
 
 #include "lib/error.h"
+#include "lib/netproxy.h"
 #include "lib/sandbox_int.h"
 #include "util/clock.h"
 
@@ -70,10 +81,16 @@
 #define READY_MS         5000L /* most to wait for the sandbox to start */
 
 /* The descriptors a confined child keeps, at fixed numbers. */
-#define FD_REPORT     3
-#define FD_RULESET    4
-#define FD_CGROUP     5
-#define FD_FIRST_FREE 6
+#define FD_REPORT  3
+#define FD_RULESET 4
+#define FD_CGROUP  5
+#define FD_PROXY   6 /* socketpair to P: the proxy's listener */
+
+/* Where the web proxy listens inside the run's network namespace (its
+ * own loopback: no other process can hold the port). */
+#define SKIT__PROXY_PORT 3128
+#define PROXY_URL        "http://127.0.0.1:3128"
+#define FD_FIRST_FREE    7
 
 /* Records on the report pipe, children to P. */
 enum {
@@ -197,10 +214,26 @@ struct plan {
 	} rl[7];
 	char uid_map[48], gid_map[48]; /* "" as root: no user namespace */
 #ifdef __linux__
-	struct sock_fprog prog; /* len 0: no filter */
+	struct sock_fprog prog;  /* len 0: no filter */
+	struct sock_fprog modes; /* the file-mode filter; len 0: none */
 #endif
+	/*
+	 * The mount namespace, set up by A (mount_setup()): `hide` are
+	 * covered by an empty read-only tmpfs, `rebind` (folders the run
+	 * needs beneath them) are bound back at the same place, then each
+	 * of `ro` is bound read-only over itself. Real paths, NULL-ended.
+	 */
+	char **hide, **rebind, **ro;
+	size_t nhide, nrebind, nro;
+	bool nocaps;      /* drop the capabilities in C */
+	char pid_max[24]; /* B writes it to its namespace's pid_max; "" */
+	char **made;      /* placeholders for missing protected folders */
+	size_t nmade;
 	char cgroup_dir[PATH_MAX];
 	bool cgroup_v2;
+	int proxy_fd;   /* A's end of the socketpair; -1: no proxy */
+	int proxy_peer; /* P's end */
+	char **envp;    /* NULL: o->envp; else it plus the proxy's */
 };
 
 /* P's view of one run. */
@@ -215,6 +248,12 @@ struct run {
 	unsigned char partial[sizeof(struct report)];
 	size_t npartial;
 };
+
+/* Whether the run's network is the web proxy (see sandbox_int.h). */
+static bool web_proxy(const struct skit__run_opts *o)
+{
+	return !o->allow_network && o->web_domains && o->web_domains[0];
+}
 
 static void sleep_ms(long ms)
 {
@@ -312,6 +351,57 @@ static void child(const struct skit__run_opts *o, int outfd, int errfd)
 	_exit(errno == ENOENT ? 127 : 126);
 }
 
+#ifdef __linux__
+/*
+ * No root powers: lock the securebits (no capabilities from uid 0 or
+ * from setuid, ever again), empty the bounding and ambient sets, then
+ * the effective, permitted and inheritable ones. True when all five are
+ * empty afterwards. Needs CAP_SETPCAP, which root has, and so does the
+ * owner of a fresh user namespace.
+ */
+static bool drop_caps(void)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3,
+		                                0 };
+	struct __user_cap_data_struct data[2];
+	bool ok = true;
+
+	if (prctl(PR_SET_SECUREBITS,
+	          SECBIT_NOROOT | SECBIT_NOROOT_LOCKED |
+	                  SECBIT_NO_SETUID_FIXUP |
+	                  SECBIT_NO_SETUID_FIXUP_LOCKED |
+	                  SECBIT_KEEP_CAPS_LOCKED |
+	                  SECBIT_NO_CAP_AMBIENT_RAISE |
+	                  SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED,
+	          0, 0, 0) < 0 &&
+	    (geteuid() == 0 || errno != EPERM))
+		ok = false;
+	/* EPERM: no CAP_SETPCAP, so no capability at all to keep, and
+	 * no_new_privs (next) stops execve from granting any. */
+	for (int c = 0; c < 64; c++)
+		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EINVAL &&
+		    errno != EPERM)
+			ok = false;
+	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	memset(data, 0, sizeof(data));
+	if (syscall(SYS_capset, &hdr, data) < 0)
+		ok = false;
+	if (syscall(SYS_capget, &hdr, data) < 0)
+		return false;
+	for (int i = 0; i < 2; i++)
+		if (data[i].effective || data[i].permitted ||
+		    data[i].inheritable)
+			ok = false;
+	for (int c = 0; geteuid() == 0 && c < 64; c++)
+		if (prctl(PR_CAPBSET_READ, c, 0, 0, 0) > 0)
+			ok = false;
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, CAP_SYS_ADMIN, 0, 0) >
+	    0)
+		ok = false;
+	return ok;
+}
+#endif
+
 /* C: the last layers, then the program. Never returns. */
 static void exec_program(const struct skit__run_opts *o, const struct plan *p,
                          unsigned int layers)
@@ -334,6 +424,8 @@ static void exec_program(const struct skit__run_opts *o, const struct plan *p,
 	if (ok)
 		layers |= SKIT_SANDBOX_RLIMITS;
 #ifdef __linux__
+	if (p->nocaps && drop_caps() && (p->modes.len || geteuid() != 0))
+		layers |= SKIT_SANDBOX_NOCAPS;
 	if (!prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		layers |= SKIT_SANDBOX_NO_NEW_PRIVS;
 	if (p->ruleset_fd >= 0 && (layers & SKIT_SANDBOX_NO_NEW_PRIVS) &&
@@ -342,10 +434,17 @@ static void exec_program(const struct skit__run_opts *o, const struct plan *p,
 	if (p->prog.len && (layers & SKIT_SANDBOX_NO_NEW_PRIVS) &&
 	    !prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &p->prog, 0, 0))
 		layers |= SKIT_SANDBOX_SECCOMP;
+	/* No setuid or setgid bit on any file: without it, a root-owned
+	 * copy of a shell left in the project would be a way back to
+	 * root for any local user (capabilities cannot stop the owner). */
+	if ((layers & SKIT_SANDBOX_NOCAPS) && p->modes.len &&
+	    ((layers & SKIT_SANDBOX_NO_NEW_PRIVS) == 0 ||
+	     prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &p->modes, 0, 0)))
+		layers &= ~(unsigned int)SKIT_SANDBOX_NOCAPS;
 #endif
 	report(REP_LAYERS, (int)layers);
 	skit__close_from(3);
-	execve(o->path, o->argv, o->envp);
+	execve(o->path, o->argv, p->envp ? p->envp : o->envp);
 	say("skit: cannot execute the program\n");
 	_exit(errno == ENOENT ? 127 : 126);
 }
@@ -363,30 +462,167 @@ static bool write_file(const char *path, const char *s)
 	return ok;
 }
 
+/* "/proc/self/fd/N" into buf (no stdio between fork and exec). */
+static void fd_path(char buf[32], int fd)
+{
+	char digits[12];
+	int n = 0, k = 0;
+
+	do
+		digits[n++] = (char)('0' + fd % 10);
+	while ((fd /= 10) && n < 11);
+	memcpy(buf, "/proc/self/fd/", 14);
+	k = 14;
+	while (n)
+		buf[k++] = digits[--n];
+	buf[k] = '\0';
+}
+
+/* mkdir -p `path` (absolute) and, when `file`, an empty file at its end:
+ * a mount point. */
+static bool make_mountpoint(const char *path, bool file)
+{
+	char buf[PATH_MAX];
+	size_t n = strlen(path);
+	int fd;
+
+	if (n >= sizeof(buf))
+		return false;
+	memcpy(buf, path, n + 1);
+	for (size_t i = 1; i <= n; i++) {
+		if (buf[i] != '/' && buf[i] != '\0')
+			continue;
+		if (i == n && file)
+			break;
+		buf[i] = '\0';
+		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+			return false;
+		buf[i] = i == n ? '\0' : '/';
+	}
+	if (!file)
+		return true;
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+# ifndef ST_VALID
+#  define ST_VALID 0x0020 /* statfs(): f_flags is filled in (the kernel's) */
+# endif
+
+/* The flags of the mount holding `path` that a remount must keep (a
+ * user namespace may not clear them). */
+static unsigned long locked_flags(const char *path)
+{
+	struct statfs sf;
+	unsigned long f = 0;
+
+	if (statfs(path, &sf) < 0 || !(sf.f_flags & ST_VALID))
+		return 0;
+	if (sf.f_flags & ST_NOSUID)
+		f |= MS_NOSUID;
+	if (sf.f_flags & ST_NODEV)
+		f |= MS_NODEV;
+	if (sf.f_flags & ST_NOEXEC)
+		f |= MS_NOEXEC;
+	if (sf.f_flags & ST_NOATIME)
+		f |= MS_NOATIME;
+	if (sf.f_flags & ST_NODIRATIME)
+		f |= MS_NODIRATIME;
+	if (sf.f_flags & ST_RELATIME)
+		f |= MS_RELATIME;
+	return f;
+}
+
+/*
+ * In A, inside the new mount namespace: nothing we mount propagates to
+ * the host; the host's /tmp, /run and /var/run disappear under an empty
+ * read-only tmpfs (their AF_UNIX sockets with them), the run's own
+ * folders beneath them are bound back at the same paths, and each
+ * protected path is bound read-only over itself. False on any failure
+ * (the run then lacks the layer).
+ */
+# define MAX_REBIND 16
+static bool mount_setup(const struct plan *p)
+{
+	int fds[MAX_REBIND];
+	struct stat st;
+	char src[32];
+	bool ok = true;
+	size_t i;
+
+	if (p->nrebind > MAX_REBIND ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return false;
+	/* Hold the folders to bring back before covering their parents. */
+	for (i = 0; i < p->nrebind; i++)
+		fds[i] = open(p->rebind[i], O_PATH | O_CLOEXEC);
+	for (i = 0; ok && i < p->nhide; i++)
+		ok = !mount("tmpfs", p->hide[i], "tmpfs",
+		            MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		            "size=64k,nr_inodes=256,mode=0755");
+	for (i = 0; ok && i < p->nrebind; i++) {
+		ok = fds[i] >= 0 && !fstat(fds[i], &st) &&
+		     make_mountpoint(p->rebind[i], !S_ISDIR(st.st_mode));
+		fd_path(src, fds[i]);
+		ok = ok &&
+		     !mount(src, p->rebind[i], NULL, MS_BIND | MS_REC, NULL);
+	}
+	for (i = 0; i < p->nrebind; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	for (i = 0; ok && i < p->nhide; i++)
+		ok = !mount(NULL, p->hide[i], NULL,
+		            MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID |
+		                    MS_NODEV | MS_NOEXEC,
+		            NULL);
+	for (i = 0; ok && i < p->nro; i++)
+		ok = !mount(p->ro[i], p->ro[i], NULL, MS_BIND | MS_REC, NULL) &&
+		     !mount(NULL, p->ro[i], NULL,
+		            MS_REMOUNT | MS_BIND | MS_RDONLY |
+		                    locked_flags(p->ro[i]),
+		            NULL);
+	return ok;
+}
+
 /*
  * unshare() the namespaces of p->ns_flags, through a user namespace when
- * we are not root (mapping our own uid and gid), and without the network
- * namespace when only that one fails. Returns the layers obtained.
+ * we are not root (mapping our own uid and gid), falling back to fewer
+ * namespaces when the whole set fails. Returns the namespace layers
+ * obtained.
  */
-static unsigned int enter_ns(const struct plan *p)
+static unsigned int ns_unshare(const struct plan *p)
 {
-	/* Both; then the PID namespace alone; then the network alone. */
-	const int tries[] = { p->ns_flags, p->ns_flags & ~CLONE_NEWNET,
-		              p->ns_flags & ~CLONE_NEWPID };
+	const int all = p->ns_flags;
+	const int tries[] = { all,
+		              all & ~CLONE_NEWNET,
+		              all & ~CLONE_NEWNS,
+		              all & ~(CLONE_NEWNS | CLONE_NEWNET),
+		              all & ~CLONE_NEWPID,
+		              all & ~(CLONE_NEWPID | CLONE_NEWNET),
+		              all & ~(CLONE_NEWPID | CLONE_NEWNS) };
 
 	for (size_t i = 0; i < SKIT_ARRAY_SIZE(tries); i++) {
 		int flags = tries[i];
 		unsigned int got = 0;
 
-		if (!flags || (i && flags == p->ns_flags))
+		if (!flags || (i && flags == all))
 			continue;
 		if (flags & CLONE_NEWPID)
 			got |= SKIT_SANDBOX_PIDNS;
 		if (flags & CLONE_NEWNET)
 			got |= SKIT_SANDBOX_NETNS;
+		if (flags & CLONE_NEWNS)
+			got |= SKIT_SANDBOX_MOUNTNS;
 		if (!unshare(flags))
 			return got;
-		if (p->uid_map[0] && !unshare(flags | CLONE_NEWUSER)) {
+		/* Only a dumpable process may write its own id maps (one
+		 * that changed uid, as a setuid program, is not): without
+		 * them every file it created would fail with EOVERFLOW. */
+		if (p->uid_map[0] && prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) == 1 &&
+		    !unshare(flags | CLONE_NEWUSER)) {
 			/* Unmapped ids would make every file we create fail
 			 * with EOVERFLOW: map our own, as an unprivileged
 			 * process may. */
@@ -397,6 +633,105 @@ static unsigned int enter_ns(const struct plan *p)
 		}
 	}
 	return 0;
+}
+
+/*
+ * A's namespace set-up, in this order (docs/sandbox.md): (1) unshare the
+ * user namespace (when not root), mount, PID and network namespaces in
+ * one call; (2) the mounts; (3) the network namespace's own set-up, when
+ * there is one. A later step is skipped when its namespace is missing;
+ * each step reports the layer bits it achieved.
+ */
+static unsigned int enter_ns(const struct plan *p)
+{
+	unsigned int got = ns_unshare(p);
+
+	if ((got & SKIT_SANDBOX_MOUNTNS) && !mount_setup(p))
+		got &= ~(unsigned int)SKIT_SANDBOX_MOUNTNS;
+	return got;
+}
+#endif
+
+#ifdef __linux__
+/*
+ * Leave the caller's session keyring (where Kerberos and other
+ * credentials live) for a new, empty, anonymous one, inherited by B and
+ * C. The filter refuses keyctl() afterwards, so the script cannot even
+ * look at it; the new keyring matters when seccomp is missing. A kernel
+ * without keys fails here harmlessly: there is nothing to hide.
+ */
+static void join_fresh_keyring(void)
+{
+	syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL);
+}
+#endif
+
+#ifdef __linux__
+/*
+ * In A, with the network limited to the proxy: bring the namespace's
+ * loopback up, listen on SKIT__PROXY_PORT there and hand the socket to
+ * P over FD_PROXY; P's proxy serves it from the host's namespace. Without
+ * a namespace of our own the port would be the host's and the program's
+ * sockets would reach the whole network: refuse to run instead.
+ */
+static void proxy_listen(unsigned int layers)
+{
+	struct sockaddr_in sa;
+	struct ifreq ifr;
+	struct msghdr msg;
+	struct iovec iov;
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct cmsghdr *cm;
+	char one = 1;
+	int s, on = 1;
+
+	if (!(layers & SKIT_SANDBOX_NETNS)) {
+		say("skit: no network namespace for the web proxy\n");
+		_exit(127);
+	}
+	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	memset(&ifr, 0, sizeof(ifr));
+	memcpy(ifr.ifr_name, "lo", 3);
+	if (s < 0 || ioctl(s, SIOCGIFFLAGS, &ifr) < 0)
+		goto fail;
+	ifr.ifr_flags |= IFF_UP;
+	if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
+		goto fail;
+	close(s);
+	s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons(SKIT__PROXY_PORT);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (s < 0 ||
+	    setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) < 0 ||
+	    bind(s, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    listen(s, 64) < 0)
+		goto fail;
+	memset(&msg, 0, sizeof(msg));
+	memset(&ctl, 0, sizeof(ctl));
+	iov.iov_base = &one;
+	iov.iov_len = 1;
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = ctl.buf;
+	msg.msg_controllen = sizeof(ctl.buf);
+	cm = CMSG_FIRSTHDR(&msg);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &s, sizeof(int));
+	if (sendmsg(FD_PROXY, &msg, MSG_NOSIGNAL) != 1)
+		goto fail;
+	close(s);
+	close(FD_PROXY);
+	return;
+fail:
+	say("skit: cannot set up the web proxy's socket\n");
+	_exit(127);
 }
 #endif
 
@@ -410,6 +745,10 @@ static void init_main(const struct skit__run_opts *o, const struct plan *p,
 	setsid();
 #ifdef __linux__
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	/* The namespace's own pid_max: pids are numbered below it, so at
+	 * most that many processes live in it at once. */
+	if (p->pid_max[0] && write_file("/proc/sys/kernel/pid_max", p->pid_max))
+		layers |= SKIT_SANDBOX_PIDMAX;
 #endif
 	report(REP_READY, (int)layers);
 	c = fork();
@@ -467,19 +806,27 @@ static void confined_child(const struct skit__run_opts *o, const struct plan *p,
 	fds[FD_REPORT] = repfd;
 	fds[FD_RULESET] = p->ruleset_fd;
 	fds[FD_CGROUP] = p->cgroup_fd;
+	fds[FD_PROXY] = p->proxy_fd;
 	if (fds[0] < 0 || place_fds(fds) < 0)
 		_exit(127);
 	/* Writing "0" moves the writer: B and C are born inside. */
 	if (p->cgroup_fd >= 0 && write(FD_CGROUP, "0", 1) == 1)
 		layers |= SKIT_SANDBOX_CGROUP;
 	close(FD_CGROUP);
+#ifdef __linux__
+	layers |= enter_ns(p);
+	/* Keyring step (its own function; docs/sandbox.md). */
+	join_fresh_keyring();
+	/* Web proxy step: the listener inside the new namespace. */
+	if (p->proxy_fd >= 0)
+		proxy_listen(layers);
+#endif
+	/* After the mounts: a folder entered before them would keep a way
+	 * around the read-only binds. */
 	if (o->cwd && chdir(o->cwd) < 0) {
 		say("skit: cannot enter the work folder\n");
 		_exit(127);
 	}
-#ifdef __linux__
-	layers |= enter_ns(p);
-#endif
 	if (!(layers & SKIT_SANDBOX_PIDNS)) {
 		report(REP_READY, (int)layers);
 		exec_program(o, p, layers);
@@ -565,11 +912,30 @@ static int ll_allow(int rs, const char *path, uint64_t access, uint64_t handled)
 	return r < 0 ? -1 : 0;
 }
 
+/*
+ * With the web proxy, TCP connect() to its port is the one network right
+ * (the namespace has nothing else to reach on any port anyway). The
+ * struct and rule type are the kernel's UAPI of ABI 4.
+ */
+static int ll_allow_proxy_port(int rs)
+{
+	struct {
+		uint64_t allowed_access;
+		uint64_t port;
+	} __attribute__((packed))
+	np = { LANDLOCK_ACCESS_NET_CONNECT_TCP, SKIT__PROXY_PORT };
+
+	return syscall(SYS_landlock_add_rule, rs, 2 /* RULE_NET_PORT */, &np,
+	               0) < 0
+	               ? -1
+	               : 0;
+}
+
 /* Build the ruleset in P; C only has to call landlock_restrict_self(). */
 static void ll_build(struct plan *p, const struct skit__run_opts *o)
 {
 	struct ll_ruleset_attr attr;
-	uint64_t fs, ro;
+	uint64_t fs, ro, rw;
 	size_t size;
 	struct dirent *de;
 	DIR *etc;
@@ -579,6 +945,8 @@ static void ll_build(struct plan *p, const struct skit__run_opts *o)
 		return;
 	fs = ll_fs_rights(abi);
 	ro = LL_RO;
+	rw = fs & ~(uint64_t)(LANDLOCK_ACCESS_FS_MAKE_CHAR |
+	                      LANDLOCK_ACCESS_FS_MAKE_BLOCK);
 	memset(&attr, 0, sizeof(attr));
 	attr.handled_access_fs = fs;
 	size = sizeof(attr.handled_access_fs);
@@ -601,6 +969,8 @@ static void ll_build(struct plan *p, const struct skit__run_opts *o)
 		p->ll_bits = 0;
 		return;
 	}
+	if (p->ll_bits & SKIT_SANDBOX_LANDLOCK_NET && web_proxy(o))
+		bad |= ll_allow_proxy_port(rs);
 	for (size_t i = 0; i < SKIT_ARRAY_SIZE(system_ro); i++)
 		bad |= ll_allow(rs, system_ro[i], ro, fs);
 	for (size_t i = 0; i < SKIT_ARRAY_SIZE(system_rw_dev); i++)
@@ -627,8 +997,13 @@ static void ll_build(struct plan *p, const struct skit__run_opts *o)
 		closedir(etc);
 	for (size_t i = 0; o->read_paths && o->read_paths[i]; i++)
 		bad |= ll_allow(rs, o->read_paths[i], ro, fs);
+	/* Writable folders get every right but device nodes: a script
+	 * must never make one (with root's CAP_MKNOD gone it could not
+	 * anyway; this holds whatever the capabilities). */
 	for (size_t i = 0; o->write_paths && o->write_paths[i]; i++)
-		bad |= ll_allow(rs, o->write_paths[i], fs, fs);
+		bad |= ll_allow(rs, o->write_paths[i], rw, fs);
+	if (o->fs_full)
+		bad |= ll_allow(rs, "/", rw, fs);
 	if (bad) {
 		/* A half-built ruleset would deny what the caller meant to
 		 * grant: report Landlock missing rather than break the run. */
@@ -640,6 +1015,135 @@ static void ll_build(struct plan *p, const struct skit__run_opts *o)
 }
 
 # ifdef SKIT_HAVE_SECCOMP
+/*
+ * System calls refused with EPERM in every confined run: at least what
+ * the reference profile for untrusted containers (Docker's default)
+ * refuses a container without extra capabilities, and a few more. The
+ * reason for each group is in docs/sandbox.md. A name this libseccomp
+ * does not know, or that the native architecture lacks (vm86, stime on
+ * x86_64), is skipped: every other architecture is killed anyway.
+ */
+static const char *const refused[] = {
+	/* Reading other processes and the kernel. */
+	"perf_event_open",
+	"bpf",
+	"ptrace",
+	"process_vm_readv",
+	"process_vm_writev",
+	"process_madvise",
+	"kcmp",
+	"pidfd_getfd",
+	"userfaultfd",
+	"syslog",
+	"lookup_dcookie",
+	"open_by_handle_at",
+	"name_to_handle_at",
+	/* Kernel keyrings (the run has its own session keyring too). */
+	"add_key",
+	"request_key",
+	"keyctl",
+	/* Host-wide state: clock, names, accounting, quotas, swap. */
+	"clock_settime",
+	"clock_settime64",
+	"clock_adjtime",
+	"clock_adjtime64",
+	"adjtimex",
+	"settimeofday",
+	"stime",
+	"sethostname",
+	"setdomainname",
+	"acct",
+	"quotactl",
+	"quotactl_fd",
+	"swapon",
+	"swapoff",
+	"reboot",
+	"vhangup",
+	"nfsservctl",
+	/* Kernel modules and kexec. */
+	"init_module",
+	"finit_module",
+	"delete_module",
+	"create_module",
+	"get_kernel_syms",
+	"query_module",
+	"kexec_load",
+	"kexec_file_load",
+	/* Mounts and namespaces, once the sandbox is set up. */
+	"mount",
+	"umount",
+	"umount2",
+	"pivot_root",
+	"chroot",
+	"unshare",
+	"setns",
+	"fsopen",
+	"fsconfig",
+	"fsmount",
+	"fspick",
+	"move_mount",
+	"open_tree",
+	"mount_setattr",
+	"fanotify_init",
+	/* Hardware ports, old ABIs and obsolete calls. */
+	"iopl",
+	"ioperm",
+	"vm86",
+	"vm86old",
+	"uselib",
+	"ustat",
+	"sysfs",
+	"_sysctl",
+	/* NUMA placement of other processes' memory. */
+	"mbind",
+	"set_mempolicy",
+	"set_mempolicy_home_node",
+	"get_mempolicy",
+	"migrate_pages",
+	"move_pages",
+};
+
+/* clone() flags that make a namespace (CLONE_NEWNS .. CLONE_NEWNET). */
+static const scmp_datum_t clone_ns[] = { 0x00020000, 0x02000000, 0x04000000,
+	                                 0x08000000, 0x10000000, 0x20000000,
+	                                 0x40000000 };
+
+/*
+ * personality() is allowed only for the values Docker allows: 0
+ * (PER_LINUX), 8 (PER_LINUX32), 0x20000 (UNAME26), 0x20008 and
+ * 0xffffffff (the query); ADDR_NO_RANDOMIZE, READ_IMPLIES_EXEC,
+ * MMAP_PAGE_ZERO and the foreign personas are refused. libseccomp takes
+ * one comparison per argument and rule, so the refusal is a ring of
+ * rules: "bit i set and bit next(i) clear" over the bits outside 0x20008
+ * catches every value with such a bit unless all of them are set; two
+ * more rules catch those values when bit 3 or 17 is clear. 0xffffffff
+ * matches none.
+ */
+static int refuse_personality(scmp_filter_ctx ctx, int nr)
+{
+	const uint32_t ok = 0x20008;
+	uint32_t bits[32];
+	int n = 0, rc = 0;
+
+	for (int b = 0; b < 32; b++)
+		if (!(ok & (1u << b)))
+			bits[n++] = 1u << b;
+	for (int i = 0; i < n; i++) {
+		uint32_t next = bits[(i + 1) % n];
+
+		rc |= seccomp_rule_add(
+		        ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
+		        SCMP_A0(SCMP_CMP_MASKED_EQ, bits[i] | next, bits[i]));
+	}
+	rc |= seccomp_rule_add(
+	        ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
+	        SCMP_A0(SCMP_CMP_MASKED_EQ, ~ok | 0x8u, ~ok & 0xffffffffu));
+	rc |= seccomp_rule_add(
+	        ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
+	        SCMP_A0(SCMP_CMP_MASKED_EQ, ~ok | 0x20000u, ~ok & 0xffffffffu));
+	return rc;
+}
+
 /*
  * Build the filter with libseccomp and export it as BPF through a pipe
  * (libseccomp 2.5 has no export to memory). The program is a few hundred
@@ -672,7 +1176,49 @@ static void seccomp_build(struct plan *p, const struct skit__run_opts *o)
 		if (urings[i] >= 0)
 			rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS),
 			                       urings[i], 0);
-	if (!o->allow_network) {
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(refused); i++) {
+		int nr = seccomp_syscall_resolve_name(refused[i]);
+
+		if (nr >= 0)
+			rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr,
+			                       0);
+	}
+	/* No new namespace from clone(); clone3() passes its flags in
+	 * memory the filter cannot read, so it gets ENOSYS and libc falls
+	 * back to clone(). */
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(clone_ns); i++)
+		rc |= seccomp_rule_add(
+		        ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
+		        SCMP_A0(SCMP_CMP_MASKED_EQ, clone_ns[i], clone_ns[i]));
+	if (SCMP_SYS(clone3) >= 0)
+		rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS),
+		                       SCMP_SYS(clone3), 0);
+	rc |= refuse_personality(ctx, SCMP_SYS(personality));
+	/* AF_VSOCK reaches the hypervisor, whatever the network says. */
+	rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 1,
+	                       SCMP_A0(SCMP_CMP_EQ, AF_VSOCK));
+	if (!o->allow_network && web_proxy(o)) {
+		/* Only the proxy: AF_UNIX, and AF_INET stream sockets, whose
+		 * connect() can reach nothing but the namespace's loopback
+		 * (the proxy listens there); no UDP, raw or IPv6 socket. One
+		 * comparison per argument and rule: hence a rule per type. */
+		rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES),
+		                       SCMP_SYS(socket), 1,
+		                       SCMP_A0(SCMP_CMP_GT, AF_INET));
+		rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES),
+		                       SCMP_SYS(socket), 1,
+		                       SCMP_A0(SCMP_CMP_EQ, AF_UNSPEC));
+		for (scmp_datum_t t = 0; t < 16; t++)
+			if (t != SOCK_STREAM)
+				rc |= seccomp_rule_add(
+				        ctx, SCMP_ACT_ERRNO(EACCES),
+				        SCMP_SYS(socket), 2,
+				        SCMP_A0(SCMP_CMP_EQ, AF_INET),
+				        SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, t));
+		rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES),
+		                       SCMP_SYS(sendto), 1,
+		                       SCMP_A4(SCMP_CMP_NE, 0));
+	} else if (!o->allow_network) {
 		/* No socket but AF_UNIX; and no connect() or addressed
 		 * sendto() at all, so that AF_UNIX cannot reach a host
 		 * daemon (a resolver, D-Bus, docker.sock) either. */
@@ -712,6 +1258,103 @@ out:
 		close(pfd[0]);
 	if (pfd[1] >= 0)
 		close(pfd[1]);
+	seccomp_release(ctx);
+}
+# endif
+
+# ifdef SKIT_HAVE_SECCOMP
+/* Export a libseccomp filter into `prog` (through a pipe: libseccomp
+ * 2.5 has no export to memory). */
+static void export_bpf(scmp_filter_ctx ctx, struct sock_fprog *prog)
+{
+	struct sock_filter *code = NULL;
+	int pfd[2] = { -1, -1 };
+	size_t len = 0, room = 64 * 1024;
+	ssize_t n;
+
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return;
+	n = seccomp_export_bpf(ctx, pfd[1]);
+	close(pfd[1]);
+	code = n ? NULL : skitx_malloc(room);
+	while (code && len < room) {
+		n = read(pfd[0], (char *)code + len, room - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(pfd[0]);
+	if (!code || !len || len % sizeof(*code) || len >= room) {
+		skitx_free(code);
+		return;
+	}
+	prog->filter = code;
+	prog->len = (unsigned short)(len / sizeof(*code));
+}
+
+/*
+ * The file-mode filter: no setuid or setgid bit on a file, by chmod or at
+ * creation (EPERM). A second filter, so that it stays apart from the
+ * system-call policy of seccomp_build(). openat2() takes its mode in a
+ * structure seccomp cannot read: ENOSYS, so callers fall back to openat().
+ */
+static void fsmode_build(struct plan *p)
+{
+	const scmp_datum_t bits[] = { S_ISUID, S_ISGID };
+	/* system call, index of the mode argument, index of the flags
+	 * argument (-1: none; else only with O_CREAT or O_TMPFILE) */
+	const struct {
+		int nr, mode, flags;
+	} calls[] = {
+		{ SCMP_SYS(chmod), 1, -1 },    { SCMP_SYS(fchmod), 1, -1 },
+		{ SCMP_SYS(fchmodat), 2, -1 }, { SCMP_SYS(creat), 1, -1 },
+		{ SCMP_SYS(mknod), 1, -1 },    { SCMP_SYS(mknodat), 2, -1 },
+		{ SCMP_SYS(open), 2, 1 },      { SCMP_SYS(openat), 3, 2 },
+#  ifdef __NR_fchmodat2
+		{ __NR_fchmodat2, 2, -1 },
+#  endif
+	};
+	const scmp_datum_t creating[] = { O_CREAT, O_TMPFILE };
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	int rc = 0;
+
+	if (!ctx)
+		return;
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(calls); i++) {
+		if (calls[i].nr < 0)
+			continue;
+		for (size_t b = 0; b < SKIT_ARRAY_SIZE(bits); b++) {
+			struct scmp_arg_cmp m = { (unsigned int)calls[i].mode,
+				                  SCMP_CMP_MASKED_EQ, bits[b],
+				                  bits[b] };
+
+			if (calls[i].flags < 0) {
+				rc |= seccomp_rule_add_array(
+				        ctx, SCMP_ACT_ERRNO(EPERM), calls[i].nr,
+				        1, &m);
+				continue;
+			}
+			for (size_t c = 0; c < SKIT_ARRAY_SIZE(creating); c++) {
+				struct scmp_arg_cmp two[2] = {
+					m,
+					{ (unsigned int)calls[i].flags,
+					  SCMP_CMP_MASKED_EQ, creating[c],
+					  creating[c] },
+				};
+
+				rc |= seccomp_rule_add_array(
+				        ctx, SCMP_ACT_ERRNO(EPERM), calls[i].nr,
+				        2, two);
+			}
+		}
+	}
+	if (SCMP_SYS(openat2) >= 0)
+		rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS),
+		                       SCMP_SYS(openat2), 0);
+	if (!rc)
+		export_bpf(ctx, &p->modes);
 	seccomp_release(ctx);
 }
 # endif
@@ -873,6 +1516,18 @@ static void cgroup_end(struct plan *p)
 	p->cgroup_dir[0] = '\0';
 }
 
+/* The kernel numbers pids per PID namespace up to a pid_max of the
+ * namespace's own: Linux 6.14 and later. */
+static bool pidmax_per_ns(void)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	if (uname(&u) < 0 || sscanf(u.release, "%d.%d", &major, &minor) != 2)
+		return false;
+	return major > 6 || (major == 6 && minor >= 14);
+}
+
 /* Processes of our real uid now, for an RLIMIT_NPROC that adds to it. */
 static long user_procs(void)
 {
@@ -927,18 +1582,282 @@ static rlim_t lim_size(size_t v, size_t dflt)
 	return (rlim_t)(v ? v : dflt);
 }
 
+static void strv_drop(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		skitx_free(v[i]);
+	skitx_free(v);
+}
+
+/* Append a copy of `path` to the list (fails quietly on no memory: the
+ * layer is then reported missing, see plan_mounts()). */
+static bool strv_push(char ***v, size_t *n, const char *path)
+{
+	char **nv = skitx_realloc(*v, (*n + 1) * sizeof(*nv));
+	char *c = skitx_strdup(path);
+
+	if (nv)
+		*v = nv;
+	if (!nv || !c) {
+		skitx_free(c);
+		return false;
+	}
+	nv[(*n)++] = c;
+	return true;
+}
+
+/* `path` is `dir` or beneath it (both real paths). */
+static bool beneath(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (n == 1 && dir[0] == '/')
+		return true;
+	return !strncmp(path, dir, n) && (path[n] == '/' || !path[n]);
+}
+
+#ifdef __linux__
+/* The writable folder (real path) that `real` is or lies beneath, or
+ * NULL. */
+static const char *write_root(const struct skit__run_opts *o, const char *real,
+                              char buf[PATH_MAX])
+{
+	for (size_t w = 0; o->write_paths && o->write_paths[w]; w++)
+		if (realpath(o->write_paths[w], buf) && beneath(real, buf))
+			return buf;
+	return NULL;
+}
+
+static bool ro_push(struct plan *p, const char *real)
+{
+	for (size_t i = 0; i < p->nro; i++)
+		if (!strcmp(p->ro[i], real))
+			return true;
+	return strv_push(&p->ro, &p->nro, real);
+}
+
+/*
+ * Plan the read-only bind of one protected path, when it lies beneath a
+ * writable folder. One that exists is bound over itself. One that does
+ * not exist would be created by the first program that tried (a planted
+ * `.agents/skills/x/SKILL.md`, a fresh `.git/hooks`), so its first missing
+ * folder is made as an empty placeholder, bound read-only and removed
+ * after the run (plan_release()); a missing `*.json` file gets its
+ * folder bound read-only instead, unless that folder is a writable root.
+ */
+static bool protect_one(struct plan *p, const struct skit__run_opts *o,
+                        const char *path)
+{
+	char real[PATH_MAX], pre[PATH_MAX], root[PATH_MAX], made[PATH_MAX];
+	size_t n = strlen(path), cut;
+	const char *rest;
+
+	if (realpath(path, real))
+		return !write_root(o, real, root) || ro_push(p, real);
+	if (n >= sizeof(pre) || path[0] != '/')
+		return true;
+	/* The longest existing prefix, and the component after it. */
+	memcpy(pre, path, n + 1);
+	for (cut = n; cut > 1;) {
+		while (cut > 1 && pre[cut - 1] != '/')
+			cut--;
+		if (cut <= 1)
+			break;
+		pre[cut - 1] = '\0';
+		if (realpath(pre, real))
+			break;
+	}
+	if (cut <= 1 || !write_root(o, real, root))
+		return true;
+	rest = path + cut;
+	if (!strchr(rest, '/') && n > 5 && !strcmp(path + n - 5, ".json"))
+		return !strcmp(real, root) || ro_push(p, real);
+	if ((size_t)snprintf(made, sizeof(made), "%s/%.*s", real,
+	                     (int)strcspn(rest, "/"), rest) >= sizeof(made))
+		return true;
+	/* A folder we may not create, the program may not create either
+	 * (it runs as our uid, without capabilities). */
+	if (mkdir(made, 0755) < 0) {
+		if (errno == EEXIST)
+			return ro_push(p, made);
+		return errno == EACCES || errno == EPERM || errno == EROFS;
+	}
+	return strv_push(&p->made, &p->nmade, made) && ro_push(p, made);
+}
+
+/*
+ * What A mounts (mount_setup()): the host folders to hide, the run's own
+ * folders beneath them, and the protected paths that exist beneath a
+ * writable folder (the others cannot be written anyway). False when a
+ * list could not be made: the mount namespace is then not asked for.
+ */
+static bool plan_mounts(struct plan *p, const struct skit__run_opts *o)
+{
+	static const char *const hidden[] = { "/tmp", "/run", "/var/run" };
+	const char *const *lists[2] = { o->read_paths, o->write_paths };
+	char real[PATH_MAX];
+	struct stat st;
+	bool ok = true;
+
+	/* full-access: the host's file system as it is, /tmp included. */
+	if (o->fs_full)
+		return false;
+	for (size_t i = 0; ok && i < SKIT_ARRAY_SIZE(hidden); i++)
+		if (!lstat(hidden[i], &st) && S_ISDIR(st.st_mode))
+			ok = strv_push(&p->hide, &p->nhide, hidden[i]);
+	for (size_t l = 0; ok && l < 2; l++) {
+		for (size_t i = 0; ok && lists[l] && lists[l][i]; i++) {
+			bool under = false, dup = false;
+
+			if (!realpath(lists[l][i], real))
+				continue;
+			for (size_t h = 0; h < p->nhide; h++)
+				under |= beneath(real, p->hide[h]);
+			for (size_t r = 0; r < p->nrebind; r++)
+				dup |= beneath(real, p->rebind[r]);
+			if (!under || dup)
+				continue;
+			/* A folder holding earlier ones replaces them. */
+			for (size_t r = 0; r < p->nrebind;) {
+				if (beneath(p->rebind[r], real)) {
+					skitx_free(p->rebind[r]);
+					p->rebind[r] = p->rebind[--p->nrebind];
+				} else {
+					r++;
+				}
+			}
+			ok = strv_push(&p->rebind, &p->nrebind, real);
+		}
+	}
+	for (size_t i = 0; ok && o->protect_paths && o->protect_paths[i]; i++)
+		ok = protect_one(p, o, o->protect_paths[i]);
+	return ok && p->nrebind <= MAX_REBIND;
+}
+#endif
+
 static void plan_release(struct plan *p)
 {
 	if (p->ruleset_fd >= 0)
 		close(p->ruleset_fd);
 	p->ruleset_fd = -1;
+	if (p->proxy_fd >= 0)
+		close(p->proxy_fd);
+	if (p->proxy_peer >= 0)
+		close(p->proxy_peer);
+	p->proxy_fd = p->proxy_peer = -1;
+	skitx_free(p->envp);
+	p->envp = NULL;
 #ifdef __linux__
 	cgroup_end(p);
 	skitx_free(p->prog.filter);
 	p->prog.filter = NULL;
 	p->prog.len = 0;
+	skitx_free(p->modes.filter);
+	p->modes.filter = NULL;
+	p->modes.len = 0;
 #endif
+	/* Placeholders, once no process of the run can see them. */
+	for (size_t i = p->nmade; i-- > 0;)
+		rmdir(p->made[i]);
+	strv_drop(p->made, p->nmade);
+	strv_drop(p->hide, p->nhide);
+	strv_drop(p->rebind, p->nrebind);
+	strv_drop(p->ro, p->nro);
+	p->hide = p->rebind = p->ro = p->made = NULL;
+	p->nhide = p->nrebind = p->nro = p->nmade = 0;
 }
+
+#ifdef __linux__
+/*
+ * Network step: with the network off, a network namespace of its own
+ * (only a loopback, down) besides the seccomp filter, so that a socket
+ * the filter lets through (AF_UNIX in the abstract namespace, a kernel
+ * without seccomp) still reaches nothing of the host's network.
+ */
+static void plan_netns(struct plan *p, const struct skit__run_opts *o)
+{
+	if (o->allow_network || (skit__sandbox_disabled & SKIT_SANDBOX_NETNS))
+		return;
+	p->want |= SKIT_SANDBOX_NETNS;
+	p->ns_flags |= CLONE_NEWNET;
+}
+
+/* Whether `entry` ("NAME=value") sets a proxy variable of its own. */
+static bool proxy_var(const char *entry)
+{
+	static const char *const names[] = { "http_proxy=", "https_proxy=",
+		                             "all_proxy=", "no_proxy=" };
+
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(names); i++)
+		if (!strncasecmp(entry, names[i], strlen(names[i])))
+			return true;
+	return false;
+}
+
+/*
+ * Web proxy step, in P: the socketpair A hands the listener over, and
+ * the environment with the proxy announced (the caller's own proxy
+ * variables dropped: they would lead nowhere).
+ */
+static void plan_proxy(struct plan *p, const struct skit__run_opts *o)
+{
+	static char *const vars[] = { "HTTP_PROXY=" PROXY_URL,
+		                      "HTTPS_PROXY=" PROXY_URL,
+		                      "http_proxy=" PROXY_URL,
+		                      "https_proxy=" PROXY_URL };
+	size_t n = 0, k = 0;
+	int sv[2];
+
+	if (!web_proxy(o))
+		return;
+	while (o->envp && o->envp[n])
+		n++;
+	p->envp = skitx_calloc(n + SKIT_ARRAY_SIZE(vars) + 1, sizeof(char *));
+	if (!p->envp ||
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+		/* No proxy: the namespace keeps the network off. */
+		skitx_free(p->envp);
+		p->envp = NULL;
+		return;
+	}
+	p->proxy_peer = sv[0];
+	p->proxy_fd = sv[1];
+	for (size_t i = 0; i < n; i++)
+		if (!proxy_var(o->envp[i]))
+			p->envp[k++] = o->envp[i];
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(vars); i++)
+		p->envp[k++] = vars[i];
+}
+
+/* In P: the listener A sent, or -1. */
+static int proxy_receive(int peer)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct msghdr msg;
+	struct iovec iov;
+	struct cmsghdr *cm;
+	char one;
+	int fd = -1;
+
+	memset(&msg, 0, sizeof(msg));
+	iov.iov_base = &one;
+	iov.iov_len = 1;
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = ctl.buf;
+	msg.msg_controllen = sizeof(ctl.buf);
+	if (recvmsg(peer, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) != 1)
+		return -1;
+	cm = CMSG_FIRSTHDR(&msg);
+	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
+	    cm->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	return fd;
+}
+#endif
 
 static void plan_build(struct plan *p, const struct skit__run_opts *o)
 {
@@ -948,7 +1867,7 @@ static void plan_build(struct plan *p, const struct skit__run_opts *o)
 
 	memset(p, 0, sizeof(*p));
 	p->parent = getpid();
-	p->ruleset_fd = p->cgroup_fd = -1;
+	p->ruleset_fd = p->cgroup_fd = p->proxy_fd = p->proxy_peer = -1;
 	p->want = SKIT_SANDBOX_PGROUP | SKIT_SANDBOX_RLIMITS;
 #ifdef __linux__
 	p->want |= SKIT_SANDBOX_NO_NEW_PRIVS | SKIT_SANDBOX_LANDLOCK |
@@ -958,20 +1877,38 @@ static void plan_build(struct plan *p, const struct skit__run_opts *o)
 		p->want |= SKIT_SANDBOX_LANDLOCK_NET;
 	ll_build(p, o);
 # ifdef SKIT_HAVE_SECCOMP
-	seccomp_build(p, o);
+	if (!(skit__sandbox_disabled & SKIT_SANDBOX_SECCOMP))
+		seccomp_build(p, o);
+	if (!(skit__sandbox_disabled & SKIT_SANDBOX_NOCAPS))
+		fsmode_build(p);
 # endif
-	/* A and B live in the group too. */
-	cgroup_make(p, procs > 0 ? procs + 2 : -1);
-	p->ns_flags = CLONE_NEWPID;
 	/*
-	 * A network namespace only stands in for the seccomp filter: with
-	 * the filter no socket but AF_UNIX can be made, and creating and
-	 * tearing down a namespace costs ~2.5 ms a run (bench_sandbox).
+	 * The process bound: the PID namespace's pid_max where the kernel
+	 * has one per namespace (no cgroup to create, and no cgroup v1
+	 * migration, which waits for a grace period); else a pids cgroup,
+	 * where A and B live too. The kernel's smallest pid_max is 301.
 	 */
-	if (!o->allow_network && !p->prog.len) {
-		p->want |= SKIT_SANDBOX_NETNS;
-		p->ns_flags |= CLONE_NEWNET;
+	if (procs > 0 && pidmax_per_ns() &&
+	    !(skit__sandbox_disabled &
+	      (SKIT_SANDBOX_PIDNS | SKIT_SANDBOX_PIDMAX))) {
+		snprintf(p->pid_max, sizeof(p->pid_max), "%ld",
+		         procs + 1 > 301 ? procs + 1 : 301);
+		p->want = (p->want & ~(unsigned int)SKIT_SANDBOX_CGROUP) |
+		          SKIT_SANDBOX_PIDMAX;
+	} else if (!(skit__sandbox_disabled & SKIT_SANDBOX_CGROUP)) {
+		cgroup_make(p, procs > 0 ? procs + 2 : -1);
 	}
+	if (!(skit__sandbox_disabled & SKIT_SANDBOX_PIDNS))
+		p->ns_flags = CLONE_NEWPID;
+	p->nocaps = !(skit__sandbox_disabled & SKIT_SANDBOX_NOCAPS);
+	p->want |= SKIT_SANDBOX_NOCAPS;
+	if (!(skit__sandbox_disabled & SKIT_SANDBOX_MOUNTNS) &&
+	    plan_mounts(p, o)) {
+		p->want |= SKIT_SANDBOX_MOUNTNS;
+		p->ns_flags |= CLONE_NEWNS;
+	}
+	plan_netns(p, o);
+	plan_proxy(p, o);
 	if (geteuid() != 0) {
 		snprintf(p->uid_map, sizeof(p->uid_map), "%lu %lu 1\n",
 		         (unsigned long)geteuid(), (unsigned long)geteuid());
@@ -1008,6 +1945,91 @@ static void plan_build(struct plan *p, const struct skit__run_opts *o)
 }
 
 /* ---- in the parent: running -------------------------------------------- */
+
+#ifdef __linux__
+/*
+ * Serve the listener A sent with the proxy. When none came or the proxy
+ * cannot start, the listener is closed: the program's connections are
+ * refused at once rather than left hanging.
+ */
+static struct skit__netproxy *proxy_start(struct plan *p,
+                                          const struct skit__run_opts *o)
+{
+	struct skit__netproxy_opts po;
+	struct skit__netproxy *px = NULL;
+	int lfd;
+
+	close(p->proxy_fd);
+	p->proxy_fd = -1;
+	lfd = proxy_receive(p->proxy_peer);
+	if (lfd < 0)
+		return NULL;
+	po.domains = o->web_domains;
+	po.resolve = o->proxy_resolve;
+	if (skit__netproxy_start(&px, lfd, &po, NULL))
+		return NULL;
+	return px;
+}
+#endif
+
+/*
+ * The disk cap: the free space of the file systems holding the writable
+ * folders, taken when the run starts and compared while it runs. It
+ * counts whatever the run adds wherever it can write, through any number
+ * of files and processes; other writers on the same file systems count
+ * too (docs/sandbox.md).
+ */
+#define DISK_FS_MAX 4
+struct disk {
+	int n;
+	unsigned long fsid[DISK_FS_MAX];
+	const char *path[DISK_FS_MAX];
+	uint64_t free0[DISK_FS_MAX];
+};
+
+static uint64_t fs_free(const char *path, unsigned long *fsid)
+{
+	struct statvfs sv;
+
+	if (statvfs(path, &sv) < 0)
+		return 0;
+	if (fsid)
+		*fsid = sv.f_fsid;
+	return (uint64_t)sv.f_bfree * sv.f_frsize;
+}
+
+static void disk_start(struct disk *d, const struct skit__run_opts *o)
+{
+	d->n = 0;
+	for (size_t i = 0; o->disk_cap && o->write_paths && o->write_paths[i];
+	     i++) {
+		unsigned long id = 0;
+		uint64_t f = fs_free(o->write_paths[i], &id);
+		bool seen = false;
+
+		for (int k = 0; k < d->n; k++)
+			seen |= d->fsid[k] == id;
+		if (seen || d->n == DISK_FS_MAX || !f)
+			continue;
+		d->fsid[d->n] = id;
+		d->path[d->n] = o->write_paths[i];
+		d->free0[d->n++] = f;
+	}
+}
+
+/* Bytes the file systems lost since disk_start(). */
+static uint64_t disk_added(const struct disk *d)
+{
+	uint64_t sum = 0;
+
+	for (int k = 0; k < d->n; k++) {
+		uint64_t now = fs_free(d->path[k], NULL);
+
+		if (now && now < d->free0[k])
+			sum += d->free0[k] - now;
+	}
+	return sum;
+}
 
 /* Read the records available, waiting up to `ms` for the first. */
 static void read_reports(struct run *r, int ms)
@@ -1121,8 +2143,10 @@ int skit__run(struct skit__run_result *res, const struct skit__run_opts *o,
 	bool term_sent = false, killed = false, reaped = false;
 	long drain_until = 0;
 	int status = 0, rc = 0, r;
+	struct skit__netproxy *proxy = NULL;
 	struct plan plan;
 	struct run run;
+	struct disk disk;
 	pid_t pid, w;
 
 	memset(res, 0, sizeof(*res));
@@ -1133,7 +2157,7 @@ int skit__run(struct skit__run_result *res, const struct skit__run_opts *o,
 	res->exit_code = -1;
 	grace = o->grace_ms > 0 ? o->grace_ms : DEFAULT_GRACE_MS;
 	memset(&plan, 0, sizeof(plan));
-	plan.ruleset_fd = plan.cgroup_fd = -1;
+	plan.ruleset_fd = plan.cgroup_fd = plan.proxy_fd = plan.proxy_peer = -1;
 	if (o->confine)
 		plan_build(&plan, o);
 	/* O_CLOEXEC everywhere: a fork+exec in another thread must not
@@ -1145,6 +2169,7 @@ int skit__run(struct skit__run_result *res, const struct skit__run_opts *o,
 		                     strerror(errno));
 		goto out;
 	}
+	disk_start(&disk, o);
 	start = skitx_clock_ms();
 	deadline = start + o->timeout_ms;
 	pid = fork();
@@ -1167,6 +2192,10 @@ int skit__run(struct skit__run_result *res, const struct skit__run_opts *o,
 		fcntl(run.report, F_SETFL, O_NONBLOCK);
 		wait_ready(&run, start + READY_MS < deadline ? start + READY_MS
 		                                             : deadline);
+#ifdef __linux__
+		if (plan.proxy_peer >= 0)
+			proxy = proxy_start(&plan, o);
+#endif
 	} else {
 		/* Both sides set the group, so a kill cannot race the
 		 * child's. */
@@ -1192,6 +2221,12 @@ int skit__run(struct skit__run_result *res, const struct skit__run_opts *o,
 			kill_at = now + grace;
 		}
 		if (term_sent && !killed && now >= kill_at) {
+			signal_run(&run, SIGKILL);
+			killed = true;
+		}
+		if (!killed && disk.n && disk_added(&disk) > o->disk_cap) {
+			/* At once: every moment adds more. */
+			res->disk_capped = true;
 			signal_run(&run, SIGKILL);
 			killed = true;
 		}
@@ -1263,6 +2298,11 @@ int skit__run(struct skit__run_result *res, const struct skit__run_opts *o,
 	/* The leader is gone; make sure no member of its group lingers. */
 	signal_run(&run, SIGKILL);
 	res->duration_ms = skitx_clock_ms() - start;
+	if (disk.n) {
+		res->disk_added = disk_added(&disk);
+		if (res->disk_added > o->disk_cap)
+			res->disk_capped = true;
+	}
 	if (o->confine) {
 		while (run.report >= 0)
 			read_reports(&run, 0);
@@ -1286,6 +2326,7 @@ int skit__run(struct skit__run_result *res, const struct skit__run_opts *o,
 	res->layers = run.layers;
 	res->missing = o->confine ? plan.want & ~run.layers : 0;
 out:
+	skit__netproxy_stop(proxy);
 	if (o->confine)
 		plan_release(&plan);
 	if (run.report >= 0)
@@ -1339,8 +2380,8 @@ unsigned int skit_sandbox_available(void)
 		bits |= SKIT_SANDBOX_SECCOMP;
 # endif
 	memset(&p, 0, sizeof(p));
-	p.ruleset_fd = p.cgroup_fd = -1;
-	p.ns_flags = CLONE_NEWPID | CLONE_NEWNET;
+	p.ruleset_fd = p.cgroup_fd = p.proxy_fd = p.proxy_peer = -1;
+	p.ns_flags = CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWNS;
 	if (geteuid() != 0) {
 		snprintf(p.uid_map, sizeof(p.uid_map), "%lu %lu 1\n",
 		         (unsigned long)geteuid(), (unsigned long)geteuid());
@@ -1353,7 +2394,9 @@ unsigned int skit_sandbox_available(void)
 		unsigned int got = enter_ns(&p);
 
 		_exit((got & SKIT_SANDBOX_PIDNS ? 1 : 0) |
-		      (got & SKIT_SANDBOX_NETNS ? 2 : 0));
+		      (got & SKIT_SANDBOX_NETNS ? 2 : 0) |
+		      (got & SKIT_SANDBOX_MOUNTNS ? 4 : 0) |
+		      (drop_caps() ? 8 : 0));
 	}
 	while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
@@ -1362,6 +2405,15 @@ unsigned int skit_sandbox_available(void)
 			bits |= SKIT_SANDBOX_PIDNS;
 		if (WEXITSTATUS(status) & 2)
 			bits |= SKIT_SANDBOX_NETNS;
+		if (WEXITSTATUS(status) & 4)
+			bits |= SKIT_SANDBOX_MOUNTNS;
+		/* As root, capabilities alone do not stop a setuid file: the
+		 * file-mode filter must be there too. */
+		if ((WEXITSTATUS(status) & 1) && pidmax_per_ns())
+			bits |= SKIT_SANDBOX_PIDMAX;
+		if ((WEXITSTATUS(status) & 8) &&
+		    (geteuid() != 0 || (bits & SKIT_SANDBOX_SECCOMP)))
+			bits |= SKIT_SANDBOX_NOCAPS;
 	}
 	cgroup_make(&p, 1);
 	if (p.cgroup_fd >= 0)
@@ -1376,7 +2428,8 @@ const char *skit_sandbox_layer_name(unsigned int bit)
 	static const char *const names[] = {
 		"pgroup",       "rlimits",        "no_new_privs", "landlock",
 		"landlock_net", "landlock_scope", "seccomp",      "netns",
-		"pidns",        "cgroup",
+		"pidns",        "cgroup",         "mountns",      "nocaps",
+		"pidmax",
 	};
 
 	for (size_t i = 0; i < SKIT_ARRAY_SIZE(names); i++)

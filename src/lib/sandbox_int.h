@@ -46,6 +46,31 @@ struct skit__run_opts {
 	                                   (the per-run workdir) */
 	bool allow_network;             /* else no sockets but AF_UNIX */
 	/*
+	 * NULL-ended; with allow_network false and at least one entry, the
+	 * program gets HTTP and HTTPS to these hosts (as in
+	 * skit__netproxy_opts: "HOST", "*", "!HOST") through skit's proxy,
+	 * announced in HTTP_PROXY, HTTPS_PROXY, http_proxy and https_proxy,
+	 * and no other network (docs/sandbox.md). Without a network
+	 * namespace such a run does not start (exit 127).
+	 */
+	const char *const *web_domains;
+	const char *const *proxy_resolve; /* tests: "HOST=ADDRESS" pairs */
+	/*
+	 * NULL-ended; never writable, even beneath write_paths: each one
+	 * that exists is bind-mounted read-only over itself in the run's
+	 * mount namespace (docs/sandbox.md). Absolute paths.
+	 */
+	const char *const *protect_paths;
+	/* Full access (the full-access mode): no Landlock file rules and no
+	 * read-only mounts; every other layer stays. */
+	bool fs_full;
+	/*
+	 * Bytes the run may add to the file systems of write_paths (their
+	 * free space, measured every 100 ms while it runs); over it the run
+	 * is stopped and res->disk_capped set. 0: no cap.
+	 */
+	uint64_t disk_cap;
+	/*
 	 * 0 takes the default (docs/sandbox.md): CPU = the timeout in
 	 * seconds + 5, address space 4 GiB, file size 64 MiB, 256 processes
 	 * (pids.max, else RLIMIT_NPROC), 256 open files. A negative value,
@@ -69,6 +94,8 @@ struct skit__run_result {
 	long duration_ms;
 	struct skitx_buf out, err;   /* captured, NUL-terminated */
 	size_t out_total, err_total; /* bytes produced */
+	bool disk_capped;            /* stopped at opts.disk_cap */
+	uint64_t disk_added;         /* bytes the file systems grew by */
 	unsigned int layers;         /* SKIT_SANDBOX_* bits applied */
 	unsigned int missing;        /* requested (confine) but unavailable */
 };
@@ -98,10 +125,11 @@ int skit__run(struct skit__run_result *res, const struct skit__run_opts *o,
 void skit__run_result_release(struct skit__run_result *res);
 
 /*
- * Layers to treat as unavailable on this system (SKIT_SANDBOX_LANDLOCK is
- * the one honoured), so that tests can exercise what happens when a
- * kernel lacks a layer. 0 in normal use; not thread-safe; never set from
- * the environment.
+ * Layers to treat as unavailable on this system (SKIT_SANDBOX_LANDLOCK,
+ * _SECCOMP, _NETNS, _PIDNS, _MOUNTNS, _CGROUP and _NOCAPS are honoured),
+ * so that tests can exercise what happens when a kernel lacks a layer and
+ * bench_sandbox can price each one. 0 in normal use; not thread-safe;
+ * never set from the environment.
  */
 extern unsigned int skit__sandbox_disabled;
 

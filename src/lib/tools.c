@@ -31,6 +31,7 @@
 #include "lib/error.h"
 #include "lib/sandbox_int.h"
 #include "lib/tools_int.h"
+#include "util/path.h"
 #include "util/utf8.h"
 
 #define PATH_MAX_LEN    4096
@@ -99,16 +100,18 @@ static const skit_tool_schema tool_plan = {
 static const skit_tool_schema tool_run_script = {
 	"run_skill_script",
 	"Run a script from an active skill's scripts/ folder with arguments "
-	"(no shell), in a sandbox: its working folder is the run's work "
-	"folder (the one place it may write), the project folder is "
-	"readable at $PROJECT_DIR (pass project files by absolute path), "
-	"the network is off unless the skill is allowed it. Returns the "
-	"exit code, stdout and stderr.",
+	"(no shell), in a sandbox: it runs in the project folder (or cwd, "
+	"a folder inside it) and may write the project as the sandbox mode "
+	"allows; $SKILL_DIR is its skill's folder, $HOME and $TMPDIR a "
+	"private temporary folder; the network is off unless the user "
+	"allowed it. Returns the exit code, stdout and stderr.",
 	"{\"type\":\"object\",\"properties\":{"
 	"\"skill\":{\"type\":\"string\"},"
 	"\"path\":{\"type\":\"string\",\"description\":\"e.g. "
 	"scripts/report.py\"},"
-	"\"args\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},"
+	"\"args\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
+	"\"cwd\":{\"type\":\"string\",\"description\":\"a folder "
+	"of the project, relative to it; default: the project\"}},"
 	"\"required\":[\"skill\",\"path\"],\"additionalProperties\":false}"
 };
 
@@ -158,12 +161,15 @@ static const skit_tool_schema tool_write_file = {
 
 static const skit_tool_schema tool_shell = {
 	"shell",
-	"Run a command line with /bin/sh in a sandbox: its working folder "
-	"is the run's work folder, the project is readable at "
-	"$PROJECT_DIR, the network is off unless allowed. Needs the "
+	"Run a command line with /bin/sh in a sandbox, in the project "
+	"folder (or cwd, a folder inside it); it may write the project as "
+	"the sandbox mode allows; $HOME and $TMPDIR are a private "
+	"temporary folder; the network is off unless allowed. Needs the "
 	"user's approval.",
 	"{\"type\":\"object\",\"properties\":{"
-	"\"command\":{\"type\":\"string\"}},"
+	"\"command\":{\"type\":\"string\"},"
+	"\"cwd\":{\"type\":\"string\",\"description\":\"a folder "
+	"of the project, relative to it; default: the project\"}},"
 	"\"required\":[\"command\"],\"additionalProperties\":false}"
 };
 /* clang-format on */
@@ -200,6 +206,19 @@ size_t skit__tools_schemas(struct skit_agent *a, skit_tool_schema *out,
 		if (offered(a, gated[i]->name))
 			out[n++] = *gated[i];
 	return n;
+}
+
+const skit_tool_schema *skit__tool_schema(const char *name)
+{
+	static const skit_tool_schema *const all[] = {
+		&tool_use_skill, &tool_read_resource, &tool_search,
+		&tool_plan,      &tool_run_script,
+	};
+
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(all); i++)
+		if (!strcmp(all[i]->name, name))
+			return all[i];
+	return NULL;
 }
 
 /* ---- helpers ---------------------------------------------------------- */
@@ -756,8 +775,8 @@ static int do_plan(struct skit_agent *a, json_t *args, struct skitx_buf *out,
 
 /*
  * The environment a program gets: an allow-list, nothing inherited. HOME
- * and TMPDIR are the work folder (the one place it may write);
- * PROJECT_DIR the project (readable); SKILL_DIR its skill's folder.
+ * and TMPDIR are the run's private folder; PROJECT_DIR the project (the
+ * working folder); SKILL_DIR its skill's folder.
  */
 static char **script_env(struct skit_agent *a, const char *skill_dir)
 {
@@ -813,28 +832,143 @@ static int put_stream(struct skitx_buf *out, const char *label,
 }
 
 /*
- * The sandbox settings every program gets: the work folder as its
- * folder and only writable place, `readable` (NULL-ended) besides the
- * system folders, the network as the policy says for `skill` (NULL for a
- * shell call), limits from the agent.
+ * The working folder of a call: the project, or its `cwd` argument, a
+ * folder inside the project (relative, no `..`, no link leading out).
+ * Returns a new string, or NULL with an error result in `out` (*rc 0) or
+ * *rc set (SKIT_ENOMEM).
  */
-static void confine(struct skit_agent *a, struct skit__run_opts *ro,
-                    const char *const *readable, const char *skill)
+static char *call_cwd(struct skit_agent *a, json_t *args, struct skitx_buf *out,
+                      bool *is_error, int *rc)
+{
+	json_t *v = json_object_get(args, "cwd");
+	const char *rel, *why;
+	int pfd, fd;
+	char *dir;
+
+	*rc = 0;
+	if (!v || (json_is_string(v) && (!strcmp(json_string_value(v), ".") ||
+	                                 !*json_string_value(v)))) {
+		dir = skitx_strdup(a->project_dir);
+		if (!dir)
+			*rc = SKIT_ENOMEM;
+		return dir;
+	}
+	rel = json_string_value(v);
+	if (!rel || json_string_length(v) > PATH_MAX_LEN ||
+	    strlen(rel) != json_string_length(v)) {
+		*rc = skit__tool_error(out, is_error,
+		                       "\"cwd\" must be a folder of the "
+		                       "project, relative to it");
+		return NULL;
+	}
+	why = skit__check_rel_path(rel);
+	if (why) {
+		*rc = skit__tool_error(out, is_error, "cwd %.200s: %s", rel,
+		                       why);
+		return NULL;
+	}
+	pfd = open(a->project_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = pfd < 0 ? -1
+	             : skit__open_beneath(pfd, rel, O_RDONLY | O_DIRECTORY);
+	if (fd < 0) {
+		*rc = skit__tool_error(out, is_error, "cwd %.200s: %s", rel,
+		                       skit__open_failure(errno));
+		if (pfd >= 0)
+			close(pfd);
+		return NULL;
+	}
+	close(fd);
+	close(pfd);
+	dir = skitx_path_join(a->project_dir, rel);
+	if (!dir)
+		*rc = SKIT_ENOMEM;
+	return dir;
+}
+
+/*
+ * The sandbox settings every program gets (docs/sandbox.md): `cwd` as
+ * its folder; as the mode says, the project and the private folder
+ * writable except the protected paths (workspace-write), only the private
+ * folder (read-only) or everything (full-access); `readable` (NULL-ended)
+ * besides the system folders; the network as the policy says for `skill`
+ * (NULL for a shell call); limits from the agent. 0, or SKIT_ELIMIT with
+ * a message for the model when the task's disk cap is used up.
+ */
+static int confine(struct skit_agent *a, struct skit__run_opts *ro,
+                   const char *const *readable, const char *skill,
+                   const char *cwd)
 {
 	static const char *const none[] = { NULL };
+	uint64_t left = a->task_disk_cap > a->task_disk_used
+	                        ? a->task_disk_cap - a->task_disk_used
+	                        : 0;
 
 	memset(ro, 0, sizeof(*ro));
-	a->writable[0] = a->workdir;
-	a->writable[1] = NULL;
-	ro->cwd = a->workdir;
+	if (a->sandbox_mode == SKIT_SANDBOX_WORKSPACE_WRITE) {
+		a->writable[0] = a->project_dir;
+		a->writable[1] = a->workdir;
+	} else {
+		a->writable[0] = a->workdir;
+		a->writable[1] = NULL;
+	}
+	a->writable[2] = NULL;
+	ro->cwd = cwd;
 	ro->timeout_ms = a->script_timeout_ms;
 	ro->output_cap = a->script_output_cap;
 	ro->cancel = a->cancel;
 	ro->confine = true;
 	ro->read_paths = readable ? readable : none;
 	ro->write_paths = a->writable;
+	ro->protect_paths = (const char *const *)a->protect;
+	ro->fs_full = a->sandbox_mode == SKIT_SANDBOX_FULL_ACCESS;
+	ro->disk_cap = a->disk_cap < left ? a->disk_cap : left;
 	ro->allow_network = skit_policy_network(
 	        a->policy, skit__agent_policy_view(a), a->nactive, skill);
+	/* Else HTTP(S) to the WebFetch domains, through the sandbox's
+	 * proxy; freed by the caller after the run (web_domains_done). */
+	if (!ro->allow_network) {
+		char **d = NULL;
+
+		if (!skit_policy_web_domains(&d, a->policy,
+		                             skit__agent_policy_view(a),
+		                             a->nactive, skill, NULL))
+			ro->web_domains = (const char *const *)d;
+	}
+	return left ? 0 : SKIT_ELIMIT;
+}
+
+static void web_domains_done(struct skit__run_opts *ro)
+{
+	skit_policy_web_domains_free((char **)ro->web_domains);
+	ro->web_domains = NULL;
+}
+
+/* The network a program run for `skill` (NULL: a shell call) will have,
+ * in one line for the approval prompt. 0 or SKIT_ENOMEM. */
+static int network_line(struct skit_agent *a, const char *skill,
+                        struct skitx_buf *b)
+{
+	const skit_active_skill *view = skit__agent_policy_view(a);
+	char **d = NULL;
+	int rc = 0;
+
+	if (skit_policy_network(a->policy, view, a->nactive, skill))
+		return skitx_buf_puts(b, "on: the whole network (--network)");
+	if (skit_policy_web_domains(&d, a->policy, view, a->nactive, skill,
+	                            NULL))
+		return SKIT_ENOMEM;
+	if (!d)
+		return skitx_buf_puts(b, "off");
+	rc |= skitx_buf_puts(b, "HTTP and HTTPS to ");
+	for (size_t i = 0, n = 0; d[i]; i++) {
+		if (d[i][0] == '!')
+			continue;
+		rc |= skitx_buf_printf(b, "%s%s", n++ ? ", " : "",
+		                       strcmp(d[i], "*") ? d[i] : "any host");
+	}
+	rc |= skitx_buf_puts(b, " only, through skit's proxy");
+	skit_policy_web_domains_free(d);
+	return rc ? SKIT_ENOMEM : 0;
 }
 
 /* Say once per layer, in one line and in the trail, what the sandbox
@@ -868,6 +1002,22 @@ static void sandbox_warn(struct skit_agent *a,
 	skitx_buf_release(&b);
 }
 
+/* The disk cap of one run as the user set it (for messages). */
+static uint64_t ro_cap(const struct skit_agent *a)
+{
+	return a->disk_cap < a->task_disk_cap ? a->disk_cap : a->task_disk_cap;
+}
+
+/* Refuse a run once the task's disk cap is used up. */
+static int disk_spent(struct skit_agent *a, struct skitx_buf *out,
+                      bool *is_error)
+{
+	return skit__tool_error(out, is_error,
+	                        "refused: this task's programs already added "
+	                        "%llu MiB to the disk, its cap",
+	                        (unsigned long long)(a->task_disk_cap >> 20));
+}
+
 /* Count one program run against the task's budget: 0 or SKIT_ELIMIT. */
 static int charge_run(struct skit_agent *a, skit_error *err)
 {
@@ -897,7 +1047,16 @@ static int put_run_result(struct skit_agent *a,
 	                 errsum);
 	skitx_buf_clear(out);
 	*is_error = res->exit_code != 0;
-	if (res->timed_out)
+	a->task_disk_used += res->disk_added;
+	if (res->disk_capped) {
+		*is_error = true;
+		rc |= skitx_buf_printf(out,
+		                       "stopped: the program added more than "
+		                       "%llu MiB to the disk (the disk cap; "
+		                       "sandbox.disk_cap in the user config "
+		                       "raises it)\n",
+		                       (unsigned long long)(ro_cap(a) >> 20));
+	} else if (res->timed_out)
 		rc |= skitx_buf_printf(out,
 		                       "timed out after %ld ms; the program "
 		                       "was stopped\n",
@@ -922,6 +1081,7 @@ static int do_run_script(struct skit_agent *a, json_t *args,
 	struct skit__run_result res;
 	struct agent_skill *s;
 	char outsum[65], errsum[65], *full = NULL, **argv = NULL, **env = NULL;
+	char *cwd;
 	const char *readable[3] = { NULL, NULL, NULL };
 	struct stat st;
 	size_t i, nargs;
@@ -971,9 +1131,14 @@ static int do_run_script(struct skit_agent *a, json_t *args,
 		        "%.200s is not executable (its author should "
 		        "chmod +x it)",
 		        path);
+	cwd = call_cwd(a, args, out, is_error, &rc);
+	if (!cwd)
+		return rc == SKIT_ENOMEM ? skit__error_oom(err) : rc;
 	rc = charge_run(a, err);
-	if (rc)
+	if (rc) {
+		skitx_free(cwd);
 		return rc;
+	}
 	dir = skit_skill_dir(s->skill);
 	full = skitx_malloc(strlen(dir) + strlen(path) + 2);
 	argv = skitx_calloc(nargs + 2, sizeof(*argv));
@@ -982,6 +1147,7 @@ static int do_run_script(struct skit_agent *a, json_t *args,
 		skitx_free(full);
 		skitx_free(argv);
 		strv_free(env);
+		skitx_free(cwd);
 		return skit__error_oom(err);
 	}
 	snprintf(full, strlen(dir) + strlen(path) + 2, "%s/%s", dir, path);
@@ -992,15 +1158,24 @@ static int do_run_script(struct skit_agent *a, json_t *args,
 	}
 	readable[0] = dir;
 	readable[1] = a->project_dir;
-	confine(a, &ro, readable, s->name);
+	if (confine(a, &ro, readable, s->name, cwd)) {
+		web_domains_done(&ro);
+		skitx_free(full);
+		skitx_free(argv);
+		strv_free(env);
+		skitx_free(cwd);
+		return disk_spent(a, out, is_error);
+	}
 	ro.path = full;
 	ro.argv = argv;
 	ro.envp = env;
 	skit__agent_trace(a, SKIT_TRACE_TOOL, "run %s/%s%s", s->name, path,
 	                  nargs ? " ..." : "");
 	rc = skit__run(&res, &ro, err);
+	web_domains_done(&ro);
 	skitx_free(argv);
 	strv_free(env);
+	skitx_free(cwd);
 	if (rc) {
 		skitx_free(full);
 		skit__run_result_release(&res);
@@ -1011,19 +1186,21 @@ static int do_run_script(struct skit_agent *a, json_t *args,
 	}
 	skitx_free(full);
 	rc = put_run_result(a, &res, out, is_error, outsum, errsum);
-	ev = json_pack("{s:s, s:s, s:o?, s:i, s:i, s:b, s:I, s:s, s:s, s:I, "
-	               "s:I, s:b, s:b}",
-	               "skill", s->name, "path", path, "args",
-	               jargs ? json_incref(jargs) : json_array(), "exit_code",
-	               res.exit_code, "signal", res.signal, "timed_out",
-	               res.timed_out, "duration_ms",
-	               (json_int_t)res.duration_ms, "stdout_sha256", outsum,
-	               "stderr_sha256", errsum, "stdout_bytes",
-	               (json_int_t)res.out_total, "stderr_bytes",
-	               (json_int_t)res.err_total, "truncated",
-	               res.out_total > skitx_buf_len(&res.out) ||
-	                       res.err_total > skitx_buf_len(&res.err),
-	               "network", ro.allow_network);
+	ev = json_pack(
+	        "{s:s, s:s, s:o?, s:i, s:i, s:b, s:I, s:s, s:s, s:I, "
+	        "s:I, s:b, s:b, s:s, s:I, s:b}",
+	        "skill", s->name, "path", path, "args",
+	        jargs ? json_incref(jargs) : json_array(), "exit_code",
+	        res.exit_code, "signal", res.signal, "timed_out", res.timed_out,
+	        "duration_ms", (json_int_t)res.duration_ms, "stdout_sha256",
+	        outsum, "stderr_sha256", errsum, "stdout_bytes",
+	        (json_int_t)res.out_total, "stderr_bytes",
+	        (json_int_t)res.err_total, "truncated",
+	        res.out_total > skitx_buf_len(&res.out) ||
+	                res.err_total > skitx_buf_len(&res.err),
+	        "network", ro.allow_network, "sandbox",
+	        skit_sandbox_mode_name(a->sandbox_mode), "disk_added",
+	        (json_int_t)res.disk_added, "disk_capped", res.disk_capped);
 	skit__agent_audit(a, "script_run", ev);
 	skit__agent_trace(
 	        a, SKIT_TRACE_TOOL, "%s/%s: %s %d (%ld ms)", s->name, path,
@@ -1046,7 +1223,7 @@ static int do_shell(struct skit_agent *a, json_t *args, struct skitx_buf *out,
 	const char *cmd = skit__str_arg(args, "command");
 	const char *readable[2] = { a->project_dir, NULL };
 	char *argv[4] = { "/bin/sh", "-c", NULL, NULL };
-	char outsum[65], errsum[65], **env;
+	char outsum[65], errsum[65], **env, *cwd;
 	struct skit__run_opts ro;
 	struct skit__run_result res;
 	int rc;
@@ -1057,20 +1234,30 @@ static int do_shell(struct skit_agent *a, json_t *args, struct skitx_buf *out,
 		                        "\"command\" must be a command line "
 		                        "of 1 to %u bytes without NUL",
 		                        SHELL_MAX);
+	cwd = call_cwd(a, args, out, is_error, &rc);
+	if (!cwd)
+		return rc == SKIT_ENOMEM ? skit__error_oom(err) : rc;
 	rc = charge_run(a, err);
-	if (rc)
-		return rc;
-	env = script_env(a, NULL);
-	if (!env)
-		return skit__error_oom(err);
+	env = rc ? NULL : script_env(a, NULL);
+	if (!env) {
+		skitx_free(cwd);
+		return rc ? rc : skit__error_oom(err);
+	}
 	argv[2] = (char *)cmd;
-	confine(a, &ro, readable, NULL);
+	if (confine(a, &ro, readable, NULL, cwd)) {
+		web_domains_done(&ro);
+		strv_free(env);
+		skitx_free(cwd);
+		return disk_spent(a, out, is_error);
+	}
 	ro.path = argv[0];
 	ro.argv = argv;
 	ro.envp = env;
 	skit__agent_trace(a, SKIT_TRACE_TOOL, "shell: %.120s", cmd);
 	rc = skit__run(&res, &ro, err);
+	web_domains_done(&ro);
 	strv_free(env);
+	skitx_free(cwd);
 	if (rc) {
 		skit__run_result_release(&res);
 		if (rc == SKIT_ENOMEM)
@@ -1082,14 +1269,17 @@ static int do_shell(struct skit_agent *a, json_t *args, struct skitx_buf *out,
 	skit__agent_audit(
 	        a, "shell_run",
 	        json_pack("{s:s, s:i, s:i, s:b, s:I, s:s, s:s, s:I, s:I, "
-	                  "s:b}",
+	                  "s:b, s:s, s:I, s:b}",
 	                  "command", cmd, "exit_code", res.exit_code, "signal",
 	                  res.signal, "timed_out", res.timed_out, "duration_ms",
 	                  (json_int_t)res.duration_ms, "stdout_sha256", outsum,
 	                  "stderr_sha256", errsum, "stdout_bytes",
 	                  (json_int_t)res.out_total, "stderr_bytes",
 	                  (json_int_t)res.err_total, "network",
-	                  ro.allow_network));
+	                  ro.allow_network, "sandbox",
+	                  skit_sandbox_mode_name(a->sandbox_mode), "disk_added",
+	                  (json_int_t)res.disk_added, "disk_capped",
+	                  res.disk_capped));
 	skit__agent_trace(a, SKIT_TRACE_TOOL, "shell: %s %d (%ld ms)",
 	                  res.signal ? "signal" : "exit",
 	                  res.signal ? res.signal : res.exit_code,
@@ -1229,11 +1419,12 @@ static int gate(struct skit_agent *a, const char *name, json_t *args,
 	skit_tool_request req;
 	skit_approval ap;
 	skit_decision d;
-	struct skitx_buf t;
+	struct skitx_buf t, net;
 	bool has_key;
 	int rc;
 
 	*go = false;
+	skitx_buf_init(&net, 0);
 	if (!strcmp(name, "run_skill_script"))
 		skill = skit__str_arg(args, "skill");
 	skitx_buf_init(&t, 0);
@@ -1291,6 +1482,14 @@ static int gate(struct skit_agent *a, const char *name, json_t *args,
 	ap.risk = d.risk;
 	ap.always = always;
 	ap.approving_flag = flag;
+	ap.network = NULL;
+	if (!strcmp(name, "shell") || !strcmp(name, "run_skill_script")) {
+		if (network_line(a, skill, &net)) {
+			rc = skit__error_oom(err);
+			goto done;
+		}
+		ap.network = skitx_buf_cstr(&net);
+	}
 	if (a->hooks.on_approve)
 		ans = a->hooks.on_approve(&ap, a->hooks.payload);
 	if (ans == SKIT_APPROVE_NO_ASK && a->hooks.on_refused)
@@ -1330,6 +1529,7 @@ static int gate(struct skit_agent *a, const char *name, json_t *args,
 done:
 	free(json);
 	skitx_buf_release(&t);
+	skitx_buf_release(&net);
 	return rc;
 }
 

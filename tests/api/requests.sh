@@ -67,7 +67,8 @@ done
 d=$W/skills/slow
 mkdir -p "$d/scripts"
 printf -- '---\nname: slow\ndescription: A script that waits.\n---\nRun scripts/wait.sh.\n' >"$d/SKILL.md"
-printf '#!/bin/sh\necho started >started.txt\nsleep 30\n' >"$d/scripts/wait.sh"
+# (in its private folder, --workdir: scripts run in the project folder)
+printf '#!/bin/sh\necho started >"$TMPDIR/started.txt"\nsleep 30\n' >"$d/scripts/wait.sh"
 chmod +x "$d/scripts/wait.sh"
 
 STUB_PID=

@@ -128,10 +128,19 @@ if command -v script >/dev/null 2>&1; then
 	rm -f "$T/req.jsonl"
 	printf 'y\nn\n' | timeout 60 script -qec "\"$SKIT\" run --root project=$W/skills --runs-dir $W/runs --workdir $W/work --quiet --request-log $T/req.jsonl --model replay:$CASS/perm.jsonl go" /dev/null >"$T/tty" 2>&1
 	has "$T/tty" "skit: approval needed" "the prompt is shown on a terminal"
+	has "$T/tty" "network: off" "the prompt says the network is off"
 	has "$T/tty" "Allow? [y]es, [n]o, [a]lways (runs of scr's scripts/ok.sh)" \
 		"it offers always"
 	has "$T/req.jsonl" "OK-RUN" "y approves"
 	has "$T/req.jsonl" "the user declined this call" "n declines"
 	lacks "$T/req.jsonl" "SHELL-RAN\\n" "the declined call did not run"
+	# What network the program would have: the WebFetch domains the
+	# user allows (through the proxy), or with --network all of it.
+	printf 'n\nn\n' | timeout 60 script -qec "\"$SKIT\" run --root project=$W/skills --runs-dir $W/runs --workdir $W/work --quiet --allow 'WebFetch(domain:example.com)' --model replay:$CASS/perm.jsonl go" /dev/null >"$T/tty" 2>&1
+	has "$T/tty" "network: HTTP and HTTPS to example.com only, through skit's proxy" \
+		"the prompt names the proxied domains"
+	printf 'n\nn\n' | timeout 60 script -qec "\"$SKIT\" run --root project=$W/skills --runs-dir $W/runs --workdir $W/work --quiet --network --model replay:$CASS/perm.jsonl go" /dev/null >"$T/tty" 2>&1
+	has "$T/tty" "network: on: the whole network (--network)" \
+		"the prompt says the network will be on"
 fi
 reg_done

@@ -1518,10 +1518,13 @@ static skit_approve_answer ask_hook(const skit_approval *req, void *payload)
 		ASSERT_STR(req->approving_flag,
 		           "--allow 'Bash(echo GATED-SHELL)'");
 		ASSERT(!req->skill);
+		/* The prompt says what network the program would have. */
+		ASSERT_STR(req->network, "off");
 		return SKIT_APPROVE_YES;
 	}
 	ASSERT_STR(req->tool, "run_skill_script");
 	ASSERT_STR(req->skill, "gated");
+	ASSERT_STR(req->network, "off");
 	ASSERT_STR(req->always, "runs of gated's scripts/ok.sh");
 	ASSERT_CONTAINS(req->arguments, "\"path\":\"scripts/ok.sh\"");
 	return SKIT_APPROVE_ALWAYS;
@@ -1747,13 +1750,14 @@ static void test_agent__file_tools(void)
 	                "outside the project");
 	t = result_of(&r, "f16", &is_error);
 	ASSERT_CONTAINS(t, "REPLACED");
-	fmt(pwd, sizeof(pwd), "SHELL-PWD=%s", at(world, "work"));
+	/* Programs run in the project and may write it (workspace-write). */
+	fmt(pwd, sizeof(pwd), "SHELL-PWD=%s", proj);
 	ASSERT_CONTAINS(t, pwd);
 	ASSERT_CONTAINS(t, "WROTE-WORKDIR");
 	landlock = (skit_sandbox_available() & SKIT_SANDBOX_LANDLOCK) != 0;
 	if (landlock)
 		ASSERT_CONTAINS(result_of(&r, "f17", &is_error),
-		                "PROJECT-READONLY");
+		                "OUTSIDE-READONLY");
 	else
 		fprintf(stderr, "note: no Landlock here; f17 not checked\n");
 	for (size_t i = 0; i < r.n; i++)
@@ -1773,9 +1777,14 @@ static void test_agent__file_tools(void)
 	free(text);
 	ASSERT(access(at(world, "outside/x.txt"), F_OK) < 0);
 	ASSERT(access(at(world, "escape.txt"), F_OK) < 0);
-	ASSERT(access(at(world, "work/made-here.txt"), F_OK) == 0);
+	ASSERT(access(at(proj, "made-here.txt"), F_OK) == 0);
+	ASSERT(access(at(world, "work/made-here.txt"), F_OK) < 0);
+	/* HOME is the private folder (here the one given as workdir). */
+	text = slurp(at(proj, "home.txt"));
+	ASSERT_CONTAINS(text, at(world, "work"));
+	free(text);
 	if (landlock)
-		ASSERT(access(at(proj, "notes/evil.txt"), F_OK) < 0);
+		ASSERT(access(at(world, "outside/evil.txt"), F_OK) < 0);
 	d = opendir(at(proj, "notes"));
 	ASSERT(d);
 	while ((de = readdir(d)))

@@ -800,21 +800,96 @@ static void test_policy__network(void)
 	s[1].tools = plain;
 	ASSERT_OK(skit_policy_new(&p, NULL));
 	ASSERT(!skit_policy_network(p, NULL, 0, NULL));
-	ASSERT(skit_policy_network(p, s, 2, "fetcher"));
-	ASSERT(!skit_policy_network(p, s, 2, "plain"));
-	ASSERT(!skit_policy_network(p, s, 2, NULL));
-	ASSERT(!skit_policy_network(p, s + 1, 1, "fetcher")); /* not active */
+	/* A skill's allowed-tools never turn the whole network on, nor
+	 * does a user's WebFetch or WebSearch allow. */
+	ASSERT(!skit_policy_network(p, s, 2, "fetcher"));
+	skit_policy_set_yes(p, true);
+	ASSERT(!skit_policy_network(p, s, 2, "fetcher"));
+	ASSERT_OK(skit_policy_add_flag(p, SKIT_POLICY_LIST_ALLOW, "WebSearch",
+	                               NULL));
+	ASSERT(!skit_policy_network(p, NULL, 0, NULL));
+	/* Only the user's own switch does. */
+	skit_policy_set_network(p, true);
+	ASSERT(skit_policy_network(p, NULL, 0, NULL));
+	ASSERT(skit_policy_network(p, s, 2, "plain"));
 	skit_policy_set_no_network(p, true);
 	ASSERT(!skit_policy_network(p, s, 2, "fetcher"));
 	skit_policy_set_no_network(p, false);
-	ASSERT_OK(skit_policy_add_flag(p, SKIT_POLICY_LIST_ALLOW, "WebSearch",
-	                               NULL));
-	ASSERT(skit_policy_network(p, NULL, 0, NULL));
 	ASSERT_OK(skit_policy_add(p, SKIT_POLICY_LIST_DENY, "WebFetch", NULL));
-	ASSERT(!skit_policy_network(p, s, 2, "fetcher"));
+	ASSERT(!skit_policy_network(p, NULL, 0, NULL));
 	skit_policy_free(p);
 	skit_allowed_tools_free(fetch);
 	skit_allowed_tools_free(plain);
+}
+
+static size_t count_domains(char **d)
+{
+	size_t n = 0;
+
+	while (d && d[n])
+		n++;
+	return n;
+}
+
+static void test_policy__web_domains(void)
+{
+	skit_allowed_tools *fetch, *bare;
+	skit_active_skill s[2] = { { "fetcher", NULL }, { "bare", NULL } };
+	skit_policy *p;
+	char **d;
+
+	ASSERT_OK(skit_allowed_tools_parse(
+	        &fetch, "fetcher",
+	        "WebFetch(domain:example.com) WebFetch(domain:other.org)",
+	        NULL));
+	ASSERT_OK(skit_allowed_tools_parse(&bare, "bare", "WebFetch", NULL));
+	s[0].tools = fetch;
+	s[1].tools = bare;
+	ASSERT_OK(skit_policy_new(&p, NULL));
+	/* Nothing the user allowed: a skill alone grants no domain. */
+	ASSERT_OK(skit_policy_web_domains(&d, p, s, 2, "fetcher", NULL));
+	ASSERT(!d);
+	/* The user allows one of the skill's two domains. */
+	ASSERT_OK(skit_policy_add_flag(p, SKIT_POLICY_LIST_ALLOW,
+	                               "WebFetch(domain:example.com)", NULL));
+	ASSERT_OK(skit_policy_web_domains(&d, p, s, 2, "fetcher", NULL));
+	ASSERT_EQ(count_domains(d), 1);
+	ASSERT_STR(d[0], "example.com");
+	skit_policy_web_domains_free(d);
+	/* Shell calls get the user's domains too. */
+	ASSERT_OK(skit_policy_web_domains(&d, p, s, 2, NULL, NULL));
+	ASSERT_EQ(count_domains(d), 1);
+	skit_policy_web_domains_free(d);
+	/* --yes covers each domain the skill names, and no more; a bare
+	 * WebFetch of a skill names none. */
+	skit_policy_set_yes(p, true);
+	ASSERT_OK(skit_policy_web_domains(&d, p, s, 2, "fetcher", NULL));
+	ASSERT_EQ(count_domains(d), 2);
+	ASSERT_STR(d[1], "other.org");
+	skit_policy_web_domains_free(d);
+	ASSERT_OK(skit_policy_web_domains(&d, p, s, 2, "bare", NULL));
+	ASSERT_EQ(count_domains(d), 1);
+	skit_policy_web_domains_free(d);
+	/* A user's domain deny is carried and removes the skill's grant. */
+	ASSERT_OK(skit_policy_add(p, SKIT_POLICY_LIST_DENY,
+	                          "WebFetch(domain:other.org)", NULL));
+	ASSERT_OK(skit_policy_web_domains(&d, p, s, 2, "fetcher", NULL));
+	ASSERT_EQ(count_domains(d), 2);
+	ASSERT_STR(d[1], "!other.org");
+	skit_policy_web_domains_free(d);
+	/* A bare user allow is any host. */
+	ASSERT_OK(skit_policy_add_flag(p, SKIT_POLICY_LIST_ALLOW, "WebFetch",
+	                               NULL));
+	ASSERT_OK(skit_policy_web_domains(&d, p, NULL, 0, NULL, NULL));
+	ASSERT_EQ(count_domains(d), 3);
+	ASSERT_STR(d[1], "*");
+	skit_policy_web_domains_free(d);
+	skit_policy_set_no_network(p, true);
+	ASSERT_OK(skit_policy_web_domains(&d, p, s, 2, "fetcher", NULL));
+	ASSERT(!d);
+	skit_policy_free(p);
+	skit_allowed_tools_free(fetch);
+	skit_allowed_tools_free(bare);
 }
 
 static void test_policy__suggest(void)
@@ -1262,6 +1337,31 @@ static void test_policy__load_config(void)
 	skit_policy_free(p);
 }
 
+/* "network": true in the user's config turns the network on; in a
+ * project's config it does nothing; anything but a boolean is an error. */
+static void test_policy__config_network(void)
+{
+	const char *top = getenv("SKIT_TEST_DIR");
+	char path[1024];
+	skit_policy *p;
+	skit_error err = { 0 };
+
+	ASSERT(top);
+	ASSERT_OK(skitx_fs_mkdir_p(top, 0755));
+	snprintf(path, sizeof(path), "%s/net.json", top);
+	write_text(path, "{\"network\": true}");
+	ASSERT_OK(skit_policy_new(&p, NULL));
+	ASSERT_OK(skit_policy_load_config(p, path, false, NULL, &err));
+	ASSERT(!skit_policy_network(p, NULL, 0, NULL));
+	ASSERT_OK(skit_policy_load_config(p, path, true, NULL, &err));
+	ASSERT(skit_policy_network(p, NULL, 0, NULL));
+	write_text(path, "{\"network\": \"yes\"}");
+	ASSERT_EQ(skit_policy_load_config(p, path, true, NULL, &err),
+	          SKIT_EINVALID);
+	ASSERT_CONTAINS(err.message, "\"network\" must be true or false");
+	skit_policy_free(p);
+}
+
 TEST_MAIN(
 	TEST(test_policy__table)
 	TEST(test_policy__doc_table_in_sync)
@@ -1275,10 +1375,11 @@ TEST_MAIN(
 	TEST(test_policy__long_reason_is_cut)
 	TEST(test_policy__out_of_memory)
 	TEST(test_policy__offers)
-	TEST(test_policy__network)
+	TEST(test_policy__network) TEST(test_policy__web_domains)
 	TEST(test_policy__suggest)
 	TEST(test_policy__approving_flag)
 	TEST(test_policy__shell_table)
 	TEST(test_policy__script_grants_and_hints)
-	TEST(test_policy__load_config))
+	TEST(test_policy__load_config)
+	TEST(test_policy__config_network))
 /* clang-format on */

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """report.py - summarise a CSV file as Markdown.
 
-Usage: report.py [--delimiter D] [--top N] [--columns A,B] FILE
+Usage: report.py [--delimiter D] [--top N] [--columns A,B] [--output OUT] FILE
 
 Prints row and column counts, inferred column types, statistics for numeric
 columns (min, max, mean, median, standard deviation) and the most common
@@ -101,6 +101,8 @@ def main(argv):
     ap.add_argument("--top", type=int, default=5,
                     help="most common values to list for text columns")
     ap.add_argument("--columns", help="comma-separated column names to report")
+    ap.add_argument("--output", help="write the report to this file "
+                    "instead of standard output")
     args = ap.parse_args(argv)
 
     try:
@@ -196,7 +198,18 @@ def main(argv):
             out.append("")
             for value, n in c.values.most_common(args.top):
                 out.append("- `%s`: %d" % (md_cell(value).replace("`", "'"), n))
-    print("\n".join(out))
+    text = "\n".join(out) + "\n"
+    if args.output:
+        try:
+            with open(args.output, "w", encoding="utf-8") as f:
+                f.write(text)
+        except OSError as e:
+            print("report.py: %s" % e, file=sys.stderr)
+            return 1
+        print("wrote %s (%d lines, %d rows, %d columns)"
+              % (args.output, len(out), rows, len(cols)))
+        return 0
+    sys.stdout.write(text)
     return 0
 
 

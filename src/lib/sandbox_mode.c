@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sandbox_mode.c - the sandbox modes (read-only, workspace-write,
+ * full-access) and the `sandbox` object of config files.
+ *
+ * The rule that matters here: repository content (a project's config)
+ * may make the sandbox stricter but never turn it off, so full-access
+ * from an untrusted file is skipped and flagged for the caller to say so.
+ */
+#include "common.h"
+
+#include <jansson.h>
+
+#include "skit/sandbox.h"
+
+#include "lib/error.h"
+#include "util/buf.h"
+#include "util/fs.h"
+
+#define MAX_CONFIG (1024 * 1024)
+
+static const char *const mode_names[] = {
+	[SKIT_SANDBOX_WORKSPACE_WRITE] = "workspace-write",
+	[SKIT_SANDBOX_READ_ONLY] = "read-only",
+	[SKIT_SANDBOX_FULL_ACCESS] = "full-access",
+};
+
+int skit_sandbox_mode_parse(const char *name, skit_sandbox_mode *mode)
+{
+	for (size_t i = 0; name && i < SKIT_ARRAY_SIZE(mode_names); i++) {
+		if (!strcmp(name, mode_names[i])) {
+			*mode = (skit_sandbox_mode)i;
+			return SKIT_OK;
+		}
+	}
+	return SKIT_EINVALID;
+}
+
+const char *skit_sandbox_mode_name(skit_sandbox_mode mode)
+{
+	if ((size_t)mode < SKIT_ARRAY_SIZE(mode_names))
+		return mode_names[mode];
+	return "unknown";
+}
+
+static int load_sandbox(skit_sandbox_config *cfg, const char *path, json_t *sb,
+                        bool trusted, skit_error *err)
+{
+	const char *key;
+	json_t *v;
+
+	if (!json_is_object(sb))
+		return skit__error_set(err, SKIT_EINVALID, 0,
+		                       "%s: \"sandbox\" must be an object",
+		                       path);
+	json_object_foreach(sb, key, v)
+	{
+		if (!strcmp(key, "mode")) {
+			skit_sandbox_mode m;
+
+			if (!json_is_string(v) ||
+			    skit_sandbox_mode_parse(json_string_value(v), &m))
+				return skit__error_set(
+				        err, SKIT_EINVALID, 0,
+				        "%s: \"sandbox.mode\" must be "
+				        "read-only, workspace-write or "
+				        "full-access",
+				        path);
+			if (m == SKIT_SANDBOX_FULL_ACCESS && !trusted) {
+				cfg->full_access_refused = true;
+				continue;
+			}
+			cfg->mode = m;
+			cfg->mode_set = true;
+		} else if (!strcmp(key, "disk_cap")) {
+			if (!json_is_integer(v) || json_integer_value(v) <= 0)
+				return skit__error_set(
+				        err, SKIT_EINVALID, 0,
+				        "%s: \"sandbox.disk_cap\" must be a "
+				        "positive number of bytes",
+				        path);
+			/* A project may lower the cap, not raise it. */
+			if (!trusted && cfg->disk_cap &&
+			    (uint64_t)json_integer_value(v) > cfg->disk_cap)
+				continue;
+			cfg->disk_cap = (uint64_t)json_integer_value(v);
+		} else {
+			return skit__error_set(
+			        err, SKIT_EINVALID, 0,
+			        "%s: unknown key \"sandbox.%.64s\" "
+			        "(expected mode or disk_cap)",
+			        path, key);
+		}
+	}
+	return SKIT_OK;
+}
+
+int skit_sandbox_config_load(skit_sandbox_config *cfg, const char *path,
+                             bool trusted, skit_error *err)
+{
+	struct skitx_buf b;
+	json_error_t jerr;
+	json_t *root, *sb;
+	int rc;
+
+	skitx_buf_init(&b, 0);
+	rc = skitx_fs_read_file(path, &b, MAX_CONFIG);
+	if (rc < 0) {
+		int e = errno;
+
+		skitx_buf_release(&b);
+		if (rc == SKIT_ENOMEM)
+			return skit__error_oom(err);
+		return skit__error_set(
+		        err, rc, 0, "%s: %s", path,
+		        rc == SKIT_ENOTFOUND ? "no such file"
+		        : rc == SKIT_ETOOBIG ? "config file over 1 MiB"
+		        : rc == SKIT_EUNSAFE ? "not a regular file"
+		                             : strerror(e));
+	}
+	root = json_loadb(skitx_buf_cstr(&b), skitx_buf_len(&b),
+	                  JSON_REJECT_DUPLICATES, &jerr);
+	skitx_buf_release(&b);
+	if (!root)
+		return skit__error_set(err, SKIT_EINVALID, 0, "%s:%d:%d: %s",
+		                       path, jerr.line, jerr.column, jerr.text);
+	if (!json_is_object(root))
+		rc = skit__error_set(err, SKIT_EINVALID, 0,
+		                     "%s: expected a JSON object", path);
+	else if ((sb = json_object_get(root, "sandbox")))
+		rc = load_sandbox(cfg, path, sb, trusted, err);
+	json_decref(root);
+	return rc;
+}
