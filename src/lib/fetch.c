@@ -1413,7 +1413,9 @@ int skit__git_clone_auth(const char *given, const char *const *headers,
 
 	assert(given && dest && commit);
 	commit[0] = '\0';
-	if (!ref)
+	/* HEAD is the remote's default branch: what a clone without
+	 * --branch checks out (--branch HEAD names no branch). */
+	if (!ref || !strcmp(ref, "HEAD"))
 		ref = "";
 	shown_url(shown, sizeof(shown), given);
 	error = check_git_url(given, &proto, err);
@@ -1613,4 +1615,21 @@ out:
 	skitx_free(git);
 	skitx_free(bare);
 	return error;
+}
+
+/* ---- the URL checks alone (fuzz/fuzz_url.c) ---- */
+
+int skit__fetch_check_url(const char *url, skit_error *err)
+{
+	return check_url(url, "URL", err);
+}
+
+int skit__git_check_url(const char *url, const char **proto, skit_error *err)
+{
+	return check_git_url(url, proto, err);
+}
+
+void skit__fetch_shown_url(char *out, size_t size, const char *url)
+{
+	shown_url(out, size, url);
 }
