@@ -59,6 +59,15 @@ enum {
 	 * 2 and lists level 3; the registry never sets it.
 	 */
 	SKIT_SKILL_LINT = 1u << 1,
+	/**
+	 * Read the whole SKILL.md in the load, from the one descriptor that
+	 * gives the frontmatter, and keep the body (skit_skill_body() then
+	 * returns it without opening the file again). A body that is not
+	 * valid UTF-8 or holds a NUL makes the skill invalid
+	 * (`body-invalid`). `skit show` uses it: what it prints all comes
+	 * from one read.
+	 */
+	SKIT_SKILL_BODY = 1u << 2,
 };
 
 /** Run-time flags a skill's frontmatter sets (skit_skill_flags()). */

@@ -10,6 +10,8 @@
  */
 #include "common.h"
 
+#include <strings.h>
+
 #include "cli/cmd.h"
 #include "cli/error.h"
 #include "cli/roots.h"
@@ -38,14 +40,16 @@ static void help(void)
 	printf("usage: skit doctor [options]\n\n"
 	       "Report the skill roots (which exist, how many skills each "
 	       "holds), the\nshadowed copies, the skills that were skipped "
-	       "and why, what the scan found\n(link loops, aliases, name "
-	       "collisions...), the size of the skills index\nagainst the "
-	       "default prompt budget, and which sandbox layers this "
-	       "system\ngives the scripts skills run. Skills that loaded "
-	       "with warnings are listed\nwith each warning; they do not "
-	       "change the exit status\nunless --strict. A skill folder "
-	       "that is a link to another root's copy\n(the layout of "
-	       "'npx skills': .claude/skills/x -> .agents/skills/x) is\n"
+	       "and why, skills nested in\nother skills, what the scan "
+	       "found (link loops, aliases, name collisions,\nlook-alike "
+	       "and mixed-script names, roots and skill folders others "
+	       "can\nwrite...), the size of the skills index against the "
+	       "default prompt budget,\nand which sandbox layers this "
+	       "system gives the scripts skills run. Skills\nthat loaded "
+	       "with warnings are listed with each warning; they do not "
+	       "change\nthe exit status unless --strict. A skill folder "
+	       "that is a link to another\nroot's copy (the layout of "
+	       "'npx skills': .claude/skills/x -> .agents/skills/x)\nis "
 	       "listed once and reported as information.\n\n"
 	       "Options:\n"
 	       "  --json              print the report as one JSON "
@@ -339,6 +343,72 @@ static const char *severity(const skit_diag *dg)
 	                                             : "warning";
 }
 
+/* A walk of one skill folder for SKILL.md files below its top. */
+struct nested {
+	struct doctor *d;
+	const skit_entry *e;
+	size_t *shown;
+};
+
+static int nested_cb(const char *relpath, bool is_dir, void *payload)
+{
+	struct nested *n = payload;
+	struct doctor *d = n->d;
+	const char *base = strrchr(relpath, '/');
+
+	if (is_dir || !base || strcasecmp(base + 1, "SKILL.md"))
+		return 0;
+	if (d->json) {
+		fputs(*n->shown ? ",\n    {" : "[\n    {", d->f);
+		cli_put_json_kv(d->f, "", "name", n->e->name, true);
+		cli_put_json_kv(d->f, "      ", "source", n->e->source, true);
+		cli_put_json_kv(d->f, "      ", "dir", n->e->dir, true);
+		cli_put_json_kv(d->f, "      ", "file", relpath, false);
+		fputs("    }", d->f);
+	} else {
+		if (!*n->shown)
+			fprintf(d->f,
+			        "%sNested skills (never loaded; their files "
+			        "run as the outer skill's):%s\n",
+			        d->st.bold, d->st.reset);
+		fputs("  ", d->f);
+		text(d, n->e->dir);
+		fputc('/', d->f);
+		text(d, relpath);
+		fprintf(d->f, " (in %s", d->st.cyan);
+		text(d, n->e->name);
+		fprintf(d->f, "%s, %s)\n", d->st.reset, n->e->source);
+	}
+	(*n->shown)++;
+	return 0;
+}
+
+/*
+ * A SKILL.md under a skill's folder (`outer/scripts/inner/SKILL.md`) is
+ * a file of the outer skill, never a skill (docs/registry.md): each is a
+ * finding. Every loadable skill's folder is walked (paths only, capped
+ * as skit_skill_foreach_file() caps it).
+ */
+static void sec_nested(struct doctor *d)
+{
+	size_t n = skit_registry_all_count(d->reg), shown = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const skit_entry *e = skit_registry_all_entry(d->reg, i);
+		struct nested ctx = { d, e, &shown };
+		skit_skill *s = NULL;
+
+		if (e->state == SKIT_ENTRY_SKIPPED ||
+		    skit_registry_load(&s, d->reg, e, NULL) < 0)
+			continue;
+		skit_skill_foreach_file(s, nested_cb, &ctx, NULL);
+		skit_skill_free(s);
+	}
+	d->findings += shown;
+	if (d->json)
+		fputs(shown ? "\n  ]" : "[]", d->f);
+}
+
 static void sec_diags(struct doctor *d)
 {
 	size_t n;
@@ -590,11 +660,11 @@ static const struct {
 	const char *key; /* the JSON member */
 	void (*fn)(struct doctor *d);
 } sections[] = {
-	{ "project", sec_project },   { "roots", sec_roots },
-	{ "skills", sec_skills },     { "shadowed", sec_shadowed },
-	{ "skipped", sec_skipped },   { "warnings", sec_warned },
-	{ "diagnostics", sec_diags }, { "index", sec_index },
-	{ "sandbox", sec_sandbox },
+	{ "project", sec_project }, { "roots", sec_roots },
+	{ "skills", sec_skills },   { "shadowed", sec_shadowed },
+	{ "skipped", sec_skipped }, { "warnings", sec_warned },
+	{ "nested", sec_nested },   { "diagnostics", sec_diags },
+	{ "index", sec_index },     { "sandbox", sec_sandbox },
 };
 
 int cmd_doctor(int argc, char **argv)
