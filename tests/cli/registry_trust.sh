@@ -101,6 +101,13 @@ expect_rc 0 "doctor: a world-writable skill folder is a warning"
 has "$T/out" "warning" "the unsafe folder is counted as a warning"
 run doctor --strict --root s
 expect_rc 1 "doctor --strict: a world-writable skill folder fails"
+# ... and every command that loads skills says so, as ssh does
+run list --root s
+expect_rc 0 "list over an unsafe folder"
+has "$T/err" "warning: $W/s/open: skill folder writable by everyone" "list warns at load"
+run show --root s ok
+has "$T/err" "writable by everyone" "show warns at load"
+run doctor --root s
 has "$T/out" "$W/s/open: skill folder writable by everyone (mode 0777)" \
 	"unsafe-folder"
 lacks "$T/out" "$W/s/ok:" "a safe folder is not reported"
