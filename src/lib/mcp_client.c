@@ -467,7 +467,7 @@ struct mtool {
 	char *remote; /* the server's own name */
 	char *desc, *schema;
 	bool read_only;
-	struct server *srv;
+	size_t srv; /* index in skit__mcp.srv (which may move) */
 };
 
 struct server {
@@ -810,7 +810,7 @@ static int add_tool(struct skit__mcp *m, struct server *s, json_t *t,
 	mt->schema = json_is_object(schema) ? json_dumps(schema, JSON_COMPACT)
 	                                    : strdup("{\"type\":\"object\"}");
 	mt->read_only = json_is_true(ro);
-	mt->srv = s;
+	mt->srv = (size_t)(s - m->srv);
 	if (!mt->full || !mt->remote || !mt->desc || !mt->schema) {
 		skitx_free(mt->full);
 		skitx_free(mt->remote);
@@ -1046,6 +1046,7 @@ int skit__mcp_call(struct skit_agent *a, const char *name, json_t *args,
                    struct skitx_buf *out, bool *is_error, skit_error *err)
 {
 	const struct mtool *t = find_tool(a->mcp, name);
+	struct server *srv = t ? &a->mcp->srv[t->srv] : NULL;
 	json_t *params, *resp, *res, *e;
 	skit_error e2 = { 0 };
 	int rc;
@@ -1053,26 +1054,26 @@ int skit__mcp_call(struct skit_agent *a, const char *name, json_t *args,
 	if (!t)
 		return skit__tool_error(out, is_error, "unknown tool '%.64s'",
 		                        name);
-	if (t->srv->fd < 0)
+	if (srv->fd < 0)
 		return skit__tool_error(
 		        out, is_error, "MCP server %s is not running (%s)",
-		        t->srv->name, t->srv->dead ? t->srv->dead : "stopped");
+		        srv->name, srv->dead ? srv->dead : "stopped");
 	params = json_pack("{s:s, s:O}", "name", t->remote, "arguments", args);
 	if (!params)
 		return skit__error_oom(err);
-	rc = rpc(t->srv, "tools/call", params, a->mcp->call_timeout_ms, &resp,
+	rc = rpc(srv, "tools/call", params, a->mcp->call_timeout_ms, &resp,
 	         &e2);
 	json_decref(params);
 	if (rc == SKIT_ENOMEM)
 		return skit__error_oom(err);
 	if (rc) {
 		skit__agent_trace(a, SKIT_TRACE_TOOL,
-		                  "MCP server %s stopped: %s", t->srv->name,
+		                  "MCP server %s stopped: %s", srv->name,
 		                  e2.message);
 		return skit__tool_error(out, is_error,
 		                        "MCP server %s failed and was stopped: "
 		                        "%s",
-		                        t->srv->name, e2.message);
+		                        srv->name, e2.message);
 	}
 	res = json_object_get(resp, "result");
 	e = json_object_get(resp, "error");

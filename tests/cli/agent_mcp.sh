@@ -13,8 +13,9 @@ cd "$W" || exit 1
 # A copy under $W, so that its processes can be found by path.
 cp "$SKIT_SOURCE_DIR/tests/mcp/fake/fake_server.py" "$W/fake_server.py"
 FAKE=$W/fake_server.py
-printf '{"mcpServers": {"fake": {"command": "python3", "args": ["%s"], "env": {"FAKE_TOKEN": "t"}}}}\n' \
-	"$FAKE" >"$W/user.json"
+# Two servers, so that tools of the first stay bound to it.
+printf '{"mcpServers": {"fake": {"command": "python3", "args": ["%s"], "env": {"FAKE_TOKEN": "t"}}, "other": {"command": "python3", "args": ["%s"]}}}\n' \
+	"$FAKE" "$FAKE" >"$W/user.json"
 
 # mrun CASSETTE ARGS...: skit run without --yes and without a terminal.
 mrun() {
@@ -44,6 +45,8 @@ mrun mcp.jsonl --config "$W/user.json"
 expect_rc 0 "a run with an MCP server"
 has "$T/req.jsonl" '{"name":"mcp__fake__echo","description":"Echo the text."' \
 	"the tools are offered as mcp__SERVER__TOOL"
+has "$T/req.jsonl" '{"name":"mcp__other__echo","description"' \
+	"the second server's tools are offered too"
 has "$T/req.jsonl" '"text":"ECHO:HELLO"' "a read-only tool ran"
 has "$T/req.jsonl" "FAKE_TOKEN" "the configured env reaches the server"
 has "$T/req.jsonl" "PATH" "PATH reaches the server"
