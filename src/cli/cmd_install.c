@@ -26,7 +26,10 @@ static void help(void)
 	       "folder (a skill,\nskill folders, or a skills/ folder of "
 	       "them), an https:// URL of a zip, or a\ngit URL (https://, "
 	       "ssh://, git@host:path, file://, or git+ before any of\nthem) "
-	       "with an optional #REF (branch, tag or commit) and //SUBDIR.\n"
+	       "with an optional #REF (branch, tag or commit; HEAD: the "
+	       "default\nbranch) and //SUBDIR, or OWNER/REPO[/PATH][@REF] for "
+	       "a GitHub repository\n(when no such path exists; "
+	       "SKIT_GITHUB_URL replaces https://github.com/).\n"
 	       "Everything is fetched and checked in a staging folder first; "
 	       "a pack of\nseveral skills installs all or nothing. The lock "
 	       "file .skit-lock.json in\nthe skills folder records each "
@@ -60,6 +63,10 @@ static void help(void)
 	       "(repeatable, 8 at\n"
 	       "                      most; never stored), e.g. "
 	       "'Authorization: Bearer TOKEN'\n"
+	       "  --allow-risky       install even when the scan finds "
+	       "something high or\n"
+	       "                      critical (the findings are still "
+	       "shown)\n"
 	       "  --json              print the plan as JSON\n"
 	       "  -h, --help          show this help\n\n"
 	       "Credentials: user:token@ in a URL is used to fetch it and "
@@ -107,6 +114,7 @@ int cmd_install(int argc, char **argv)
 		{ "skip-invalid", no_argument, NULL, 'S' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "header", required_argument, NULL, 'H' },
+		{ "allow-risky", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -164,6 +172,9 @@ int cmd_install(int argc, char **argv)
 		case 'j':
 			json = true;
 			break;
+		case 'R':
+			opts.flags |= SKIT_INSTALL_ALLOW_RISKY;
+			break;
 		case 'h':
 			help();
 			return CLI_OK;
@@ -191,14 +202,20 @@ int cmd_install(int argc, char **argv)
 	opts.on_invalid = invalid;
 	opts.userdata = &ic;
 	status = cli_scope_root(&scope, &root, &label, argv[0]);
-	if (status != CLI_OK)
+	if (status == CLI_OK)
+		status = cli_install_scanner(&opts.scanner, argv[0]);
+	if (status != CLI_OK) {
+		skitx_free(root);
 		return status;
+	}
+	opts.on_scan = cli_install_on_scan;
 	if (from_lock)
 		rc = skit_install_from_lock(root,
 		                            optind < argc ? argv[optind] : NULL,
 		                            &opts, &res, &err);
 	else
 		rc = skit_install(root, argv[optind], &opts, &res, &err);
+	skit_scanner_free(opts.scanner);
 	if (opts.on_progress)
 		fputs("\r\033[K", stderr);
 	if (rc == SKIT_EINVALID && ic.count && !ic.skip) {

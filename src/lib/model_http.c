@@ -20,6 +20,8 @@
 
 #include "lib/model_http.h"
 #include "lib/error.h"
+#include "lib/ratelimit.h"
+#include "util/clock.h"
 #include "util/utf8.h"
 
 #define ERRBODY_MAX    (64u * 1024) /* what we keep of an error body */
@@ -549,6 +551,19 @@ int skit__http_perform(skit_model *m, struct skit__http_call *call,
 		sink.payload = &a;
 		skitx_buf_clear(&call->response);
 		memset(&terr, 0, sizeof(terr));
+		if (m->ratelimit) {
+			/* About 4 bytes a token: an estimate, corrected by
+			 * the usage once the answer is in (model.c). */
+			uint64_t est = call->body_len / 4 + 1;
+
+			if (skit__ratelimit_acquire(m->ratelimit, est,
+			                            m->cancel)) {
+				rc = skit__http_error(m, err, SKIT_ECANCELED,
+				                      "canceled");
+				break;
+			}
+			m->rl_charged += est;
+		}
 		call->attempts++;
 		rc = t->perform(t, &req, &sink, &terr);
 		call->status = a.status;
@@ -594,6 +609,14 @@ int skit__http_perform(skit_model *m, struct skit__http_call *call,
 			                      "no HTTP status in the response");
 			break;
 		}
+		/* A 429 that says how long to wait holds back every model
+		 * sharing the limits, not only this one. */
+		if (a.status == 429 && a.retry_after_ms >= 0 && m->ratelimit)
+			skit__ratelimit_pause(m->ratelimit,
+			                      a.retry_after_ms < m->retry_max_ms
+			                              ? a.retry_after_ms
+			                              : m->retry_max_ms,
+			                      skitx_clock_ms());
 		if (retryable_status(a.status) && retry < m->max_retries) {
 			if (!sleep_ms(m, backoff_ms(m, retry + 1,
 			                            a.retry_after_ms, &rng)))

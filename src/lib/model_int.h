@@ -41,7 +41,9 @@ struct skit_model {
 	skit_transport *own_transport; /* created here, freed here */
 	char *request_log;
 	const volatile int *cancel;
-	void *state; /* the provider's */
+	skit_ratelimit *ratelimit; /* shared with other models; or NULL */
+	uint64_t rl_charged;       /* tokens charged for the current call */
+	void *state;               /* the provider's */
 };
 
 extern const struct skit__provider skit__provider_replay;
