@@ -73,12 +73,6 @@ while IFS='|' read -r id cwd arg kind; do
 	while IFS= read -r msg; do
 		i=$((i + 1))
 		line=$(sed -n "${i}p" "$T/lines")
-		# skit prints a SKILL.md value's zero-width characters as
-		# U+FFFD (cli_put_text), where the reference prints them raw
-		msg=$(printf '%s\n' "$msg" | LC_ALL=C sed \
-			-e 's/\xe2\x80\x8b/\xef\xbf\xbd/g' \
-			-e 's/\xe2\x80\x8c/\xef\xbf\xbd/g' \
-			-e 's/\xe2\x80\x8d/\xef\xbf\xbd/g')
 		case $line in
 		?*": error: ${msg} ["?*"]") spec_pass ;;
 		*)
