@@ -1035,7 +1035,12 @@ static int put_content(struct skitx_buf *out, json_t *content)
 			break;
 	}
 	if (skitx_buf_len(out) > OUTPUT_CAP) {
-		skitx_buf_truncate(out, OUTPUT_CAP);
+		size_t cut = OUTPUT_CAP;
+
+		/* never in the middle of a UTF-8 sequence */
+		while (cut && ((unsigned char)out->ptr[cut] & 0xC0) == 0x80)
+			cut--;
+		skitx_buf_truncate(out, cut);
 		rc = skitx_buf_printf(out, "\n[output cut at %u KiB]",
 		                      OUTPUT_CAP / 1024);
 	}
