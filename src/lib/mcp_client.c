@@ -806,7 +806,15 @@ static int add_tool(struct skit__mcp *m, struct server *s, json_t *t,
 	memset(mt, 0, sizeof(*mt));
 	mt->full = skitx_strdup(full);
 	mt->remote = skitx_strdup(name);
-	mt->desc = skitx_strndup(desc ? desc : "", MAX_DESC);
+	{
+		size_t dl = desc ? strnlen(desc, MAX_DESC) : 0;
+
+		/* a long description is cut between UTF-8 sequences */
+		while (dl == MAX_DESC && dl &&
+		       ((unsigned char)desc[dl] & 0xC0) == 0x80)
+			dl--;
+		mt->desc = skitx_strndup(desc ? desc : "", dl);
+	}
 	mt->schema = json_is_object(schema) ? json_dumps(schema, JSON_COMPACT)
 	                                    : strdup("{\"type\":\"object\"}");
 	mt->read_only = json_is_true(ro);
