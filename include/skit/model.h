@@ -141,6 +141,16 @@ typedef struct {
  */
 typedef int (*skit_model_delta_cb)(const char *text, size_t len, void *payload);
 
+/**
+ * Retry callback: attempt `retry` of `max_retries` starts in `wait_ms`
+ * milliseconds because of `why` ("HTTP 503", or the connection error;
+ * never the API key). Borrowed for the call only. For a trace, so a
+ * retried request is not a silent wait.
+ */
+typedef void (*skit_model_retry_cb)(unsigned int retry,
+                                    unsigned int max_retries, long wait_ms,
+                                    const char *why, void *payload);
+
 /* ---- the model handle ------------------------------------------------ */
 
 typedef struct skit_model skit_model;
@@ -207,11 +217,14 @@ typedef struct {
 	 * outlive the model.
 	 */
 	skit_ratelimit *ratelimit;
+	/** NULL, or called before each retry's wait (see the type) */
+	skit_model_retry_cb on_retry;
+	void *retry_payload; /**< passed to on_retry */
 } skit_model_options;
 
 /* clang-format off */
 #define SKIT_MODEL_OPTIONS_VERSION 1
-#define SKIT_MODEL_OPTIONS_INIT { SKIT_MODEL_OPTIONS_VERSION, NULL, NULL, NULL, 0, 0, 0, 0, 0, false, NULL, NULL, NULL, NULL }
+#define SKIT_MODEL_OPTIONS_INIT { SKIT_MODEL_OPTIONS_VERSION, NULL, NULL, NULL, 0, 0, 0, 0, 0, false, NULL, NULL, NULL, NULL, NULL, NULL }
 /* clang-format on */
 
 /**

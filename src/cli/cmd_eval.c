@@ -253,7 +253,7 @@ static int cmd_merge(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			if (parse_format(optarg, &format) < 0)
@@ -329,7 +329,7 @@ int cmd_eval(int argc, char **argv)
 		return cmd_merge(argc - 1, argv + 1);
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "hj:o:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hj:o:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			opts.model = optarg;

@@ -131,7 +131,7 @@ int cmd_install(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		rc = cli_scope_option(&scope, c, optarg, argv[0]);
 		if (rc == CLI_USAGE)
 			return rc;
@@ -179,8 +179,8 @@ int cmd_install(int argc, char **argv)
 			help();
 			return CLI_OK;
 		default:
-			return cli_usage_error(argv[0], "unknown option '%s'",
-			                       argv[optind - 1]);
+			return cli_unknown_option(argv[0], c, argc, argv,
+			                          longopts);
 		}
 	}
 	if (!from_lock && optind >= argc)
@@ -230,7 +230,9 @@ int cmd_install(int argc, char **argv)
 	if (rc < 0) {
 		cli_error(argv[0], "%s", err.message);
 		skitx_free(root);
-		return rc == SKIT_EUSAGE ? CLI_USAGE : CLI_FAIL;
+		/* a source or lock that is not there is missing input */
+		return rc == SKIT_EUSAGE || rc == SKIT_ENOTFOUND ? CLI_USAGE
+		                                                 : CLI_FAIL;
 	}
 	if (json) {
 		cli_print_plan_json(res, opts.flags & SKIT_INSTALL_DRY_RUN);

@@ -261,7 +261,7 @@ int cmd_scan(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		rc = cli_roots_option(&roots, c, optarg, argv[0]);
 		if (rc == CLI_USAGE)
 			return rc;

@@ -136,7 +136,7 @@ int cmd_update(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "hyf", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hyf", longopts, NULL)) != -1) {
 		rc = cli_scope_option(&scope, c, optarg, argv[0]);
 		if (rc == CLI_USAGE)
 			return rc;
@@ -183,8 +183,8 @@ int cmd_update(int argc, char **argv)
 			help();
 			return CLI_OK;
 		default:
-			return cli_usage_error(argv[0], "unknown option '%s'",
-			                       argv[optind - 1]);
+			return cli_unknown_option(argv[0], c, argc, argv,
+			                          longopts);
 		}
 	}
 	if (argc - optind > 1)

@@ -121,6 +121,8 @@ int skit_model_new(skit_model **out, const skit_model_options *opts,
 	        opts->retry_max_ms > 0 ? opts->retry_max_ms : DEFAULT_RETRY_MAX;
 	m->no_stream = opts->no_stream;
 	m->cancel = opts->cancel;
+	m->on_retry = opts->on_retry;
+	m->retry_payload = opts->retry_payload;
 	m->transport = opts->transport;
 	m->ratelimit = opts->ratelimit;
 	rc = dup_opt(&m->name, colon ? colon + 1 : "", err);

@@ -492,6 +492,25 @@ static bool sleep_ms(skit_model *m, long ms)
 	return m->cancel && *m->cancel;
 }
 
+/* Tell the caller a retry is coming (the why scrubbed of the key). */
+static void notify_retry(skit_model *m, unsigned int retry, long wait_ms,
+                         long status, skit_error *terr)
+{
+	char why[sizeof(terr->message) + 16];
+
+	if (!m->on_retry)
+		return;
+	if (status) {
+		snprintf(why, sizeof(why), "HTTP %ld", status);
+	} else {
+		skit__http_scrub(m, terr);
+		snprintf(why, sizeof(why), "%s",
+		         terr->message[0] ? terr->message
+		                          : skit_strerror(SKIT_EIO));
+	}
+	m->on_retry(retry, m->max_retries, wait_ms, why, m->retry_payload);
+}
+
 static bool retryable_status(long status)
 {
 	return status == 429 || (status >= 500 && status <= 599);
@@ -586,8 +605,10 @@ int skit__http_perform(skit_model *m, struct skit__http_call *call,
 				break;
 			}
 			if (rc == SKIT_EIO && retry < m->max_retries) {
-				if (!sleep_ms(m, backoff_ms(m, retry + 1, -1,
-				                            &rng)))
+				long wait = backoff_ms(m, retry + 1, -1, &rng);
+
+				notify_retry(m, retry + 1, wait, 0, &terr);
+				if (!sleep_ms(m, wait))
 					continue;
 				rc = skit__http_error(m, err, SKIT_ECANCELED,
 				                      "canceled");
@@ -618,8 +639,11 @@ int skit__http_perform(skit_model *m, struct skit__http_call *call,
 			                              : m->retry_max_ms,
 			                      skitx_clock_ms());
 		if (retryable_status(a.status) && retry < m->max_retries) {
-			if (!sleep_ms(m, backoff_ms(m, retry + 1,
-			                            a.retry_after_ms, &rng)))
+			long wait = backoff_ms(m, retry + 1, a.retry_after_ms,
+			                       &rng);
+
+			notify_retry(m, retry + 1, wait, a.status, &terr);
+			if (!sleep_ms(m, wait))
 				continue;
 			rc = skit__http_error(m, err, SKIT_ECANCELED,
 			                      "canceled");

@@ -29,6 +29,7 @@
 
 #include <jansson.h>
 
+#include "confusable.h"
 #include "error.h"
 #include "fetch_int.h"
 #include "pack_int.h"
@@ -1093,6 +1094,22 @@ static int plan_one(struct ctx *c, struct request *q, struct skit__pskill *sk,
 	installed =
 	        fstatat(c->t.rootfd, sk->name, &stb, AT_SYMLINK_NOFOLLOW) == 0;
 	if (!installed) {
+		char *other = NULL;
+
+		/* a new name may not pose as an installed one (UTS #39) */
+		if (mode == MODE_INSTALL && !(c->flags & SKIT_INSTALL_FORCE) &&
+		    skit__confusable_installed(&other, c->t.rootfd, sk->name) <
+		            0)
+			return skit__error_oom(err);
+		if (other) {
+			rc = skit__error_set(err, SKIT_EEXISTS, 0,
+			                     "%s looks like the installed skill "
+			                     "%s in %s (confusable names); use "
+			                     "--force to install it anyway",
+			                     sk->name, other, c->t.root);
+			skitx_free(other);
+			return rc;
+		}
 		it->pub.action = SKIT_INSTALL_NEW;
 		*put = true;
 		return 0;
