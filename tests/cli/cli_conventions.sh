@@ -326,7 +326,7 @@ spec_run "$W/np" doctor
 spec_expect_rc "doctor with an error" 1
 
 # --- install of a source that is not there: missing input
-spec_run "$W" install "$W/no-such-pack.zip"
+spec_run "$W" install --root "$W/inst-root" "$W/no-such-pack.zip"
 spec_expect_rc "install of a missing path" 2
 spec_expect_grep "install of a missing path: named" "$T/err" "no-such-pack.zip"
 
