@@ -87,7 +87,16 @@ static void put_size(FILE *f, const char *key, size_t v)
 	fputs(",\n", f);
 }
 
-static void json_entry(FILE *f, const skit_entry *e, bool last)
+/* A skill of a project the user has not trusted: the agent leaves it
+ * out (docs/registry.md, "Folder trust"). */
+static bool untrusted(const skit_registry *reg, const skit_entry *e)
+{
+	return !skit_registry_project_trusted(reg) &&
+	       skit_registry_source_matches(e->source, "project");
+}
+
+static void json_entry(FILE *f, const skit_entry *e, bool last,
+                       bool is_untrusted)
 {
 	fputs("  {\n", f);
 	cli_put_json_kv(f, "    ", "name", e->name, true);
@@ -104,6 +113,7 @@ static void json_entry(FILE *f, const skit_entry *e, bool last)
 	cli_put_json_kv(f, "    ", "state", state_name(e->state), true);
 	if (e->reason)
 		cli_put_json_kv(f, "    ", "reason", e->reason, true);
+	put_bool(f, "trusted", !is_untrusted, true);
 	put_size(f, "warnings", e->warnings);
 	put_bool(f, "disable_model_invocation",
 	         e->flags & SKIT_SKILL_DISABLE_MODEL_INVOCATION, true);
@@ -116,6 +126,7 @@ static void json_entry(FILE *f, const skit_entry *e, bool last)
 
 struct cols {
 	size_t name, source, width; /* width: terminal columns, 0: none */
+	const skit_registry *reg;   /* for the untrusted mark */
 };
 
 static void pad(FILE *f, size_t used, size_t col)
@@ -154,6 +165,10 @@ static void text_entry(FILE *f, const skit_entry *e, const struct cols *c,
 		fprintf(f, "%s[skipped]%s ", st->red, st->reset);
 		used += 10;
 		text = e->reason ? e->reason : "";
+	}
+	if (untrusted(c->reg, e)) {
+		fprintf(f, "%s[untrusted]%s ", st->red, st->reset);
+		used += 12;
 	}
 	/* on a terminal, cut to its width (but show at least 10 columns) */
 	if (c->width)
@@ -204,7 +219,7 @@ int cmd_list(int argc, char **argv)
 	struct cli_roots roots = { { NULL }, 0, NULL, false };
 	skit_registry *reg = NULL;
 	struct cli_style st;
-	struct cols cols = { 0, 0, 0 };
+	struct cols cols = { 0, 0, 0, NULL };
 	bool all = false, json = false, installed = false;
 	const char *scope = NULL;
 	size_t n;
@@ -260,16 +275,34 @@ int cmd_list(int argc, char **argv)
 	/* JSON carries each entry's state, reason and warning count */
 	if (!json)
 		summary(reg, argv[0]);
+	if (!json && !skit_registry_project_trusted(reg)) {
+		for (size_t i = 0; i < n; i++)
+			if (untrusted(reg, all ? skit_registry_all_entry(reg, i)
+			                       : skit_registry_entry(reg, i))) {
+				fprintf(stderr,
+				        "skit %s: the project's skills are "
+				        "untrusted: the agent leaves them out "
+				        "until you run: skit trust ",
+				        argv[0]);
+				cli_put_text(stderr,
+				             skit_registry_project_dir(reg),
+				             true, 0);
+				fputc('\n', stderr);
+				break;
+			}
+	}
 
 	if (json) {
 		/* one lock for the lot: the scan's threads made stdio lock */
 		flockfile(stdout);
 		fputs(n ? "[\n" : "[", stdout);
-		for (size_t i = 0; i < n; i++)
-			json_entry(stdout,
-			           all ? skit_registry_all_entry(reg, i)
-			               : skit_registry_entry(reg, i),
-			           i + 1 == n);
+		for (size_t i = 0; i < n; i++) {
+			const skit_entry *e =
+			        all ? skit_registry_all_entry(reg, i)
+			            : skit_registry_entry(reg, i);
+
+			json_entry(stdout, e, i + 1 == n, untrusted(reg, e));
+		}
 		fputs("]\n", stdout);
 		funlockfile(stdout);
 		goto out;
@@ -277,6 +310,7 @@ int cmd_list(int argc, char **argv)
 
 	cli_style_init(&st, cli_color(stdout));
 	cols.width = (size_t)cli_term_width();
+	cols.reg = reg;
 	for (size_t i = 0; i < n; i++) {
 		const skit_entry *e = all ? skit_registry_all_entry(reg, i)
 		                          : skit_registry_entry(reg, i);
