@@ -4,11 +4,14 @@
 
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ ?=
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 PREFIX     ?= /usr/local
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build asan test test-release test-asan demo install bench format format-check clean
+.PHONY: all deps build asan test test-release test-asan demo install bench format format-check clean fuzz fuzz-build
 
 all: build
 
@@ -36,6 +39,18 @@ test-asan: asan
 # The unit and CLI tests, then the same tests under ASan+UBSan.
 test: test-release test-asan
 
+# The libFuzzer harnesses of fuzz/ (clang, ASan+UBSan), each run for
+# FUZZ_SECONDS; FUZZ="lock sse" runs only those (docs/fuzzing.md).
+fuzz-build: deps
+	@cmake -S . -B $(FUZZ_BUILD) -DCMAKE_C_COMPILER=clang \
+		-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSKIT_FUZZ=ON \
+		-DSKIT_BUILD_TESTS=OFF -DSKIT_SANITIZE=address,undefined \
+		$(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(FUZZ_BUILD) -j$(JOBS)
+
+fuzz: fuzz-build
+	@scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ)
+
 # The demo builds quietly: the build's output is shown only when it fails.
 demo: deps
 	@mkdir -p $(BUILD) && cmake -S . -B $(BUILD) \
@@ -59,4 +74,4 @@ format-check:
 	@clang-format --dry-run -Werror $$(git ls-files '*.c' '*.h' '*.cpp')
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -19,5 +19,6 @@
 #include "skit/sandbox.h"
 #include "skit/pack.h"
 #include "skit/eval.h"
+#include "skit/mcp.h"
 
 #endif /* SKIT_SKIT_H */

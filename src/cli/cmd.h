@@ -41,6 +41,7 @@ int cmd_update(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_keygen(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
+int cmd_mcp(int argc, char **argv);
 
 /*
  * The folder agent runs are written to and read from: $SKIT_RUNS_DIR when

@@ -363,7 +363,7 @@ static int runs_list(int argc, char **argv)
 	skit_run_info *runs = NULL;
 	skit_error err = { 0 };
 	struct cli_style st;
-	size_t n = 0;
+	size_t n = 0, total = 0;
 	char *dir;
 	int status;
 
@@ -378,6 +378,7 @@ static int runs_list(int argc, char **argv)
 		status = CLI_FAIL;
 		goto out;
 	}
+	total = n;
 	if (o.limit && n > o.limit)
 		n = o.limit;
 	if (!n)
@@ -428,7 +429,7 @@ out:
 		cli_error(verb, "cannot write the output");
 		status = CLI_FAIL;
 	}
-	skit_runs_free(runs, runs ? n : 0);
+	skit_runs_free(runs, runs ? total : 0); /* all, not the -n shown */
 	skitx_free(dir);
 	return status;
 }

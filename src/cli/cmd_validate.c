@@ -38,6 +38,27 @@ static void help(void)
 	       "missing or\nthe usage is wrong.\n");
 }
 
+/*
+ * Write a diagnostic's message with its terminal controls (C0 but tab and
+ * newline, DEL, C1) shown as U+FFFD: it quotes the file, and no byte of a
+ * SKILL.md may drive the terminal. Everything else is written as the
+ * reference words it, hidden characters included, so they can be seen to
+ * be there.
+ */
+static void put_message(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if ((*p < 0x20 && *p != '\t' && *p != '\n') || *p == 0x7f) {
+			fputs("\xef\xbf\xbd", stderr);
+		} else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
+			fputs("\xef\xbf\xbd", stderr);
+			p++;
+		} else {
+			fputc(*p, stderr);
+		}
+	}
+}
+
 static void print_diag(const skit_diag *d, bool color)
 {
 	const char *sev =
@@ -53,8 +74,11 @@ static void print_diag(const skit_diag *d, bool color)
 		if (d->column)
 			fprintf(stderr, ":%u", d->column);
 	}
-	fprintf(stderr, ": %s%s:%s %s [%s]\n", on, sev, off, d->message,
-	        d->code);
+	/* The message quotes the file (a name, a value): no byte of it may
+	 * drive the terminal. */
+	fprintf(stderr, ": %s%s:%s ", on, sev, off);
+	put_message(d->message);
+	fprintf(stderr, " [%s]\n", d->code);
 }
 
 static json_t *diag_json(const skit_diag *d)

@@ -32,6 +32,7 @@ static const struct cmd commands[] = {
 	{ "verify", cmd_verify, "check installed skills against the lock" },
 	{ "keygen", cmd_keygen, "make a key pair for signing packs" },
 	{ "eval", cmd_eval, "run eval cases and report the results" },
+	{ "mcp", cmd_mcp, "serve the skills to MCP clients" },
 };
 
 static void usage(FILE *f)
@@ -128,6 +129,10 @@ static int help(int argc, char **argv)
 	if (argc > 2) {
 		fprintf(stderr, "skit help: expected one command name\n");
 		return CLI_USAGE;
+	}
+	if (!strcmp(argv[1], "help")) {
+		usage(stdout);
+		return CLI_OK;
 	}
 	c = find_command(argv[1]);
 	if (!c)

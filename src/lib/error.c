@@ -37,6 +37,17 @@ int skit__error_set(skit_error *err, int code, unsigned int line,
 	va_start(ap, fmt);
 	vsnprintf(err->message, sizeof(err->message), fmt, ap);
 	va_end(ap);
+	/* Messages quote untrusted bytes (a parser's "near '...'", a name,
+	 * an archive library's text): keep every one on one line and free of
+	 * terminal controls, whatever it quotes. */
+	for (char *p = err->message; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (c == '\n' || c == '\r' || c == '\t')
+			*p = ' ';
+		else if (c < 0x20 || c == 0x7f)
+			*p = '?';
+	}
 	return code;
 }
 

@@ -12,7 +12,6 @@
 
 #include <dirent.h>
 #include <pthread.h>
-#include <regex.h>
 #include <stdarg.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -27,6 +26,7 @@
 #include "skit/registry.h"
 #include "lib/error.h"
 #include "lib/eval_int.h"
+#include "lib/rx.h"
 #include "lib/yaml.h"
 #include "util/alloc.h"
 #include "util/buf.h"
@@ -308,13 +308,17 @@ static int load_output(struct eval_loader *ld, struct eval_case *c,
 	if (!rc)
 		rc = get_list(ld, out, "regex", &c->regex);
 	for (size_t i = 0; !rc && i < c->regex.n; i++) {
-		regex_t re;
+		struct skit__rx *re;
+		skit_error rx_err = { 0 };
 
-		if (regcomp(&re, c->regex.v[i], REG_EXTENDED | REG_NOSUB))
+		rc = skit__rx_new(&re, c->regex.v[i], 0, &rx_err);
+		skit__rx_free(re);
+		if (rc == SKIT_ENOMEM)
+			return skit__error_oom(ld->err);
+		if (rc)
 			return skit__eval_bad(ld, skit__yaml_get(out, "regex"),
-			                      "bad regex '%.*s'", SHOW_MAX,
-			                      c->regex.v[i]);
-		regfree(&re);
+			                      "bad regex '%.*s': %s", SHOW_MAX,
+			                      c->regex.v[i], rx_err.message);
 	}
 	js = skit__yaml_get(out, "json");
 	if (rc || !js)
@@ -922,14 +926,24 @@ static int check_output(struct eval_trial *t, const char *answer)
 			t->output_ok = false;
 		}
 	for (size_t i = 0; i < c->regex.n; i++) {
-		regex_t re;
-		bool ok;
+		struct skit__rx *re;
+		skit_error rx_err = { 0 };
+		int m;
 
-		if (regcomp(&re, c->regex.v[i], REG_EXTENDED | REG_NOSUB))
-			continue; /* checked when loading */
-		ok = regexec(&re, answer, 0, NULL, 0) == 0;
-		regfree(&re);
-		if (!ok) {
+		/* Compiled when loading too, so only memory can fail here. A
+		 * match stopped by a cost limit fails the check, saying so. */
+		m = skit__rx_new(&re, c->regex.v[i], 0, &rx_err);
+		if (!m)
+			m = skit__rx_match(re, answer, strlen(answer), NULL,
+			                   &rx_err);
+		skit__rx_free(re);
+		if (m == SKIT_ENOMEM) {
+			rc |= m;
+		} else if (m < 0) {
+			rc |= reason(t, "output not checked against /%.*s/: %s",
+			             SHOW_MAX, c->regex.v[i], rx_err.message);
+			t->output_ok = false;
+		} else if (!m) {
 			rc |= reason(t, "output does not match /%.*s/",
 			             SHOW_MAX, c->regex.v[i]);
 			t->output_ok = false;

@@ -1614,3 +1614,20 @@ out:
 	skitx_free(bare);
 	return error;
 }
+
+/* ---- the URL checks alone (fuzz/fuzz_url.c) ---- */
+
+int skit__fetch_check_url(const char *url, skit_error *err)
+{
+	return check_url(url, "URL", err);
+}
+
+int skit__git_check_url(const char *url, const char **proto, skit_error *err)
+{
+	return check_git_url(url, proto, err);
+}
+
+void skit__fetch_shown_url(char *out, size_t size, const char *url)
+{
+	shown_url(out, size, url);
+}

@@ -118,4 +118,14 @@ int skit__git_clone(const char *url, const char *ref, const char *dest,
                     uint64_t max_bytes, long timeout_ms, char commit[41],
                     skit_error *err);
 
+/*
+ * The checks skit__fetch_url() and skit__git_clone() make on `url` before
+ * anything else, alone (no transfer, no process): same codes and
+ * messages. `*proto` as for the clone. And the form of a URL quoted in a
+ * message (userinfo "***", controls '?', cut), into `size` bytes at `out`.
+ */
+int skit__fetch_check_url(const char *url, skit_error *err);
+int skit__git_check_url(const char *url, const char **proto, skit_error *err);
+void skit__fetch_shown_url(char *out, size_t size, const char *url);
+
 #endif

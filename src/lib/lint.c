@@ -12,12 +12,12 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <regex.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "skit/skill.h"
 #include "lib/error.h"
+#include "lib/rx.h"
 #include "lib/skill_int.h"
 #include "util/buf.h"
 #include "util/fs.h"
@@ -392,7 +392,7 @@ static const struct {
 };
 
 struct secrets {
-	regex_t re[SKIT_ARRAY_SIZE(secret_patterns)];
+	struct skit__rx *re[SKIT_ARRAY_SIZE(secret_patterns)];
 	size_t compiled;
 };
 
@@ -401,13 +401,20 @@ static int scan_secrets(struct skit_skill *s, struct secrets *sec,
                         const char *path, unsigned int line_offset,
                         const char *text)
 {
-	for (size_t k = 0; k < sec->compiled; k++) {
-		regmatch_t m;
-		unsigned int line = 1;
+	size_t len = strlen(text);
 
-		if (regexec(&sec->re[k], text, 1, &m, 0))
+	for (size_t k = 0; k < sec->compiled; k++) {
+		unsigned int line = 1;
+		size_t at;
+		int m = skit__rx_match(sec->re[k], text, len, &at, NULL);
+
+		/* These patterns cannot backtrack much: a stopped match (a
+		 * limit of the engine) reads as no match. */
+		if (m == SKIT_ENOMEM)
+			return m;
+		if (m <= 0)
 			continue;
-		for (regoff_t i = 0; i < m.rm_so; i++)
+		for (size_t i = 0; i < at; i++)
 			if (text[i] == '\n')
 				line++;
 		return skit__skill_diag(
@@ -608,7 +615,7 @@ int skit__skill_lint(struct skit_skill *s)
 		goto out;
 
 	for (size_t k = 0; k < SKIT_ARRAY_SIZE(secret_patterns); k++) {
-		if (regcomp(&sec.re[k], secret_patterns[k].re, REG_EXTENDED))
+		if (skit__rx_new(&sec.re[k], secret_patterns[k].re, 0, NULL))
 			break;
 		sec.compiled++;
 	}
@@ -625,7 +632,7 @@ int skit__skill_lint(struct skit_skill *s)
 	}
 out:
 	for (size_t k = 0; k < sec.compiled; k++)
-		regfree(&sec.re[k]);
+		skit__rx_free(sec.re[k]);
 	for (size_t i = 0; i < md.len; i++)
 		skitx_free(md.items[i]);
 	skitx_vec_release(&md);

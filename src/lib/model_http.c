@@ -134,17 +134,32 @@ const char *skit__http_error_text(json_t *j)
  * characters turned to spaces (the error is one line), runs of spaces
  * squeezed, at most SERVER_MSG_MAX bytes, never cut inside a UTF-8
  * sequence.
+ *
+ * The key is matched in the raw bytes, over the whole message, while they
+ * are copied: every cut (the copy's size, then SERVER_MSG_MAX) falls in
+ * text where each key was already replaced, so no key can survive in
+ * part, as a prefix left before a cut.
  */
 static void clean_message(skit_model *m, char *out, size_t size,
                           const char *msg, size_t len)
 {
-	char tmp[SERVER_MSG_MAX * 4 + 1];
-	size_t o = 0, cut;
+	/* Twice the quote: with spaces squeezed, a full copy proves there
+	 * is more to say than the quote holds. */
+	char tmp[SERVER_MSG_MAX * 2 + 1];
+	const char *key = m->api_key;
+	size_t klen = key ? strlen(key) : 0, o = 0, cut;
 	unsigned char c;
 
-	/* Scrub before cutting, or a cut could leave half a key. */
-	len = len < sizeof(tmp) - 1 ? len : sizeof(tmp) - 1;
-	for (size_t i = 0; i < len; i++) {
+	if (klen < KEY_MIN_SCRUB)
+		klen = 0;
+	for (size_t i = 0; i < len && o + 3 < sizeof(tmp); i++) {
+		if (klen && len - i >= klen && msg[i] == key[0] &&
+		    !memcmp(msg + i, key, klen)) {
+			memcpy(tmp + o, "***", 3);
+			o += 3;
+			i += klen - 1;
+			continue;
+		}
 		c = (unsigned char)msg[i];
 		if (c < 0x20 || c == 0x7f)
 			c = ' ';
@@ -155,8 +170,6 @@ static void clean_message(skit_model *m, char *out, size_t size,
 	while (o && tmp[o - 1] == ' ')
 		o--;
 	tmp[o] = '\0';
-	scrub_key(tmp, m->api_key);
-	o = strlen(tmp);
 	cut = o;
 	if (cut > SERVER_MSG_MAX) {
 		cut = SERVER_MSG_MAX;

@@ -232,6 +232,11 @@ struct skit__lockdoc {
 };
 int skit__lock_load(struct skit__lockdoc *doc, int rootfd, const char *path,
                     skit_error *err);
+/* Parse `len` bytes of lock-file text into `doc`, which starts empty and
+ * is left empty on failure. `label` names the file in errors.
+ * SKIT_EINVALID, SKIT_ENOMEM. */
+int skit__lock_parse(struct skit__lockdoc *doc, const char *text, size_t len,
+                     const char *label, skit_error *err);
 struct skit__pskill *skit__lock_find(struct skit__lockdoc *doc,
                                      const char *name);
 int skit__lock_put(struct skit__lockdoc *doc, const struct skit__pskill *s);

@@ -280,13 +280,59 @@ static int parse_skill(struct skit__pskill *s, const char *name, json_t *o)
 	return skit__pskill_files_json(s, files);
 }
 
+int skit__lock_parse(struct skit__lockdoc *doc, const char *text, size_t len,
+                     const char *label, skit_error *err)
+{
+	json_error_t jerr;
+	json_t *root, *skills, *v;
+	const char *key;
+	char shown[96];
+	int rc = 0;
+
+	memset(doc, 0, sizeof(*doc));
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	skills = json_object_get(root, "skills");
+	if (!root || !json_is_object(skills) ||
+	    json_integer_value(json_object_get(root, "version")) != 1) {
+		rc = skit__error_set(err, SKIT_EINVALID,
+		                     root ? 0 : (unsigned)jerr.line,
+		                     "%s: not a valid lock file%s%s", label,
+		                     root ? "" : ": ", root ? "" : jerr.text);
+		json_decref(root);
+		return rc;
+	}
+	json_object_foreach(skills, key, v)
+	{
+		struct skit__pskill s;
+
+		rc = parse_skill(&s, key, v);
+		if (!rc)
+			rc = skit__lock_put(doc, &s);
+		skit__pskill_release(&s);
+		if (rc < 0)
+			break;
+	}
+	if (rc < 0) {
+		/* `key` points into `root`: report it before the release. */
+		if (rc == SKIT_ENOMEM)
+			skit__error_oom(err);
+		else
+			skit__error_set(
+			        err, rc, 0,
+			        "%s: skill \"%s\" is not a valid entry", label,
+			        skit__pack_name_show(key, strlen(key), shown,
+			                             sizeof(shown)));
+		skit__lockdoc_release(doc);
+	}
+	json_decref(root);
+	return rc < 0 ? rc : 0;
+}
+
 int skit__lock_load(struct skit__lockdoc *doc, int rootfd, const char *path,
                     skit_error *err)
 {
 	struct skitx_buf text = SKITX_BUF_INIT;
-	json_error_t jerr;
-	json_t *root = NULL, *skills, *v;
-	const char *key;
+	const char *label = path ? path : SKIT__LOCK_FILE;
 	struct stat st;
 	int fd, rc = 0;
 
@@ -301,60 +347,22 @@ int skit__lock_load(struct skit__lockdoc *doc, int rootfd, const char *path,
 			return 0;
 		return skit__error_set(
 		        err, errno == ENOENT ? SKIT_ENOTFOUND : SKIT_EIO, 0,
-		        "%s: %s", path ? path : SKIT__LOCK_FILE,
-		        strerror(errno));
+		        "%s: %s", label, strerror(errno));
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
 		return skit__error_set(err, SKIT_EUNSAFE, 0,
-		                       "%s: not a regular file",
-		                       path ? path : SKIT__LOCK_FILE);
+		                       "%s: not a regular file", label);
 	}
 	rc = skitx_fs_read_fd(fd, &text, SKIT__LOCK_MAX);
 	close(fd);
 	if (rc < 0) {
 		skitx_buf_release(&text);
-		return skit__error_set(err, rc, 0, "%s: cannot read it",
-		                       path ? path : SKIT__LOCK_FILE);
+		return skit__error_set(err, rc, 0, "%s: cannot read it", label);
 	}
-	root = json_loadb(text.ptr, text.len, JSON_REJECT_DUPLICATES, &jerr);
+	rc = skit__lock_parse(doc, text.ptr, text.len, label, err);
 	skitx_buf_release(&text);
-	skills = json_object_get(root, "skills");
-	if (!root || !json_is_object(skills) ||
-	    json_integer_value(json_object_get(root, "version")) != 1) {
-		rc = skit__error_set(err, SKIT_EINVALID,
-		                     root ? 0 : (unsigned)jerr.line,
-		                     "%s: not a valid lock file%s%s",
-		                     path ? path : SKIT__LOCK_FILE,
-		                     root ? "" : ": ", root ? "" : jerr.text);
-		json_decref(root);
-		return rc;
-	}
-	json_object_foreach(skills, key, v)
-	{
-		struct skit__pskill s;
-		char shown[96];
-
-		rc = parse_skill(&s, key, v);
-		if (!rc)
-			rc = skit__lock_put(doc, &s);
-		skit__pskill_release(&s);
-		if (rc < 0) {
-			skit__lockdoc_release(doc);
-			json_decref(root);
-			if (rc == SKIT_ENOMEM)
-				return skit__error_oom(err);
-			return skit__error_set(
-			        err, rc, 0,
-			        "%s: skill \"%s\" is not a valid "
-			        "entry",
-			        path ? path : SKIT__LOCK_FILE,
-			        skit__pack_name_show(key, strlen(key), shown,
-			                             sizeof(shown)));
-		}
-	}
-	json_decref(root);
-	return 0;
+	return rc;
 }
 
 static json_t *opt_json(const char *s)

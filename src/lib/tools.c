@@ -209,6 +209,19 @@ size_t skit__tools_schemas(struct skit_agent *a, skit_tool_schema *out,
 	return n;
 }
 
+const skit_tool_schema *skit__tool_schema(const char *name)
+{
+	static const skit_tool_schema *const all[] = {
+		&tool_use_skill, &tool_read_resource, &tool_search,
+		&tool_plan,      &tool_run_script,
+	};
+
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(all); i++)
+		if (!strcmp(all[i]->name, name))
+			return all[i];
+	return NULL;
+}
+
 /* ---- helpers ---------------------------------------------------------- */
 
 int skit__tool_error(struct skitx_buf *out, bool *is_error, const char *fmt,

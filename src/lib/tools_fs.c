@@ -17,7 +17,6 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <fnmatch.h>
-#include <regex.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,6 +27,7 @@
 #include "lib/error.h"
 #include "lib/protect.h"
 #include "lib/tools_int.h"
+#include "lib/rx.h"
 #include "util/fs.h"
 #include "util/path.h"
 
@@ -275,8 +275,10 @@ int skit__tool_list_dir(struct skit_agent *a, json_t *args,
 
 struct grep {
 	struct skit_agent *a;
-	regex_t re;
-	const char *glob; /* on the base name; NULL: every file */
+	struct skit__rx *re;
+	skit_error rx_err; /* why a match was stopped (a cost limit) */
+	char *stopped_at;  /* "file:line" of that match, or NULL */
+	const char *glob;  /* on the base name; NULL: every file */
 	struct skitx_buf *out;
 	size_t cap; /* bytes of `out` */
 	size_t hits, files, skipped;
@@ -284,6 +286,28 @@ struct grep {
 	bool full;      /* a cap was reached */
 	char line[GREP_LINE_SHOWN + 1];
 };
+
+/*
+ * Does line `lineno` of `rel` match? A match stopped by a cost limit ends
+ * the search (g->full) and is reported by name: 0 then, as for no match.
+ */
+static int grep_match(struct grep *g, const char *line, size_t len,
+                      const char *rel, size_t lineno)
+{
+	struct skitx_buf where = SKITX_BUF_INIT;
+	int m = skit__rx_match(g->re, line, len, NULL, &g->rx_err);
+
+	if (m >= 0)
+		return m;
+	g->full = true;
+	if (m == SKIT_ENOMEM || skit__put_clean(&where, rel, strlen(rel)) ||
+	    skitx_buf_printf(&where, ":%zu", lineno)) {
+		skitx_buf_release(&where);
+		return SKIT_ENOMEM;
+	}
+	g->stopped_at = skitx_buf_detach(&where, NULL);
+	return g->stopped_at ? 0 : SKIT_ENOMEM;
+}
 
 /* Search one file (open at `fd`, taken) shown as `rel`. */
 static int grep_file(struct grep *g, int fd, const char *rel)
@@ -328,8 +352,10 @@ static int grep_file(struct grep *g, int fd, const char *rel)
 		}
 		memcpy(copy, p, len);
 		copy[len] = '\0';
-		if (regexec(&g->re, copy, 0, NULL, 0))
+		rc = grep_match(g, copy, len, rel, lineno);
+		if (rc <= 0)
 			continue;
+		rc = 0;
 		if (g->hits == GREP_HITS || skitx_buf_len(g->out) > g->cap) {
 			g->full = true;
 			break;
@@ -416,8 +442,8 @@ int skit__tool_grep(struct skit_agent *a, json_t *args, struct skitx_buf *out,
 	json_t *icase = json_object_get(args, "ignore_case");
 	struct grep *g;
 	struct stat st;
-	char msg[200];
-	int fd, start, rc, flags = REG_EXTENDED | REG_NOSUB;
+	skit_error rx_err = { 0 };
+	int fd, start, rc;
 
 	if (!pattern || !*pattern || strlen(pattern) > GREP_PATTERN)
 		return skit__tool_error(out, is_error,
@@ -436,14 +462,15 @@ int skit__tool_grep(struct skit_agent *a, json_t *args, struct skitx_buf *out,
 	g = skitx_calloc(1, sizeof(*g));
 	if (!g)
 		return skit__error_oom(err);
-	if (json_is_true(icase))
-		flags |= REG_ICASE;
-	rc = regcomp(&g->re, pattern, flags);
+	rc = skit__rx_new(&g->re, pattern,
+	                  json_is_true(icase) ? SKIT__RX_ICASE : 0, &rx_err);
 	if (rc) {
-		regerror(rc, &g->re, msg, sizeof(msg));
 		skitx_free(g);
-		return skit__tool_error(out, is_error,
-		                        "bad regular expression: %s", msg);
+		if (rc == SKIT_ENOMEM)
+			return skit__error_oom(err);
+		return skit__tool_error(
+		        out, is_error, "%s regular expression: %s",
+		        rc == SKIT_ETOOBIG ? "refused" : "bad", rx_err.message);
 	}
 	g->a = a;
 	g->glob = skit__str_arg(args, "glob");
@@ -458,15 +485,18 @@ int skit__tool_grep(struct skit_agent *a, json_t *args, struct skitx_buf *out,
 		                                : "not a file or a folder");
 		if (start >= 0)
 			close(start);
-		regfree(&g->re);
+		skit__rx_free(g->re);
 		skitx_free(g);
 		return rc;
 	}
 	rc = S_ISDIR(st.st_mode) ? grep_dir(g, start, path, 0)
 	                         : grep_file(g, start, path);
-	if (!rc && !g->hits)
+	if (!rc && g->stopped_at)
+		rc = skit__tool_error(out, is_error, "grep stopped at %s: %s",
+		                      g->stopped_at, g->rx_err.message);
+	else if (!rc && !g->hits)
 		rc = skitx_buf_puts(out, "No line matches.");
-	if (!rc && g->full)
+	else if (!rc && g->full)
 		rc = skitx_buf_printf(out, "[stopped: more matches not shown; "
 		                           "narrow the pattern or the path]");
 	if (!rc && g->refused)
@@ -479,7 +509,8 @@ int skit__tool_grep(struct skit_agent *a, json_t *args, struct skitx_buf *out,
 	skit__agent_trace(a, SKIT_TRACE_TOOL,
 	                  "grep \"%.60s\" in %s: %zu hit(s)", pattern, path,
 	                  g->hits);
-	regfree(&g->re);
+	skit__rx_free(g->re);
+	skitx_free(g->stopped_at);
 	skitx_free(g);
 	return rc ? skit__error_oom(err) : 0;
 }

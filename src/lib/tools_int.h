@@ -11,6 +11,7 @@
 
 #include "digest.h"
 #include "skit/common.h"
+#include "skit/model.h"
 #include "util/buf.h"
 
 struct skit_agent;
@@ -62,6 +63,11 @@ struct skit__read_info {
 int skit__tool_read(struct skit_agent *a, int dirfd, const char *path,
                     json_t *args, struct skitx_buf *out, bool *is_error,
                     struct skit__read_info *ri, skit_error *err);
+
+/* The schema of the skill tool or script tool `name` (use_skill,
+ * read_skill_resource, search_skills, update_plan, run_skill_script),
+ * whether offered now or not; NULL for another name. Static storage. */
+const skit_tool_schema *skit__tool_schema(const char *name);
 
 /* The file tools (tools_fs.c). Same contract as skit__tools_call(). */
 int skit__tool_read_file(struct skit_agent *a, json_t *args,

@@ -207,6 +207,7 @@ static int on_event(struct builder *b, yaml_event_t *ev, int *documents)
 		if (!n)
 			return SKIT_ENOMEM;
 		n->len = ev->data.scalar.length;
+		n->plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
 		n->value = skitx_pool_strndup(
 		        b->pool, (const char *)ev->data.scalar.value, n->len);
 		if (!n->value)

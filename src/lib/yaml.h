@@ -28,6 +28,9 @@ struct skit__ynode {
 	 * style, so that the loader can warn once per field.
 	 */
 	bool flow;
+	/* SKIT_YSCALAR: written plain (not quoted, not a block scalar), so
+	 * that a reader with a YAML core schema would type it. */
+	bool plain;
 	/* SKIT_YSCALAR: the value (NUL-terminated; NUL-free, checked). */
 	const char *value;
 	size_t len;

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mcp_int.h - what the MCP server's protocol core (mcp.c) shares with
+ * its HTTP transport (mcp_http.c): sessions and the message handler.
+ */
+#ifndef SKIT_LIB_MCP_INT_H
+#define SKIT_LIB_MCP_INT_H
+
+#include <jansson.h>
+
+#include "skit/agent.h"
+#include "skit/mcp.h"
+
+/* Most HTTP sessions open at once; the oldest is dropped beyond it. */
+#define SKIT__MCP_MAX_SESSIONS 64
+
+/* One client's state: its handshake, log level and activated skills. */
+struct skit__mcp_session {
+	char id[33];        /* HTTP: the Mcp-Session-Id; "" for stdio */
+	bool initialized;   /* initialize answered */
+	int log_level;      /* notifications/message at or above this */
+	skit_agent *agent;  /* the skill tools' state; made on first use */
+	json_t *queue;      /* notifications waiting to be sent */
+	unsigned long seen; /* last use, to drop the oldest */
+};
+
+/* Open a new session with a random id. NULL on out of memory. */
+struct skit__mcp_session *skit__mcp_session_open(skit_mcp_server *srv);
+
+/* The session called `id`, or NULL. */
+struct skit__mcp_session *skit__mcp_session_find(skit_mcp_server *srv,
+                                                 const char *id);
+
+/* Close and free a session. */
+void skit__mcp_session_close(skit_mcp_server *srv, struct skit__mcp_session *s);
+
+/* skit_mcp_server_handle() for one session. */
+int skit__mcp_handle(skit_mcp_server *srv, struct skit__mcp_session *s,
+                     const char *msg, size_t len, char **response,
+                     skit_error *err);
+
+/* Pop the session's next queued notification (NULL when none). */
+char *skit__mcp_next(struct skit__mcp_session *s);
+
+/* The largest message accepted, in bytes. */
+size_t skit__mcp_max_message(const skit_mcp_server *srv);
+
+/* Whether `v` names a protocol revision the server speaks. */
+bool skit__mcp_version_ok(const char *v);
+
+#endif

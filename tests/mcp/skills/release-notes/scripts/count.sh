@@ -1,0 +1,3 @@
+#!/bin/sh
+# Print how many arguments were given.
+echo "entries: $#"
