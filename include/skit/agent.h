@@ -144,11 +144,17 @@ typedef struct {
 	uint64_t disk_cap;
 	/** Bytes all the runs of one task may add; 0: 1 GiB. */
 	uint64_t task_disk_cap;
+	/** Save an "always" answer for a skill's script in the user config,
+	 *  bound to the digest set of the skill's files, and run a script
+	 *  so saved without asking while the skill is unchanged
+	 *  (skit_saved_approvals_list()). false: "always" lasts the
+	 *  session. */
+	bool saved_approvals;
 } skit_agent_options;
 
 /* clang-format off */
 #define SKIT_AGENT_OPTIONS_VERSION 1
-#define SKIT_AGENT_OPTIONS_INIT { SKIT_AGENT_OPTIONS_VERSION, NULL, NULL, NULL, 0, false, false, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, { NULL, NULL, NULL, NULL, NULL }, NULL, NULL, true, SKIT_SANDBOX_WORKSPACE_WRITE, false, 0, 0 }
+#define SKIT_AGENT_OPTIONS_INIT { SKIT_AGENT_OPTIONS_VERSION, NULL, NULL, NULL, 0, false, false, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, { NULL, NULL, NULL, NULL, NULL }, NULL, NULL, true, SKIT_SANDBOX_WORKSPACE_WRITE, false, 0, 0, false }
 /* clang-format on */
 
 /**

@@ -355,6 +355,44 @@ SKIT_EXTERN int skit_policy_load_config(skit_policy *p, const char *path,
 /** Free `p`. NULL is a no-op. */
 SKIT_EXTERN void skit_policy_free(skit_policy *p);
 
+/**
+ * An "always" approval of a skill's script saved in the user config
+ * (docs/permissions.md). It holds while the digest set of the skill's
+ * files is `digest`; any change to the skill makes skit ask again.
+ * Every string is owned by the list (skit_saved_approvals_free()).
+ */
+typedef struct {
+	char *id;     /**< 12 hex digits, stable for one folder and script */
+	char *skill;  /**< the skill's name when approved */
+	char *dir;    /**< the skill folder, resolved */
+	char *script; /**< the script, relative to the skill folder */
+	char *digest; /**< SHA-256 of the skill's digest set */
+	char *time;   /**< when approved, UTC ISO 8601; may be "" */
+	bool current; /**< the skill's files still have this digest set */
+} skit_saved_approval;
+
+/**
+ * The saved approvals of the user config, in the order they were saved.
+ * A missing config has none.
+ * @param[out] out  `n` items, owned by the caller:
+ *                  skit_saved_approvals_free()
+ */
+SKIT_EXTERN int skit_saved_approvals_list(skit_saved_approval **out, size_t *n,
+                                          skit_error *err);
+
+/** Free a list from skit_saved_approvals_list(). NULL is a no-op. */
+SKIT_EXTERN void skit_saved_approvals_free(skit_saved_approval *v, size_t n);
+
+/**
+ * Revoke the saved approval `id`, or every one when `id` is NULL.
+ * @param[out] removed  how many were removed (may be NULL)
+ * @return SKIT_OK; SKIT_ENOTFOUND when no approval has that id;
+ *         SKIT_EINVALID when the user config is not valid JSON; SKIT_EIO;
+ *         SKIT_ENOMEM.
+ */
+SKIT_EXTERN int skit_saved_approvals_revoke(const char *id, size_t *removed,
+                                            skit_error *err);
+
 SKIT_END_DECL
 
 #endif /* SKIT_POLICY_H */

@@ -59,11 +59,17 @@ typedef struct {
 	const char *skit_home; /**< NULL: $SKIT_HOME, else ~/.agents */
 	const char *config_file; /**< extra config (JSON); NULL: none */
 	bool no_config;          /**< ignore project and user config files */
+	/** Honour folder trust (docs/registry.md): when the project is not
+	 *  a folder the user trusts (skit_trust_check()), its roots and its
+	 *  config `.agents/skit.json` are left out. false: they are read,
+	 *  and skit_registry_project_trusted() tells whether they should
+	 *  be shown as untrusted. */
+	bool honour_trust;
 } skit_roots_options;
 
 /* clang-format off */
 #define SKIT_ROOTS_OPTIONS_VERSION 1
-#define SKIT_ROOTS_OPTIONS_INIT { SKIT_ROOTS_OPTIONS_VERSION, NULL, NULL, NULL, NULL, false }
+#define SKIT_ROOTS_OPTIONS_INIT { SKIT_ROOTS_OPTIONS_VERSION, NULL, NULL, NULL, NULL, false, false }
 /* clang-format on */
 
 /** Create an empty registry (no roots). Free with skit_registry_free(). */
@@ -89,6 +95,66 @@ SKIT_EXTERN int skit_registry_add_default_roots(skit_registry *reg,
 
 /** The project folder the defaults found, or NULL. Borrowed. */
 SKIT_EXTERN const char *skit_registry_project_dir(const skit_registry *reg);
+
+/**
+ * Whether the project the defaults found is a folder the user trusts
+ * (skit_trust_check()); true when there is no project or the roots were
+ * added by hand. Roots labelled for the project tier
+ * (skit_registry_source_matches(label, "project")) of an untrusted
+ * project hold someone else's code.
+ */
+SKIT_EXTERN bool skit_registry_project_trusted(const skit_registry *reg);
+
+/**
+ * True when skit_registry_add_default_roots() with `honour_trust` left
+ * out something of an untrusted project: a project skills folder or its
+ * `.agents/skit.json` that exists. The caller may ask the user to trust
+ * the project (skit_trust_add()) and open the registry again.
+ */
+SKIT_EXTERN bool skit_registry_project_held_back(const skit_registry *reg);
+
+/**
+ * The user config path, `${XDG_CONFIG_HOME:-$HOME/.config}/skit/config.json`.
+ * @param[out] out  owned by the caller (skit_free())
+ * @return SKIT_OK; SKIT_ENOTFOUND when neither variable is set; SKIT_ENOMEM.
+ */
+SKIT_EXTERN int skit_user_config_path(char **out, skit_error *err);
+
+/**
+ * Whether the user trusts the folder `dir`: it, or a folder holding it,
+ * is in the user config's "trusted" list (absolute paths, compared after
+ * resolving links). A missing or malformed user config trusts nothing.
+ * @return SKIT_OK; SKIT_ENOMEM.
+ */
+SKIT_EXTERN int skit_trust_check(bool *trusted, const char *dir,
+                                 skit_error *err);
+
+/**
+ * Trust the folder `dir` and every folder under it: add its resolved
+ * path to the user config's "trusted" list (nothing when already
+ * covered). The rest of the file is kept; it is written atomically.
+ * @return SKIT_OK; SKIT_ENOTFOUND when `dir` is not a folder; SKIT_EUSAGE
+ *         for the home folder, `/` or a system folder; SKIT_EINVALID when
+ *         the user config is not valid JSON (it is left as it is);
+ *         SKIT_EIO; SKIT_ENOMEM.
+ */
+SKIT_EXTERN int skit_trust_add(const char *dir, skit_error *err);
+
+/**
+ * Remove `dir` (as given made absolute, or resolved) from the trusted list.
+ * @return SKIT_OK; SKIT_ENOTFOUND when it is not in the list;
+ *         SKIT_EINVALID; SKIT_EIO; SKIT_ENOMEM.
+ */
+SKIT_EXTERN int skit_trust_remove(const char *dir, skit_error *err);
+
+/**
+ * The trusted folders, in the order they were added.
+ * @param[out] out  `n` strings, owned by the caller: skit_strings_free()
+ */
+SKIT_EXTERN int skit_trust_list(char ***out, size_t *n, skit_error *err);
+
+/** Free `n` strings and their array. NULL is a no-op. */
+SKIT_EXTERN void skit_strings_free(char **v, size_t n);
 
 /**
  * Find the project of the current folder, as skit_registry_add_default_roots()

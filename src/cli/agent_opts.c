@@ -726,6 +726,70 @@ static int open_mcp(struct cli_agent *ca, const char *verb)
 	return CLI_OK;
 }
 
+/*
+ * The project's skills or config were left out: it is not a folder the
+ * user trusts. On a terminal, ask once (yes records the trust and opens
+ * the registry again); else say how to trust it, in one line.
+ */
+static int ask_trust(struct cli_agent *ca, const char *verb)
+{
+	const char *dir = skit_registry_project_dir(ca->reg);
+	skit_error err = { 0 };
+	char line[64];
+
+	if (!isatty(STDIN_FILENO) || !isatty(STDERR_FILENO)) {
+		fputs("skit: the skills and config of ", stderr);
+		cli_put_exact(stderr, dir, &ca->style);
+		fputs(" are not loaded (not a trusted folder); to trust it, "
+		      "run: skit trust ",
+		      stderr);
+		cli_put_exact(stderr, dir, &ca->style);
+		fputc('\n', stderr);
+		return CLI_OK;
+	}
+	fprintf(stderr, "%sskit: ", ca->style.bold);
+	cli_put_exact(stderr, dir, &ca->style);
+	fprintf(stderr,
+	        " is not a trusted folder%s\n"
+	        "  Its skills (.agents/skills...) and config "
+	        "(.agents/skit.json) are\n"
+	        "  someone else's code until you trust it.\n",
+	        ca->style.reset);
+	for (;;) {
+		fputs("Trust this folder? [y]es, [n]o: ", stderr);
+		fflush(stderr);
+		if (!fgets(line, sizeof(line), stdin)) {
+			clearerr(stdin);
+			fputc('\n', stderr);
+			line[0] = '\0';
+		}
+		if (cli_interrupted)
+			return 130;
+		line[strcspn(line, "\r\n")] = '\0';
+		if (!strcmp(line, "y") || !strcmp(line, "yes"))
+			break;
+		if (!strcmp(line, "n") || !strcmp(line, "no") || !line[0]) {
+			fputs("skit: running without the project's skills; "
+			      "trust it later with: skit trust ",
+			      stderr);
+			cli_put_exact(stderr, dir, &ca->style);
+			fputc('\n', stderr);
+			return CLI_OK;
+		}
+	}
+	if (skit_trust_add(dir, &err) < 0) {
+		cli_error(verb, "%s", err.message);
+		return CLI_FAIL;
+	}
+	fputs("skit: trusted ", stderr);
+	cli_put_exact(stderr, dir, &ca->style);
+	fputs(" (skit trust --remove DIR undoes it)\n", stderr);
+	skit_registry_free(ca->reg);
+	ca->reg = NULL;
+	return cli_open_registry_trusted(&ca->reg, &ca->roots, ca->project,
+	                                 verb);
+}
+
 int cli_agent_open(struct cli_agent *ca, bool stream_answer, const char *verb)
 {
 	skit_model_options mo = SKIT_MODEL_OPTIONS_INIT;
@@ -737,8 +801,11 @@ int cli_agent_open(struct cli_agent *ca, bool stream_answer, const char *verb)
 	ca->at_line_start = true;
 	ca->show_trace = !ca->quiet && (ca->trace || isatty(STDERR_FILENO));
 	cli_style_init(&ca->style, cli_color(stderr));
-	/* the project skills of --project DIR */
-	status = cli_open_registry_at(&ca->reg, &ca->roots, ca->project, verb);
+	/* the project skills of --project DIR, if the user trusts it */
+	status = cli_open_registry_trusted(&ca->reg, &ca->roots, ca->project,
+	                                   verb);
+	if (status == CLI_OK && skit_registry_project_held_back(ca->reg))
+		status = ask_trust(ca, verb);
 	if (status != CLI_OK)
 		return status;
 	status = find_run_project(ca, verb);
@@ -798,6 +865,7 @@ int cli_agent_open(struct cli_agent *ca, bool stream_answer, const char *verb)
 	ao.keep_temp = ca->keep_temp;
 	ao.disk_cap = ca->disk_cap ? ca->disk_cap : ca->sandbox_cfg.disk_cap;
 	ao.task_disk_cap = ao.disk_cap;
+	ao.saved_approvals = true;
 	rc = skit_agent_new(&ca->agent, &ao, &err);
 	if (rc < 0) {
 		cli_error(verb, "%s", err.message);

@@ -32,6 +32,8 @@ int cmd_doctor(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_chat(int argc, char **argv);
 int cmd_runs(int argc, char **argv);
+int cmd_trust(int argc, char **argv);
+int cmd_approvals(int argc, char **argv);
 int cmd_pack(int argc, char **argv);
 int cmd_install(int argc, char **argv);
 int cmd_uninstall(int argc, char **argv);
@@ -137,6 +139,11 @@ int cli_open_registry(skit_registry **out, const struct cli_roots *r,
 /* The same, with the project search starting at `cwd` (NULL: here). */
 int cli_open_registry_at(skit_registry **out, const struct cli_roots *r,
                          const char *cwd, const char *verb);
+
+/* The same for the agent: an untrusted project's skills and config are
+ * left out (skit_registry_project_held_back() says whether any were). */
+int cli_open_registry_trusted(skit_registry **out, const struct cli_roots *r,
+                              const char *cwd, const char *verb);
 
 /* The same, for `skit doctor`: a missing --root is a finding it reports,
  * not a usage error. */

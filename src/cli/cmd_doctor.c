@@ -80,9 +80,17 @@ static void sec_project(struct doctor *d)
 		return;
 	}
 	fprintf(d->f, "%sProject:%s ", d->st.bold, d->st.reset);
-	if (p)
+	if (p) {
 		text(d, p);
-	else if (d->explicit_roots)
+		/* folder trust (docs/registry.md): not a problem, a state */
+		if (!skit_registry_project_trusted(d->reg)) {
+			fprintf(d->f,
+			        " %s[untrusted]%s: the agent leaves out its "
+			        "skills and config; to trust it: skit trust ",
+			        d->st.red, d->st.reset);
+			text(d, p);
+		}
+	} else if (d->explicit_roots)
 		fputs("not searched (roots given with --root)", d->f);
 	else
 		fputs("none (no .agents/, .agent/ or .git above the working "
@@ -129,14 +137,18 @@ static void sec_roots(struct doctor *d)
 	for (size_t i = 0; i < n; i++) {
 		const char *source, *path;
 		size_t skills, shadowed, skipped;
-		bool exists;
+		bool exists, untrusted;
 
 		skit_registry_root(d->reg, i, &source, &path, &exists, &skills);
 		root_counts(d->reg, i, &shadowed, &skipped);
+		untrusted = !skit_registry_project_trusted(d->reg) &&
+		            skit_registry_source_matches(source, "project");
 		if (d->json) {
 			fputs("    {\n", d->f);
 			cli_put_json_kv(d->f, "      ", "source", source, true);
 			cli_put_json_kv(d->f, "      ", "path", path, true);
+			fprintf(d->f, "      \"trusted\": %s,\n",
+			        untrusted ? "false" : "true");
 			fprintf(d->f,
 			        "      \"exists\": %s,\n"
 			        "      \"skills\": %zu,\n"
@@ -163,6 +175,9 @@ static void sec_roots(struct doctor *d)
 		if (shadowed || skipped)
 			fprintf(d->f, " (%zu shadowed, %zu skipped)", shadowed,
 			        skipped);
+		if (untrusted)
+			fprintf(d->f, " %s[untrusted]%s", d->st.red,
+			        d->st.reset);
 		fputc('\n', d->f);
 	}
 	if (d->json && n)

@@ -131,6 +131,14 @@ static const skit_entry *shadowed_copy(const skit_registry *reg,
 	return NULL;
 }
 
+/* A skill of a project the user has not trusted: the agent leaves it
+ * out (docs/registry.md, "Folder trust"). */
+static bool untrusted(const skit_registry *reg, const skit_entry *e)
+{
+	return !skit_registry_project_trusted(reg) &&
+	       skit_registry_source_matches(e->source, "project");
+}
+
 static void json_entry(FILE *f, const skit_registry *reg, const skit_entry *e,
                        bool last)
 {
@@ -150,6 +158,7 @@ static void json_entry(FILE *f, const skit_registry *reg, const skit_entry *e,
 	cli_put_json_kv(f, "    ", "state", state_name(e->state), true);
 	if (e->reason)
 		cli_put_json_kv(f, "    ", "reason", e->reason, true);
+	put_bool(f, "trusted", !untrusted(reg, e), true);
 	put_size(f, "warnings", e->warnings);
 	o = shadowed_copy(reg, e, 0);
 	if (o) {
@@ -223,6 +232,10 @@ static void text_entry(FILE *f, const skit_registry *reg, const skit_entry *e,
 		fprintf(f, "%s[skipped]%s ", st->red, st->reset);
 		used += 10;
 		text = e->reason ? e->reason : "";
+	}
+	if (untrusted(reg, e)) {
+		fprintf(f, "%s[untrusted]%s ", st->red, st->reset);
+		used += 12;
 	}
 	/* on a terminal, cut to its width (but show at least 10 columns) */
 	if (c->width)
@@ -369,6 +382,22 @@ int cmd_list(int argc, char **argv)
 	if (!json)
 		summary(reg, argv[0]);
 	fallbacks(reg, argv[0]);
+	if (!json && !skit_registry_project_trusted(reg)) {
+		for (size_t i = 0; i < n; i++)
+			if (untrusted(reg, all ? skit_registry_all_entry(reg, i)
+			                       : skit_registry_entry(reg, i))) {
+				fprintf(stderr,
+				        "skit %s: the project's skills are "
+				        "untrusted: the agent leaves them out "
+				        "until you run: skit trust ",
+				        argv[0]);
+				cli_put_text(stderr,
+				             skit_registry_project_dir(reg),
+				             true, 0);
+				fputc('\n', stderr);
+				break;
+			}
+	}
 
 	if (json) {
 		/* one lock for the lot: the scan's threads made stdio lock */

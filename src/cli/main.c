@@ -23,6 +23,8 @@ static const struct cmd commands[] = {
 	{ "run", cmd_run, "run one task with the agent" },
 	{ "chat", cmd_chat, "talk with the agent (REPL)" },
 	{ "runs", cmd_runs, "list and show agent runs (audit trail)" },
+	{ "trust", cmd_trust, "trust a folder's project skills and config" },
+	{ "approvals", cmd_approvals, "list and revoke saved approvals" },
 	{ "pack", cmd_pack, "write skills into a (signed) pack" },
 	{ "install", cmd_install, "install skills from a pack, folder or URL" },
 	{ "uninstall", cmd_uninstall, "remove installed skills" },

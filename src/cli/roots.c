@@ -147,7 +147,8 @@ static void warn_unsafe(const skit_registry *reg, const char *verb)
 }
 
 static int open_registry(skit_registry **out, const struct cli_roots *r,
-                         const char *cwd, const char *verb, bool missing_ok)
+                         const char *cwd, const char *verb, bool missing_ok,
+                         bool honour_trust)
 {
 	skit_roots_options opts = SKIT_ROOTS_OPTIONS_INIT;
 	skit_registry *reg = NULL;
@@ -166,6 +167,7 @@ static int open_registry(skit_registry **out, const struct cli_roots *r,
 	} else {
 		opts.config_file = r->config;
 		opts.no_config = r->no_config;
+		opts.honour_trust = honour_trust;
 		opts.cwd = cwd;
 		error = skit_registry_add_default_roots(reg, &opts, &err);
 		if (error < 0) {
@@ -192,19 +194,19 @@ fail:
 int cli_open_registry(skit_registry **out, const struct cli_roots *r,
                       const char *verb)
 {
-	return open_registry(out, r, NULL, verb, false);
+	return open_registry(out, r, NULL, verb, false, false);
 }
 
 int cli_open_registry_at(skit_registry **out, const struct cli_roots *r,
                          const char *cwd, const char *verb)
 {
-	return open_registry(out, r, cwd, verb, false);
+	return open_registry(out, r, cwd, verb, false, false);
 }
 
 int cli_open_registry_any(skit_registry **out, const struct cli_roots *r,
                           const char *verb)
 {
-	return open_registry(out, r, NULL, verb, true);
+	return open_registry(out, r, NULL, verb, true, false);
 }
 
 /* ---- output ------------------------------------------------------------ */
@@ -441,4 +443,10 @@ void cli_put_json_kv(FILE *f, const char *indent, const char *key,
 	else
 		fputs("null", f);
 	fputs(comma ? ",\n" : "\n", f);
+}
+
+int cli_open_registry_trusted(skit_registry **out, const struct cli_roots *r,
+                              const char *cwd, const char *verb)
+{
+	return open_registry(out, r, cwd, verb, false, true);
 }

@@ -740,6 +740,7 @@ int skit_agent_new(skit_agent **out, const skit_agent_options *opts,
 	a->file_tools = opts->file_tools;
 	a->sandbox_mode = opts->sandbox_mode;
 	a->keep_temp = opts->keep_temp;
+	a->saved_approvals = opts->saved_approvals;
 	a->disk_cap =
 	        opts->disk_cap ? opts->disk_cap : SKIT_SANDBOX_DEFAULT_DISK_CAP;
 	a->task_disk_cap = opts->task_disk_cap ? opts->task_disk_cap

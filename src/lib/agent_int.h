@@ -72,6 +72,7 @@ struct skit_agent {
 	skit_policy *own_policy; /* the empty default, when none was given */
 	struct agent_memo *memos;
 	size_t nmemos;
+	bool saved_approvals; /* "always" for a script: the user config */
 	unsigned int sandbox_warned; /* layers already reported missing */
 	const char *writable[3];     /* project and private folder */
 

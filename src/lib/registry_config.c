@@ -21,6 +21,7 @@
 
 #include "skit/registry.h"
 #include "lib/registry_int.h"
+#include "lib/trust_int.h"
 #include "lib/error.h"
 #include "util/buf.h"
 #include "util/fs.h"
@@ -133,6 +134,20 @@ static const char *not_a_project(const char *dir, const char *home,
 	return NULL;
 }
 
+static int home_spellings(const char *home, char **abs, char **real);
+
+const char *skit__not_a_project(const char *dir)
+{
+	const char *home = getenv("HOME"), *why;
+	char *abs = NULL, *real = NULL;
+
+	home_spellings(home && *home ? home : NULL, &abs, &real);
+	why = not_a_project(dir, abs, real);
+	skitx_free(abs);
+	skitx_free(real);
+	return why;
+}
+
 /* The home folder, absolute, and resolved (either may stay NULL). */
 static int home_spellings(const char *home, char **abs, char **real)
 {
@@ -198,8 +213,7 @@ static int find_project(char **out, const char *cwd, const char *home)
 				}
 			}
 		}
-		if (!strcmp(dir, "/") ||
-		    (home_abs && !strcmp(dir, home_abs)) ||
+		if (!strcmp(dir, "/") || (home_abs && !strcmp(dir, home_abs)) ||
 		    (home_real && !strcmp(dir, home_real)))
 			break;
 		parent = skitx_path_dirname(dir);
@@ -488,6 +502,38 @@ static int add_tier(struct ctx *c, enum tier t, const char *skit_home,
 	return 0;
 }
 
+/* Whether an untrusted project has something honouring trust leaves
+ * out: a project skills folder or its config. */
+static int held_back(struct ctx *c, bool *out)
+{
+	static const char *const what[] = { ".agents/skills", ".agent/skills",
+		                            ".claude/skills",
+		                            ".agents/skit.json" };
+	struct skitx_buf b = SKITX_BUF_INIT;
+	int error = 0;
+
+	*out = false;
+	for (size_t i = 0; !*out && i < SKIT_ARRAY_SIZE(what); i++) {
+		skitx_buf_clear(&b);
+		error = skitx_buf_printf(&b, "%s/%s", c->project, what[i]);
+		if (error < 0)
+			break;
+		*out = skitx_fs_exists(b.ptr);
+	}
+	skitx_buf_release(&b);
+	return error;
+}
+
+bool skit_registry_project_trusted(const skit_registry *reg)
+{
+	return !reg->project_untrusted;
+}
+
+bool skit_registry_project_held_back(const skit_registry *reg)
+{
+	return reg->project_held_back;
+}
+
 static const char *env(const char *name)
 {
 	const char *v = getenv(name);
@@ -504,6 +550,7 @@ int skit_registry_add_default_roots(skit_registry *reg,
 	const char *skit_home, *xdg;
 	struct ctx c;
 	char *cwd = NULL;
+	bool skip_project;
 	int error;
 
 	assert(reg);
@@ -535,13 +582,24 @@ int skit_registry_add_default_roots(skit_registry *reg,
 	}
 	skitx_free(reg->project_dir);
 	reg->project_dir = NULL;
+	reg->project_untrusted = reg->project_held_back = false;
 	if (c.project) {
+		bool trusted = false;
+
 		reg->project_dir = skitx_strdup(c.project);
-		if (!reg->project_dir) {
+		if (!reg->project_dir ||
+		    skit_trust_check(&trusted, c.project, err) < 0) {
 			error = skit__error_oom(err);
 			goto out;
 		}
+		reg->project_untrusted = !trusted;
+		if (!trusted && opts->honour_trust) {
+			error = held_back(&c, &reg->project_held_back);
+			if (error < 0)
+				goto out;
+		}
 	}
+	skip_project = reg->project_untrusted && opts->honour_trust;
 
 	if (opts->config_file) {
 		error = load_config(&c, &c.cfg[CFG_EXPLICIT], opts->config_file,
@@ -549,7 +607,7 @@ int skit_registry_add_default_roots(skit_registry *reg,
 		if (error < 0)
 			goto out;
 	}
-	if (!opts->no_config && c.project) {
+	if (!opts->no_config && c.project && !skip_project) {
 		error = skitx_buf_printf(&path, "%s/.agents/skit.json",
 		                         c.project);
 		if (error >= 0)
@@ -589,7 +647,8 @@ int skit_registry_add_default_roots(skit_registry *reg,
 			goto out;
 	}
 
-	for (int t = 0; t < NTIERS; t++) {
+	/* an untrusted project's roots are someone else's code */
+	for (int t = skip_project ? TIER_USER : 0; t < NTIERS; t++) {
 		error = add_tier(&c, (enum tier)t, skit_home, err);
 		if (error < 0)
 			goto out;

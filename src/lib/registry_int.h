@@ -100,6 +100,9 @@ struct skit_registry {
 	struct skit__root *roots;
 	size_t nroots, roots_alloc;
 	char *project_dir;
+	/* Folder trust of project_dir (registry_config.c): not trusted;
+	 * and something of it left out for that reason. */
+	bool project_untrusted, project_held_back;
 
 	/* Findings of skit_registry_add_default_roots() (config files). */
 	struct skit__diags config_diags;

@@ -32,6 +32,7 @@
 #include "lib/mcp_client_int.h"
 #include "lib/sandbox_int.h"
 #include "lib/tools_int.h"
+#include "lib/trust_int.h"
 #include "util/path.h"
 #include "util/utf8.h"
 
@@ -1386,6 +1387,25 @@ static int memo_add(struct skit_agent *a, const char *tool, const char *skill,
 	return 0;
 }
 
+/*
+ * The skill folder and digest set a saved "always" of a script of
+ * `skill` is bound to; false when approvals are not saved or the skill
+ * cannot be hashed (then "always" lasts the session).
+ */
+static bool saved_binding(struct skit_agent *a, const char *tool,
+                          const char *skill, const char **dir, char digest[65])
+{
+	struct agent_skill *as;
+
+	if (!a->saved_approvals || !skill || strcmp(tool, "run_skill_script"))
+		return false;
+	as = skit__agent_find_active(a, skill);
+	if (!as || !skit_skill_dir(as->skill))
+		return false;
+	*dir = skit_skill_dir(as->skill);
+	return skit__skill_digest_set(*dir, digest, NULL) == 0;
+}
+
 static void audit_approval(struct skit_agent *a, const char *tool,
                            const char *skill, json_t *args, const char *target,
                            const skit_decision *d, bool allowed, const char *by,
@@ -1416,13 +1436,14 @@ static int gate(struct skit_agent *a, const char *name, int mcp_ro,
 	const skit_active_skill *view = skit__agent_policy_view(a);
 	const char *skill = NULL, *by;
 	char key[SKIT__TOOL_PATH_MAX + 1], always[SKIT__TOOL_PATH_MAX + 64];
-	char flag[SKIT__TOOL_PATH_MAX + 64], *json = NULL;
+	char flag[SKIT__TOOL_PATH_MAX + 64], *json = NULL, digest[65];
+	const char *skill_dir = NULL;
 	skit_approve_answer ans = SKIT_APPROVE_NO_ASK;
 	skit_tool_request req;
 	skit_approval ap;
 	skit_decision d;
 	struct skitx_buf t, net;
-	bool has_key;
+	bool has_key, bound = false;
 	int rc;
 
 	*go = false;
@@ -1467,6 +1488,17 @@ static int gate(struct skit_agent *a, const char *name, int mcp_ro,
 		               "user", false);
 		goto done;
 	}
+	/* an "always" of an earlier run, for the skill's files as they are */
+	bound = has_key && saved_binding(a, name, skill, &skill_dir, digest);
+	if (bound && skit__approval_saved(skill_dir, key, digest)) {
+		*go = true;
+		skit__agent_trace(
+		        a, SKIT_TRACE_TOOL,
+		        "%s: approved earlier (saved, skill unchanged)", key);
+		audit_approval(a, name, skill, args, req.target, &d, true,
+		               "saved", false);
+		goto done;
+	}
 	if (skit_policy_approving_flag(flag, sizeof(flag), a->policy, view,
 	                               a->nactive, &req))
 		flag[0] = '\0';
@@ -1476,8 +1508,9 @@ static int gate(struct skit_agent *a, const char *name, int mcp_ro,
 		snprintf(always, sizeof(always),
 		         "shell commands starting with '%s'", key);
 	else if (!strcmp(name, "run_skill_script"))
-		snprintf(always, sizeof(always), "runs of %s's %s",
-		         skill ? skill : "?", key);
+		snprintf(always, sizeof(always), "runs of %s's %s%s",
+		         skill ? skill : "?", key,
+		         bound ? ", saved until the skill changes" : "");
 	else if (mcp_ro >= 0)
 		snprintf(always, sizeof(always), "calls of %s", name);
 	else
@@ -1511,6 +1544,16 @@ static int gate(struct skit_agent *a, const char *name, int mcp_ro,
 	    memo_add(a, name, skill, key)) {
 		rc = skit__error_oom(err);
 		goto done;
+	}
+	if (ans == SKIT_APPROVE_ALWAYS && bound) {
+		skit_error serr = { 0 };
+
+		/* not saved: the session's "always" still holds */
+		if (skit__approval_save(skill, skill_dir, key, digest, &serr) <
+		    0)
+			skit__agent_trace(a, SKIT_TRACE_NOTE,
+			                  "approval not saved: %s",
+			                  serr.message);
 	}
 	if (*go)
 		goto done;

@@ -129,7 +129,7 @@ if command -v script >/dev/null 2>&1; then
 	printf 'y\nn\n' | timeout 60 script -qec "\"$SKIT\" run --root project=$W/skills --runs-dir $W/runs --workdir $W/work --quiet --request-log $T/req.jsonl --model replay:$CASS/perm.jsonl go" /dev/null >"$T/tty" 2>&1
 	has "$T/tty" "skit: approval needed" "the prompt is shown on a terminal"
 	has "$T/tty" "network: off" "the prompt says the network is off"
-	has "$T/tty" "Allow? [y]es, [n]o, [a]lways (runs of scr's scripts/ok.sh)" \
+	has "$T/tty" "Allow? [y]es, [n]o, [a]lways (runs of scr's scripts/ok.sh, saved until the skill changes)" \
 		"it offers always"
 	has "$T/req.jsonl" "OK-RUN" "y approves"
 	has "$T/req.jsonl" "the user declined this call" "n declines"

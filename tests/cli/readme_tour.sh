@@ -33,6 +33,7 @@ cat >"$T/table" <<'TABLE'
 0	skit doctor                        # roots, collisions, skipped skills, index size
 0	mkdir -p demo/.agents && cp examples/skills/csv-report/assets/sample.csv demo/data.csv && cd demo
 0	skit install ../examples/skills/csv-report     # the skill, into demo/.agents/skills
+0	skit trust                                     # your project: the agent may load its skills (see below)
 0	skit run --yes --root ../examples/skills --model replay:../examples/cassettes/csv-report.jsonl "Summarise data.csv"
 0	skit run "Summarise data.csv"                  # streams the answer; trace on stderr
 0	skit run --model openai:gpt-4.1-mini "..."      # OPENAI_API_KEY, OPENAI_BASE_URL (Ollama, vLLM...)
@@ -46,6 +47,7 @@ cat >"$T/table" <<'TABLE'
 0	skit chat                                      # a conversation: /skills, /plan, /exit
 0	skit runs list                                 # the audit trail: .agents/runs/<time>-<id>/
 0	skit runs show last --json
+0	skit approvals list                            # "always" answers saved for skill scripts
 0	skit pack skills/csv-report skills/pdf-text -o tools.skill   # reproducible zip + manifest
 0	skit keygen team.key && skit pack --sign team.key skills/* -o tools.skill
 0	skit install tools.skill                       # into <project>/.agents/skills (or --scope user)

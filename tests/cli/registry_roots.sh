@@ -15,6 +15,9 @@ skill "$P/.claude/skills" three "From .claude."
 skill "$P/.claude/skills" one "Shadowed by .agents."
 skill "$HOME/.agents/skills" mine "User skill."
 cd "$P/src/deep" || exit 1
+# the user's own project (folder trust: docs/registry.md)
+run trust "$P"
+expect_rc 0 "trust the project"
 
 run doctor
 has "$T/out" "Project: $P" "project found from a subfolder"
