@@ -33,6 +33,7 @@ int cmd_run(int argc, char **argv);
 int cmd_chat(int argc, char **argv);
 int cmd_runs(int argc, char **argv);
 int cmd_pack(int argc, char **argv);
+int cmd_push(int argc, char **argv);
 int cmd_install(int argc, char **argv);
 int cmd_uninstall(int argc, char **argv);
 int cmd_update(int argc, char **argv);

@@ -29,6 +29,8 @@ static void help(void)
 	       "allowed-tools\n"
 	       "  --trust PUBKEY      accept signatures by this public key "
 	       "(repeatable)\n"
+	       "  --plain-http        oci:// sources over plain HTTP (loopback "
+	       "registries only)\n"
 	       "  --json              print the plan as JSON\n"
 	       "  -h, --help          show this help\n");
 }
@@ -72,6 +74,7 @@ int cmd_update(int argc, char **argv)
 		{ "yes", no_argument, NULL, 'y' },
 		{ "trust", required_argument, NULL, 't' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "plain-http", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -100,6 +103,9 @@ int cmd_update(int argc, char **argv)
 			break;
 		case 'y':
 			ap.yes = true;
+			break;
+		case 'P':
+			opts.flags |= SKIT_INSTALL_OCI_PLAIN_HTTP;
 			break;
 		case 't':
 			if (opts.trusted_count == SKIT_ARRAY_SIZE(trust))

@@ -24,6 +24,7 @@ static const struct cmd commands[] = {
 	{ "chat", cmd_chat, "talk with the agent (REPL)" },
 	{ "runs", cmd_runs, "list and show agent runs (audit trail)" },
 	{ "pack", cmd_pack, "write skills into a (signed) pack" },
+	{ "push", cmd_push, "store a pack in an OCI registry" },
 	{ "install", cmd_install, "install skills from a pack, folder or URL" },
 	{ "uninstall", cmd_uninstall, "remove installed skills" },
 	{ "update", cmd_update, "re-install skills from their sources" },
