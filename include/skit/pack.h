@@ -234,7 +234,12 @@ SKIT_EXTERN void skit_install_result_free(skit_install_result *r);
  *    `http://` is accepted only for 127.0.0.1 and localhost;
  *  - a git URL (`https://…`, `ssh://…`, `git@host:path`, `file://…`, or
  *    any of these after `git+`), cloned with `--depth 1`, with `#ref`
- *    (branch, tag or commit) and `//subdir` suffixes.
+ *    (branch, tag or commit; `HEAD`: the default branch) and `//subdir`
+ *    suffixes;
+ *  - `OWNER/REPO[/PATH][@REF]` when no such path exists: the GitHub
+ *    repository `https://github.com/OWNER/REPO#REF//PATH` (the
+ *    environment's `SKIT_GITHUB_URL` replaces `https://github.com/`),
+ *    recorded in the lock as that URL.
  * Credentials in a URL (`https://user:token@host/…`) are used to fetch
  * it and never recorded in the lock, the result or a message; see also
  * skit_install_options.headers and `~/.netrc` (docs/install.md).
@@ -253,7 +258,10 @@ SKIT_EXTERN int skit_install(const char *root, const char *src,
 /**
  * Re-install the skill `name` (or, with NULL, every skill in the lock)
  * from its recorded source, at its newest version. Items report which
- * files change; unchanged skills are left alone.
+ * files change; unchanged skills are left alone. A skill whose installed
+ * files no longer match the lock (local edits) is refused with
+ * SKIT_EEXISTS naming the changed files, and nothing is updated, unless
+ * `opts->flags` has SKIT_INSTALL_FORCE.
  */
 SKIT_EXTERN int skit_update(const char *root, const char *name,
                             const skit_install_options *opts,
@@ -274,6 +282,8 @@ SKIT_EXTERN int skit_install_from_lock(const char *root, const char *lock_path,
  * Remove the skill `name` from `root` and from its lock. A skill folder
  * that is a symbolic link loses the link only; anything else is moved
  * aside with one rename() and then deleted without following links.
+ * A skill the lock does not record is refused (SKIT_EDENIED): see
+ * skit_uninstall_ex().
  */
 SKIT_EXTERN int skit_uninstall(const char *root, const char *name,
                                skit_error *err);
@@ -281,13 +291,26 @@ SKIT_EXTERN int skit_uninstall(const char *root, const char *name,
 /**
  * Remove the skills `names[0..n)` from `root` and from its lock, in one
  * transaction: every name is checked first, and a name that is not a
- * skill name or given twice (SKIT_EUSAGE) or not installed
- * (SKIT_ENOTFOUND, naming it) removes nothing. A crash leaves all of
- * them installed or none (the next command that locks the root
- * finishes or undoes it). skit_uninstall() is this with one name.
+ * skill name or given twice (SKIT_EUSAGE), not installed
+ * (SKIT_ENOTFOUND, naming it) or not recorded in the lock (SKIT_EDENIED:
+ * a hand-written skill, or one another tool installed) removes nothing.
+ * A crash leaves all of them installed or none (the next command that
+ * locks the root finishes or undoes it). skit_uninstall() is this with
+ * one name; it is skit_uninstall_ex() with no flags.
  */
 SKIT_EXTERN int skit_uninstall_names(const char *root, const char *const *names,
                                      size_t n, skit_error *err);
+
+/** Flags for skit_uninstall_ex(). */
+typedef enum {
+	/** Also remove skill folders (or links) the lock does not record. */
+	SKIT_UNINSTALL_FORCE = 1u << 0,
+} skit_uninstall_flag;
+
+/** skit_uninstall_names() with skit_uninstall_flag `flags`. */
+SKIT_EXTERN int skit_uninstall_ex(const char *root, const char *const *names,
+                                  size_t n, unsigned int flags,
+                                  skit_error *err);
 
 /**
  * A transaction that a command left unfinished in a root: it died, or

@@ -129,6 +129,10 @@ static int help(int argc, char **argv)
 		fprintf(stderr, "skit help: expected one command name\n");
 		return CLI_USAGE;
 	}
+	if (!strcmp(argv[1], "help")) {
+		usage(stdout);
+		return CLI_OK;
+	}
 	c = find_command(argv[1]);
 	if (!c)
 		return unknown_command(argv[1]);

@@ -1413,7 +1413,9 @@ int skit__git_clone_auth(const char *given, const char *const *headers,
 
 	assert(given && dest && commit);
 	commit[0] = '\0';
-	if (!ref)
+	/* HEAD is the remote's default branch: what a clone without
+	 * --branch checks out (--branch HEAD names no branch). */
+	if (!ref || !strcmp(ref, "HEAD"))
 		ref = "";
 	shown_url(shown, sizeof(shown), given);
 	error = check_git_url(given, &proto, err);

@@ -37,6 +37,7 @@
 #include "skit/errors.h"
 #include "skit/skill.h"
 #include "util/alloc.h"
+#include "util/buf.h"
 #include "util/fs.h"
 #include "util/path.h"
 #include "winnames.h"
@@ -251,6 +252,7 @@ struct source {
 	char *loc;    /* path, URL or git URL without #ref and //subdir */
 	char *ref;    /* git */
 	char *subdir; /* git */
+	char *url;    /* OWNER/REPO[/PATH][@REF] as a git URL, or NULL */
 	const char *given;
 };
 
@@ -259,6 +261,7 @@ static void source_release(struct source *s)
 	skitx_free(s->loc);
 	skitx_free(s->ref);
 	skitx_free(s->subdir);
+	skitx_free(s->url);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -274,6 +277,71 @@ static bool archive_url(const char *url)
 
 	return (n > 4 && !strncasecmp(url + n - 4, ".zip", 4)) ||
 	       (n > 6 && !strncasecmp(url + n - 6, ".skill", 6));
+}
+
+/* Where OWNER/REPO lives: GitHub, or SKIT_GITHUB_URL (a mirror, a
+ * GitHub Enterprise host, a local folder of repositories in tests). */
+#define GITHUB_URL "https://github.com/"
+
+static bool owner_char(char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+	       (ch >= '0' && ch <= '9') || ch == '-';
+}
+
+/*
+ * `u` as the shorthand OWNER/REPO[/PATH][@REF] (GitHub's owner and
+ * repository name rules; PATH and REF are checked later, as //SUBDIR and
+ * #REF of the URL it becomes): 1 with `*url` set to
+ * <base>OWNER/REPO[#REF][//PATH], 0 when `u` is not one, or an error.
+ */
+static int github_shorthand(const char *u, char **url, skit_error *err)
+{
+	const char *base = getenv("SKIT_GITHUB_URL"), *p = u, *repo, *at;
+	const char *path = NULL;
+	size_t nrepo, npath = 0;
+	struct skitx_buf b = SKITX_BUF_INIT;
+
+	*url = NULL;
+	if (!base || !*base)
+		base = GITHUB_URL;
+	if (!owner_char(*p) || *p == '-')
+		return 0;
+	while (owner_char(*p))
+		p++;
+	if (*p != '/' || p - u > 39)
+		return 0;
+	repo = ++p;
+	while (owner_char(*p) || *p == '.' || *p == '_')
+		p++;
+	nrepo = (size_t)(p - repo);
+	if (!nrepo || (nrepo <= 2 && !strncmp(repo, "..", nrepo)) ||
+	    (*p && *p != '/' && *p != '@'))
+		return 0;
+	at = strchr(p, '@');
+	if (*p == '/') {
+		path = p + 1;
+		npath = at ? (size_t)(at - path) : strlen(path);
+		while (npath && path[npath - 1] == '/')
+			npath--;
+		if (!npath || memchr(path, '#', npath))
+			return 0;
+	}
+	if (at && (!at[1] || strchr(at + 1, '#') || strchr(at + 1, '@')))
+		return skit__error_set(err, SKIT_EUSAGE, 0,
+		                       "%s: OWNER/REPO@REF needs one branch, "
+		                       "tag or commit after '@'",
+		                       u);
+	if (skitx_buf_printf(&b, "%s%s%.*s", base,
+	                     base[strlen(base) - 1] == '/' ? "" : "/",
+	                     (int)(repo + nrepo - u), u) < 0 ||
+	    (at && skitx_buf_printf(&b, "#%s", at + 1) < 0) ||
+	    (path && skitx_buf_printf(&b, "//%.*s", (int)npath, path) < 0)) {
+		skitx_buf_release(&b);
+		return skit__error_oom(err);
+	}
+	*url = skitx_buf_detach(&b, NULL);
+	return *url ? 1 : skit__error_oom(err);
 }
 
 /* `given` is parsed; `shown` (`given` without credentials) is what
@@ -338,9 +406,34 @@ static int parse_source(struct source *s, const char *given, const char *shown,
 		                       ".skill file, a folder, an https:// URL "
 		                       "of a zip, or a git URL)",
 		                       shown);
-	if (stat(u, &st) < 0)
+	if (stat(u, &st) < 0) {
+		/* A path that exists wins over the shorthand: ./OWNER/REPO
+		 * names a folder. */
+		char *url = NULL;
+		int e = errno;
+		int rc = e == ENOENT && !git ? github_shorthand(u, &url, err)
+		                             : 0;
+
+		if (rc < 0)
+			return rc;
+		if (rc > 0) {
+			rc = parse_source(s, url, url, err);
+			if (s->kind != SRC_GIT) {
+				rc = skit__error_set(
+				        err, SKIT_EUSAGE, 0,
+				        "%s: SKIT_GITHUB_URL must be a git URL "
+				        "(https://, ssh:// or file://)",
+				        given);
+				skitx_free(url);
+				return rc;
+			}
+			s->given = given;
+			s->url = url;
+			return rc;
+		}
 		return skit__error_set(err, SKIT_ENOTFOUND, 0, "%s: %s", given,
-		                       strerror(errno));
+		                       strerror(e));
+	}
 	{
 		char *abs = realpath(u, NULL);
 
@@ -474,6 +567,16 @@ static int fetch(struct ctx *c, struct request *q, const struct source *s,
 		        s->loc, o ? o->headers : NULL, o ? o->header_count : 0,
 		        q->pin ? q->pin : s->ref, dest, c->lim.download,
 		        c->lim.timeout_ms, commit, err);
+		if (rc < 0 && s->url && err) {
+			/* it may have been a mistyped path: say both */
+			char why[sizeof(err->message)];
+
+			snprintf(why, sizeof(why), "%s", err->message);
+			rc = skit__error_set(err, rc, 0,
+			                     "%s: no such path; as OWNER/REPO: "
+			                     "%s",
+			                     q->source, why);
+		}
 		if (rc < 0)
 			return rc;
 		snprintf(q->resolved, sizeof(q->resolved), "%s", commit);
@@ -774,8 +877,10 @@ static int stage_request(struct ctx *c, struct request *q, size_t idx,
 	rc = parse_source(&s, q->given ? q->given : q->source, q->source, err);
 	if (rc < 0)
 		goto out;
-	q->recorded = skitx_strdup(
-	        s.kind == SRC_DIR || s.kind == SRC_ZIP ? s.loc : q->source);
+	q->recorded =
+	        skitx_strdup(s.kind == SRC_DIR || s.kind == SRC_ZIP ? s.loc
+	                     : s.url                                ? s.url
+	                             : q->source);
 	if (!q->recorded) {
 		rc = skit__error_oom(err);
 		goto out;
@@ -935,6 +1040,56 @@ out:
 
 /* ---- the plan and the commit ---- */
 
+/* skit_update() without SKIT_INSTALL_FORCE: refuse to replace a skill
+ * whose installed files no longer match the lock (local edits). A bit
+ * the public flags leave free. */
+#define KEEP_EDITS (1u << 31)
+
+/*
+ * SKIT_EEXISTS naming the files of `name` (hashed into `old`; `dir`:
+ * it is a folder) that differ from what the lock records, or 0 when
+ * they match or the lock does not record it.
+ */
+static int local_edits(struct ctx *c, const char *name,
+                       const struct skit__pskill *old, bool dir,
+                       skit_error *err)
+{
+	const struct skit__pskill *locked = skit__lock_find(&c->t.lock, name);
+	struct skitx_buf list = SKITX_BUF_INIT;
+	struct item tmp;
+	int rc;
+
+	if (!locked || (dir && skit__pskill_same_files(old, locked)))
+		return 0;
+	memset(&tmp, 0, sizeof(tmp));
+	if (!dir) {
+		rc = skitx_buf_puts(&list, "it is no longer a folder");
+	} else {
+		rc = diff_files(&tmp, locked, old);
+		for (size_t i = 0; !rc && i < tmp.pub.change_count; i++)
+			rc = skitx_buf_printf(
+			        &list, "%s%s %s", i ? ", " : "",
+			        tmp.changes[i].path,
+			        tmp.changes[i].kind == SKIT_FILE_ADDED ? "added"
+			        : tmp.changes[i].kind == SKIT_FILE_REMOVED
+			                ? "removed"
+			                : "changed");
+	}
+	if (rc < 0)
+		rc = skit__error_oom(err);
+	else
+		rc = skit__error_set(err, SKIT_EEXISTS, 0,
+		                     "%s has local changes (%s); nothing was "
+		                     "updated; --force overwrites them",
+		                     name, skitx_buf_cstr(&list));
+	for (size_t i = 0; i < tmp.pub.change_count; i++)
+		skitx_free(tmp.paths[i]);
+	skitx_free(tmp.paths);
+	skitx_free(tmp.changes);
+	skitx_buf_release(&list);
+	return rc;
+}
+
 enum mode { MODE_INSTALL, MODE_UPDATE, MODE_FROM_LOCK };
 
 static int plan_one(struct ctx *c, struct request *q, struct skit__pskill *sk,
@@ -981,6 +1136,13 @@ static int plan_one(struct ctx *c, struct request *q, struct skit__pskill *sk,
 		                       "different version); use --force to "
 		                       "replace it",
 		                       sk->name, c->t.root);
+	}
+	if (c->flags & KEEP_EDITS) {
+		rc = local_edits(c, sk->name, &old, S_ISDIR(stb.st_mode), err);
+		if (rc < 0) {
+			skit__pskill_release(&old);
+			return rc;
+		}
 	}
 	it->pub.action = SKIT_INSTALL_REPLACED;
 	*put = true;
@@ -1260,6 +1422,8 @@ int skit_update(const char *root, const char *name,
 	if (!rc) {
 		if (opts)
 			o = *opts;
+		if (!(o.flags & SKIT_INSTALL_FORCE))
+			o.flags |= KEEP_EDITS;
 		o.flags |= SKIT_INSTALL_FORCE;
 		rc = run(root, q, n, MODE_UPDATE, &o, out, err);
 	}
@@ -1315,6 +1479,12 @@ int skit_install_from_lock(const char *root, const char *lock_path,
 int skit_uninstall_names(const char *root, const char *const *names, size_t n,
                          skit_error *err)
 {
+	return skit_uninstall_ex(root, names, n, 0, err);
+}
+
+int skit_uninstall_ex(const char *root, const char *const *names, size_t n,
+                      unsigned int flags, skit_error *err)
+{
 	struct skit__txn t;
 	struct skit__txn_change *ch = NULL;
 	struct stat st;
@@ -1344,12 +1514,26 @@ int skit_uninstall_names(const char *root, const char *const *names, size_t n,
 		return rc;
 	}
 	for (size_t i = 0; i < n; i++) {
+		bool locked = skit__lock_find(&t.lock, names[i]) != NULL;
+
 		if (fstatat(t.rootfd, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0 &&
-		    !skit__lock_find(&t.lock, names[i])) {
+		    !locked) {
 			rc = skit__error_set(
 			        err, SKIT_ENOTFOUND, 0,
 			        "%s is not installed in %s%s", names[i], t.root,
 			        n > 1 ? " (nothing was removed)" : "");
+			goto out;
+		}
+		/* A folder the lock does not record is someone else's: a
+		 * hand-written skill, or one another tool put there (often
+		 * a link it still points to). */
+		if (!locked && !(flags & SKIT_UNINSTALL_FORCE)) {
+			rc = skit__error_set(
+			        err, SKIT_EDENIED, 0,
+			        "%s in %s was not installed by skit (its lock "
+			        "does not record it)%s",
+			        names[i], t.root,
+			        n > 1 ? "; nothing was removed" : "");
 			goto out;
 		}
 		ch[i].op = SKIT__TXN_REMOVE;

@@ -410,6 +410,64 @@ static void test_pack__uninstall_and_errors(void)
 	ASSERT_EQ(findings(root), 0);
 }
 
+static char *lock_text(const char *root);
+
+/* Only what the lock records is removed; anything else needs FORCE. */
+static void test_pack__uninstall_only_recorded(void)
+{
+	const char *src = scratch("own-src"), *root = scratch("own-root");
+	const char *mine = "mine", *both[] = { "kept", "mine" };
+	skit_error err = { 0 };
+
+	skill(src, "kept", "v1", NULL);
+	ASSERT_OK(install(root, src, 0));
+	skill(root, "mine", "v1", NULL); /* hand-written */
+	ASSERT_EQ(skit_uninstall(root, "mine", &err), SKIT_EDENIED);
+	ASSERT_CONTAINS(err.message, "was not installed by skit");
+	ASSERT(access(path_of(path_of(root, "mine"), "SKILL.md"), F_OK) == 0);
+	ASSERT_EQ(skit_uninstall_names(root, both, 2, &err), SKIT_EDENIED);
+	ASSERT_CONTAINS(err.message, "nothing was removed");
+	ASSERT(access(path_of(path_of(root, "kept"), "SKILL.md"), F_OK) == 0);
+	ASSERT_EQ(staging_left(root), 0);
+	ASSERT_OK(
+	        skit_uninstall_ex(root, &mine, 1, SKIT_UNINSTALL_FORCE, &err));
+	ASSERT(access(path_of(root, "mine"), F_OK) != 0);
+	ASSERT_OK(skit_uninstall_ex(root, both, 1, 0, &err));
+	ASSERT(access(path_of(root, "kept"), F_OK) != 0);
+}
+
+/* An update never overwrites local edits without FORCE. */
+static void test_pack__update_refuses_local_edits(void)
+{
+	const char *src = scratch("edit-src"), *root = scratch("edit-root");
+	skit_install_options o = SKIT_INSTALL_OPTIONS_INIT;
+	skit_error err = { 0 };
+	char *lock_before, *lock_after;
+
+	skill(src, "ed", "v1", NULL);
+	ASSERT_OK(install(root, src, 0));
+	put(path_of(path_of(root, "ed"), "SKILL.md"),
+	    "---\nname: ed\n"
+	    "description: Edited here.\n---\nMine.\n",
+	    0644);
+	put(path_of(path_of(root, "ed"), "extra.md"), "mine\n", 0644);
+	lock_before = lock_text(root);
+	ASSERT_EQ(skit_update(root, NULL, &o, NULL, &err), SKIT_EEXISTS);
+	ASSERT_CONTAINS(err.message, "ed has local changes");
+	ASSERT_CONTAINS(err.message, "SKILL.md changed");
+	ASSERT_CONTAINS(err.message, "extra.md added");
+	ASSERT(access(path_of(path_of(root, "ed"), "extra.md"), F_OK) == 0);
+	lock_after = lock_text(root);
+	ASSERT_STR(lock_before, lock_after);
+	free(lock_after);
+	ASSERT_EQ(staging_left(root), 0);
+	o.flags = SKIT_INSTALL_FORCE;
+	ASSERT_OK(skit_update(root, "ed", &o, NULL, &err));
+	ASSERT(access(path_of(path_of(root, "ed"), "extra.md"), F_OK) != 0);
+	ASSERT_EQ(findings(root), 0);
+	free(lock_before);
+}
+
 static void test_pack__install_from_url(void)
 {
 	const char *src = scratch("url-src"), *root = scratch("url-root");
@@ -866,6 +924,8 @@ TEST_MAIN(
 	TEST(test_pack__update_flags_scripts_and_tools)
 	TEST(test_pack__from_lock)
 	TEST(test_pack__uninstall_and_errors)
+	TEST(test_pack__uninstall_only_recorded)
+	TEST(test_pack__update_refuses_local_edits)
 	TEST(test_pack__install_from_url)
 	TEST(test_pack__url_credentials_stripped)
 	TEST(test_pack__url_credentials)
