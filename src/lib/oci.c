@@ -325,7 +325,9 @@ static void run_helper(struct oref *r, const char *name)
 		        json_string_value(json_object_get(j, "Username"));
 		const char *s = json_string_value(json_object_get(j, "Secret"));
 
-		if (u && s && *s) {
+		/* "<token>" marks an identity (refresh) token, which
+		 * needs OAuth2 exchanges skit does not make: no creds. */
+		if (u && s && *s && strcmp(u, "<token>")) {
 			r->user = skitx_strdup(u);
 			r->pass = skitx_strdup(s);
 		}
