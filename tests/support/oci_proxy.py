@@ -12,6 +12,12 @@ forwards every request to 127.0.0.1:UPSTREAM_PORT and appends
   blob      flip the last byte of every blob GET body (a wrong digest)
   manifest  add a space to every manifest GET body, keeping the
             registry's Docker-Content-Digest header
+  huge      answer every manifest GET with 5 MiB of JSON
+  long      append 1 MiB to every blob GET body (more than announced)
+  bigsize   announce a 1 TiB layer in every manifest GET, without the
+            registry's Docker-Content-Digest header (a tag cannot be
+            checked otherwise)
+  elsewhere point every upload Location at another origin
   bearer    demand a Bearer token: without "Authorization: Bearer
             tok-123" answer 401 with a WWW-Authenticate: Bearer challenge
             whose realm is this proxy's /token, which gives tok-123 for
@@ -73,10 +79,22 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 data = data[:-1] + bytes([data[-1] ^ 1])
             if MODE == "manifest" and "/manifests/" in self.path:
                 data = data + b" "
+            if MODE == "bigsize" and "/manifests/" in self.path:
+                m = json.loads(data)
+                m["layers"][0]["size"] = 1 << 40
+                data = json.dumps(m).encode()
+            if MODE == "huge" and "/manifests/" in self.path:
+                data = b'{"pad":"' + b"x" * (5 << 20) + b'"}'
+            if MODE == "long" and "/blobs/" in self.path:
+                data = data + b"\0" * (1 << 20)
         out = []
         for k, v in r.getheaders():
             if k.lower() in ("content-length", "connection", "transfer-encoding"):
                 continue
+            if MODE == "bigsize" and k.lower() == "docker-content-digest":
+                continue
+            if MODE == "elsewhere" and k.lower() == "location":
+                v = "http://127.0.0.2:9" + v[v.index("/v2/"):]
             out.append((k, v))
         self.reply(r.status, data, out)
         c.close()
