@@ -350,7 +350,7 @@ typedef struct {
 	/** Blobs larger than this go up in PATCH chunks of this size;
 	 *  0: 16 MiB. */
 	uint64_t chunk_size;
-	long timeout_ms; /**< whole push; 0 or less: 300 s */
+	long timeout_ms; /**< each request; 0 or less: 300 s */
 } skit_oci_options;
 
 #define SKIT_OCI_OPTIONS_VERSION 1

@@ -480,6 +480,7 @@ static size_t on_header(char *data, size_t size, size_t n, void *ud)
 {
 	struct resp *p = ud;
 	size_t len = size * n;
+	const char *sp;
 	char *v;
 
 	if (len > 8 && !strncmp(data, "HTTP/", 5)) {
@@ -488,7 +489,9 @@ static size_t on_header(char *data, size_t size, size_t n, void *ud)
 		skitx_free(p->location);
 		skitx_free(p->digest);
 		p->www_auth = p->location = p->digest = NULL;
-		p->status = strtol(data + 9, NULL, 10);
+		/* "HTTP/1.1 200" and "HTTP/2 200" alike. */
+		sp = memchr(data, ' ', len);
+		p->status = sp ? strtol(sp + 1, NULL, 10) : 0;
 		return len;
 	}
 	if ((v = header_value(data, len, "WWW-Authenticate"))) {
