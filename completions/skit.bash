@@ -26,7 +26,7 @@ _skit() {
 		return ;;
 	esac
 	case $cmd in
-	show|uninstall|verify|update)
+	show|uninstall|verify|update|scan)
 		COMPREPLY=($(compgen -W "$(skit __complete skills 2>/dev/null)" -- "$cur")) ;;
 	help)
 		COMPREPLY=($(compgen -W "$(skit __complete commands 2>/dev/null)" -- "$cur")) ;;

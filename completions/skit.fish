@@ -20,7 +20,7 @@ end
 complete -c skit -f
 complete -c skit -n 'test -z (__skit_cmd)' -a '(skit __complete commands 2>/dev/null)'
 complete -c skit -n 'test -n (__skit_cmd); and string match -q -- "-*" (commandline -ct)' -a '(__skit_options)'
-complete -c skit -n 'contains -- (__skit_cmd) show uninstall verify update' -a '(skit __complete skills 2>/dev/null)'
+complete -c skit -n 'contains -- (__skit_cmd) show uninstall verify update scan' -a '(skit __complete skills 2>/dev/null)'
 complete -c skit -n 'contains -- (__skit_cmd) help' -a '(skit __complete commands 2>/dev/null)'
 complete -c skit -n 'contains -- (__skit_cmd) run chat; and string match -q -- "/*" (commandline -ct)' -a '(skit __complete skills 2>/dev/null | sed "s|^|/|")'
-complete -c skit -n 'not contains -- (__skit_cmd) show uninstall verify update help' -F
+complete -c skit -n 'not contains -- (__skit_cmd) show uninstall verify update scan help' -F

@@ -40,6 +40,10 @@ static void check_same(struct skit__lockdoc *a, struct skit__lockdoc *b)
 		FUZZ_CHECK(same_str(x->installed_at, y->installed_at), "%s",
 		           x->name);
 		FUZZ_CHECK(same_str(x->signed_by, y->signed_by), "%s", x->name);
+		FUZZ_CHECK(same_str(x->scan_verdict, y->scan_verdict), "%s",
+		           x->name);
+		FUZZ_CHECK(same_str(x->scan_rules, y->scan_rules), "%s",
+		           x->name);
 		FUZZ_CHECK(x->nfiles == y->nfiles, "%s", x->name);
 		for (size_t k = 0; k < x->nfiles; k++) {
 			const struct skit__pfile *f = &x->files[k],

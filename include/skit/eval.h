@@ -159,11 +159,26 @@ typedef struct {
 	 *  set's own `holdout`: 0 to under 1; negative (the default): each
 	 *  set's own. */
 	double holdout;
+	/**
+	 * Run only shard `shard_index` (1 to `shard_count`) of the suite:
+	 * the entries whose SHA-256 of a stable identity (a case: its file
+	 * name and name; a query: its skill and text), taken modulo
+	 * `shard_count`, is `shard_index` - 1. Adding or reordering entries
+	 * moves no other entry. Held-out splits are computed over the whole
+	 * suite first. 0 and 0: the whole suite.
+	 */
+	unsigned int shard_index, shard_count;
+	/**
+	 * Requests and tokens per minute allowed to the model's provider,
+	 * shared by every trial (see skit_ratelimit_new()); 0: no limit.
+	 * The trials share a 429's retry-after pause either way.
+	 */
+	unsigned int rpm, tpm;
 } skit_eval_options;
 
 /* clang-format off */
 #define SKIT_EVAL_OPTIONS_VERSION 1
-#define SKIT_EVAL_OPTIONS_INIT { SKIT_EVAL_OPTIONS_VERSION, NULL, 0, NULL, 0, 0, NULL, NULL, NULL, -1.0 }
+#define SKIT_EVAL_OPTIONS_INIT { SKIT_EVAL_OPTIONS_VERSION, NULL, 0, NULL, 0, 0, NULL, NULL, NULL, -1.0, 0, 0, 0, 0 }
 /* clang-format on */
 
 /**
@@ -263,6 +278,11 @@ typedef struct {
 	double median_tool_calls, median_script_runs;
 	const char *runs_dir;           /**< where the run folders are */
 	size_t queries, queries_passed; /**< trigger queries */
+	/** The shard run (1 to shard_count), or 0 and 0 for a whole suite
+	 *  or a merged report. */
+	unsigned int shard_index, shard_count;
+	/** Shard reports merged into this one; 0 for a run. */
+	unsigned int shards_merged;
 } skit_eval_summary;
 
 SKIT_EXTERN size_t skit_eval_report_case_count(const skit_eval_report *r);
@@ -297,6 +317,31 @@ typedef enum {
  */
 SKIT_EXTERN int skit_eval_report_write(char **out, const skit_eval_report *r,
                                        skit_eval_format format,
+                                       skit_error *err);
+
+/**
+ * Merge the JSON reports of the shards of one suite (as written by
+ * skit_eval_report_write() with SKIT_EVAL_JSON from runs with
+ * `shard_count` N) into the report an unsharded run would have given:
+ * the same cases and queries in suite order, and every total, median,
+ * skill and trigger metric recomputed from the trials' own figures
+ * (the JSON report keeps them, as "trial_data"). Wall times are the
+ * shards' own. The merged report has no runs folder; each entry keeps
+ * its run folders.
+ *
+ * Reports are untrusted: each is capped at 256 MiB and checked.
+ *
+ * @param[out] out  the report, owned by the caller; NULL on failure
+ * @param paths     the JSON report files
+ * @return SKIT_OK; SKIT_EINVALID for a report that is not a JSON
+ *         report of version 2, reports of different suites or shard
+ *         counts, the same shard twice, an entry in two reports, or a
+ *         missing shard (message naming the file); SKIT_ENOTFOUND or
+ *         SKIT_EIO for a file that cannot be read; SKIT_ETOOBIG;
+ *         SKIT_ENOMEM.
+ */
+SKIT_EXTERN int skit_eval_report_merge(skit_eval_report **out,
+                                       const char *const *paths, size_t n,
                                        skit_error *err);
 
 /** Free the report. NULL is a no-op. */

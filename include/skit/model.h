@@ -141,9 +141,44 @@ typedef struct {
  */
 typedef int (*skit_model_delta_cb)(const char *text, size_t len, void *payload);
 
+/**
+ * Retry callback: attempt `retry` of `max_retries` starts in `wait_ms`
+ * milliseconds because of `why` ("HTTP 503", or the connection error;
+ * never the API key). Borrowed for the call only. For a trace, so a
+ * retried request is not a silent wait.
+ */
+typedef void (*skit_model_retry_cb)(unsigned int retry,
+                                    unsigned int max_retries, long wait_ms,
+                                    const char *why, void *payload);
+
 /* ---- the model handle ------------------------------------------------ */
 
 typedef struct skit_model skit_model;
+
+/**
+ * Rate limits of one provider, shared by every model given it (any
+ * number of threads): at most `rpm` requests and `tpm` tokens a
+ * minute, paced as token buckets that refill continuously and hold one
+ * second's worth (so 60 rpm is one request a second, never a burst of
+ * 60). A request is charged its estimated input tokens (body bytes / 4)
+ * when sent, and corrected by the usage the provider reports. A 429
+ * answer with retry-after (or retry-after-ms) pauses every request of
+ * every model sharing the limits until that time. Opaque; thread-safe.
+ */
+typedef struct skit_ratelimit skit_ratelimit;
+
+/**
+ * Create rate limits.
+ * @param[out] out  owned by the caller; free with skit_ratelimit_free()
+ * @param rpm       requests per minute; 0: no limit
+ * @param tpm       tokens per minute; 0: no limit
+ * @return SKIT_OK; SKIT_ENOMEM.
+ */
+SKIT_EXTERN int skit_ratelimit_new(skit_ratelimit **out, unsigned int rpm,
+                                   unsigned int tpm, skit_error *err);
+
+/** Free the limits (no model may still use them). NULL is a no-op. */
+SKIT_EXTERN void skit_ratelimit_free(skit_ratelimit *rl);
 
 /** Options for skit_model_new(). */
 typedef struct {
@@ -175,11 +210,21 @@ typedef struct {
 	 * a request in flight or a retry wait ends with SKIT_ECANCELED.
 	 */
 	const volatile int *cancel;
+	/**
+	 * NULL, or request and token limits shared with other models (and
+	 * threads): every HTTP request waits for its turn, and a 429 with
+	 * retry-after pauses every model that shares it. Borrowed; it must
+	 * outlive the model.
+	 */
+	skit_ratelimit *ratelimit;
+	/** NULL, or called before each retry's wait (see the type) */
+	skit_model_retry_cb on_retry;
+	void *retry_payload; /**< passed to on_retry */
 } skit_model_options;
 
 /* clang-format off */
 #define SKIT_MODEL_OPTIONS_VERSION 1
-#define SKIT_MODEL_OPTIONS_INIT { SKIT_MODEL_OPTIONS_VERSION, NULL, NULL, NULL, 0, 0, 0, 0, 0, false, NULL, NULL, NULL }
+#define SKIT_MODEL_OPTIONS_INIT { SKIT_MODEL_OPTIONS_VERSION, NULL, NULL, NULL, 0, 0, 0, 0, 0, false, NULL, NULL, NULL, NULL, NULL, NULL }
 /* clang-format on */
 
 /**

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "skit/common.h"
+#include "skit/scan.h"
 
 /**
  * @file skit/pack.h
@@ -122,6 +123,9 @@ typedef enum {
 	 *  be loaded (each reported through on_invalid) instead of
 	 *  refusing the source. */
 	SKIT_INSTALL_SKIP_INVALID = 1u << 4,
+	/** Install even when the scan (skit_install_options.scanner) finds
+	 *  something high or critical. */
+	SKIT_INSTALL_ALLOW_RISKY = 1u << 5,
 } skit_install_flag;
 
 /** How an install changes one skill. */
@@ -204,6 +208,14 @@ typedef struct {
 	 *  "Authorization: Bearer …" header. Never stored nor shown. */
 	const char *const *headers;
 	size_t header_count;
+	/** When set, every skill to be installed or replaced is scanned
+	 *  in staging first (docs/scan.md); a high or critical finding
+	 *  refuses the install with SKIT_EDENIED, unless
+	 *  SKIT_INSTALL_ALLOW_RISKY. The lock records the verdict. */
+	skit_scanner *scanner;
+	/** Each scanned skill's findings (may be empty); may be NULL. */
+	void (*on_scan)(void *userdata, const char *skill,
+	                const skit_scan_report *rep);
 } skit_install_options;
 
 #define SKIT_INSTALL_OPTIONS_VERSION 1
@@ -211,7 +223,7 @@ typedef struct {
 #define SKIT_INSTALL_OPTIONS_INIT                                         \
  {                                                                        \
   SKIT_INSTALL_OPTIONS_VERSION, 0, NULL, 0, NULL, NULL, NULL, 0, 0, 0, 0, \
-  0, NULL, NULL, 0                                                        \
+  0, NULL, NULL, 0, NULL, NULL                                            \
  }
 /* clang-format on */
 
@@ -390,6 +402,10 @@ typedef struct {
 	const char *signed_by;    /**< or NULL */
 	size_t files;
 	uint64_t bytes;
+	/** The scan at install: its highest severity ("clean" when there
+	 *  was no finding) and the rules version; NULL when not scanned. */
+	const char *scan_verdict;
+	const char *scan_rules;
 } skit_lock_entry;
 
 typedef struct skit_lock skit_lock;

@@ -59,6 +59,15 @@ enum {
 	 * 2 and lists level 3; the registry never sets it.
 	 */
 	SKIT_SKILL_LINT = 1u << 1,
+	/**
+	 * Read the whole SKILL.md in the load, from the one descriptor that
+	 * gives the frontmatter, and keep the body (skit_skill_body() then
+	 * returns it without opening the file again). A body that is not
+	 * valid UTF-8 or holds a NUL makes the skill invalid
+	 * (`body-invalid`). `skit show` uses it: what it prints all comes
+	 * from one read.
+	 */
+	SKIT_SKILL_BODY = 1u << 2,
 };
 
 /** Run-time flags a skill's frontmatter sets (skit_skill_flags()). */
@@ -149,6 +158,14 @@ SKIT_EXTERN const char *skit_skill_known_name(const skit_skill *skill);
 
 /** The description, stripped; NULL when missing or not a string. */
 SKIT_EXTERN const char *skit_skill_description(const skit_skill *skill);
+
+/**
+ * The description `skit init` writes when none is given. A skill whose
+ * description is still this text gets the warning
+ * `description-placeholder` (valid, but `skit validate --strict` fails).
+ */
+#define SKIT_SKILL_PLACEHOLDER_DESCRIPTION \
+	"Describe what this skill does and when an agent should use it."
 
 /**
  * A top-level frontmatter field's text when it is a scalar, as written

@@ -19,6 +19,7 @@
 #include "skit/sandbox.h"
 #include "skit/pack.h"
 #include "skit/eval.h"
+#include "skit/scan.h"
 #include "skit/mcp.h"
 
 #endif /* SKIT_SKIT_H */

@@ -242,6 +242,17 @@ static void on_trace(skit_trace_kind kind, const char *line, void *payload)
 	fputc('\n', stderr);
 }
 
+/* A model retry is a trace line, not a silent wait. */
+static void on_retry(unsigned int retry, unsigned int max, long wait_ms,
+                     const char *why, void *payload)
+{
+	char line[600];
+
+	snprintf(line, sizeof(line), "retry %u/%u in %.1f s: %s", retry, max,
+	         (double)wait_ms / 1000.0, why);
+	on_trace(SKIT_TRACE_NOTE, line, payload);
+}
+
 /* Bytes at the end of `s` that begin a UTF-8 sequence not yet complete. */
 static size_t incomplete_tail(const char *s, size_t n)
 {
@@ -637,6 +648,8 @@ int cli_agent_open(struct cli_agent *ca, bool stream_answer, const char *verb)
 	mo.no_stream = ca->no_stream;
 	mo.request_log = ca->request_log;
 	mo.cancel = (const volatile int *)&cli_interrupted;
+	mo.on_retry = on_retry;
+	mo.retry_payload = ca;
 	rc = skit_model_new(&ca->mod, &mo, &err);
 	if (rc < 0) {
 		cli_error(verb, "%s", err.message);

@@ -41,6 +41,16 @@ int cmd_verify(int argc, char **argv);
 int cmd_keygen(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_mcp(int argc, char **argv);
+int cmd_scan(int argc, char **argv);
+
+/*
+ * The scan step of install and update (cmd_scan.c): load the shipped
+ * rules into *out (CLI_FAIL after saying why), and print a scanned
+ * skill's medium, high and critical findings on stderr.
+ */
+int cli_install_scanner(skit_scanner **out, const char *verb);
+void cli_install_on_scan(void *userdata, const char *skill,
+                         const skit_scan_report *rep);
 
 /*
  * The folder agent runs are written to and read from: $SKIT_RUNS_DIR when

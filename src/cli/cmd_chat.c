@@ -299,7 +299,7 @@ int cmd_chat(int argc, char **argv)
 			help();
 			return CLI_OK;
 		}
-		return cli_bad_option(argv[0], c, argv);
+		return cli_unknown_option(argv[0], c, argc, argv, longopts);
 	}
 	if (optind < argc)
 		return cli_usage_error(argv[0], "unexpected argument '%s'",

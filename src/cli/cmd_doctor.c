@@ -10,6 +10,8 @@
  */
 #include "common.h"
 
+#include <strings.h>
+
 #include "cli/cmd.h"
 #include "cli/error.h"
 #include "cli/roots.h"
@@ -25,7 +27,11 @@ struct doctor {
 	bool explicit_roots; /* --root: no project search */
 	bool no_config;      /* --no-config */
 	const char *config;  /* --config FILE */
-	size_t findings;     /* problems: exit 1 when any */
+	bool strict;         /* --strict: warnings fail too */
+	size_t findings;     /* errors: exit 1 when any */
+	size_t warnings;     /* exit 1 only with --strict */
+	size_t infos;        /* normal layouts worth knowing; never fail */
+	size_t warned;       /* skills' own warnings: problems with --strict */
 	size_t active, shadowed, skipped, hidden;
 };
 
@@ -34,19 +40,25 @@ static void help(void)
 	printf("usage: skit doctor [options]\n\n"
 	       "Report the skill roots (which exist, how many skills each "
 	       "holds), the\nshadowed copies, the skills that were skipped "
-	       "and why, what the scan found\n(link loops, aliases, name "
-	       "collisions...), the size of the skills index\nagainst the "
-	       "default prompt budget, and which sandbox layers this "
-	       "system\ngives the scripts skills run. Skills that loaded "
-	       "with warnings are listed\nwith each warning; they do not "
-	       "change the exit status.\n\n"
+	       "and why, skills nested in\nother skills, what the scan "
+	       "found (link loops, aliases, name collisions,\nlook-alike "
+	       "and mixed-script names, roots and skill folders others "
+	       "can\nwrite...), the size of the skills index against the "
+	       "default prompt budget,\nand which sandbox layers this "
+	       "system gives the scripts skills run. Skills\nthat loaded "
+	       "with warnings are listed with each warning; they do not "
+	       "change\nthe exit status unless --strict. A skill folder "
+	       "that is a link to another\nroot's copy (the layout of "
+	       "'npx skills': .claude/skills/x -> .agents/skills/x)\nis "
+	       "listed once and reported as information.\n\n"
 	       "Options:\n"
 	       "  --json              print the report as one JSON "
-	       "object\n" CLI_ROOTS_HELP
+	       "object\n"
+	       "  --strict            warnings fail too (exit 1)\n" CLI_ROOTS_HELP
 	       "  -h, --help          show this help\n\n"
 	       "Exit status: 0 when nothing is wrong, 1 when a skill was "
-	       "skipped or the scan\nreported a problem, 2 on a usage "
-	       "error.\n");
+	       "skipped or the scan\nreported an error (or, with --strict, a "
+	       "warning), 2 on a usage error.\n");
 }
 
 static void text(struct doctor *d, const char *s)
@@ -305,9 +317,94 @@ static void sec_warned(struct doctor *d)
 		}
 		if (d->json)
 			fputs(w ? "\n      ]\n    }" : "]\n    }", d->f);
+		d->warned += w;
 		skit_skill_free(s);
 		shown++;
 	}
+	if (d->json)
+		fputs(shown ? "\n  ]" : "[]", d->f);
+}
+
+/*
+ * An alias (a skill folder that is a link to a copy another root already
+ * lists, as `npx skills` lays out .claude/skills/x -> .agents/skills/x) is
+ * listed once and harms nothing: information, not a warning.
+ */
+static bool is_info(const skit_diag *dg)
+{
+	return dg->severity != SKIT_SEVERITY_ERROR &&
+	       !strcmp(dg->code, "alias");
+}
+
+static const char *severity(const skit_diag *dg)
+{
+	return is_info(dg)                           ? "info"
+	       : dg->severity == SKIT_SEVERITY_ERROR ? "error"
+	                                             : "warning";
+}
+
+/* A walk of one skill folder for SKILL.md files below its top. */
+struct nested {
+	struct doctor *d;
+	const skit_entry *e;
+	size_t *shown;
+};
+
+static int nested_cb(const char *relpath, bool is_dir, void *payload)
+{
+	struct nested *n = payload;
+	struct doctor *d = n->d;
+	const char *base = strrchr(relpath, '/');
+
+	if (is_dir || !base || strcasecmp(base + 1, "SKILL.md"))
+		return 0;
+	if (d->json) {
+		fputs(*n->shown ? ",\n    {" : "[\n    {", d->f);
+		cli_put_json_kv(d->f, "", "name", n->e->name, true);
+		cli_put_json_kv(d->f, "      ", "source", n->e->source, true);
+		cli_put_json_kv(d->f, "      ", "dir", n->e->dir, true);
+		cli_put_json_kv(d->f, "      ", "file", relpath, false);
+		fputs("    }", d->f);
+	} else {
+		if (!*n->shown)
+			fprintf(d->f,
+			        "%sNested skills (never loaded; their files "
+			        "run as the outer skill's):%s\n",
+			        d->st.bold, d->st.reset);
+		fputs("  ", d->f);
+		text(d, n->e->dir);
+		fputc('/', d->f);
+		text(d, relpath);
+		fprintf(d->f, " (in %s", d->st.cyan);
+		text(d, n->e->name);
+		fprintf(d->f, "%s, %s)\n", d->st.reset, n->e->source);
+	}
+	(*n->shown)++;
+	return 0;
+}
+
+/*
+ * A SKILL.md under a skill's folder (`outer/scripts/inner/SKILL.md`) is
+ * a file of the outer skill, never a skill (docs/registry.md): each is a
+ * finding. Every loadable skill's folder is walked (paths only, capped
+ * as skit_skill_foreach_file() caps it).
+ */
+static void sec_nested(struct doctor *d)
+{
+	size_t n = skit_registry_all_count(d->reg), shown = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const skit_entry *e = skit_registry_all_entry(d->reg, i);
+		struct nested ctx = { d, e, &shown };
+		skit_skill *s = NULL;
+
+		if (e->state == SKIT_ENTRY_SKIPPED ||
+		    skit_registry_load(&s, d->reg, e, NULL) < 0)
+			continue;
+		skit_skill_foreach_file(s, nested_cb, &ctx, NULL);
+		skit_skill_free(s);
+	}
+	d->findings += shown;
 	if (d->json)
 		fputs(shown ? "\n  ]" : "[]", d->f);
 }
@@ -317,16 +414,20 @@ static void sec_diags(struct doctor *d)
 	size_t n;
 	const skit_diag *dg = skit_registry_diags(d->reg, &n);
 
-	d->findings += n;
+	for (size_t i = 0; i < n; i++) {
+		if (is_info(&dg[i]))
+			d->infos++;
+		else if (dg[i].severity == SKIT_SEVERITY_ERROR)
+			d->findings++;
+		else
+			d->warnings++;
+	}
 	if (d->json) {
 		fputs(n ? "[\n" : "[]", d->f);
 		for (size_t i = 0; i < n; i++) {
 			fputs("    {\n", d->f);
 			cli_put_json_kv(d->f, "      ", "severity",
-			                dg[i].severity == SKIT_SEVERITY_ERROR
-			                        ? "error"
-			                        : "warning",
-			                true);
+			                severity(&dg[i]), true);
 			cli_put_json_kv(d->f, "      ", "code", dg[i].code,
 			                true);
 			cli_put_json_kv(d->f, "      ", "path", dg[i].path,
@@ -342,11 +443,10 @@ static void sec_diags(struct doctor *d)
 	fprintf(d->f, "%sScan findings:%s\n", d->st.bold, d->st.reset);
 	for (size_t i = 0; i < n; i++) {
 		fprintf(d->f, "  %s%s%s ",
-		        dg[i].severity == SKIT_SEVERITY_ERROR ? d->st.red
-		                                              : d->st.yellow,
-		        dg[i].severity == SKIT_SEVERITY_ERROR ? "error"
-		                                              : "warning",
-		        d->st.reset);
+		        is_info(&dg[i])                         ? d->st.dim
+		        : dg[i].severity == SKIT_SEVERITY_ERROR ? d->st.red
+		                                                : d->st.yellow,
+		        severity(&dg[i]), d->st.reset);
 		if (dg[i].path) {
 			text(d, dg[i].path);
 			fputs(": ", d->f);
@@ -560,17 +660,18 @@ static const struct {
 	const char *key; /* the JSON member */
 	void (*fn)(struct doctor *d);
 } sections[] = {
-	{ "project", sec_project },   { "roots", sec_roots },
-	{ "skills", sec_skills },     { "shadowed", sec_shadowed },
-	{ "skipped", sec_skipped },   { "warnings", sec_warned },
-	{ "diagnostics", sec_diags }, { "index", sec_index },
-	{ "sandbox", sec_sandbox },
+	{ "project", sec_project }, { "roots", sec_roots },
+	{ "skills", sec_skills },   { "shadowed", sec_shadowed },
+	{ "skipped", sec_skipped }, { "warnings", sec_warned },
+	{ "nested", sec_nested },   { "diagnostics", sec_diags },
+	{ "index", sec_index },     { "sandbox", sec_sandbox },
 };
 
 int cmd_doctor(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "strict", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		CLI_ROOTS_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
@@ -593,11 +694,15 @@ int cmd_doctor(int argc, char **argv)
 		case 'j':
 			d.json = true;
 			break;
+		case 'S':
+			d.strict = true;
+			break;
 		case 'h':
 			help();
 			return CLI_OK;
 		default:
-			return cli_bad_option(argv[0], c, argv);
+			return cli_unknown_option(argv[0], c, argc, argv,
+			                          longopts);
 		}
 	}
 	if (optind < argc)
@@ -634,16 +739,27 @@ int cmd_doctor(int argc, char **argv)
 		if (d.json)
 			fputs(",\n", d.f);
 	}
+	if (d.strict)
+		d.warnings += d.warned;
 	if (d.json)
-		fprintf(d.f, "  \"findings\": %zu\n}\n", d.findings);
-	else if (d.findings)
-		fprintf(d.f, "%s%zu problem%s found.%s\n", d.st.yellow,
-		        d.findings, d.findings == 1 ? "" : "s", d.st.reset);
+		fprintf(d.f,
+		        "  \"findings\": %zu,\n  \"errors\": %zu,\n"
+		        "  \"warnings\": %zu,\n  \"info\": %zu\n}\n",
+		        d.findings + d.warnings, d.findings, d.warnings,
+		        d.infos);
+	else if (d.findings || d.warnings)
+		fprintf(d.f,
+		        "%s%zu problem%s found: %zu error%s, %zu warning%s.%s\n",
+		        d.findings ? d.st.red : d.st.yellow,
+		        d.findings + d.warnings,
+		        d.findings + d.warnings == 1 ? "" : "s", d.findings,
+		        d.findings == 1 ? "" : "s", d.warnings,
+		        d.warnings == 1 ? "" : "s", d.st.reset);
 	else
 		fprintf(d.f, "%sNo problems found.%s\n", d.st.green,
 		        d.st.reset);
 
-	status = d.findings ? CLI_FAIL : CLI_OK;
+	status = d.findings || (d.strict && d.warnings) ? CLI_FAIL : CLI_OK;
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		cli_error(argv[0], "cannot write the output");
 		status = CLI_FAIL;

@@ -29,7 +29,8 @@ static void on_signal(int sig)
 
 static void help(void)
 {
-	printf("usage: skit eval [options] PATH...\n\n"
+	printf("usage: skit eval [options] PATH...\n"
+	       "       skit eval merge [options] REPORT.json...\n\n"
 	       "Run eval cases: each PATH is a case file (YAML or JSON) or a "
 	       "folder of them.\nEvery case goes through the agent loop "
 	       "(offline with its cassette unless\n--model is given), in its "
@@ -58,9 +59,23 @@ static void help(void)
 	       "  --min-pass-rate R   exit 1 when fewer than R (0..1) of the "
 	       "cases and queries\n"
 	       "                      pass (default 1: all of them)\n"
+	       "  --shard I/N         run shard I (1 to N) of N: a stable hash "
+	       "share of the\n"
+	       "                      cases and queries; merge the JSON "
+	       "reports with\n"
+	       "                      'skit eval merge'\n"
+	       "  --rpm N, --tpm N    at most N requests (tokens) a minute to "
+	       "the model's\n"
+	       "                      provider, shared by every job; a 429 "
+	       "with retry-after\n"
+	       "                      pauses them all\n"
 	       "  -h, --help          show this help\n\n"
+	       "'skit eval merge' combines the JSON reports of every shard of "
+	       "one suite into\nthe report of an unsharded run; it takes "
+	       "--report, --json, -o and\n--min-pass-rate.\n\n"
 	       "Exit status: 0 the pass rate is met, 1 it is not (or a run "
-	       "failed), 2 usage\nor a case file that does not load.\n");
+	       "failed), 2 usage,\na case file that does not load, or "
+	       "reports that do not merge.\n");
 }
 
 static void progress(size_t done, size_t total, const char *name, bool passed,
@@ -118,6 +133,170 @@ static int eval_runs_dir(char **out)
 	return *out ? 0 : -1;
 }
 
+/* "I/N" with 1 <= I <= N <= 10000. */
+static int parse_shard(const char *s, unsigned int *index, unsigned int *count)
+{
+	char *end;
+	unsigned long i, n;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	i = strtoul(s, &end, 10);
+	if (*end != '/' || end[1] < '0' || end[1] > '9')
+		return -1;
+	n = strtoul(end + 1, &end, 10);
+	if (*end || n < 1 || n > 10000 || i < 1 || i > n)
+		return -1;
+	*index = (unsigned int)i;
+	*count = (unsigned int)n;
+	return 0;
+}
+
+static int parse_per_minute(const char *s, unsigned int *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	v = strtoul(s, &end, 10);
+	if (*end || v < 1 || v > 100000000UL)
+		return -1;
+	*out = (unsigned int)v;
+	return 0;
+}
+
+static int parse_format(const char *s, skit_eval_format *out)
+{
+	if (!strcmp(s, "text"))
+		*out = SKIT_EVAL_TEXT;
+	else if (!strcmp(s, "json"))
+		*out = SKIT_EVAL_JSON;
+	else if (!strcmp(s, "junit"))
+		*out = SKIT_EVAL_JUNIT;
+	else
+		return -1;
+	return 0;
+}
+
+/* Write the report to `out` (or stdout), a summary line on stderr when
+ * the report is not the text on stdout, and the exit status for the
+ * pass rate. */
+static int emit(const char *cmd, const skit_eval_report *report,
+                skit_eval_format format, const char *out, double min_rate)
+{
+	skit_eval_summary sum;
+	skit_error err = { 0 };
+	char *text = NULL;
+	int status;
+
+	if (skit_eval_report_write(&text, report, format, &err) < 0) {
+		cli_error(cmd, "%s", err.message);
+		return CLI_FAIL;
+	}
+	if (out) {
+		if (skitx_fs_write_atomic(out, text, strlen(text), 0644) < 0) {
+			cli_error(cmd, "cannot write %s: %s", out,
+			          strerror(errno));
+			skit_free(text);
+			return CLI_FAIL;
+		}
+	} else {
+		fputs(text, stdout);
+	}
+	skit_free(text);
+	skit_eval_report_summary(report, &sum);
+	if (out || format != SKIT_EVAL_TEXT) {
+		if (sum.cases || !sum.queries)
+			fprintf(stderr, "%zu of %zu cases%s", sum.cases_passed,
+			        sum.cases, sum.queries ? " and " : "");
+		if (sum.queries)
+			fprintf(stderr, "%zu of %zu trigger queries",
+			        sum.queries_passed, sum.queries);
+		fprintf(stderr, " passed (%.0f%%)", sum.pass_rate * 100.0);
+		if (sum.shard_count)
+			fprintf(stderr, " in shard %u/%u", sum.shard_index,
+			        sum.shard_count);
+		if (sum.shards_merged)
+			fprintf(stderr, " over %u merged reports\n",
+			        sum.shards_merged);
+		else
+			fprintf(stderr, "; runs in %s\n",
+			        sum.runs_dir ? sum.runs_dir : "-");
+	}
+	status = sum.pass_rate + 1e-9 >= min_rate ? CLI_OK : CLI_FAIL;
+	if (status != CLI_OK)
+		fprintf(stderr,
+		        "skit eval: pass rate %.2f is under the minimum %.2f\n",
+		        sum.pass_rate, min_rate);
+	return status;
+}
+
+/* `skit eval merge REPORT.json...` */
+static int cmd_merge(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "report", required_argument, NULL, 'r' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "min-pass-rate", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	skit_eval_format format = SKIT_EVAL_TEXT;
+	skit_eval_report *report = NULL;
+	skit_error err = { 0 };
+	const char *out = NULL;
+	double min_rate = 1.0;
+	const char *cmd = "eval merge"; /* for messages */
+	int c, status;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			if (parse_format(optarg, &format) < 0)
+				return cli_usage_error(
+				        cmd,
+				        "--report is text, json or "
+				        "junit, not '%s'",
+				        optarg);
+			break;
+		case 'J':
+			format = SKIT_EVAL_JSON;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'p':
+			if (parse_rate(optarg, &min_rate) < 0)
+				return cli_usage_error(
+				        cmd,
+				        "--min-pass-rate is a "
+				        "number from 0 to 1, not "
+				        "'%s'",
+				        optarg);
+			break;
+		case 'h':
+			help();
+			return CLI_OK;
+		default:
+			return cli_unknown_option(cmd, c, argc, argv, longopts);
+		}
+	}
+	if (optind >= argc)
+		return cli_usage_error(cmd, "missing REPORT.json");
+	if (skit_eval_report_merge(&report, (const char *const *)argv + optind,
+	                           (size_t)(argc - optind), &err) < 0) {
+		cli_error(cmd, "%s", err.message);
+		return err.code == SKIT_ENOMEM ? CLI_FAIL : CLI_USAGE;
+	}
+	status = emit(cmd, report, format, out, min_rate);
+	skit_eval_report_free(report);
+	return status;
+}
+
 int cmd_eval(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -129,6 +308,9 @@ int cmd_eval(int argc, char **argv)
 		{ "runs-dir", required_argument, NULL, 'R' },
 		{ "min-pass-rate", required_argument, NULL, 'p' },
 		{ "holdout", required_argument, NULL, 'H' },
+		{ "shard", required_argument, NULL, 'S' },
+		{ "rpm", required_argument, NULL, 'q' },
+		{ "tpm", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -136,17 +318,18 @@ int cmd_eval(int argc, char **argv)
 	skit_eval_format format = SKIT_EVAL_TEXT;
 	skit_eval_suite *suite = NULL;
 	skit_eval_report *report = NULL;
-	skit_eval_summary sum;
 	skit_error err = { 0 };
 	const char *out = NULL;
 	double min_rate = 1.0;
-	char *text = NULL, *end, *runs_owned = NULL;
+	char *end, *runs_owned = NULL;
 	long jobs;
 	int c, status = CLI_FAIL;
 
+	if (argc > 1 && !strcmp(argv[1], "merge"))
+		return cmd_merge(argc - 1, argv + 1);
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "hj:o:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hj:o:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			opts.model = optarg;
@@ -160,14 +343,28 @@ int cmd_eval(int argc, char **argv)
 				                       optarg);
 			opts.jobs = (unsigned int)jobs;
 			break;
+		case 'S':
+			if (parse_shard(optarg, &opts.shard_index,
+			                &opts.shard_count) < 0)
+				return cli_usage_error(
+				        argv[0],
+				        "--shard is I/N with 1 <= "
+				        "I <= N <= 10000, not '%s'",
+				        optarg);
+			break;
+		case 'q':
+		case 't':
+			if (parse_per_minute(optarg, c == 'q' ? &opts.rpm
+			                                      : &opts.tpm) < 0)
+				return cli_usage_error(
+				        argv[0],
+				        "--%s is a whole number "
+				        "from 1 to 100000000, not "
+				        "'%s'",
+				        c == 'q' ? "rpm" : "tpm", optarg);
+			break;
 		case 'r':
-			if (!strcmp(optarg, "text"))
-				format = SKIT_EVAL_TEXT;
-			else if (!strcmp(optarg, "json"))
-				format = SKIT_EVAL_JSON;
-			else if (!strcmp(optarg, "junit"))
-				format = SKIT_EVAL_JUNIT;
-			else
+			if (parse_format(optarg, &format) < 0)
 				return cli_usage_error(
 				        argv[0],
 				        "--report is text, json or "
@@ -236,40 +433,10 @@ int cmd_eval(int argc, char **argv)
 		status = err.code == SKIT_EUSAGE ? CLI_USAGE : CLI_FAIL;
 		goto out;
 	}
-	if (skit_eval_report_write(&text, report, format, &err) < 0) {
-		cli_error(argv[0], "%s", err.message);
-		goto out;
-	}
-	if (out) {
-		if (skitx_fs_write_atomic(out, text, strlen(text), 0644) < 0) {
-			cli_error(argv[0], "cannot write %s: %s", out,
-			          strerror(errno));
-			goto out;
-		}
-	} else {
-		fputs(text, stdout);
-	}
-	skit_eval_report_summary(report, &sum);
-	if (out || format != SKIT_EVAL_TEXT) {
-		if (sum.cases || !sum.queries)
-			fprintf(stderr, "%zu of %zu cases%s", sum.cases_passed,
-			        sum.cases, sum.queries ? " and " : "");
-		if (sum.queries)
-			fprintf(stderr, "%zu of %zu trigger queries",
-			        sum.queries_passed, sum.queries);
-		fprintf(stderr, " passed (%.0f%%); runs in %s\n",
-		        sum.pass_rate * 100.0,
-		        sum.runs_dir ? sum.runs_dir : "-");
-	}
-	status = sum.pass_rate + 1e-9 >= min_rate ? CLI_OK : CLI_FAIL;
-	if (status != CLI_OK)
-		fprintf(stderr,
-		        "skit eval: pass rate %.2f is under the minimum %.2f\n",
-		        sum.pass_rate, min_rate);
+	status = emit(argv[0], report, format, out, min_rate);
 out:
 	signal(SIGINT, SIG_DFL);
 	skitx_free(runs_owned);
-	skit_free(text);
 	skit_eval_report_free(report);
 	skit_eval_suite_free(suite);
 	return status;

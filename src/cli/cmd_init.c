@@ -9,14 +9,10 @@
 
 #include "cli/cmd.h"
 #include "cli/error.h"
+#include "cli/roots.h"
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/path.h"
-
-/* The description `skit init` writes when none is given; the lint's
- * placeholder check (skit validate --strict) refuses it. */
-#define SKIT_INIT_PLACEHOLDER \
- "Describe what this skill does and when an agent should use it."
 
 static void help(void)
 {
@@ -34,6 +30,8 @@ static void help(void)
 	       "                       refuses until you replace it\n"
 	       "  --license NAME       a license field (e.g. MIT, "
 	       "Apache-2.0; default: none)\n"
+	       "  --json               print the name, the folder and the "
+	       "SKILL.md as JSON\n"
 	       "  -h, --help           show this help\n");
 }
 
@@ -134,6 +132,7 @@ int cmd_init(int argc, char **argv)
 		{ "dir", required_argument, NULL, 'd' },
 		{ "description", required_argument, NULL, 'D' },
 		{ "license", required_argument, NULL, 'L' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -144,11 +143,12 @@ int cmd_init(int argc, char **argv)
 	char *root = NULL, *path = NULL;
 	skit_skill *skill = NULL;
 	skit_error err = { 0 };
+	bool json = false;
 	int c, status = CLI_FAIL;
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			dir = optarg;
@@ -158,6 +158,9 @@ int cmd_init(int argc, char **argv)
 			break;
 		case 'L':
 			license = optarg;
+			break;
+		case 'j':
+			json = true;
 			break;
 		case 'h':
 			help();
@@ -199,7 +202,7 @@ int cmd_init(int argc, char **argv)
 		return cli_usage_error(argv[0], "--description must be one "
 		                                "non-empty line");
 	if (!description)
-		description = SKIT_INIT_PLACEHOLDER;
+		description = SKIT_SKILL_PLACEHOLDER_DESCRIPTION;
 
 	root = skitx_path_join(dir, name);
 	if (!root)
@@ -241,7 +244,15 @@ int cmd_init(int argc, char **argv)
 		              : err.message);
 		goto out;
 	}
-	printf("Created %s\n", root);
+	if (json) {
+		fputs("{\n", stdout);
+		cli_put_json_kv(stdout, "  ", "name", name, true);
+		cli_put_json_kv(stdout, "  ", "path", root, true);
+		cli_put_json_kv(stdout, "  ", "file", path, false);
+		fputs("}\n", stdout);
+	} else {
+		printf("Created %s\n", root);
+	}
 	status = CLI_OK;
 	goto out;
 oom:

@@ -66,6 +66,10 @@ static void help(void)
 	       "'Authorization: Bearer TOKEN'\n"
 	       "  --plain-http        oci:// over plain HTTP (loopback "
 	       "registries only)\n"
+	       "  --allow-risky       install even when the scan finds "
+	       "something high or\n"
+	       "                      critical (the findings are still "
+	       "shown)\n"
 	       "  --json              print the plan as JSON\n"
 	       "  -h, --help          show this help\n\n"
 	       "Credentials: user:token@ in a URL is used to fetch it and "
@@ -114,6 +118,7 @@ int cmd_install(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "header", required_argument, NULL, 'H' },
 		{ "plain-http", no_argument, NULL, 'P' },
+		{ "allow-risky", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -130,7 +135,7 @@ int cmd_install(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		rc = cli_scope_option(&scope, c, optarg, argv[0]);
 		if (rc == CLI_USAGE)
 			return rc;
@@ -174,12 +179,15 @@ int cmd_install(int argc, char **argv)
 		case 'j':
 			json = true;
 			break;
+		case 'R':
+			opts.flags |= SKIT_INSTALL_ALLOW_RISKY;
+			break;
 		case 'h':
 			help();
 			return CLI_OK;
 		default:
-			return cli_usage_error(argv[0], "unknown option '%s'",
-			                       argv[optind - 1]);
+			return cli_unknown_option(argv[0], c, argc, argv,
+			                          longopts);
 		}
 	}
 	if (!from_lock && optind >= argc)
@@ -201,14 +209,20 @@ int cmd_install(int argc, char **argv)
 	opts.on_invalid = invalid;
 	opts.userdata = &ic;
 	status = cli_scope_root(&scope, &root, &label, argv[0]);
-	if (status != CLI_OK)
+	if (status == CLI_OK)
+		status = cli_install_scanner(&opts.scanner, argv[0]);
+	if (status != CLI_OK) {
+		skitx_free(root);
 		return status;
+	}
+	opts.on_scan = cli_install_on_scan;
 	if (from_lock)
 		rc = skit_install_from_lock(root,
 		                            optind < argc ? argv[optind] : NULL,
 		                            &opts, &res, &err);
 	else
 		rc = skit_install(root, argv[optind], &opts, &res, &err);
+	skit_scanner_free(opts.scanner);
 	if (opts.on_progress)
 		fputs("\r\033[K", stderr);
 	if (rc == SKIT_EINVALID && ic.count && !ic.skip) {
@@ -223,7 +237,9 @@ int cmd_install(int argc, char **argv)
 	if (rc < 0) {
 		cli_error(argv[0], "%s", err.message);
 		skitx_free(root);
-		return rc == SKIT_EUSAGE ? CLI_USAGE : CLI_FAIL;
+		/* a source or lock that is not there is missing input */
+		return rc == SKIT_EUSAGE || rc == SKIT_ENOTFOUND ? CLI_USAGE
+		                                                 : CLI_FAIL;
 	}
 	if (json) {
 		cli_print_plan_json(res, opts.flags & SKIT_INSTALL_DRY_RUN);

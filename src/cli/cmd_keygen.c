@@ -9,6 +9,7 @@
 
 #include "cli/cmd.h"
 #include "cli/error.h"
+#include "cli/roots.h"
 #include "util/alloc.h"
 
 static void help(void)
@@ -19,28 +20,35 @@ static void help(void)
 	       "key in FILE.pub, which is\nwhat 'skit install --trust' "
 	       "takes. Prints the key id.\n\n"
 	       "Options:\n"
+	       "  --json              print the paths and the key id as "
+	       "JSON\n"
 	       "  -h, --help          show this help\n");
 }
 
 int cmd_keygen(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	skit_error err = { 0 };
 	char *pub = NULL, *id = NULL;
+	bool json = false;
 	int c;
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		if (c == 'h') {
 			help();
 			return CLI_OK;
 		}
-		return cli_usage_error(argv[0], "unknown option '%s'",
-		                       argv[optind - 1]);
+		if (c == 'j') {
+			json = true;
+			continue;
+		}
+		return cli_unknown_option(argv[0], c, argc, argv, longopts);
 	}
 	if (optind >= argc)
 		return cli_usage_error(argv[0], "missing FILE");
@@ -57,8 +65,17 @@ int cmd_keygen(int argc, char **argv)
 		skitx_free(pub);
 		return CLI_FAIL;
 	}
-	printf("Private key: %s\nPublic key:  %s\nKey id:      %s\n",
-	       argv[optind], pub, id);
+	if (json) {
+		fputs("{\n", stdout);
+		cli_put_json_kv(stdout, "  ", "private_key", argv[optind],
+		                true);
+		cli_put_json_kv(stdout, "  ", "public_key", pub, true);
+		cli_put_json_kv(stdout, "  ", "key_id", id, false);
+		fputs("}\n", stdout);
+	} else {
+		printf("Private key: %s\nPublic key:  %s\nKey id:      %s\n",
+		       argv[optind], pub, id);
+	}
 	skit_free(id);
 	skitx_free(pub);
 	return CLI_OK;

@@ -9,6 +9,8 @@
  */
 #include "common.h"
 
+#include <sys/stat.h>
+
 #include "cli/cmd.h"
 #include "cli/error.h"
 #include "cli/install_opts.h"
@@ -87,8 +89,52 @@ static void put_size(FILE *f, const char *key, size_t v)
 	fputs(",\n", f);
 }
 
-static void json_entry(FILE *f, const skit_entry *e, bool last)
+/*
+ * The first entry named `name` in the list of every entry (sorted by
+ * name, then root): the copies a winner shadows follow it.
+ */
+static size_t first_named(const skit_registry *reg, const char *name)
 {
+	size_t lo = 0, hi = skit_registry_all_count(reg);
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(skit_registry_all_entry(reg, mid)->name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * The `k`th copy active entry `e` shadows (same name, lower root), or
+ * NULL. A project skill that hides a user skill of the same name is
+ * marked in the listing, so the user knows which copy the agent uses.
+ */
+static const skit_entry *shadowed_copy(const skit_registry *reg,
+                                       const skit_entry *e, size_t k)
+{
+	size_t n = skit_registry_all_count(reg);
+
+	if (e->state != SKIT_ENTRY_ACTIVE)
+		return NULL;
+	for (size_t i = first_named(reg, e->name); i < n; i++) {
+		const skit_entry *o = skit_registry_all_entry(reg, i);
+
+		if (strcmp(o->name, e->name))
+			break;
+		if (o->state == SKIT_ENTRY_SHADOWED && !k--)
+			return o;
+	}
+	return NULL;
+}
+
+static void json_entry(FILE *f, const skit_registry *reg, const skit_entry *e,
+                       bool last)
+{
+	const skit_entry *o;
 	fputs("  {\n", f);
 	cli_put_json_kv(f, "    ", "name", e->name, true);
 	cli_put_json_kv(f, "    ", "description", e->description, true);
@@ -105,6 +151,19 @@ static void json_entry(FILE *f, const skit_entry *e, bool last)
 	if (e->reason)
 		cli_put_json_kv(f, "    ", "reason", e->reason, true);
 	put_size(f, "warnings", e->warnings);
+	o = shadowed_copy(reg, e, 0);
+	if (o) {
+		/* the copies this one hides: [{source, dir}] */
+		fputs("    \"shadows\": [", f);
+		for (size_t k = 0; o; o = shadowed_copy(reg, e, ++k)) {
+			fputs(k ? ", {\"source\": " : "{\"source\": ", f);
+			cli_put_json_str(f, o->source);
+			fputs(", \"dir\": ", f);
+			cli_put_json_str(f, o->dir);
+			fputs("}", f);
+		}
+		fputs("],\n", f);
+	}
 	put_bool(f, "disable_model_invocation",
 	         e->flags & SKIT_SKILL_DISABLE_MODEL_INVOCATION, true);
 	put_bool(f, "user_invocable",
@@ -124,9 +183,10 @@ static void pad(FILE *f, size_t used, size_t col)
 		fputc(' ', f);
 }
 
-static void text_entry(FILE *f, const skit_entry *e, const struct cols *c,
-                       const struct cli_style *st)
+static void text_entry(FILE *f, const skit_registry *reg, const skit_entry *e,
+                       const struct cols *c, const struct cli_style *st)
 {
+	const skit_entry *o = shadowed_copy(reg, e, 0);
 	size_t w = cli_text_width(e->name), rest = 0, used;
 	const char *text = e->description;
 	const char *color = e->state == SKIT_ENTRY_SKIPPED    ? st->red
@@ -150,6 +210,15 @@ static void text_entry(FILE *f, const skit_entry *e, const struct cols *c,
 		fprintf(f, "]%s ", st->reset);
 		used += cli_text_width(e->reason) + 15;
 		text = e->description;
+	} else if (o) {
+		fprintf(f, "%s[shadows ", st->yellow);
+		used += 10;
+		for (size_t k = 0; o; o = shadowed_copy(reg, e, ++k)) {
+			fputs(k ? ", " : "", f);
+			cli_put_text(f, o->source, true, 0);
+			used += cli_text_width(o->source) + (k ? 2 : 0);
+		}
+		fprintf(f, "]%s ", st->reset);
 	} else if (e->state == SKIT_ENTRY_SKIPPED) {
 		fprintf(f, "%s[skipped]%s ", st->red, st->reset);
 		used += 10;
@@ -188,6 +257,34 @@ static void summary(const skit_registry *reg, const char *verb)
 	if (warned)
 		fprintf(stderr, "%zu loaded with warnings", warned);
 	fputs(": skit doctor explains\n", stderr);
+}
+
+/*
+ * A skipped copy of a name that a lower root still answers: the user gets
+ * a copy they may not expect (their project's edit is broken, the older
+ * user copy runs). One line each, naming both folders.
+ */
+static void fallbacks(const skit_registry *reg, const char *verb)
+{
+	for (size_t i = 0; i < skit_registry_all_count(reg); i++) {
+		const skit_entry *e = skit_registry_all_entry(reg, i), *a;
+
+		if (e->state != SKIT_ENTRY_SKIPPED)
+			continue;
+		a = skit_registry_find(reg, e->name, NULL);
+		if (!a || a->root_index <= e->root_index ||
+		    strcmp(a->name, e->name))
+			continue;
+		fprintf(stderr, "skit %s: the %s copy of '", verb, e->source);
+		cli_put_text(stderr, e->name, true, 0);
+		fputs("' is broken (", stderr);
+		cli_put_text(stderr, e->reason ? e->reason : "", true, 0);
+		fputs("): ", stderr);
+		cli_put_text(stderr, e->dir, true, 0);
+		fprintf(stderr, "; using the %s copy: ", a->source);
+		cli_put_text(stderr, a->dir, true, 0);
+		fputc('\n', stderr);
+	}
 }
 
 int cmd_list(int argc, char **argv)
@@ -240,7 +337,8 @@ int cmd_list(int argc, char **argv)
 			help();
 			return CLI_OK;
 		default:
-			return cli_bad_option(argv[0], c, argv);
+			return cli_unknown_option(argv[0], c, argc, argv,
+			                          longopts);
 		}
 	}
 	if (optind < argc)
@@ -249,6 +347,16 @@ int cmd_list(int argc, char **argv)
 	if (scope && !installed)
 		return cli_usage_error(argv[0],
 		                       "--scope goes with --installed");
+	for (int i = 0; installed && i < roots.nroots; i++) {
+		struct stat sb;
+
+		if (stat(roots.roots[i], &sb) < 0 && errno == ENOENT) {
+			cli_error(argv[0],
+			          "--root %s: No such file or directory",
+			          roots.roots[i]);
+			return CLI_USAGE;
+		}
+	}
 	if (installed)
 		return cli_list_installed(roots.roots, roots.nroots, scope,
 		                          json, argv[0]);
@@ -260,13 +368,14 @@ int cmd_list(int argc, char **argv)
 	/* JSON carries each entry's state, reason and warning count */
 	if (!json)
 		summary(reg, argv[0]);
+	fallbacks(reg, argv[0]);
 
 	if (json) {
 		/* one lock for the lot: the scan's threads made stdio lock */
 		flockfile(stdout);
 		fputs(n ? "[\n" : "[", stdout);
 		for (size_t i = 0; i < n; i++)
-			json_entry(stdout,
+			json_entry(stdout, reg,
 			           all ? skit_registry_all_entry(reg, i)
 			               : skit_registry_entry(reg, i),
 			           i + 1 == n);
@@ -289,7 +398,7 @@ int cmd_list(int argc, char **argv)
 			cols.source = w;
 	}
 	for (size_t i = 0; i < n; i++)
-		text_entry(stdout,
+		text_entry(stdout, reg,
 		           all ? skit_registry_all_entry(reg, i)
 		               : skit_registry_entry(reg, i),
 		           &cols, &st);

@@ -7,6 +7,7 @@
 
 #include <getopt.h>
 #include <jansson.h>
+#include <sys/stat.h>
 
 #include "cli/cmd.h"
 #include "cli/error.h"
@@ -32,7 +33,9 @@ static void help(void)
 	       "  --strict            each skill must pass 'skit validate' "
 	       "(conformance)\n"
 	       "  --json              print what was written as JSON\n"
-	       "  -h, --help          show this help\n");
+	       "  -h, --help          show this help\n\n"
+	       "Exit status: 0 packed, 1 refused or failed (nothing written), "
+	       "2 usage or a\nmissing DIR.\n");
 }
 
 int cmd_pack(int argc, char **argv)
@@ -50,11 +53,11 @@ int cmd_pack(int argc, char **argv)
 	skit_error err = { 0 };
 	const char *out = NULL;
 	bool json = false;
-	int c;
+	int c, missing = 0;
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			out = optarg;
@@ -72,14 +75,26 @@ int cmd_pack(int argc, char **argv)
 			help();
 			return CLI_OK;
 		default:
-			return cli_usage_error(argv[0], "unknown option '%s'",
-			                       argv[optind - 1]);
+			return cli_unknown_option(argv[0], c, argc, argv,
+			                          longopts);
 		}
 	}
 	if (optind >= argc)
 		return cli_usage_error(argv[0], "missing DIR");
 	if (!out)
 		return cli_usage_error(argv[0], "missing -o FILE");
+	/* every missing input is named, then nothing is packed: exit 2 */
+	for (int i = optind; i < argc; i++) {
+		struct stat st;
+
+		if (lstat(argv[i], &st) < 0 && errno == ENOENT) {
+			cli_error(argv[0], "%s: No such file or directory",
+			          argv[i]);
+			missing++;
+		}
+	}
+	if (missing)
+		return CLI_USAGE;
 	if (skit_pack((const char *const *)argv + optind,
 	              (size_t)(argc - optind), out, &opts, &info, &err) < 0) {
 		cli_error(argv[0], "%s", err.message);

@@ -18,12 +18,16 @@ static void help(void)
 	       "compatibility,\nallowed-tools, metadata) as JSON, exactly as "
 	       "the reference implementation\ndoes. Does not validate; use "
 	       "'skit validate' for that.\n\n"
-	       "Options:\n  -h, --help  show this help\n");
+	       "Options:\n"
+	       "  --json      accepted for uniformity: the output is always "
+	       "JSON\n"
+	       "  -h, --help  show this help\n");
 }
 
 int cmd_read_properties(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -35,11 +39,13 @@ int cmd_read_properties(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		if (c == 'h') {
 			help();
 			return CLI_OK;
 		}
+		if (c == 'j')
+			continue; /* the output is JSON already */
 		return cli_unknown_option(argv[0], c, argc, argv, longopts);
 	}
 	if (optind >= argc)

@@ -126,7 +126,8 @@ int cmd_run(int argc, char **argv)
 			help();
 			return CLI_OK;
 		default:
-			return cli_bad_option(argv[0], c, argv);
+			return cli_unknown_option(argv[0], c, argc, argv,
+			                          longopts);
 		}
 	}
 	if (optind >= argc)

@@ -12,6 +12,7 @@
 #include "common.h"
 
 #include <getopt.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <jansson.h>
 
@@ -82,8 +83,8 @@ static void help_show(void)
 	       "<project>/.agents/runs,\n"
 	       "                      or $SKIT_RUNS_DIR)\n"
 	       "  -h, --help          show this help\n\n"
-	       "Exit status: 0 ok, 1 no such run (or an ambiguous ID), 2 "
-	       "usage.\n");
+	       "Exit status: 0 ok, 1 on failure, 2 usage, no such run, an "
+	       "ambiguous ID or\na --runs-dir that does not exist.\n");
 }
 
 int cli_default_runs_dir(char **out)
@@ -207,6 +208,23 @@ struct runs_opts {
 	const char *id;
 };
 
+/*
+ * A --runs-dir that does not exist is a mistyped path (exit 2, as a
+ * missing --root is); the default folder not existing yet just means no
+ * runs so far.
+ */
+static int check_runs_dir(const char *dir, const char *verb)
+{
+	struct stat st;
+
+	if (dir && stat(dir, &st) < 0 && errno == ENOENT) {
+		cli_error(verb, "--runs-dir %s: No such file or directory",
+		          dir);
+		return CLI_USAGE;
+	}
+	return CLI_OK;
+}
+
 /* Parse the options of `runs list` (show = false) or `runs show`. */
 static int parse(struct runs_opts *o, int argc, char **argv, bool show,
                  const char *verb)
@@ -251,7 +269,8 @@ static int parse(struct runs_opts *o, int argc, char **argv, bool show,
 				help_list();
 			return -1;
 		default:
-			return cli_bad_option(verb, c, argv);
+			return cli_unknown_option(verb, c, argc, argv,
+			                          longopts);
 		}
 	}
 	if (show) {
@@ -263,7 +282,7 @@ static int parse(struct runs_opts *o, int argc, char **argv, bool show,
 	if (optind < argc)
 		return cli_usage_error(verb, "unexpected argument '%s'",
 		                       argv[optind]);
-	return CLI_OK;
+	return check_runs_dir(o->runs_dir, verb);
 }
 
 /* The runs folder from the options or the default; NULL after an error. */
@@ -709,7 +728,10 @@ static int runs_show(int argc, char **argv)
 	skitx_buf_init(&s.line, 0);
 	if (skit_run_find(&run, dir, o.id, &err) < 0) {
 		cli_error(verb, "%s", err.message);
-		status = CLI_FAIL;
+		/* an unknown or ambiguous ID is wrong input, not a failure */
+		status = err.code == SKIT_ENOTFOUND || err.code == SKIT_EINVALID
+		                 ? CLI_USAGE
+		                 : CLI_FAIL;
 		goto out;
 	}
 	cli_style_init(&st, cli_color(stdout) && !o.json);
@@ -901,6 +923,8 @@ static int runs_prune(int argc, char **argv)
 	if (age < 0 && !have_keep)
 		return cli_usage_error(verb, "which runs? give --older-than D, "
 		                             "--keep N or both");
+	if (check_runs_dir(dir_opt, verb) != CLI_OK)
+		return CLI_USAGE;
 	if (dir_opt)
 		dir = skitx_strdup(dir_opt);
 	else

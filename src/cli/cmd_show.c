@@ -26,7 +26,9 @@ static void help(void)
 	       "                      builtin...), also when it is shadowed\n"
 	       "  --json              print {name, source, dir, file, "
 	       "description, body, files}\n" CLI_ROOTS_HELP
-	       "  -h, --help          show this help\n");
+	       "  -h, --help          show this help\n\n"
+	       "Exit status: 0 shown, 1 the skill is skipped (its errors are "
+	       "printed) or\nunreadable, 2 usage or no skill of that name.\n");
 }
 
 struct files {
@@ -153,6 +155,69 @@ static bool has_source(const skit_registry *reg, const char *source)
 	return false;
 }
 
+/*
+ * Say which copies of the same name this one hides, or which copy hides
+ * it: on stderr in text (stdout is the body), as "shadows" and
+ * "shadowed_by" in JSON. A copy the agent does not use is never shown
+ * without a word.
+ */
+static void shadow_notes(const skit_registry *reg, const skit_entry *e,
+                         const char *verb, bool json)
+{
+	size_t k = 0;
+
+	if (e->state == SKIT_ENTRY_SHADOWED) {
+		if (json) {
+			cli_put_json_kv(stdout, "  ", "shadowed_by", e->reason,
+			                true);
+		} else {
+			fprintf(stderr,
+			        "skit %s: note: this copy (%s) is shadowed by "
+			        "the %s copy, which is the one in use\n",
+			        verb, e->source, e->reason);
+		}
+		return;
+	}
+	for (size_t i = 0; i < skit_registry_all_count(reg); i++) {
+		const skit_entry *o = skit_registry_all_entry(reg, i);
+
+		if (o->state != SKIT_ENTRY_SHADOWED || strcmp(o->name, e->name))
+			continue;
+		if (json) {
+			fputs(k ? ", {\"source\": "
+			        : "  \"shadows\": [{\"source\": ",
+			      stdout);
+			cli_put_json_str(stdout, o->source);
+			fputs(", \"dir\": ", stdout);
+			cli_put_json_str(stdout, o->dir);
+			fputs("}", stdout);
+		} else {
+			fprintf(stderr,
+			        "skit %s: note: this copy (%s) shadows "
+			        "the %s copy in ",
+			        verb, e->source, o->source);
+			cli_put_text(stderr, o->dir, true, 0);
+			fputc('\n', stderr);
+		}
+		k++;
+	}
+	if (json && k)
+		fputs("],\n", stdout);
+}
+
+/* The first error of an invalid skill, for a one-line message. */
+static const char *first_error(const skit_skill *skill)
+{
+	const skit_diag *d;
+	size_t n;
+
+	d = skit_skill_diags(skill, &n);
+	for (size_t i = 0; i < n; i++)
+		if (d[i].severity == SKIT_SEVERITY_ERROR)
+			return d[i].message;
+	return "invalid";
+}
+
 /* Explain a miss; returns the exit status. */
 static int not_found(const skit_registry *reg, const char *verb,
                      const char *name, const char *source)
@@ -181,7 +246,7 @@ static int not_found(const skit_registry *reg, const char *verb,
 	fprintf(stderr, "'%s%s\n", source ? " in " : "", source ? source : "");
 	if (!source)
 		suggest(reg, name);
-	return CLI_FAIL;
+	return CLI_USAGE;
 }
 
 int cmd_show(int argc, char **argv)
@@ -195,7 +260,9 @@ int cmd_show(int argc, char **argv)
 	};
 	struct cli_roots roots = { { NULL }, 0, NULL, false };
 	struct files fl = { stdout, false, false, 0 };
-	const char *source = NULL, *name, *body, *declared, *folder;
+	skit_skill_options opts = SKIT_SKILL_OPTIONS_INIT;
+	const char *source = NULL, *name, *body, *declared, *folder, *known;
+	const char *description;
 	const skit_entry *e;
 	skit_registry *reg = NULL;
 	skit_skill *skill = NULL;
@@ -222,7 +289,8 @@ int cmd_show(int argc, char **argv)
 			help();
 			return CLI_OK;
 		default:
-			return cli_bad_option(argv[0], c, argv);
+			return cli_unknown_option(argv[0], c, argc, argv,
+			                          longopts);
 		}
 	}
 	if (optind >= argc)
@@ -241,11 +309,32 @@ int cmd_show(int argc, char **argv)
 		goto out;
 	}
 	status = CLI_FAIL;
-	if (skit_registry_load(&skill, reg, e, &err) < 0 ||
-	    skit_skill_body(skill, &body, &body_len, &err) < 0) {
+	/*
+	 * One read of SKILL.md gives everything printed: frontmatter and
+	 * body come from the same descriptor, and are checked again, since
+	 * the file may have changed since the scan. Nothing of the scan's
+	 * entry but its place (folder, root) is printed.
+	 */
+	opts.flags = SKIT_SKILL_LENIENT | SKIT_SKILL_BODY;
+	if (skit_skill_load(&skill, e->dir, &opts, &err) < 0) {
 		cli_error(argv[0], "%s: %s", e->file, err.message);
 		goto out;
 	}
+	if (!skit_skill_valid(skill)) {
+		cli_error(argv[0],
+		          "%s changed since the scan and is not valid "
+		          "now: %s",
+		          e->file, first_error(skill));
+		goto out;
+	}
+	if (skit_skill_body(skill, &body, &body_len, &err) < 0) {
+		cli_error(argv[0], "%s: %s", e->file, err.message);
+		goto out;
+	}
+	known = skit_skill_known_name(skill);
+	description = skit_skill_description(skill);
+	if (!description)
+		description = "";
 
 	fl.tty = isatty(STDOUT_FILENO);
 	/*
@@ -257,7 +346,7 @@ int cmd_show(int argc, char **argv)
 	folder = skit_skill_dir_name(skill);
 	if (fl.json) {
 		fputs("{\n", stdout);
-		cli_put_json_kv(stdout, "  ", "name", e->name, true);
+		cli_put_json_kv(stdout, "  ", "name", known, true);
 		cli_put_json_kv(stdout, "  ", "declared_name", declared, true);
 		cli_put_json_kv(stdout, "  ", "folder", folder, true);
 		cli_put_json_kv(stdout, "  ", "source", e->source, true);
@@ -267,18 +356,17 @@ int cmd_show(int argc, char **argv)
 		                e->state == SKIT_ENTRY_ACTIVE ? "active"
 		                                              : "shadowed",
 		                true);
-		cli_put_json_kv(stdout, "  ", "description", e->description,
-		                true);
+		cli_put_json_kv(stdout, "  ", "description", description, true);
 		cli_put_json_kv(stdout, "  ", "body", body, true);
+		shadow_notes(reg, e, argv[0], true);
 		fputs("  \"files\": [", stdout);
 	} else {
-		if (!declared || strcmp(declared, e->name)) {
+		if (!declared || strcmp(declared, known)) {
 			fputs("# known as '", stdout);
-			cli_put_text(stdout, e->name, true, 0);
-			fputs(strcmp(e->name, folder)
-			              ? "'; SKILL.md "
-			              : "' (its folder's name); "
-			                "SKILL.md ",
+			cli_put_text(stdout, known, true, 0);
+			fputs(strcmp(known, folder) ? "'; SKILL.md "
+			                            : "' (its folder's name); "
+			                              "SKILL.md ",
 			      stdout);
 			if (declared) {
 				fputs("names it '", stdout);
@@ -288,6 +376,7 @@ int cmd_show(int argc, char **argv)
 				fputs("gives no name\n\n", stdout);
 			}
 		}
+		shadow_notes(reg, e, argv[0], false);
 		/* a terminal gets no raw control bytes from a skill */
 		if (fl.tty)
 			cli_put_text(stdout, body, false, 0);

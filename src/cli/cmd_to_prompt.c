@@ -24,6 +24,7 @@ static void help(void)
 	       "Options:\n"
 	       "  --format FMT   xml (the reference's format, default), "
 	       "markdown or json\n"
+	       "  --json         the same as --format json\n"
 	       "  --budget N     fit in N characters, or N tokens with a "
 	       "'tok' suffix\n"
 	       "                 (e.g. 2000tok): descriptions are shortened "
@@ -40,7 +41,12 @@ static void help(void)
 	       "Every format drops hidden characters (controls, bidi "
 	       "overrides and isolates,\nzero-width and TAG characters; "
 	       "skit validate flags them); --strict keeps them\nin its XML, "
-	       "as the reference does.\n");
+	       "as the reference does.\n\n"
+	       "Options may come before or after the paths; '--' ends them. "
+	       "A skill that\ncannot be loaded is named in the error (with "
+	       "--strict, the reference's\nmessage alone).\n\n"
+	       "Exit status: 0 done, 1 a skill cannot be loaded, 2 a path is "
+	       "missing or\nthe usage is wrong.\n");
 }
 
 /*
@@ -146,7 +152,7 @@ static int lstat_arg(const char *arg, struct stat *st, struct parent_fd *pf)
  * conformance path, not the fast one.
  */
 static int strict_items(skit_prompt_item **out, char *const *dirs, size_t n,
-                        skit_error *err)
+                        size_t *failed, skit_error *err)
 {
 	skit_prompt_item *items = skitx_calloc(n ? n : 1, sizeof(*items));
 	int rc = 0;
@@ -179,8 +185,39 @@ static int strict_items(skit_prompt_item **out, char *const *dirs, size_t n,
 			}
 		}
 		skit_skill_free(s);
+		if (rc)
+			*failed = i;
 	}
 	return rc;
+}
+
+/*
+ * Which of `dirs` made skit_registry_prompt_items() fail: the library
+ * reports the first failing folder's message only, so load them again
+ * one at a time (on this error path alone) and keep that one's message.
+ */
+static size_t first_failing(char *const *dirs, size_t n, skit_error *err)
+{
+	for (size_t i = 0; i < n; i++) {
+		skit_prompt_item *one = NULL;
+		skit_registry *reg = NULL;
+		skit_error e = { 0 };
+		int rc = skit_registry_new(&reg, &e);
+
+		if (!rc)
+			rc = skit_registry_prompt_items(
+			        &one, reg, (const char *const *)&dirs[i], 1,
+			        &e);
+		skit_registry_prompt_items_free(one, 1);
+		skit_registry_free(reg);
+		if (rc == SKIT_ENOMEM)
+			return n;
+		if (rc < 0) {
+			*err = e;
+			return i;
+		}
+	}
+	return n;
 }
 
 int cmd_to_prompt(int argc, char **argv)
@@ -188,6 +225,7 @@ int cmd_to_prompt(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "budget", required_argument, NULL, 'b' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "strict", no_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -202,11 +240,12 @@ int cmd_to_prompt(int argc, char **argv)
 	char **dirs = NULL;
 	char *out = NULL;
 	bool strict = false;
+	size_t failed = SIZE_MAX;
 	int c, n = 0, status = CLI_OK;
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (!strcmp(optarg, "xml"))
@@ -225,6 +264,9 @@ int cmd_to_prompt(int argc, char **argv)
 				return cli_usage_error(argv[0], "%s",
 				                       err.message);
 			break;
+		case 'j':
+			popts.format = SKIT_PROMPT_JSON;
+			break;
 		case 's':
 			strict = true;
 			break;
@@ -232,8 +274,8 @@ int cmd_to_prompt(int argc, char **argv)
 			help();
 			return CLI_OK;
 		default:
-			return cli_usage_error(argv[0], "unknown option '%s'",
-			                       argv[optind - 1]);
+			return cli_unknown_option(argv[0], c, argc, argv,
+			                          longopts);
 		}
 	}
 	if (optind >= argc)
@@ -279,13 +321,29 @@ int cmd_to_prompt(int argc, char **argv)
 	 * three strings of each: the first folder that fails, in argument
 	 * order, is the one reported.
 	 */
-	if (strict ? strict_items(&items, dirs, (size_t)n, &err) < 0
-	           : skit_registry_new(&reg, &err) < 0 ||
-	                     skit_registry_prompt_items(
-	                             &items, reg, (const char *const *)dirs,
-	                             (size_t)n, &err) < 0) {
-		cli_error(argv[0], "%s", err.message);
+	if (strict) {
+		if (strict_items(&items, dirs, (size_t)n, &failed, &err) < 0) {
+			status = CLI_FAIL;
+			goto fail;
+		}
+	} else if (skit_registry_new(&reg, &err) < 0) {
 		status = CLI_FAIL;
+	} else if (skit_registry_prompt_items(&items, reg,
+	                                      (const char *const *)dirs,
+	                                      (size_t)n, &err) < 0) {
+		status = CLI_FAIL;
+		if (err.code != SKIT_ENOMEM)
+			failed = first_failing(dirs, (size_t)n, &err);
+	}
+fail:
+	if (status != CLI_OK) {
+		/* name the skill that failed, as the user wrote it; --strict
+		 * keeps the reference's message byte for byte */
+		if (failed < (size_t)n && !strict)
+			cli_error(argv[0], "%s: %s", argv[optind + failed],
+			          err.message);
+		else
+			cli_error(argv[0], "%s", err.message);
 		goto out;
 	}
 	if (skit_prompt_render(&out, items, (size_t)n, &popts, NULL, &err) <

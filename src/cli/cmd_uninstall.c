@@ -113,7 +113,7 @@ int cmd_uninstall(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "hfy", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hfy", longopts, NULL)) != -1) {
 		rc = cli_scope_option(&scope, c, optarg, argv[0]);
 		if (rc == CLI_USAGE)
 			return rc;
@@ -131,8 +131,7 @@ int cmd_uninstall(int argc, char **argv)
 			yes = true;
 			continue;
 		}
-		return cli_usage_error(argv[0], "unknown option '%s'",
-		                       argv[optind - 1]);
+		return cli_unknown_option(argv[0], c, argc, argv, longopts);
 	}
 	if (optind >= argc)
 		return cli_usage_error(argv[0], "missing NAME");

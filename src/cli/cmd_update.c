@@ -47,6 +47,10 @@ static void help(void)
 	       "own host\n"
 	       "                      (repeatable, 8 at most; never "
 	       "stored)\n"
+	       "  --allow-risky       install even when the scan finds "
+	       "something high or\n"
+	       "                      critical (the findings are still "
+	       "shown)\n"
 	       "  --json              print the plan as JSON\n"
 	       "  -h, --help          show this help\n\n"
 	       "Exit status: 0 updated (or nothing to update), 1 refused or "
@@ -119,6 +123,7 @@ int cmd_update(int argc, char **argv)
 		{ "header", required_argument, NULL, 'H' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "plain-http", no_argument, NULL, 'P' },
+		{ "allow-risky", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -134,7 +139,7 @@ int cmd_update(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "hyf", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hyf", longopts, NULL)) != -1) {
 		rc = cli_scope_option(&scope, c, optarg, argv[0]);
 		if (rc == CLI_USAGE)
 			return rc;
@@ -177,12 +182,15 @@ int cmd_update(int argc, char **argv)
 		case 'j':
 			ap.json = true;
 			break;
+		case 'R':
+			opts.flags |= SKIT_INSTALL_ALLOW_RISKY;
+			break;
 		case 'h':
 			help();
 			return CLI_OK;
 		default:
-			return cli_usage_error(argv[0], "unknown option '%s'",
-			                       argv[optind - 1]);
+			return cli_unknown_option(argv[0], c, argc, argv,
+			                          longopts);
 		}
 	}
 	if (argc - optind > 1)
@@ -195,10 +203,16 @@ int cmd_update(int argc, char **argv)
 	opts.on_plan = on_plan;
 	opts.userdata = &ap;
 	status = cli_scope_root(&scope, &root, &label, argv[0]);
-	if (status != CLI_OK)
+	if (status == CLI_OK)
+		status = cli_install_scanner(&opts.scanner, argv[0]);
+	if (status != CLI_OK) {
+		skitx_free(root);
 		return status;
+	}
+	opts.on_scan = cli_install_on_scan;
 	rc = skit_update(root, optind < argc ? argv[optind] : NULL, &opts, &res,
 	                 &err);
+	skit_scanner_free(opts.scanner);
 	skitx_free(root);
 	if (rc == SKIT_ECANCELED && ap.asked)
 		return CLI_FAIL; /* on_plan said why */

@@ -62,7 +62,7 @@ int cmd_verify(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		rc = cli_scope_option(&scope, c, optarg, argv[0]);
 		if (rc == CLI_USAGE)
 			return rc;
@@ -76,8 +76,7 @@ int cmd_verify(int argc, char **argv)
 			help();
 			return CLI_OK;
 		}
-		return cli_usage_error(argv[0], "unknown option '%s'",
-		                       argv[optind - 1]);
+		return cli_unknown_option(argv[0], c, argc, argv, longopts);
 	}
 	if (argc - optind > 1)
 		return cli_usage_error(argv[0],

@@ -31,6 +31,7 @@ static const struct cmd commands[] = {
 	{ "verify", cmd_verify, "check installed skills against the lock" },
 	{ "keygen", cmd_keygen, "make a key pair for signing packs" },
 	{ "eval", cmd_eval, "run eval cases and report the results" },
+	{ "scan", cmd_scan, "scan skills for malicious or risky content" },
 	{ "mcp", cmd_mcp, "serve the skills to MCP clients" },
 };
 

@@ -41,17 +41,6 @@ int cli_roots_option(struct cli_roots *r, int c, const char *arg,
 	}
 }
 
-int cli_bad_option(const char *verb, int c, char **argv)
-{
-	const char *opt = argv[optind - 1];
-
-	if (c == ':')
-		return cli_usage_error(verb, "option '%s' needs a value", opt);
-	if (optopt && optopt < 0x100 && opt[0] == '-' && opt[1] != '-')
-		return cli_usage_error(verb, "unknown option '-%c'", optopt);
-	return cli_usage_error(verb, "unknown option '%s'", opt);
-}
-
 /* The length of a "LABEL=" prefix of `arg`, or 0 when there is none. */
 static size_t label_len(const char *arg)
 {

@@ -53,12 +53,6 @@ enum {
 int cli_roots_option(struct cli_roots *r, int c, const char *arg,
                      const char *verb);
 
-/*
- * The shared getopt error for `c` == '?' or ':' (unknown option, missing
- * value), printed via cli_usage_error(). Returns CLI_USAGE.
- */
-int cli_bad_option(const char *verb, int c, char **argv);
-
 /* ---- output ---------------------------------------------------------- */
 
 /* ANSI styles, or "" when `on` is false. */

@@ -24,6 +24,7 @@
 #include "skit/model.h"
 #include "skit/policy.h"
 #include "skit/registry.h"
+#include "lib/digest.h"
 #include "lib/error.h"
 #include "lib/eval_int.h"
 #include "lib/rx.h"
@@ -1116,6 +1117,7 @@ static int run_trial(struct eval_runner *r, struct eval_trial *t)
 	}
 	mo.spec = spec;
 	mo.cancel = r->o->cancel;
+	mo.ratelimit = r->limits;
 	rc = skit_model_new(&model, &mo, &err);
 	if (rc)
 		goto fail;
@@ -1263,32 +1265,28 @@ static const char **pool_strv(struct skitx_pool *pool, size_t n)
 	return v;
 }
 
-static skit_eval_skill_result *skill_slot(skit_eval_report *rep,
-                                          const char *name)
+int skit__eval_add_skill(struct skitx_pool *pool, skit_eval_skill_result **v,
+                         size_t *n, size_t *cap, const char *name,
+                         unsigned int tp, unsigned int fp, unsigned int fn)
 {
-	for (size_t i = 0; i < rep->nskills; i++)
-		if (!strcmp(rep->skills[i].name, name))
-			return &rep->skills[i];
-	return NULL;
-}
+	skit_eval_skill_result *k = NULL, *grown;
 
-static int add_skill(skit_eval_report *rep, size_t *cap, const char *name,
-                     unsigned int tp, unsigned int fp, unsigned int fn)
-{
-	skit_eval_skill_result *k = skill_slot(rep, name), *grown;
-
+	for (size_t i = 0; !k && i < *n; i++)
+		if (!strcmp((*v)[i].name, name))
+			k = &(*v)[i];
 	if (!k) {
-		if (rep->nskills == *cap) {
-			*cap = *cap ? *cap * 2 : 8;
-			grown = skitx_realloc(rep->skills,
-			                      *cap * sizeof(*rep->skills));
+		if (*n == *cap) {
+			size_t grow = *cap ? *cap * 2 : 8;
+
+			grown = skitx_realloc(*v, grow * sizeof(**v));
 			if (!grown)
 				return SKIT_ENOMEM;
-			rep->skills = grown;
+			*v = grown;
+			*cap = grow;
 		}
-		k = &rep->skills[rep->nskills++];
+		k = &(*v)[(*n)++];
 		memset(k, 0, sizeof(*k));
-		k->name = skitx_pool_strdup(&rep->pool, name);
+		k->name = skitx_pool_strdup(pool, name);
 		if (!k->name)
 			return SKIT_ENOMEM;
 	}
@@ -1298,8 +1296,10 @@ static int add_skill(skit_eval_report *rep, size_t *cap, const char *name,
 	return 0;
 }
 
-static int score_skills(skit_eval_report *rep, const struct eval_trial *t,
-                        size_t *cap)
+/* A trial's true and false positives and false negatives, added to the
+ * table `v` (a case's own). */
+static int score_skills(struct skitx_pool *pool, skit_eval_skill_result **v,
+                        size_t *n, size_t *cap, const struct eval_trial *t)
 {
 	const struct eval_case *c = t->c;
 	int rc = 0;
@@ -1307,13 +1307,16 @@ static int score_skills(skit_eval_report *rep, const struct eval_trial *t,
 	for (size_t i = 0; !rc && i < c->exp_skills.n; i++) {
 		bool hit = in_vec(&t->skills, c->exp_skills.v[i]);
 
-		rc = add_skill(rep, cap, c->exp_skills.v[i], hit, 0, !hit);
+		rc = skit__eval_add_skill(pool, v, n, cap, c->exp_skills.v[i],
+		                          hit, 0, !hit);
 	}
 	for (size_t i = 0; !rc && i < c->not_skills.n; i++)
-		rc = add_skill(rep, cap, c->not_skills.v[i], 0, 0, 0);
+		rc = skit__eval_add_skill(pool, v, n, cap, c->not_skills.v[i],
+		                          0, 0, 0);
 	for (size_t i = 0; !rc && i < t->skills.len; i++)
 		if (!in_strv(&c->exp_skills, t->skills.items[i]))
-			rc = add_skill(rep, cap, t->skills.items[i], 0, 1, 0);
+			rc = skit__eval_add_skill(pool, v, n, cap,
+			                          t->skills.items[i], 0, 1, 0);
 	return rc;
 }
 
@@ -1330,7 +1333,7 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static double median(double *v, size_t n)
+double skit__eval_median(double *v, size_t n)
 {
 	if (!n)
 		return 0.0;
@@ -1404,18 +1407,56 @@ static bool has_output(const struct eval_case *c)
 	return c->contains.n || c->not_contains.n || c->regex.n || c->njson;
 }
 
+/* The figures of trials [first, first + n) for the report's raw data. */
+static struct eval_raw_trial *raw_trials(struct skitx_pool *pool,
+                                         const struct eval_runner *r,
+                                         size_t first, unsigned int n)
+{
+	struct eval_raw_trial *v = skitx_pool_alloc(pool, (n + 1) * sizeof(*v));
+
+	for (unsigned int k = 0; v && k < n; k++) {
+		const struct eval_trial *t = &r->trials[first + k];
+
+		v[k].in = t->in;
+		v[k].out = t->out;
+		v[k].wall_ms = t->wall_ms;
+		v[k].tools = t->tools;
+		v[k].scripts = t->scripts;
+		v[k].passed = t->passed;
+		v[k].steps_ok = t->steps_ok;
+		v[k].output_ok = t->output_ok;
+		v[k].triggered = t->triggered;
+	}
+	return v;
+}
+
+int skit__eval_raw(struct skitx_pool *pool, const struct eval_runner *r,
+                   size_t ci, size_t first, struct eval_raw *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->index = ci;
+	out->ntrials = r->s->cases[ci].trials;
+	out->trials = raw_trials(pool, r, first, out->ntrials);
+	return out->trials ? 0 : SKIT_ENOMEM;
+}
+
 static int build_case(skit_eval_report *rep, struct eval_runner *r, size_t ci,
-                      size_t first, size_t *skill_cap)
+                      size_t first)
 {
 	const struct eval_case *c = &r->s->cases[ci];
+	struct eval_raw *raw = &rep->case_raw[rep->ncases];
 	skit_eval_case_result *cr = &rep->cases[rep->ncases++];
 	struct skitx_pool *pool = &rep->pool;
 	struct eval_collected got;
 	double threshold = c->threshold >= 0 ? c->threshold : r->threshold;
+	skit_eval_skill_result *own = NULL;
+	size_t nown = 0, own_cap = 0;
 	int rc;
 
 	memset(cr, 0, sizeof(*cr));
 	rc = skit__eval_collect(pool, r, first, c->trials, 0, &got);
+	if (!rc)
+		rc = skit__eval_raw(pool, r, ci, first, raw);
 	if (rc)
 		return rc;
 	/* The report outlives the suite: copy what it shows of it. */
@@ -1438,8 +1479,24 @@ static int build_case(skit_eval_report *rep, struct eval_runner *r, size_t ci,
 		cr->wall_ms += t->wall_ms;
 		cr->tool_calls += t->tools;
 		cr->script_runs += t->scripts;
-		rc = score_skills(rep, t, skill_cap);
+		rc = score_skills(pool, &own, &nown, &own_cap, t);
 	}
+	/* The case's own skill counts, kept so that merged shards give the
+	 * same skill table, then added to the report's. */
+	raw->skills = skitx_pool_alloc(pool, (nown + 1) * sizeof(*raw->skills));
+	if (!rc && !raw->skills)
+		rc = SKIT_ENOMEM;
+	for (size_t i = 0; !rc && i < nown; i++) {
+		raw->skills[i].name = own[i].name;
+		raw->skills[i].tp = own[i].tp;
+		raw->skills[i].fp = own[i].fp;
+		raw->skills[i].fn = own[i].fn;
+		raw->nskills++;
+		rc = skit__eval_add_skill(pool, &rep->skills, &rep->nskills,
+		                          &rep->skill_cap, own[i].name,
+		                          own[i].tp, own[i].fp, own[i].fn);
+	}
+	skitx_free(own);
 	cr->reasons = got.reasons;
 	cr->reason_count = got.nreasons;
 	cr->run_dirs = got.dirs;
@@ -1452,21 +1509,40 @@ static int build_case(skit_eval_report *rep, struct eval_runner *r, size_t ci,
 	return rc;
 }
 
+void skit__eval_finish_skills(skit_eval_skill_result *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		skit_eval_skill_result *k = &v[i];
+
+		k->precision =
+		        skit__eval_share(k->tp, (size_t)k->tp + k->fp, NAN);
+		k->recall = skit__eval_share(k->tp, (size_t)k->tp + k->fn, NAN);
+		k->f1 = skit__eval_f1(k->precision, k->recall);
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_skill);
+}
+
 static int build_report(skit_eval_report *rep, struct eval_runner *r)
 {
 	skit_eval_summary *sum = &rep->sum;
 	double *m[5];
-	size_t first = 0, skill_cap = 0;
+	size_t first = 0;
 	int rc = 0;
 
 	rep->cases = skitx_calloc(r->s->n ? r->s->n : 1, sizeof(*rep->cases));
+	rep->case_raw =
+	        skitx_calloc(r->s->n ? r->s->n : 1, sizeof(*rep->case_raw));
 	for (size_t k = 0; k < 5; k++)
 		m[k] = skitx_calloc(r->n ? r->n : 1, sizeof(double));
-	if (!rep->cases || !m[0] || !m[1] || !m[2] || !m[3] || !m[4])
+	if (!rep->cases || !rep->case_raw || !m[0] || !m[1] || !m[2] || !m[3] ||
+	    !m[4])
 		rc = SKIT_ENOMEM;
 	for (size_t ci = 0; !rc && ci < r->s->n; ci++) {
+		if (!r->sel[ci])
+			continue; /* another shard's: no trials */
 		if (!r->s->cases[ci].skill)
-			rc = build_case(rep, r, ci, first, &skill_cap);
+			rc = build_case(rep, r, ci, first);
 		first += r->s->cases[ci].trials;
 	}
 	if (!rc)
@@ -1502,26 +1578,75 @@ static int build_report(skit_eval_report *rep, struct eval_runner *r)
 	sum->output_pass_rate =
 	        skit__eval_share(sum->output_passed, sum->output_checked, 1.0);
 	if (!rc) {
-		sum->median_input_tokens = median(m[0], r->n);
-		sum->median_output_tokens = median(m[1], r->n);
-		sum->median_wall_ms = median(m[2], r->n);
-		sum->median_tool_calls = median(m[3], r->n);
-		sum->median_script_runs = median(m[4], r->n);
+		sum->median_input_tokens = skit__eval_median(m[0], r->n);
+		sum->median_output_tokens = skit__eval_median(m[1], r->n);
+		sum->median_wall_ms = skit__eval_median(m[2], r->n);
+		sum->median_tool_calls = skit__eval_median(m[3], r->n);
+		sum->median_script_runs = skit__eval_median(m[4], r->n);
 	}
 	for (size_t k = 0; k < 5; k++)
 		skitx_free(m[k]);
-	for (size_t i = 0; !rc && i < rep->nskills; i++) {
-		skit_eval_skill_result *k = &rep->skills[i];
-
-		k->precision =
-		        skit__eval_share(k->tp, (size_t)k->tp + k->fp, NAN);
-		k->recall = skit__eval_share(k->tp, (size_t)k->tp + k->fn, NAN);
-		k->f1 = skit__eval_f1(k->precision, k->recall);
-	}
-	if (!rc && rep->nskills)
-		qsort(rep->skills, rep->nskills, sizeof(*rep->skills),
-		      cmp_skill);
+	if (!rc)
+		skit__eval_finish_skills(rep->skills, rep->nskills);
 	return rc;
+}
+
+/* ---- shards ------------------------------------------------------------ */
+
+/*
+ * An entry's stable identity: what it is, not where it sits, so that
+ * adding or reordering entries moves no other entry to another shard. A
+ * case is its file's name (not its folder, which differs between
+ * machines) and its name; a query its skill and text.
+ */
+static int identity(struct skitx_buf *b, const struct eval_case *c)
+{
+	const char *base;
+	size_t blen;
+
+	skitx_buf_clear(b);
+	if (c->skill)
+		return skitx_buf_printf(b, "query\n%zu:%s\n%s",
+		                        strlen(c->skill), c->skill, c->input);
+	base = skitx_path_name(c->file, &blen);
+	return skitx_buf_printf(b, "case\n%zu:%.*s\n%s", blen, (int)blen, base,
+	                        c->name);
+}
+
+/*
+ * Which entries this run takes (`sel`), and the suite's own id: the
+ * SHA-256 of every entry's identity and trials, in order, which shard
+ * reports must share to be merged.
+ */
+static int select_shard(const skit_eval_suite *s, const skit_eval_options *o,
+                        bool *sel, char id[65])
+{
+	struct skitx_buf b, all;
+	char hex[65];
+	int rc = 0;
+
+	skitx_buf_init(&b, 0);
+	skitx_buf_init(&all, 0);
+	for (size_t i = 0; !rc && i < s->n; i++) {
+		uint64_t h = 0;
+
+		rc = identity(&b, &s->cases[i]);
+		if (rc)
+			break;
+		skit__sha256_hex(skitx_buf_cstr(&b), skitx_buf_len(&b), hex);
+		for (size_t k = 0; k < 16; k++)
+			h = h << 4 |
+			    (uint64_t)(hex[k] <= '9' ? hex[k] - '0'
+			                             : hex[k] - 'a' + 10);
+		sel[i] = !o->shard_count ||
+		         h % o->shard_count == o->shard_index - 1;
+		rc = skitx_buf_printf(&all, "%s %u\n", hex, s->cases[i].trials);
+	}
+	if (!rc)
+		skit__sha256_hex(skitx_buf_cstr(&all), skitx_buf_len(&all), id);
+	skitx_buf_release(&b);
+	skitx_buf_release(&all);
+	return rc ? SKIT_ENOMEM : 0;
 }
 
 /* ---- running ----------------------------------------------------------- */
@@ -1581,6 +1706,15 @@ int skit_eval_run(skit_eval_report **out, const skit_eval_suite *s,
 	if (!(opts->holdout < 1.0))
 		return skit__error_set(err, SKIT_EUSAGE, 0,
 		                       "the holdout must be under 1");
+	if ((opts->shard_count || opts->shard_index) &&
+	    (opts->shard_index < 1 || opts->shard_index > opts->shard_count ||
+	     opts->shard_count > SKIT__EVAL_SHARDS_MAX))
+		return skit__error_set(
+		        err, SKIT_EUSAGE, 0,
+		        "shard %u/%u: the shard is 1 to N, and N "
+		        "at most %u",
+		        opts->shard_index, opts->shard_count,
+		        SKIT__EVAL_SHARDS_MAX);
 	for (size_t i = 0; !opts->model && i < s->n; i++)
 		if (!s->cases[i].cassette)
 			return skit__error_set(
@@ -1593,23 +1727,39 @@ int skit_eval_run(skit_eval_report **out, const skit_eval_suite *s,
 	r.s = s;
 	r.o = opts;
 	r.threshold = opts->pass_threshold > 0 ? opts->pass_threshold : 1.0;
+	r.sel = skitx_calloc(s->n ? s->n : 1, sizeof(*r.sel));
+	rep = skitx_calloc(1, sizeof(*rep));
+	if (!r.sel || !rep || select_shard(s, opts, r.sel, rep->suite_id)) {
+		rc = skit__error_oom(err);
+		goto out;
+	}
+	skitx_pool_init(&rep->pool, 0);
+	rep->suite_entries = s->n;
+	rep->sum.shard_index = opts->shard_count ? opts->shard_index : 0;
+	rep->sum.shard_count = opts->shard_count;
 	for (size_t i = 0; i < s->n; i++)
-		r.n += s->cases[i].trials;
+		r.n += r.sel[i] ? s->cases[i].trials : 0;
+	/* Shared even without --rpm and --tpm: a 429's pause then still
+	 * holds back every trial, not only the one that got it. */
+	if (skit_ratelimit_new(&r.limits, opts->rpm, opts->tpm, err)) {
+		rc = SKIT_ENOMEM;
+		goto out;
+	}
 	rc = make_runs_dir(&runs_dir, opts, err);
 	if (rc)
 		goto out;
 	r.runs_dir = runs_dir;
 	r.trials = skitx_calloc(r.n ? r.n : 1, sizeof(*r.trials));
 	r.held = skitx_calloc(s->n ? s->n : 1, sizeof(*r.held));
-	rep = skitx_calloc(1, sizeof(*rep));
-	if (!r.trials || !r.held || !rep ||
+	/* The held-out split is the whole suite's, whatever the shard. */
+	if (!r.trials || !r.held ||
 	    skit__eval_split(s, opts->holdout, r.held)) {
 		rc = skit__error_oom(err);
 		goto out;
 	}
-	skitx_pool_init(&rep->pool, 0);
 	for (size_t i = 0, k = 0; i < s->n; i++)
-		for (unsigned int t = 0; t < s->cases[i].trials; t++)
+		for (unsigned int t = 0; r.sel[i] && t < s->cases[i].trials;
+		     t++)
 			r.trials[k++].c = &s->cases[i];
 	/* Worker threads must share the C library's allocator. */
 	jobs = opts->jobs > 1 && skitx_alloc_is_default() ? opts->jobs : 1;
@@ -1636,6 +1786,8 @@ out:
 		trial_release(&r.trials[i]);
 	skitx_free(r.trials);
 	skitx_free(r.held);
+	skitx_free(r.sel);
+	skit_ratelimit_free(r.limits);
 	skitx_free(runs_dir);
 	skit_eval_report_free(rep);
 	return rc;
@@ -1718,6 +1870,8 @@ void skit_eval_report_free(skit_eval_report *r)
 		return;
 	skitx_pool_release(&r->pool);
 	skitx_free(r->cases);
+	skitx_free(r->case_raw);
+	skitx_free(r->query_raw);
 	skitx_free(r->skills);
 	skitx_free(r->queries);
 	skitx_free(r->triggers);

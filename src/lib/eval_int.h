@@ -11,6 +11,7 @@
 #include <pthread.h>
 
 #include "skit/eval.h"
+#include "skit/model.h"
 #include "lib/yaml.h"
 #include "util/buf.h"
 #include "util/pool.h"
@@ -18,6 +19,7 @@
 
 #define SKIT__EVAL_SHOW_MAX   60    /* bytes of a value quoted in a message */
 #define SKIT__EVAL_TRIALS_MAX 1000u /* trials of a case or a query */
+#define SKIT__EVAL_SHARDS_MAX 10000u
 
 /* A list of strings (in a pool). */
 struct eval_strv {
@@ -60,12 +62,44 @@ struct skit_eval_suite {
 	size_t trials; /* over every entry */
 };
 
+/*
+ * What a report keeps of each trial, so that shard reports can be merged
+ * into exactly the report of an unsharded run (medians need every
+ * trial's figures). In JSON: an entry's "trial_data".
+ */
+struct eval_raw_trial {
+	uint64_t in, out, wall_ms;
+	unsigned int tools, scripts;
+	bool passed, steps_ok, output_ok, triggered;
+};
+
+/* A case's own contribution to the skill table. */
+struct eval_skill_count {
+	const char *name;
+	unsigned int tp, fp, fn;
+};
+
+/* The raw data of one entry (a case or a query), in the report's pool. */
+struct eval_raw {
+	size_t index; /* in the suite */
+	struct eval_raw_trial *trials;
+	unsigned int ntrials;
+	struct eval_skill_count *skills; /* cases only */
+	size_t nskills;
+};
+
+#define SKIT__EVAL_REPORT_VERSION 2 /* of the JSON report */
+
 struct skit_eval_report {
 	struct skitx_pool pool;
+	struct eval_raw *case_raw;  /* one per case */
+	struct eval_raw *query_raw; /* one per query */
+	char suite_id[65];          /* SHA-256 of the entries' identities */
+	size_t suite_entries;       /* entries of the whole suite */
 	skit_eval_case_result *cases;
 	size_t ncases;
 	skit_eval_skill_result *skills;
-	size_t nskills;
+	size_t nskills, skill_cap;
 	skit_eval_query_result *queries;
 	size_t nqueries;
 	skit_eval_trigger_result *triggers;
@@ -94,7 +128,9 @@ struct eval_runner {
 	double threshold;
 	struct eval_trial *trials;
 	size_t n, done;
-	bool *held; /* per case: a held-out query */
+	bool *held;             /* per case: a held-out query */
+	bool *sel;              /* per case: in this shard */
+	skit_ratelimit *limits; /* shared by every trial's model; or NULL */
 	pthread_mutex_t mu;
 };
 
@@ -185,6 +221,22 @@ struct eval_collected {
 int skit__eval_collect(struct skitx_pool *pool, const struct eval_runner *r,
                        size_t first, unsigned int trials, size_t extra,
                        struct eval_collected *out);
+
+/* Build rep->triggers from rep->queries (in suite order): one row per
+ * skill and split. 0 or SKIT_ENOMEM. */
+int skit__eval_trigger_rows(skit_eval_report *rep);
+/* Add `name`'s counts to the sorted-later skill table (*v, *n, *cap). */
+int skit__eval_add_skill(struct skitx_pool *pool, skit_eval_skill_result **v,
+                         size_t *n, size_t *cap, const char *name,
+                         unsigned int tp, unsigned int fp, unsigned int fn);
+/* Precision, recall and F1 of every skill, then sort by name. */
+void skit__eval_finish_skills(skit_eval_skill_result *v, size_t n);
+/* The median of `n` values (sorts `v`); 0 for none. */
+double skit__eval_median(double *v, size_t n);
+
+/* The raw data of entry `ci`, whose trials start at `first`. */
+int skit__eval_raw(struct skitx_pool *pool, const struct eval_runner *r,
+                   size_t ci, size_t first, struct eval_raw *out);
 
 /* Render `r` in `format` into `out` (skit_eval_report_write()). */
 int skit__eval_render(struct skitx_buf *out, const skit_eval_report *r,

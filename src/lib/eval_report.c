@@ -263,6 +263,12 @@ queries:
 	        s->median_input_tokens, s->median_output_tokens,
 	        s->median_tool_calls, s->median_script_runs,
 	        s->median_wall_ms / 1000.0);
+	if (s->shard_count)
+		rc |= skitx_buf_printf(b, "shard: %u/%u\n", s->shard_index,
+		                       s->shard_count);
+	if (s->shards_merged)
+		rc |= skitx_buf_printf(b, "merged: %u shard reports\n",
+		                       s->shards_merged);
 	if (s->runs_dir) {
 		rc |= skitx_buf_puts(b, "runs: ");
 		rc |= put_clean(b, s->runs_dir);
@@ -303,6 +309,67 @@ static json_t *strv_json(const char *const *v, size_t n)
 			return NULL;
 		}
 	return a;
+}
+
+/* The figures of each trial, from which a merge recomputes the totals
+ * and medians. */
+static json_t *raw_json(const struct eval_raw *raw)
+{
+	json_t *a = json_array();
+
+	for (unsigned int k = 0; a && k < raw->ntrials; k++) {
+		const struct eval_raw_trial *t = &raw->trials[k];
+
+		if (json_array_append_new(
+		            a, json_pack("{s:I, s:I, s:I, s:I, s:I, s:b, s:b, "
+		                         "s:b, s:b}",
+		                         "input_tokens", (json_int_t)t->in,
+		                         "output_tokens", (json_int_t)t->out,
+		                         "wall_ms", (json_int_t)t->wall_ms,
+		                         "tool_calls", (json_int_t)t->tools,
+		                         "script_runs", (json_int_t)t->scripts,
+		                         "passed", t->passed, "steps_ok",
+		                         t->steps_ok, "output_ok", t->output_ok,
+		                         "triggered", t->triggered))) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+/* A case's own contribution to the skill table. */
+static json_t *skill_counts_json(const struct eval_raw *raw)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < raw->nskills; i++) {
+		const struct eval_skill_count *k = &raw->skills[i];
+
+		if (json_array_append_new(
+		            a, json_pack("{s:o, s:I, s:I, s:I}", "name",
+		                         jstr(k->name), "tp", (json_int_t)k->tp,
+		                         "fp", (json_int_t)k->fp, "fn",
+		                         (json_int_t)k->fn))) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+/* Add the raw data (suite index, trials, skill counts) to `j`. */
+static json_t *with_raw(json_t *j, const struct eval_raw *raw, bool skills)
+{
+	if (j && (json_object_set_new(j, "index",
+	                              json_integer((json_int_t)raw->index)) ||
+	          json_object_set_new(j, "trial_data", raw_json(raw)) ||
+	          (skills && json_object_set_new(j, "skill_counts",
+	                                         skill_counts_json(raw))))) {
+		json_decref(j);
+		return NULL;
+	}
+	return j;
 }
 
 static json_t *case_json(const skit_eval_case_result *c)
@@ -368,7 +435,9 @@ static int render_json(struct skitx_buf *b, const skit_eval_report *r)
 	int rc = 0;
 
 	for (size_t i = 0; cases && i < r->ncases; i++)
-		if (json_array_append_new(cases, case_json(&r->cases[i])))
+		if (json_array_append_new(cases,
+		                          with_raw(case_json(&r->cases[i]),
+		                                   &r->case_raw[i], true)))
 			rc = SKIT_ENOMEM;
 	for (size_t i = 0; skills && i < r->nskills; i++) {
 		const skit_eval_skill_result *k = &r->skills[i];
@@ -385,7 +454,9 @@ static int render_json(struct skitx_buf *b, const skit_eval_report *r)
 			rc = SKIT_ENOMEM;
 	}
 	for (size_t i = 0; queries && i < r->nqueries; i++)
-		if (json_array_append_new(queries, query_json(&r->queries[i])))
+		if (json_array_append_new(queries,
+		                          with_raw(query_json(&r->queries[i]),
+		                                   &r->query_raw[i], false)))
 			rc = SKIT_ENOMEM;
 	for (size_t i = 0; triggers && i < r->ntriggers; i++)
 		if (json_array_append_new(triggers,
@@ -422,10 +493,19 @@ static int render_json(struct skitx_buf *b, const skit_eval_report *r)
 	     json_object_set_new(sum, "queries_passed",
 	                         json_integer((json_int_t)s->queries_passed))))
 		rc = SKIT_ENOMEM;
-	root = json_pack("{s:o*, s:o*, s:o*, s:o*, s:o*, s:o*}", "summary", sum,
-	                 "cases", cases, "skills", skills, "queries", queries,
-	                 "triggers", triggers, "runs_dir",
-	                 s->runs_dir ? jstr(s->runs_dir) : json_null());
+	root = json_pack(
+	        "{s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:i, s:{s:s, s:I}, s:o*, "
+	        "s:I}",
+	        "summary", sum, "cases", cases, "skills", skills, "queries",
+	        queries, "triggers", triggers, "runs_dir",
+	        s->runs_dir ? jstr(s->runs_dir) : json_null(), "version",
+	        SKIT__EVAL_REPORT_VERSION, "suite", "id", r->suite_id,
+	        "entries", (json_int_t)r->suite_entries, "shard",
+	        s->shard_count ? json_pack("{s:I, s:I}", "index",
+	                                   (json_int_t)s->shard_index, "count",
+	                                   (json_int_t)s->shard_count)
+	                       : json_null(),
+	        "shards_merged", (json_int_t)s->shards_merged);
 	text = root && !rc ? json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS)
 	                   : NULL;
 	json_decref(root);

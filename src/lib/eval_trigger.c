@@ -261,12 +261,15 @@ static int score_query(skit_eval_report *rep, const struct eval_runner *r,
                        size_t ci, size_t first)
 {
 	const struct eval_case *c = &r->s->cases[ci];
+	struct eval_raw *raw = &rep->query_raw[rep->nqueries];
 	skit_eval_query_result *q = &rep->queries[rep->nqueries++];
 	struct skitx_pool *pool = &rep->pool;
 	struct eval_collected got;
 	bool ok;
 	int rc = skit__eval_collect(pool, r, first, c->trials, 2, &got);
 
+	if (!rc)
+		rc = skit__eval_raw(pool, r, ci, first, raw);
 	if (rc)
 		return rc;
 	memset(q, 0, sizeof(*q));
@@ -372,30 +375,41 @@ static skit_eval_trigger_result *rows_of(skit_eval_report *rep,
 int skit__eval_score_queries(skit_eval_report *rep, const struct eval_runner *r)
 {
 	const skit_eval_suite *s = r->s;
-	skit_eval_trigger_result *rows = NULL;
-	size_t nq = 0, first = 0, kept = 0;
+	size_t nq = 0, first = 0;
 	int rc = 0;
 
 	for (size_t i = 0; i < s->n; i++)
-		nq += s->cases[i].skill != NULL;
+		nq += s->cases[i].skill != NULL && r->sel[i];
 	if (!nq)
 		return 0;
 	rep->queries = skitx_calloc(nq, sizeof(*rep->queries));
-	rep->triggers = skitx_calloc(3 * nq, sizeof(*rep->triggers));
-	if (!rep->queries || !rep->triggers)
+	rep->query_raw = skitx_calloc(nq, sizeof(*rep->query_raw));
+	if (!rep->queries || !rep->query_raw)
 		return SKIT_ENOMEM;
 	for (size_t ci = 0; !rc && ci < s->n; ci++) {
-		const skit_eval_query_result *q;
-
-		if (!s->cases[ci].skill) {
-			first += s->cases[ci].trials;
-			continue;
-		}
-		rc = score_query(rep, r, ci, first);
+		if (!r->sel[ci])
+			continue; /* another shard's: no trials */
+		if (s->cases[ci].skill)
+			rc = score_query(rep, r, ci, first);
 		first += s->cases[ci].trials;
-		if (rc)
-			break;
-		q = &rep->queries[rep->nqueries - 1];
+	}
+	return rc ? rc : skit__eval_trigger_rows(rep);
+}
+
+int skit__eval_trigger_rows(skit_eval_report *rep)
+{
+	skit_eval_trigger_result *rows = NULL;
+	size_t kept = 0;
+
+	if (!rep->nqueries)
+		return 0;
+	rep->triggers = skitx_calloc(3 * rep->nqueries, sizeof(*rep->triggers));
+	if (!rep->triggers)
+		return SKIT_ENOMEM;
+	rep->sum.queries = rep->sum.queries_passed = 0;
+	for (size_t i = 0; i < rep->nqueries; i++) {
+		const skit_eval_query_result *q = &rep->queries[i];
+
 		/* Consecutive queries share a set, hence a skill. */
 		if (!rows || strcmp(rows->skill, q->skill))
 			rows = rows_of(rep, q->skill);
@@ -404,8 +418,6 @@ int skit__eval_score_queries(skit_eval_report *rep, const struct eval_runner *r)
 		rep->sum.queries++;
 		rep->sum.queries_passed += q->passed;
 	}
-	if (rc)
-		return rc;
 	/* Without held-out queries, "train" is "all" and "held-out" empty. */
 	for (size_t i = 0; i < rep->ntriggers; i += 3) {
 		bool split = rep->triggers[i + 2].queries > 0;

@@ -12,10 +12,12 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "skit/skill.h"
+#include "lib/confusable.h"
 #include "lib/error.h"
 #include "lib/rx.h"
 #include "lib/skill_int.h"
@@ -449,7 +451,58 @@ static int check_script(struct scan_ctx *c, const char *rel, const char *abs)
 	                        rel);
 }
 
-/* One walk for both per-file lints: script modes and secrets. */
+/*
+ * A SKILL.md below the skill's own folder (`outer/scripts/inner/SKILL.md`)
+ * is no skill of its own: the registry reads one level only, so its
+ * instructions never load, and its scripts run as the outer skill's with
+ * the outer skill's grants (HOSTILE B7). Whoever put it there may expect
+ * otherwise, or may hope a reader takes it for a separate skill.
+ */
+static int check_nested_skill(struct scan_ctx *c, const char *rel,
+                              const char *abs)
+{
+	size_t len;
+	const char *base = skitx_path_name(rel, &len);
+
+	if (base == rel || len != 8 || strncasecmp(base, "skill.md", 8))
+		return 0;
+	return skit__skill_diag(c->s, SKIT_SEVERITY_WARNING, "nested-skill",
+	                        skitx_pool_strdup(&c->s->pool, abs), 0, 0,
+	                        "%s is a skill inside this skill: it is never "
+	                        "loaded as one, and its files run as this "
+	                        "skill's (move it to a skills root of its own)",
+	                        rel);
+}
+
+/*
+ * A name that mixes scripts (`рdf-prосessing`: Cyrillic р, о, с among
+ * Latin letters) can pose as another skill's name (UTS #39).
+ */
+static int lint_mixed_script(struct skit_skill *s)
+{
+	struct skitx_buf scripts = SKITX_BUF_INIT;
+	struct skit__confusable cf;
+	const char *name = s->name_raw ? s->name_raw : s->name;
+	int error = 0;
+
+	if (!name || skit__confusable_open(&cf) < 0)
+		return 0;
+	if (skit__confusable_mixed_script(&cf, name)) {
+		error = skit__confusable_scripts(name, &scripts);
+		if (!error)
+			error = skit__skill_diag(
+			        s, SKIT_SEVERITY_WARNING, "name-mixed-script",
+			        NULL, 0, 0,
+			        "the name '%s' mixes scripts (%s): it can pose "
+			        "as another skill's name",
+			        name, scripts.ptr);
+	}
+	skit__confusable_close(&cf);
+	skitx_buf_release(&scripts);
+	return error;
+}
+
+/* One walk for all per-file lints: nested skills, script modes, secrets. */
 static int scan_file_cb(const char *rel, bool is_dir, void *payload)
 {
 	struct scan_ctx *c = payload;
@@ -462,7 +515,9 @@ static int scan_file_cb(const char *rel, bool is_dir, void *payload)
 	abs = skitx_path_join(c->s->dir, rel);
 	if (!abs)
 		return c->error = SKIT_ENOMEM;
-	error = check_script(c, rel, abs);
+	error = check_nested_skill(c, rel, abs);
+	if (!error)
+		error = check_script(c, rel, abs);
 	/* binary and oversized files are not scanned for secrets */
 	if (!error && ++c->files <= SCAN_MAX_FILES &&
 	    !skitx_fs_read_file(abs, &text, SCAN_MAX_FILESIZE) &&
@@ -509,6 +564,23 @@ static int check_reserved_name(struct skit_skill *s)
 	                        "(CON, PRN, AUX, NUL, COM0-9, LPT0-9); skit "
 	                        "pack and skit install refuse it",
 	                        n);
+}
+
+/*
+ * The description `skit init` writes until the author replaces it: an
+ * agent cannot choose the skill by it. A warning, so the default verdict
+ * stays valid (the skill loads) and `--strict` catches it before release.
+ */
+static int check_placeholder(struct skit_skill *s)
+{
+	const char *d = skit_skill_description(s);
+
+	if (!d || strcmp(d, SKIT_SKILL_PLACEHOLDER_DESCRIPTION))
+		return 0;
+	return skit__skill_diag(s, SKIT_SEVERITY_WARNING,
+	                        "description-placeholder", NULL, 0, 0,
+	                        "the description is skit init's placeholder; "
+	                        "say what the skill does and when to use it");
 }
 
 /* ---- entry point ---------------------------------------------------- */
@@ -583,6 +655,8 @@ int skit__skill_lint(struct skit_skill *s)
 	if (len)
 		lines++;
 	error = check_reserved_name(s);
+	if (!error)
+		error = check_placeholder(s);
 	if (!error && lines > BODY_MAX_LINES)
 		error = skit__skill_diag(s, SKIT_SEVERITY_WARNING,
 		                         "body-too-long", NULL, 0, 0,
@@ -598,6 +672,8 @@ int skit__skill_lint(struct skit_skill *s)
 		        skitx_utf8_count(body, len) / 4, BODY_MAX_TOKENS);
 	if (!error)
 		error = lint_hidden(s, body, len, first_line);
+	if (!error)
+		error = lint_mixed_script(s);
 	if (error < 0)
 		goto out;
 

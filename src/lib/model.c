@@ -11,6 +11,7 @@
 
 #include "skit/model.h"
 #include "lib/error.h"
+#include "lib/ratelimit.h"
 #include "lib/model_int.h"
 
 #define DEFAULT_CONNECT_MS 10000L
@@ -120,7 +121,10 @@ int skit_model_new(skit_model **out, const skit_model_options *opts,
 	        opts->retry_max_ms > 0 ? opts->retry_max_ms : DEFAULT_RETRY_MAX;
 	m->no_stream = opts->no_stream;
 	m->cancel = opts->cancel;
+	m->on_retry = opts->on_retry;
+	m->retry_payload = opts->retry_payload;
 	m->transport = opts->transport;
+	m->ratelimit = opts->ratelimit;
 	rc = dup_opt(&m->name, colon ? colon + 1 : "", err);
 	if (!rc)
 		rc = dup_opt(&m->request_log, opts->request_log, err);
@@ -311,9 +315,16 @@ int skit_model_complete(skit_model *model, skit_model_response *out,
 		if (rc)
 			return rc;
 	}
+	model->rl_charged = 0;
 	rc = model->provider->complete(model, out, req,
 	                               model->no_stream ? NULL : on_delta,
 	                               payload, err);
+	/* The limits charged an estimate per request: now the real cost. */
+	if (model->ratelimit && !rc)
+		skit__ratelimit_adjust(model->ratelimit,
+		                       (int64_t)(out->usage.input_tokens +
+		                                 out->usage.output_tokens) -
+		                               (int64_t)model->rl_charged);
 	if (rc) {
 		skit_model_response_release(out);
 		return rc;

@@ -20,6 +20,8 @@
 
 #include "lib/model_http.h"
 #include "lib/error.h"
+#include "lib/ratelimit.h"
+#include "util/clock.h"
 #include "util/utf8.h"
 
 #define ERRBODY_MAX    (64u * 1024) /* what we keep of an error body */
@@ -490,6 +492,25 @@ static bool sleep_ms(skit_model *m, long ms)
 	return m->cancel && *m->cancel;
 }
 
+/* Tell the caller a retry is coming (the why scrubbed of the key). */
+static void notify_retry(skit_model *m, unsigned int retry, long wait_ms,
+                         long status, skit_error *terr)
+{
+	char why[sizeof(terr->message) + 16];
+
+	if (!m->on_retry)
+		return;
+	if (status) {
+		snprintf(why, sizeof(why), "HTTP %ld", status);
+	} else {
+		skit__http_scrub(m, terr);
+		snprintf(why, sizeof(why), "%s",
+		         terr->message[0] ? terr->message
+		                          : skit_strerror(SKIT_EIO));
+	}
+	m->on_retry(retry, m->max_retries, wait_ms, why, m->retry_payload);
+}
+
 static bool retryable_status(long status)
 {
 	return status == 429 || (status >= 500 && status <= 599);
@@ -549,6 +570,19 @@ int skit__http_perform(skit_model *m, struct skit__http_call *call,
 		sink.payload = &a;
 		skitx_buf_clear(&call->response);
 		memset(&terr, 0, sizeof(terr));
+		if (m->ratelimit) {
+			/* About 4 bytes a token: an estimate, corrected by
+			 * the usage once the answer is in (model.c). */
+			uint64_t est = call->body_len / 4 + 1;
+
+			if (skit__ratelimit_acquire(m->ratelimit, est,
+			                            m->cancel)) {
+				rc = skit__http_error(m, err, SKIT_ECANCELED,
+				                      "canceled");
+				break;
+			}
+			m->rl_charged += est;
+		}
 		call->attempts++;
 		rc = t->perform(t, &req, &sink, &terr);
 		call->status = a.status;
@@ -571,8 +605,10 @@ int skit__http_perform(skit_model *m, struct skit__http_call *call,
 				break;
 			}
 			if (rc == SKIT_EIO && retry < m->max_retries) {
-				if (!sleep_ms(m, backoff_ms(m, retry + 1, -1,
-				                            &rng)))
+				long wait = backoff_ms(m, retry + 1, -1, &rng);
+
+				notify_retry(m, retry + 1, wait, 0, &terr);
+				if (!sleep_ms(m, wait))
 					continue;
 				rc = skit__http_error(m, err, SKIT_ECANCELED,
 				                      "canceled");
@@ -594,9 +630,20 @@ int skit__http_perform(skit_model *m, struct skit__http_call *call,
 			                      "no HTTP status in the response");
 			break;
 		}
+		/* A 429 that says how long to wait holds back every model
+		 * sharing the limits, not only this one. */
+		if (a.status == 429 && a.retry_after_ms >= 0 && m->ratelimit)
+			skit__ratelimit_pause(m->ratelimit,
+			                      a.retry_after_ms < m->retry_max_ms
+			                              ? a.retry_after_ms
+			                              : m->retry_max_ms,
+			                      skitx_clock_ms());
 		if (retryable_status(a.status) && retry < m->max_retries) {
-			if (!sleep_ms(m, backoff_ms(m, retry + 1,
-			                            a.retry_after_ms, &rng)))
+			long wait = backoff_ms(m, retry + 1, a.retry_after_ms,
+			                       &rng);
+
+			notify_retry(m, retry + 1, wait, a.status, &terr);
+			if (!sleep_ms(m, wait))
 				continue;
 			rc = skit__http_error(m, err, SKIT_ECANCELED,
 			                      "canceled");

@@ -41,6 +41,10 @@ struct skit_model {
 	skit_transport *own_transport; /* created here, freed here */
 	char *request_log;
 	const volatile int *cancel;
+	skit_ratelimit *ratelimit;    /* shared with other models; or NULL */
+	uint64_t rl_charged;          /* tokens charged for the current call */
+	skit_model_retry_cb on_retry; /* NULL: retries are silent */
+	void *retry_payload;
 	void *state; /* the provider's */
 };
 

@@ -29,10 +29,12 @@
 
 #include <jansson.h>
 
+#include "confusable.h"
 #include "error.h"
 #include "fetch_int.h"
 #include "oci_int.h"
 #include "pack_int.h"
+#include "scan_int.h"
 #include "sign_int.h"
 #include "skit/errors.h"
 #include "skit/skill.h"
@@ -1115,6 +1117,22 @@ static int plan_one(struct ctx *c, struct request *q, struct skit__pskill *sk,
 	installed =
 	        fstatat(c->t.rootfd, sk->name, &stb, AT_SYMLINK_NOFOLLOW) == 0;
 	if (!installed) {
+		char *other = NULL;
+
+		/* a new name may not pose as an installed one (UTS #39) */
+		if (mode == MODE_INSTALL && !(c->flags & SKIT_INSTALL_FORCE) &&
+		    skit__confusable_installed(&other, c->t.rootfd, sk->name) <
+		            0)
+			return skit__error_oom(err);
+		if (other) {
+			rc = skit__error_set(err, SKIT_EEXISTS, 0,
+			                     "%s looks like the installed skill "
+			                     "%s in %s (confusable names); use "
+			                     "--force to install it anyway",
+			                     sk->name, other, c->t.root);
+			skitx_free(other);
+			return rc;
+		}
 		it->pub.action = SKIT_INSTALL_NEW;
 		*put = true;
 		return 0;
@@ -1247,6 +1265,10 @@ static int run(const char *root, struct request *reqs, size_t nreq,
 			if (!wanted(q, sk->name) || sk->skip)
 				continue;
 			rc = plan_one(&c, q, sk, mode, r, &put, err);
+			if (rc >= 0 && put && opts && opts->scanner)
+				rc = skit__install_scan(opts, c.t.root,
+				                        c.t.stage_name, sk,
+				                        err);
 			if (rc < 0)
 				break;
 			if (put) {

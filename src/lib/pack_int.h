@@ -68,6 +68,7 @@ struct skit__pskill {
 	char *allowed_tools; /* the field, for the F8 comparison */
 	char *source, *resolved, *signed_by, *installed_at;
 	bool skip; /* cannot be loaded: left out (SKIT_INSTALL_SKIP_INVALID) */
+	char *scan_verdict, *scan_rules; /* the lock's "scan" (scan.c) */
 };
 
 int skit__pskill_add(struct skit__pskill *s, const char *path, uint64_t size,

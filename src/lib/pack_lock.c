@@ -92,6 +92,8 @@ void skit__pskill_release(struct skit__pskill *s)
 	skitx_free(s->resolved);
 	skitx_free(s->signed_by);
 	skitx_free(s->installed_at);
+	skitx_free(s->scan_verdict);
+	skitx_free(s->scan_rules);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -137,7 +139,9 @@ int skit__pskill_copy(struct skit__pskill *dst, const struct skit__pskill *src)
 	    dup_opt(&dst->source, src->source) ||
 	    dup_opt(&dst->resolved, src->resolved) ||
 	    dup_opt(&dst->signed_by, src->signed_by) ||
-	    dup_opt(&dst->installed_at, src->installed_at))
+	    dup_opt(&dst->installed_at, src->installed_at) ||
+	    dup_opt(&dst->scan_verdict, src->scan_verdict) ||
+	    dup_opt(&dst->scan_rules, src->scan_rules))
 		goto oom;
 	for (size_t i = 0; i < src->nfiles; i++)
 		if (skit__pskill_add(dst, src->files[i].path,
@@ -263,7 +267,7 @@ int skit__pskill_files_json(struct skit__pskill *s, json_t *files)
 
 static int parse_skill(struct skit__pskill *s, const char *name, json_t *o)
 {
-	json_t *files = json_object_get(o, "files");
+	json_t *files = json_object_get(o, "files"), *scan;
 
 	memset(s, 0, sizeof(*s));
 	if (!json_is_object(o) || !json_is_array(files) ||
@@ -276,6 +280,13 @@ static int parse_skill(struct skit__pskill *s, const char *name, json_t *o)
 	    opt_str(o, "version", &s->version) ||
 	    opt_str(o, "installed_at", &s->installed_at) ||
 	    opt_str(o, "signed_by", &s->signed_by) || !s->source)
+		return SKIT_EINVALID;
+	/* "scan": {"verdict": "medium", "rules": "<version>"}, optional */
+	scan = json_object_get(o, "scan");
+	if (scan && !json_is_null(scan) &&
+	    (!json_is_object(scan) ||
+	     opt_str(scan, "verdict", &s->scan_verdict) || !s->scan_verdict ||
+	     opt_str(scan, "rules", &s->scan_rules)))
 		return SKIT_EINVALID;
 	return skit__pskill_files_json(s, files);
 }
@@ -412,6 +423,12 @@ char *skit__lock_dump(const struct skit__lockdoc *doc)
 		                          opt_json(s->installed_at)) &&
 		     !json_object_set_new(o, "signed_by",
 		                          opt_json(s->signed_by));
+		if (ok && s->scan_verdict)
+			ok = !json_object_set_new(
+			        o, "scan",
+			        json_pack("{s:s, s:s?}", "verdict",
+			                  s->scan_verdict, "rules",
+			                  s->scan_rules));
 		for (size_t k = 0; ok && k < s->nfiles; k++) {
 			const struct skit__pfile *f = &s->files[k];
 
@@ -509,6 +526,8 @@ int skit_lock_read(skit_lock **out, const char *root, skit_error *err)
 		e->version = s->version;
 		e->installed_at = s->installed_at;
 		e->signed_by = s->signed_by;
+		e->scan_verdict = s->scan_verdict;
+		e->scan_rules = s->scan_rules;
 		e->files = s->nfiles;
 		e->bytes = skit__pskill_bytes(s);
 	}

@@ -27,6 +27,7 @@
 #include "skit/registry.h"
 #include "lib/registry_int.h"
 #include "lib/registry_cache.h"
+#include "lib/confusable.h"
 #include "lib/error.h"
 #include "lib/skill_int.h"
 #include "util/buf.h"
@@ -486,10 +487,11 @@ struct loaded {
 	int error; /* < 0: the load failed (SKIT_ENOMEM) */
 	enum load_kind kind;
 	const char *message;
-	bool hit;       /* the entry came from the cache */
-	bool cacheable; /* loaded, and `key` may be written to the cache */
-	bool key_later; /* no record: the key is the load's fstat() */
-	uint32_t rec;   /* a hit: the record's number */
+	const char *unsafe; /* the folder is unsafe: why (unsafe_why()) */
+	bool hit;           /* the entry came from the cache */
+	bool cacheable;     /* loaded, and `key` may be written to the cache */
+	bool key_later;     /* no record: the key is the load's fstat() */
+	uint32_t rec;       /* a hit: the record's number */
 	struct skit__cache_key key;
 };
 
@@ -546,6 +548,31 @@ static struct skit__item *new_item(struct scan *sc)
 }
 
 /*
+ * Why a folder skills load from is unsafe, as ssh judges its config
+ * files: owned by someone other than the user (the effective uid) or
+ * root, or writable by group or others, who could then put a skill in
+ * it or rewrite one. NULL when it is safe. `why` holds the message.
+ */
+static const char *unsafe_why(const struct stat *st, char *why, size_t size)
+{
+	uid_t me = geteuid();
+
+	if (st->st_uid != me && st->st_uid != 0) {
+		snprintf(why, size,
+		         "owned by uid %lu, not by you (uid %lu) or root",
+		         (unsigned long)st->st_uid, (unsigned long)me);
+		return why;
+	}
+	if (st->st_mode & (S_IWGRP | S_IWOTH)) {
+		snprintf(why, size, "writable by %s (mode %04o)",
+		         (st->st_mode & S_IWOTH) ? "everyone" : "its group",
+		         (unsigned)(st->st_mode & 07777));
+		return why;
+	}
+	return NULL;
+}
+
+/*
  * Record the identity of every root and of each of its parent folders. A
  * linked folder that leads back to one of them (`x -> ..`, `x -> .`, a
  * link from one root into another) is a loop, never followed. A root
@@ -556,6 +583,7 @@ static int open_roots(struct scan *sc)
 	skit_registry *reg = sc->reg;
 	struct stat st, up;
 	uint32_t found;
+	char why[96];
 	int error = 0, fd, cur, next;
 
 	for (size_t i = 0; i < reg->nroots; i++)
@@ -589,6 +617,17 @@ static int open_roots(struct scan *sc)
 		if (fstat(fd, &st) < 0) {
 			close(fd);
 			continue;
+		}
+		if (unsafe_why(&st, why, sizeof(why))) {
+			error = scan_diag(sc, "unsafe-root", path,
+			                  "skills are loaded from a root %s; "
+			                  "others can change what the agent "
+			                  "runs",
+			                  why);
+			if (error < 0) {
+				close(fd);
+				return error;
+			}
 		}
 		error = skitx_idmap_put(&sc->fences, (uint64_t)st.st_dev,
 		                        (uint64_t)st.st_ino, (uint32_t)i,
@@ -953,12 +992,27 @@ static void load_folder(const struct scan *sc, size_t ri, const char *folder,
 	skit_skill *s = NULL;
 	const skit_diag *d;
 	struct stat st;
+	char why[96];
 	size_t n;
 	int error;
 
 	out->error = 0;
 	out->message = NULL;
+	out->unsafe = NULL;
 	out->hit = out->cacheable = out->key_later = false;
+	/*
+	 * The folder's owner and mode (following a linked folder): one
+	 * fstatat() a folder, on the loading threads. Only a folder that
+	 * gives an entry is reported.
+	 */
+	if (fstatat(sc->fds[ri], folder, &st, 0) == 0 &&
+	    unsafe_why(&st, why, sizeof(why))) {
+		out->unsafe = skit__arena_strdup(a, why);
+		if (!out->unsafe) {
+			out->error = SKIT_ENOMEM;
+			return;
+		}
+	}
 	if (load_cached(sc, ri, folder, dir_dev, dir_ino, path, path_len, a, it,
 	                out))
 		return;
@@ -1247,6 +1301,14 @@ static int scan_folder(struct scan *sc, size_t ri, size_t ci, dev_t root_dev,
 		*it = tmp;
 		item = (uint32_t)(sc->nitems - 1);
 		cache_note(sc, ri, item, l);
+		if (l->unsafe) {
+			error = scan_diag(sc, "unsafe-folder", sc->path.ptr,
+			                  "skill folder %s; others can change "
+			                  "what the agent runs",
+			                  l->unsafe);
+			if (error < 0)
+				return error;
+		}
 		break;
 	default:
 		break; /* not a skill */
@@ -1438,17 +1500,70 @@ static int resolve_names(struct scan *sc)
 }
 
 /*
+ * A name that is not the first of its fold key, or the first: check it
+ * against the names before it for look-alikes (UTS #39 skeletons, ICU)
+ * and for mixed scripts. `рdf-prосessing` (Cyrillic р, о, с) and
+ * `pdf-processing` are both loadable, and a user reading a listing, or
+ * a model reading the index, cannot tell them apart.
+ */
+static int report_lookalike(struct scan *sc, struct skit__confusable *cf,
+                            struct skitx_strmap *skels, struct skitx_buf *b,
+                            const char *key, size_t i)
+{
+	struct skit__index *ix = sc->ix;
+	const skit_entry *e = &ix->all[i].e, *first;
+	uint32_t found;
+	char *skel;
+	int error;
+
+	if (skit__confusable_mixed_script(cf, e->name)) {
+		error = skit__confusable_scripts(e->name, b);
+		if (error < 0)
+			return error;
+		error = scan_diag(sc, "mixed-script", e->dir,
+		                  "'%s' (%s) mixes scripts (%s): it may pose "
+		                  "as another name",
+		                  e->name, e->source, b->ptr);
+		if (error < 0)
+			return error;
+	}
+	error = skit__confusable_skeleton(cf, key, b);
+	if (error == SKIT_EENCODING)
+		return 0; /* not UTF-8: no look-alike to speak of */
+	if (error < 0)
+		return error;
+	skel = skit__arena_strndup(&sc->tmp, b->ptr, b->len);
+	if (!skel)
+		return SKIT_ENOMEM;
+	error = skitx_strmap_put(skels, skel, b->len, (uint32_t)i, &found);
+	if (error != 0)
+		return error < 0 ? error : 0;
+	first = &ix->all[found].e;
+	return scan_diag(sc, "name-confusable", e->dir,
+	                 "'%s' (%s) looks like '%s' (%s, %s): confusable "
+	                 "names (Unicode UTS #39)",
+	                 e->name, e->source, first->name, first->source,
+	                 first->dir);
+}
+
+/*
  * Names that differ but fold to the same key (case, or compatibility
  * forms): `Foo` and `foo`, `straße` and `strasse`. Each distinct name is
- * reported once against the first name with its key. No entry changes
+ * reported once against the first name with its key. Then names whose
+ * keys differ but look alike (report_lookalike()). No entry changes
  * state: distinct names do not shadow each other.
  */
 static int report_collisions(struct scan *sc)
 {
 	struct skit__index *ix = sc->ix;
 	struct skitx_strmap keys = SKITX_STRMAP_INIT;
+	struct skitx_strmap skels = SKITX_STRMAP_INIT;
+	struct skitx_buf b = SKITX_BUF_INIT;
+	struct skit__confusable cf;
+	bool have_cf;
 	int error = 0;
 
+	have_cf = ix->nall && skit__confusable_open(&cf) == 0;
 	for (size_t i = 0; i < ix->nall; i++) {
 		const skit_entry *e = &ix->all[i].e, *first;
 		const char *key;
@@ -1465,8 +1580,14 @@ static int report_collisions(struct scan *sc)
 		                         &found);
 		if (error < 0)
 			break;
-		if (error == 1)
+		if (error == 1) {
+			error = have_cf ? report_lookalike(sc, &cf, &skels, &b,
+			                                   key, i)
+			                : 0;
+			if (error < 0)
+				break;
 			continue;
+		}
 		first = &ix->all[found].e;
 		error = scan_diag(sc, "name-collision", e->dir,
 		                  "'%s' (%s) and '%s' (%s, %s) differ only in "
@@ -1476,6 +1597,10 @@ static int report_collisions(struct scan *sc)
 		if (error < 0)
 			break;
 	}
+	if (have_cf)
+		skit__confusable_close(&cf);
+	skitx_buf_release(&b);
+	skitx_strmap_release(&skels);
 	skitx_strmap_release(&keys);
 	return error < 0 ? error : 0;
 }

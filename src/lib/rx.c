@@ -160,7 +160,10 @@ int skit__rx_new(struct skit__rx **out, const char *pattern, unsigned int flags,
 		skitx_free(translated);
 		return skit__error_oom(err);
 	}
-	ere_to_pcre2(pattern, translated);
+	if (flags & SKIT__RX_RAW)
+		memcpy(translated, pattern, plen + 1);
+	else
+		ere_to_pcre2(pattern, translated);
 	rx->gctx = pcre2_general_context_create(rx_malloc, rx_free, &rx->mem);
 	if (rx->gctx) {
 		rx->cctx = pcre2_compile_context_create(rx->gctx);
@@ -251,6 +254,16 @@ int skit__rx_match(struct skit__rx *rx, const char *subject, size_t len,
 	default:
 		return pcre2_failure(SKIT_EINVALID, rc, "cannot match", err);
 	}
+}
+
+int skit__rx_search(struct skit__rx *rx, const char *subject, size_t len,
+                    size_t *start, size_t *end, skit_error *err)
+{
+	int rc = skit__rx_match(rx, subject, len, start, err);
+
+	if (rc == 1)
+		*end = (size_t)pcre2_get_ovector_pointer(rx->md)[1];
+	return rc;
 }
 
 void skit__rx_free(struct skit__rx *rx)

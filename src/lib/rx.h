@@ -32,6 +32,7 @@
 #define SKIT__RX_HEAP_LIMIT  (4u << 10) /* KiB of backtracking frames */
 
 #define SKIT__RX_ICASE 1u /* ASCII letters match either case */
+#define SKIT__RX_RAW   2u /* PCRE2 syntax as written: no ERE translation */
 
 struct skit__rx;
 
@@ -53,6 +54,13 @@ int skit__rx_new(struct skit__rx **out, const char *pattern, unsigned int flags,
  */
 int skit__rx_match(struct skit__rx *rx, const char *subject, size_t len,
                    size_t *start, skit_error *err);
+
+/*
+ * skit__rx_match() that also gives the end of the match (one past its
+ * last byte) in *end. `start` and `end` may not be NULL.
+ */
+int skit__rx_search(struct skit__rx *rx, const char *subject, size_t len,
+                    size_t *start, size_t *end, skit_error *err);
 
 /* Free `rx` and all it owns. NULL is a no-op. */
 void skit__rx_free(struct skit__rx *rx);

@@ -252,6 +252,46 @@ static int encoding_error(struct skit_skill *s, const char *raw, size_t bad,
 	             "SKILL.md is not valid UTF-8 (byte offset %zu)", bad);
 }
 
+static int keep_body(struct skit_skill *s, const struct skitx_buf *raw,
+                     skit_error *err);
+
+/*
+ * SKIT_SKILL_BODY: read the rest of SKILL.md from the descriptor that
+ * gave the frontmatter, and keep the body from these same bytes. A second
+ * open could meet another file (one renamed over it), whose body would
+ * then go out under this frontmatter. A body that cannot be kept (invalid
+ * UTF-8, a NUL) makes the skill invalid: nothing of it is to be shown.
+ */
+static int read_body(struct skit_skill *s, int fd, struct skitx_buf *raw,
+                     bool eof)
+{
+	skit_error err = { 0 };
+	int error = 0;
+
+	if (!eof) {
+		size_t before = raw->len;
+
+		/* the cap is the file's: what was read counts against it */
+		error = before > s->opts.max_file
+		                ? SKIT_ETOOBIG
+		                : skitx_fs_read_fd(fd, raw,
+		                                   s->opts.max_file - before);
+		s->bytes_read += raw->len - before;
+		if (error == SKIT_ENOMEM)
+			return error;
+		if (error < 0)
+			return fatal(s, "read-error", 0, 0,
+			             "SKILL.md could not be read: %s",
+			             skit_strerror(error));
+	}
+	error = keep_body(s, raw, &err);
+	if (error == SKIT_ENOMEM)
+		return error;
+	if (error < 0)
+		return fatal(s, "body-invalid", err.line, 0, "%s", err.message);
+	return 0;
+}
+
 /*
  * Read SKILL.md up to the block that holds the closing fence, check the
  * fences and the encoding, and hand the normalised YAML to `yaml`. The
@@ -347,6 +387,8 @@ static int read_frontmatter(struct skit_skill *s, int fd, off_t size,
 	}
 	error = normalize_newlines(yaml, raw.ptr + yaml_start,
 	                           yaml_end - yaml_start);
+	if (!error && (s->opts.flags & SKIT_SKILL_BODY))
+		error = read_body(s, fd, &raw, eof);
 out:
 	skitx_buf_release(&raw);
 	return error;
@@ -1430,14 +1472,64 @@ size_t skit__skill_bytes_read(const skit_skill *s)
 	return s->bytes_read;
 }
 
+/*
+ * Keep the body of SKILL.md from `raw`, the whole file as read: checked
+ * for UTF-8 and NUL, line ends normalised, stripped. The load of
+ * SKIT_SKILL_BODY and skit_skill_body() share it, so a body is the same
+ * bytes whichever read gave it.
+ */
+static int keep_body(struct skit_skill *s, const struct skitx_buf *raw,
+                     skit_error *err)
+{
+	struct skitx_buf norm = SKITX_BUF_INIT;
+	size_t bad, start, len;
+	int error = 0, kind;
+
+	if (raw->len < s->body_offset)
+		return skit__error_set(err, SKIT_EIO, 0,
+		                       "%s changed while being read", s->file);
+	kind = skitx_utf8_check(raw->ptr + s->body_offset,
+	                        raw->len - s->body_offset, &bad);
+	if (kind) {
+		unsigned int line, col;
+		offset_position(raw->ptr, s->body_offset + bad, &line, &col);
+		return skit__error_set(err, SKIT_EENCODING, line,
+		                       "%s:%u: %s (byte offset %zu)", s->file,
+		                       line,
+		                       kind == 2 ? "NUL byte in the body"
+		                                 : "invalid UTF-8 in the body",
+		                       s->body_offset + bad);
+	}
+	error = normalize_newlines(&norm, raw->ptr + s->body_offset,
+	                           raw->len - s->body_offset);
+	if (error < 0) {
+		skit__error_oom(err);
+		goto out;
+	}
+	len = skitx_utf8_pystrip(norm.ptr, norm.len, &start);
+	s->body_text_line = s->body_line;
+	for (size_t i = 0; i < start; i++)
+		if (norm.ptr[i] == '\n')
+			s->body_text_line++;
+	s->body = skitx_pool_strndup(&s->pool, norm.ptr + start, len);
+	if (!s->body) {
+		error = skit__error_oom(err);
+		goto out;
+	}
+	s->body_len = len;
+	s->body_loaded = true;
+out:
+	skitx_buf_release(&norm);
+	return error;
+}
+
 int skit_skill_body(skit_skill *s, const char **out, size_t *len_out,
                     skit_error *err)
 {
-	struct skitx_buf raw = SKITX_BUF_INIT, norm = SKITX_BUF_INIT;
+	struct skitx_buf raw = SKITX_BUF_INIT;
 	enum skitx_fs_why why;
 	struct stat st;
-	size_t bad, start, len;
-	int fd, error, kind;
+	int fd, error;
 
 	assert(s && out);
 	if (s->body_loaded)
@@ -1468,45 +1560,9 @@ int skit_skill_body(skit_skill *s, const char **out, size_t *len_out,
 		goto out;
 	}
 	s->bytes_read += raw.len;
-	if (raw.len < s->body_offset) {
-		error = skit__error_set(err, SKIT_EIO, 0,
-		                        "%s changed while being read", s->file);
-		goto out;
-	}
-	kind = skitx_utf8_check(raw.ptr + s->body_offset,
-	                        raw.len - s->body_offset, &bad);
-	if (kind) {
-		unsigned int line, col;
-		offset_position(raw.ptr, s->body_offset + bad, &line, &col);
-		error = skit__error_set(err, SKIT_EENCODING, line,
-		                        "%s:%u: %s (byte offset %zu)", s->file,
-		                        line,
-		                        kind == 2 ? "NUL byte in the body"
-		                                  : "invalid UTF-8 in the body",
-		                        s->body_offset + bad);
-		goto out;
-	}
-	error = normalize_newlines(&norm, raw.ptr + s->body_offset,
-	                           raw.len - s->body_offset);
-	if (error < 0) {
-		skit__error_oom(err);
-		goto out;
-	}
-	len = skitx_utf8_pystrip(norm.ptr, norm.len, &start);
-	s->body_text_line = s->body_line;
-	for (size_t i = 0; i < start; i++)
-		if (norm.ptr[i] == '\n')
-			s->body_text_line++;
-	s->body = skitx_pool_strndup(&s->pool, norm.ptr + start, len);
-	if (!s->body) {
-		error = skit__error_oom(err);
-		goto out;
-	}
-	s->body_len = len;
-	s->body_loaded = true;
+	error = keep_body(s, &raw, err);
 out:
 	skitx_buf_release(&raw);
-	skitx_buf_release(&norm);
 	if (error < 0)
 		return error;
 done:

@@ -59,6 +59,15 @@ while IFS="$(printf '\t')" read -r file line; do
 			opt=${w%%=*}
 			opt=${opt%%[!-a-z0-9]*}
 			[ "$opt" = "--" ] && continue
+			# A mistyped option shown on purpose: skit must refuse
+			# it as the comment says.
+			case $line in
+			*"unknown option '$opt'"*)
+				"$SKIT" "$verb" "$opt" >/dev/null 2>"$T/err" </dev/null
+				has "$T/err" "unknown option '$opt'" "$file: $line"
+				continue
+				;;
+			esac
 			if ! grep -q -- "$opt\([^-a-z0-9]\|$\)" "$T/help"; then
 				reg_fail "$file: 'skit $verb' has no option $opt: $line"
 				ok=0

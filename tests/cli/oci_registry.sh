@@ -151,7 +151,7 @@ expect_rc 1 "unsigned refused under --require-signature"
 
 # A missing tag, a missing repository.
 run install --plain-http --root "$W/p6" "oci://$REG/team/skills:nope"
-expect_rc 1 "missing tag"
+expect_rc 2 "missing tag (missing input: 2, as for a missing path)"
 has "$T/err" "MANIFEST_UNKNOWN" "missing tag: the registry's reason"
 lines "$T/err" 1 "missing tag: one line"
 [ ! -e "$W/p6/.skit-lock.json" ] && reg_pass || reg_fail "missing tag wrote"

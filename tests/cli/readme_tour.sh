@@ -57,6 +57,8 @@ net	skit push tools.skill oci://ghcr.io/org/skills:v1 # an OCI artifact; install
 0	skit update --dry-run                          # which files would change
 0	skit install --from-lock                       # reproduce a root from its lock file
 0	skit uninstall csv-report
+0	skit scan tests/fixtures/scan/benign/vendor-cli
+1	skit scan --format sarif tests/fixtures/scan/malicious > scan.sarif
 0	skit eval examples/evals                       # offline, with the cases' cassettes
 1	skit eval --model openai:gpt-4.1-mini --jobs 4 --report junit --out evals.xml evals/
 1	skit eval --model openai:gpt-4.1-mini examples/evals/triggers-csv-report.yaml
@@ -88,6 +90,8 @@ done <"$T/table-lines" >"$T/stale"
 P=$W/project
 mkdir -p "$P/.agents/skills" "$P/skills" "$P/evals"
 cp -R "$SKIT_SOURCE_DIR/examples" "$P/examples"
+mkdir -p "$P/tests/fixtures"
+cp -R "$SKIT_SOURCE_DIR/tests/fixtures/scan" "$P/tests/fixtures/scan"
 cp -R "$SKIT_SOURCE_DIR/examples/skills/." "$P/skills/"
 cp -R "$SKIT_SOURCE_DIR/examples/skills/csv-report" "$P/.agents/skills/"
 for n in x other; do
@@ -176,4 +180,10 @@ while IFS="$(printf '\t')" read -r want l; do
 		reg_fail "exit $got, expected $want: $l"
 	fi
 done <"$T/table"
+# The SARIF file the tour writes is JSON.
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["version"] == "2.1.0"' "$P/scan.sarif" 2>/dev/null; then
+	reg_pass
+else
+	reg_fail "scan.sarif is not SARIF 2.1.0 JSON"
+fi
 reg_done

@@ -44,7 +44,7 @@ has "$T/out" "Missing required field in frontmatter: description" \
 has "$T/out" "Scan findings:" "doctor findings heading"
 has "$T/out" "$W/p/loop: leads back to a skill root" "doctor loop finding"
 has "$T/out" "[symlink-loop]" "doctor finding code"
-has "$T/out" "2 problems found." "doctor verdict with findings"
+has "$T/out" "2 problems found: 1 error, 1 warning." "doctor verdict with findings"
 
 run doctor --json --root project=p --root user=u
 expect_rc 1 "doctor --json with findings"

@@ -38,7 +38,7 @@ has "$T/err" "needs a value" "--root without a value"
 run list --root project=p --root user=u
 expect_rc 0 "list"
 lines "$T/out" 3 "list: active skills only"
-head -n 1 "$T/out" | grep -q '^pdf  *project  *Project PDF, extract text and tables\.$' &&
+head -n 1 "$T/out" | grep -q '^pdf  *project  *\[shadows user\] Project PDF, extract text and tables\.$' &&
 	reg_pass || reg_fail "list: first line is the project pdf, on one line"
 sed -n 2p "$T/out" | grep -q '^zeta  *project ' && reg_pass ||
 	reg_fail "list: zeta second (project root, by name)"

@@ -29,7 +29,7 @@ has "$T/out" "/skit/skills" "builtin root"
 run list
 expect_rc 0 "list with default roots"
 lines "$T/out" 4 "list: four active skills"
-head -n 1 "$T/out" | grep -q '^one  *project:agents  *From \.agents\.' &&
+head -n 1 "$T/out" | grep -q '^one  *project:agents  *\[shadows project:claude\] From \.agents\.' &&
 	reg_pass || reg_fail ".agents wins over .claude"
 run list --all
 has "$T/out" "[shadowed by project:agents] Shadowed by .agents." "same-tier shadowing"

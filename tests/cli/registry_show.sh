@@ -49,12 +49,12 @@ run show pdf-tools --source builtin $R
 expect_rc 2 "show --source with no such root"
 has "$T/err" "no root is labelled 'builtin'" "show --source unknown"
 run show weather --source project $R
-expect_rc 1 "show --source: name not in that root"
+expect_rc 2 "show --source: name not in that root"
 has "$T/err" "no skill named 'weather' in project" "show --source miss"
 
 # unknown names: one line, exit 1, close names suggested
 run show pdf-tool $R
-expect_rc 1 "show unknown"
+expect_rc 2 "show unknown"
 has "$T/err" "skit show: no skill named 'pdf-tool'" "show unknown"
 has "$T/err" "Did you mean: pdf-tools?" "show suggests"
 run show zzzzzzzz $R

@@ -112,9 +112,13 @@ run runs list --runs-dir empty
 expect_rc 0 "runs list, no runs"
 has "$T/err" "No runs in" "runs list, no runs: a note"
 lines "$T/out" 0 "runs list, no runs: nothing on stdout"
-run runs list --json --runs-dir missing
-expect_rc 0 "runs list --json, no folder"
+run runs list --json --runs-dir empty
+expect_rc 0 "runs list --json, no runs"
 has "$T/out" "[]" "runs list --json, no runs"
+# a --runs-dir that does not exist is a mistyped path, as --root is
+run runs list --json --runs-dir missing
+expect_rc 2 "runs list --runs-dir missing"
+has "$T/err" "missing" "runs list --runs-dir missing: named"
 
 # show: header, one line per event, the torn note
 run runs show $A --runs-dir runs
@@ -159,11 +163,11 @@ has "$T/out" '"type": "run_end"' "show --json: events"
 
 # errors
 run runs show nope --runs-dir runs
-expect_rc 1 "runs show unknown id"
+expect_rc 2 "runs show unknown id"
 lines "$T/err" 1 "runs show unknown id: one line"
 has "$T/err" "no run 'nope'" "runs show unknown id"
 run runs show 2026 --runs-dir runs
-expect_rc 1 "runs show ambiguous"
+expect_rc 2 "runs show ambiguous"
 has "$T/err" "ambiguous" "runs show ambiguous"
 run runs show --runs-dir runs
 expect_rc 2 "runs show without ID"

@@ -32,9 +32,15 @@ done
 spec_run "$W" validate --format reference no-such-skill
 usage_error "validate --format reference: missing path"
 spec_expect_grep "validate --format reference: missing path: named" "$T/err" "no-such-skill"
+# --format reference refuses missing paths before checking any, as the
+# reference does; the default format reports them and checks the others.
+spec_run "$W" validate --format reference valid-basic/my-skill no-such-skill
+usage_error "validate --format reference: one missing path among several"
+spec_expect_grep "validate --format reference: missing path named" "$T/err" "no-such-skill"
 spec_run "$W" validate valid-basic/my-skill no-such-skill
-usage_error "validate: one missing path among several"
+spec_expect_rc "validate: one missing path among several" 2
 spec_expect_grep "validate: missing path named" "$T/err" "no-such-skill"
+spec_expect_grep "validate: the other path checked" "$T/out" "Valid skill: valid-basic/my-skill"
 # to-prompt checks every path before printing anything.
 spec_run "$W" to-prompt valid-basic/my-skill no-such-skill
 usage_error "to-prompt: one missing path among several"

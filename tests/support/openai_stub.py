@@ -11,13 +11,15 @@ RESPONSES is a JSONL file of answers, served in order to POST
 is {"content" or "text": ..., "tool_calls": [{"id"?, "name",
 "arguments": {...} or "..."}], "usage": {"input_tokens", "output_tokens"},
 "delay_ms": N}: the replay cassette format of docs/models.md, whose
-"expect" and "stop_reason" are ignored here. Blank lines and lines
-starting with "#" are skipped.
+"expect" and "stop_reason" are ignored here. An answer {"status": 429,
+"retry_after": S} is that status with a retry-after header instead.
+Blank lines and lines starting with "#" are skipped.
 
 The chosen port is written to PORT_FILE; each request body is appended to
 LOG_FILE as one line. With RECORD_DIR, each request is also written there
 as NNNN.json: {"method", "path", "headers": {lower-case name: value},
-"body": the body text}. Runs until killed.
+"body": the body text, "time": the server's monotonic clock on arrival,
+"status": the status answered}. Runs until killed.
 """
 import http.server
 import json
@@ -36,6 +38,7 @@ def load(path):
 RESPONSES = load(sys.argv[1])
 LOG = sys.argv[3]
 RECORD = sys.argv[4] if len(sys.argv) > 4 else None
+LOCK = threading.Lock()
 
 
 def calls_of(answer, n, prefix):
@@ -172,16 +175,15 @@ def anthropic_events(answer, n):
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     served = 0
-    recorded = 0
 
-    def record(self, body):
+    def record(self, body, n, arrived, status):
         if not RECORD:
             return
-        Handler.recorded += 1
         rec = {"method": self.command, "path": self.path,
                "headers": {k.lower(): v for k, v in self.headers.items()},
-               "body": body.decode("utf-8", "replace")}
-        name = os.path.join(RECORD, "%04d.json" % Handler.recorded)
+               "body": body.decode("utf-8", "replace"),
+               "time": arrived, "status": status}
+        name = os.path.join(RECORD, "%04d.json" % (n + 1))
         with open(name + ".tmp", "w", encoding="utf-8") as f:
             json.dump(rec, f)
         os.rename(name + ".tmp", name)
@@ -195,18 +197,33 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def do_POST(self):
         body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        with open(LOG, "a", encoding="utf-8") as f:
-            f.write(body.decode("utf-8", "replace").replace("\n", " ") + "\n")
-        self.record(body)
-        n = Handler.served
-        Handler.served += 1
+        arrived = time.monotonic()
+        # Requests may come from parallel clients: number them once each.
+        with LOCK:
+            n = Handler.served
+            Handler.served += 1
+            with open(LOG, "a", encoding="utf-8") as f:
+                f.write(body.decode("utf-8", "replace").replace("\n", " ")
+                        + "\n")
         kind = {"/v1/chat/completions": "openai",
                 "/v1/messages": "anthropic"}.get(self.path)
-        if not kind or n >= len(RESPONSES):
+        answer = RESPONSES[n] if kind and n < len(RESPONSES) else None
+        status = 500 if answer is None else answer.get("status", 200)
+        self.record(body, n, arrived, status)
+        if answer is None:
             data = json.dumps({"error": {"message": "no response left"}})
             self.send(500, "application/json", data.encode())
             return
-        answer = RESPONSES[n]
+        if status != 200:
+            data = json.dumps({"error": {"message": "rate limited"}})
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            if "retry_after" in answer:
+                self.send_header("Retry-After", str(answer["retry_after"]))
+            self.end_headers()
+            self.wfile.write(data.encode())
+            return
         time.sleep(answer.get("delay_ms", 0) / 1000.0)
         try:
             stream = json.loads(body).get("stream") is True

@@ -6,12 +6,16 @@
  * the right reasons; --jobs 2 agreeing with --jobs 1; the JSON and JUnit
  * reports. Trigger sets: their load errors, rates and metrics, the
  * held-out split, the side-effect-free policy of a trigger trial; and a
- * suite run with an OpenAI-compatible model served on 127.0.0.1.
+ * suite run with an OpenAI-compatible model served on 127.0.0.1. Shards
+ * merged into the report of the whole suite; the shared rate limits (the
+ * buckets on a driven clock, and a 429's pause holding back another
+ * model).
  */
 #include "common.h"
 
 #include <math.h>
 
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,7 +23,10 @@
 
 #include "harness.h"
 #include "skit/eval.h"
+#include "skit/model.h"
+#include "lib/ratelimit.h"
 #include "support/httpd.h"
+#include "util/clock.h"
 
 static char dir[PATH_MAX / 2];
 
@@ -1131,12 +1138,272 @@ static void test_eval__anthropic_model(void)
 	alarm(0);
 }
 
+/* ---- shards ------------------------------------------------------------ */
+
+static skit_eval_report *run_shard(unsigned int i, unsigned int n,
+                                   const char *runs, const char *json)
+{
+	skit_eval_options o = SKIT_EVAL_OPTIONS_INIT;
+	skit_eval_suite *s = NULL;
+	skit_eval_report *r = NULL;
+	skit_error err = { 0 };
+	const char *path = src("examples/evals");
+	char *text = NULL;
+
+	ASSERT_OK(skit_eval_suite_load(&s, &path, 1, &err));
+	o.runs_dir = at(runs);
+	o.script_timeout_ms = 20000;
+	o.shard_index = i;
+	o.shard_count = n;
+	if (skit_eval_run(&r, s, &o, &err))
+		HARNESS_FAIL("run: %s", err.message);
+	skit_eval_suite_free(s);
+	if (json) {
+		ASSERT_OK(
+		        skit_eval_report_write(&text, r, SKIT_EVAL_JSON, &err));
+		put(at(json), text);
+		skit_free(text);
+	}
+	return r;
+}
+
+static void test_eval__shard_merge(void)
+{
+	skit_eval_report *full, *part, *merged = NULL;
+	skit_eval_summary a, b, p;
+	skit_error err = { 0 };
+	const char *paths[3];
+	size_t entries = 0;
+
+	alarm(300);
+	setup("shard");
+	full = run_shard(0, 0, "runs-full", NULL);
+	for (unsigned int i = 1; i <= 3; i++) {
+		char runs[32], json[32];
+
+		snprintf(runs, sizeof(runs), "runs-%u", i);
+		snprintf(json, sizeof(json), "shard-%u.json", i);
+		part = run_shard(i, 3, runs, json);
+		skit_eval_report_summary(part, &p);
+		ASSERT_EQ(p.shard_index, i);
+		ASSERT_EQ(p.shard_count, 3);
+		entries += p.cases + p.queries;
+		skit_eval_report_free(part);
+	}
+	paths[0] = at("shard-2.json");
+	paths[1] = at("shard-3.json");
+	paths[2] = at("shard-1.json");
+	if (skit_eval_report_merge(&merged, paths, 3, &err))
+		HARNESS_FAIL("merge: %s", err.message);
+	skit_eval_report_summary(full, &a);
+	skit_eval_report_summary(merged, &b);
+	ASSERT_EQ(entries, a.cases + a.queries); /* each entry once */
+	ASSERT_EQ(b.shards_merged, 3);
+	ASSERT_EQ(b.shard_count, 0);
+	ASSERT_EQ(b.cases, a.cases);
+	ASSERT_EQ(b.cases_passed, a.cases_passed);
+	ASSERT_EQ(b.queries, a.queries);
+	ASSERT_EQ(b.queries_passed, a.queries_passed);
+	ASSERT_EQ(b.trials, a.trials);
+	ASSERT_EQ(b.trials_passed, a.trials_passed);
+	ASSERT_EQ(b.step_checked, a.step_checked);
+	ASSERT_EQ(b.output_passed, a.output_passed);
+	ASSERT_EQ(b.input_tokens, a.input_tokens);
+	ASSERT_EQ(b.output_tokens, a.output_tokens);
+	ASSERT_EQ(b.tool_calls, a.tool_calls);
+	ASSERT_EQ(b.script_runs, a.script_runs);
+	ASSERT(b.pass_rate == a.pass_rate);
+	ASSERT(b.median_input_tokens == a.median_input_tokens);
+	ASSERT(b.median_output_tokens == a.median_output_tokens);
+	ASSERT(b.median_tool_calls == a.median_tool_calls);
+	ASSERT(b.median_script_runs == a.median_script_runs);
+	ASSERT_EQ(skit_eval_report_case_count(merged),
+	          skit_eval_report_case_count(full));
+	for (size_t i = 0; i < skit_eval_report_case_count(full); i++)
+		ASSERT_STR(skit_eval_report_case(merged, i)->name,
+		           skit_eval_report_case(full, i)->name);
+	ASSERT_EQ(skit_eval_report_skill_count(merged),
+	          skit_eval_report_skill_count(full));
+	for (size_t i = 0; i < skit_eval_report_skill_count(full); i++) {
+		const skit_eval_skill_result *x =
+		        skit_eval_report_skill(full, i);
+		const skit_eval_skill_result *y =
+		        skit_eval_report_skill(merged, i);
+
+		ASSERT_STR(y->name, x->name);
+		ASSERT_EQ(y->tp, x->tp);
+		ASSERT_EQ(y->fp, x->fp);
+		ASSERT_EQ(y->fn, x->fn);
+	}
+	ASSERT_EQ(skit_eval_report_trigger_count(merged),
+	          skit_eval_report_trigger_count(full));
+	for (size_t i = 0; i < skit_eval_report_trigger_count(full); i++) {
+		const skit_eval_trigger_result *x =
+		        skit_eval_report_trigger(full, i);
+		const skit_eval_trigger_result *y =
+		        skit_eval_report_trigger(merged, i);
+
+		ASSERT_STR(y->split, x->split);
+		ASSERT_EQ(y->tp, x->tp);
+		ASSERT_EQ(y->fp, x->fp);
+		ASSERT_EQ(y->tn, x->tn);
+		ASSERT_EQ(y->fn, x->fn);
+		ASSERT_EQ(y->queries_passed, x->queries_passed);
+	}
+	for (size_t i = 0; i < skit_eval_report_query_count(full); i++) {
+		ASSERT_STR(skit_eval_report_query(merged, i)->name,
+		           skit_eval_report_query(full, i)->name);
+		ASSERT_EQ(skit_eval_report_query(merged, i)->held_out,
+		          skit_eval_report_query(full, i)->held_out);
+	}
+	skit_eval_report_free(merged);
+	merged = NULL;
+
+	/* Two shards only, or one twice: refused. */
+	ASSERT_EQ(skit_eval_report_merge(&merged, paths, 2, &err),
+	          SKIT_EINVALID);
+	ASSERT_CONTAINS(err.message, "shard 1/3 is missing");
+	paths[1] = paths[0];
+	ASSERT_EQ(skit_eval_report_merge(&merged, paths, 3, &err),
+	          SKIT_EINVALID);
+	ASSERT_CONTAINS(err.message, "given twice");
+	ASSERT(!merged);
+	skit_eval_report_free(full);
+	alarm(0);
+}
+
+/* ---- rate limits ------------------------------------------------------- */
+
+static void test_eval__ratelimit_buckets(void)
+{
+	skit_ratelimit *rl = NULL;
+	skit_error err = { 0 };
+
+	/* 120 a minute: two at once, then one every 500 ms. */
+	ASSERT_OK(skit_ratelimit_new(&rl, 120, 0, &err));
+	ASSERT_EQ(skit__ratelimit_reserve(rl, 1, 1000), 0);
+	ASSERT_EQ(skit__ratelimit_reserve(rl, 1, 1000), 0);
+	ASSERT(skit__ratelimit_reserve(rl, 1, 1000) >= 500);
+	ASSERT(skit__ratelimit_reserve(rl, 1, 1250) >= 250);
+	ASSERT_EQ(skit__ratelimit_reserve(rl, 1, 1500), 0);
+	ASSERT(skit__ratelimit_reserve(rl, 1, 1500) > 0);
+	/* Idle for a minute: still only one second's worth at once. */
+	ASSERT_EQ(skit__ratelimit_reserve(rl, 1, 61500), 0);
+	ASSERT_EQ(skit__ratelimit_reserve(rl, 1, 61500), 0);
+	ASSERT(skit__ratelimit_reserve(rl, 1, 61500) > 0);
+	/* A 429's pause holds everything until it ends. */
+	skit__ratelimit_pause(rl, 3000, 70000);
+	ASSERT_EQ(skit__ratelimit_reserve(rl, 1, 70000), 3000);
+	ASSERT_EQ(skit__ratelimit_reserve(rl, 1, 72999), 1);
+	ASSERT_EQ(skit__ratelimit_reserve(rl, 1, 73000), 0);
+	/* A shorter pause does not shorten a longer one. */
+	skit__ratelimit_pause(rl, 5000, 80000);
+	skit__ratelimit_pause(rl, 1000, 80000);
+	ASSERT_EQ(skit__ratelimit_reserve(rl, 1, 80000), 5000);
+	skit_ratelimit_free(rl);
+
+	/* 600 tokens a minute (10 a second): a request of 20 goes, and the
+	 * next waits until the debt is paid. */
+	ASSERT_OK(skit_ratelimit_new(&rl, 0, 600, &err));
+	ASSERT_EQ(skit__ratelimit_reserve(rl, 20, 0), 0);
+	ASSERT(skit__ratelimit_reserve(rl, 1, 0) >= 1000);
+	ASSERT(skit__ratelimit_reserve(rl, 1, 500) >= 500);
+	ASSERT_EQ(skit__ratelimit_reserve(rl, 1, 1001), 0);
+	/* The usage reported was 30 more than estimated: 3 s more. */
+	skit__ratelimit_adjust(rl, 30);
+	ASSERT(skit__ratelimit_reserve(rl, 1, 1001) >= 3000);
+	ASSERT_EQ(skit__ratelimit_reserve(rl, 1, 4200), 0);
+	skit_ratelimit_free(rl);
+	skit_ratelimit_free(NULL);
+}
+
+struct limited_call {
+	skit_model *model;
+	int rc;
+	long done_ms;
+};
+
+static void *limited_complete(void *payload)
+{
+	static const skit_message hi[] = { { SKIT_ROLE_USER, "hi", NULL, 0,
+		                             NULL, NULL, false } };
+	struct limited_call *c = payload;
+	skit_model_request req = { NULL, hi, 1, NULL, 0, 0 };
+	skit_model_response resp;
+	skit_error err = { 0 };
+
+	c->rc = skit_model_complete(c->model, &resp, &req, NULL, NULL, &err);
+	if (!c->rc)
+		skit_model_response_release(&resp);
+	c->done_ms = skitx_clock_ms();
+	return NULL;
+}
+
+/*
+ * Model A gets a 429 with retry-after: 1. Model B, sharing the limits,
+ * asks only once A's pause is recorded, and must not be answered before
+ * the pause ends, though the server would answer it at once. The
+ * assertion is an order of events on one clock (B's answer after the
+ * recorded pause end), so a slow machine cannot break it.
+ */
+static void test_eval__ratelimit_shared_429(void)
+{
+	skit_model_options mo = SKIT_MODEL_OPTIONS_INIT;
+	struct limited_call a = { 0 }, b = { 0 };
+	httpd_response r = HTTPD_RESPONSE_INIT;
+	skit_ratelimit *rl = NULL;
+	skit_error err = { 0 };
+	struct httpd *h;
+	pthread_t ta;
+	char url[256];
+	long until = 0;
+	int polls = 0;
+
+	alarm(120);
+	ASSERT_OK(httpd_start(&h));
+	snprintf(url, sizeof(url), "%s/v1", httpd_url(h));
+	r.status = 429;
+	r.headers = "retry-after: 1\r\n";
+	r.body = "{\"error\": {\"message\": \"slow down\"}}";
+	httpd_push(h, &r);
+	push_openai(h, OPENAI_TEXT("a"), 10, 1);
+	push_openai(h, OPENAI_TEXT("b"), 10, 1);
+	ASSERT_OK(skit_ratelimit_new(&rl, 0, 0, &err));
+	mo.base_url = url;
+	mo.api_key = "sk-test";
+	mo.no_stream = true;
+	mo.ratelimit = rl;
+	mo.spec = "openai:model-a";
+	ASSERT_OK(skit_model_new(&a.model, &mo, &err));
+	mo.spec = "openai:model-b";
+	ASSERT_OK(skit_model_new(&b.model, &mo, &err));
+
+	ASSERT_OK(pthread_create(&ta, NULL, limited_complete, &a));
+	while (!(until = skit__ratelimit_paused_until(rl)) && polls++ < 6000)
+		usleep(10000);
+	ASSERT(until > 0);
+	limited_complete(&b);
+	pthread_join(ta, NULL);
+	ASSERT_OK(a.rc);
+	ASSERT_OK(b.rc);
+	ASSERT(b.done_ms >= until); /* B waited for A's pause */
+	ASSERT_EQ(httpd_request_count(h), 3);
+	ASSERT_CONTAINS(httpd_request_at(h, 0)->body, "model-a");
+	skit_model_free(a.model);
+	skit_model_free(b.model);
+	skit_ratelimit_free(rl);
+	httpd_stop(h);
+	alarm(0);
+}
+
 TEST_MAIN(
         TEST(test_eval__load_errors) TEST(test_eval__folder_order) TEST(
                 test_eval__examples_pass) TEST(test_eval__broken_cassette)
-                TEST(test_eval__jobs_agree) TEST(test_eval__trigger_load_errors)
-                        TEST(test_eval__trigger_rates)
-                                TEST(test_eval__trigger_split) TEST(
-                                        test_eval__report_hides_controls)
-                                        TEST(test_eval__openai_model) TEST(
-                                                test_eval__anthropic_model))
+                TEST(test_eval__jobs_agree) TEST(test_eval__trigger_load_errors) TEST(
+                        test_eval__trigger_rates) TEST(test_eval__trigger_split)
+                        TEST(test_eval__report_hides_controls) TEST(
+                                test_eval__openai_model)
+                                TEST(test_eval__anthropic_model) TEST(
+                                        test_eval__shard_merge)
+                                        TEST(test_eval__ratelimit_buckets) TEST(
+                                                test_eval__ratelimit_shared_429))

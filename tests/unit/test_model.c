@@ -1658,6 +1658,62 @@ static void test_model__bad_arguments_replayed_as_empty_object(void)
 	stop();
 }
 
+/* A retry is reported before its wait: the trace shows it, not silence. */
+struct retries {
+	unsigned int n, last, max;
+	long wait_ms;
+	char why[64];
+};
+
+static void on_retry_seen(unsigned int retry, unsigned int max, long wait_ms,
+                          const char *why, void *payload)
+{
+	struct retries *r = payload;
+
+	r->n++;
+	r->last = retry;
+	r->max = max;
+	r->wait_ms = wait_ms;
+	snprintf(r->why, sizeof(r->why), "%s", why);
+}
+
+static void test_model__retry_reported(void)
+{
+	skit_model_request req = simple_request();
+	skit_model_options o = SKIT_MODEL_OPTIONS_INIT;
+	struct retries seen = { 0, 0, 0, -1, "" };
+	skit_model_response resp;
+	skit_model *m;
+
+	start();
+	o.spec = "openai:gpt-test";
+	snprintf(base, sizeof(base), "%s/v1", httpd_url(srv));
+	o.base_url = base;
+	o.api_key = KEY;
+	o.retry_base_ms = 1;
+	o.retry_max_ms = 5;
+	o.on_retry = on_retry_seen;
+	o.retry_payload = &seen;
+	ASSERT_OK(skit_model_new(&m, &o, NULL));
+	httpd_push_json(srv, 503, "<html>Service Unavailable</html>");
+	httpd_push_json(srv, 200, ok_body);
+	ASSERT_OK(skit_model_complete(m, &resp, &req, NULL, NULL, NULL));
+	ASSERT_STR(resp.text, "ok");
+	skit_model_response_release(&resp);
+	ASSERT_EQ(seen.n, 1);
+	ASSERT_EQ(seen.last, 1);
+	ASSERT_EQ(seen.max, 4); /* the default */
+	ASSERT_STR(seen.why, "HTTP 503");
+	ASSERT(seen.wait_ms >= 0 && seen.wait_ms <= 5);
+	/* a success at once: no retry reported */
+	httpd_push_json(srv, 200, ok_body);
+	ASSERT_OK(skit_model_complete(m, &resp, &req, NULL, NULL, NULL));
+	skit_model_response_release(&resp);
+	ASSERT_EQ(seen.n, 1);
+	skit_model_free(m);
+	stop();
+}
+
 TEST_MAIN(
         TEST(test_model__openai_text) TEST(test_model__openai_tool_calls) TEST(
                 test_model__openai_stream_text) TEST(test_model__openai_stream_odd_chunks)
@@ -1677,4 +1733,5 @@ TEST_MAIN(
                                                                         test_model__json_actions_replayed_as_text)
                                                                         TEST(test_model__tool_call_ids_made_unique)
                                                                                 TEST(test_model__compatible_servers)
-                                                                                        TEST(test_model__bad_arguments_replayed_as_empty_object))
+                                                                                        TEST(test_model__bad_arguments_replayed_as_empty_object)
+ TEST(test_model__retry_reported))
