@@ -231,6 +231,33 @@ SKIT_EXTERN bool skit_policy_offers(const skit_policy *p,
                                     bool interactive);
 
 /**
+ * skit_policy_check() for a tool of an MCP server, named
+ * `mcp__SERVER__TOOL`. Patterns name such tools in full, by a prefix
+ * ending in `*` (`mcp__github__*`), or by server (`mcp__github`: all its
+ * tools); they take no argument. The tool is read-only when `read_only`
+ * (the server annotated it `readOnlyHint`), otherwise an execute call.
+ *
+ * @return SKIT_OK, or SKIT_ENOTFOUND when `tool` is not an MCP name.
+ */
+SKIT_EXTERN int skit_policy_check_mcp(const skit_policy *p,
+                                      const skit_active_skill *active,
+                                      size_t nactive, const char *tool,
+                                      bool read_only, skit_decision *out,
+                                      skit_error *err);
+
+/**
+ * skit_policy_offers() for the MCP tool `tool` (see
+ * skit_policy_check_mcp()): hidden by a deny pattern that names it or
+ * when an active skill declares `allowed-tools` without naming it;
+ * otherwise offered when read-only, interactive, with `--yes`, or when
+ * an allow pattern names it.
+ */
+SKIT_EXTERN bool skit_policy_offers_mcp(const skit_policy *p,
+                                        const skit_active_skill *active,
+                                        size_t nactive, const char *tool,
+                                        bool read_only, bool interactive);
+
+/**
  * Whether programs run for skill `skill` (a script of it; NULL for a
  * `shell` call) get the whole network: only when the user said so
  * (skit_policy_set_network(), `"network": true` in a trusted config), and

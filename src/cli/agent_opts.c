@@ -10,6 +10,7 @@
 
 #include "cli/agent_opts.h"
 #include "cli/error.h"
+#include "skit/mcp_client.h"
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/path.h"
@@ -619,6 +620,112 @@ static int open_policy(struct cli_agent *ca, const char *verb)
 	return status;
 }
 
+/* The user config file, or NULL (owned). */
+static char *user_config_path(void)
+{
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+
+	if (xdg && *xdg == '/')
+		return skitx_path_join(xdg, "skit/config.json");
+	if (home && *home == '/')
+		return skitx_path_join(home, ".config/skit/config.json");
+	return NULL;
+}
+
+/* On a terminal: may the project's server `si` start? Remembered in the
+ * user config `user` (when known) for this exact definition. */
+static bool approve_server(struct cli_agent *ca, const skit_mcp_server_info *si,
+                           const char *user)
+{
+	skit_error err = { 0 };
+	char line[16];
+
+	fprintf(stderr,
+	        "%sskit: MCP server '%s'%s is defined by the project (%s):\n"
+	        "  ",
+	        ca->style.bold, si->name, ca->style.reset, si->origin);
+	cli_put_exact(stderr, si->command ? si->command : si->url, &ca->style);
+	fprintf(stderr, "\nStart it (it runs with your rights)? [y/N]: ");
+	fflush(stderr);
+	if (!fgets(line, sizeof(line), stdin)) {
+		clearerr(stdin);
+		return false;
+	}
+	line[strcspn(line, "\r\n")] = '\0';
+	if (strcmp(line, "y") && strcmp(line, "yes"))
+		return false;
+	if (user && skit_mcp_approval_save(user, si->name, si->digest, &err))
+		fprintf(stderr, "skit: warning: approval not remembered: %s\n",
+		        err.message);
+	return true;
+}
+
+/*
+ * The MCP servers of the config files and the project's .mcp.json. A
+ * project's server starts once the user approved its definition; without
+ * a terminal an unapproved one stays off, with one line saying so.
+ */
+static int open_mcp(struct cli_agent *ca, const char *verb)
+{
+	const char *project = ca->project_found;
+	char *files[4] = { NULL, NULL, NULL, NULL };
+	const bool is_project[4] = { false, true, true, false };
+	bool tty = isatty(STDIN_FILENO) && isatty(STDERR_FILENO);
+	skit_mcp_config *mc = NULL;
+	skit_error err = { 0 };
+	int rc;
+
+	if (!ca->roots.no_config) {
+		files[0] = user_config_path();
+		if (project) {
+			files[1] =
+			        skitx_path_join(project, ".agents/skit.json");
+			files[2] = skitx_path_join(project, ".mcp.json");
+		}
+	}
+	if (ca->roots.config)
+		files[3] = skitx_strdup(ca->roots.config);
+	rc = skit_mcp_config_new(&mc, &err);
+	for (size_t i = 0; !rc && i < 4; i++) {
+		if (!files[i])
+			continue;
+		rc = skit_mcp_config_load(mc, files[i], is_project[i], &err);
+		/* A repository's broken file does not stop the run. */
+		if (rc && rc != SKIT_ENOMEM && is_project[i]) {
+			fprintf(stderr,
+			        "skit: warning: its MCP servers are off: %s\n",
+			        err.message);
+			rc = 0;
+		}
+	}
+	for (size_t i = 0; !rc && i < skit_mcp_config_count(mc); i++) {
+		skit_mcp_server_info si;
+
+		skit_mcp_config_server(mc, i, &si);
+		if (si.approved)
+			continue;
+		if (tty && approve_server(ca, &si, files[0])) {
+			skit_mcp_config_set_approved(mc, i, true);
+			continue;
+		}
+		fprintf(stderr,
+		        "skit: MCP server '%s' (%s) is off: the project "
+		        "defines it and you have not approved it; run skit "
+		        "on a terminal once to approve it\n",
+		        si.name, si.origin);
+	}
+	if (!rc)
+		rc = skit_agent_use_mcp(ca->agent, mc, 0, &err);
+	skit_mcp_config_free(mc);
+	for (size_t i = 0; i < 4; i++)
+		skitx_free(files[i]);
+	if (rc) {
+		cli_error(verb, "%s", err.message);
+		return rc == SKIT_ENOMEM ? CLI_FAIL : CLI_USAGE;
+	}
+	return CLI_OK;
+}
+
 int cli_agent_open(struct cli_agent *ca, bool stream_answer, const char *verb)
 {
 	skit_model_options mo = SKIT_MODEL_OPTIONS_INIT;
@@ -696,7 +803,7 @@ int cli_agent_open(struct cli_agent *ca, bool stream_answer, const char *verb)
 		cli_error(verb, "%s", err.message);
 		return rc == SKIT_EUSAGE ? CLI_USAGE : CLI_FAIL;
 	}
-	return CLI_OK;
+	return open_mcp(ca, verb);
 }
 
 int cli_agent_exit_code(int rc)

@@ -108,6 +108,44 @@ static int add_cli_roots(skit_registry *reg, const struct cli_roots *r,
 	return CLI_OK;
 }
 
+/* At most this many unsafe places are named at load; doctor names all. */
+#define MAX_UNSAFE_SHOWN 3
+
+/*
+ * Say at load, as ssh does for its config files, when skills come from a
+ * root or folder that someone else can write or owns: whoever can write
+ * there can change what the agent reads and runs. One line each (the
+ * first few), then where to see the rest.
+ */
+static void warn_unsafe(const skit_registry *reg, const char *verb)
+{
+	size_t n, shown = 0, more = 0;
+	const skit_diag *dg = skit_registry_diags(reg, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(dg[i].code, "unsafe-root") &&
+		    strcmp(dg[i].code, "unsafe-folder"))
+			continue;
+		if (shown == MAX_UNSAFE_SHOWN) {
+			more++;
+			continue;
+		}
+		fprintf(stderr, "skit %s: warning: ", verb);
+		if (dg[i].path) {
+			cli_put_text(stderr, dg[i].path, true, 0);
+			fputs(": ", stderr);
+		}
+		cli_put_text(stderr, dg[i].message, true, 0);
+		fputc('\n', stderr);
+		shown++;
+	}
+	if (more)
+		fprintf(stderr,
+		        "skit %s: warning: %zu more unsafe folder%s: skit "
+		        "doctor lists them\n",
+		        verb, more, more == 1 ? "" : "s");
+}
+
 static int open_registry(skit_registry **out, const struct cli_roots *r,
                          const char *cwd, const char *verb, bool missing_ok)
 {
@@ -142,6 +180,8 @@ static int open_registry(skit_registry **out, const struct cli_roots *r,
 		status = CLI_FAIL;
 		goto fail;
 	}
+	if (!missing_ok) /* doctor reports them itself */
+		warn_unsafe(reg, verb);
 	*out = reg;
 	return CLI_OK;
 fail:

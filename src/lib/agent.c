@@ -16,6 +16,7 @@
 #include "skit/agent.h"
 #include "skit/prompt.h"
 #include "lib/agent_int.h"
+#include "lib/mcp_client_int.h"
 #include "lib/audit_int.h"
 #include "lib/error.h"
 #include "lib/model_int.h"
@@ -1460,6 +1461,7 @@ void skit_agent_free(skit_agent *agent)
 {
 	if (!agent)
 		return;
+	skit__mcp_free(agent->mcp); /* the servers end with the run */
 	skit_audit_free(agent->audit);
 	for (size_t i = 0; i < agent->nmsgs; i++)
 		msg_release(&agent->msgs[i]);

@@ -92,6 +92,8 @@ struct skit_agent {
 	unsigned int turn_activations;
 	unsigned int turn;
 
+	struct skit__mcp *mcp; /* MCP servers' tools; NULL: none */
+
 	skit_audit *audit; /* NULL without a trail */
 	int audit_rc;      /* first audit failure, sticky */
 	skit_error audit_err;
@@ -122,8 +124,9 @@ const skit_active_skill *skit__agent_policy_view(struct skit_agent *a);
 struct agent_skill *skit__agent_find_active(struct skit_agent *a,
                                             const char *name);
 
-/* Most tools offered at once (the size of skit__tools_schemas' array). */
-#define SKIT__TOOLS_MAX 12
+/* Most tools offered at once (the size of skit__tools_schemas' array):
+ * skit's own, then the MCP servers' (mcp_client_int.h). */
+#define SKIT__TOOLS_MAX (12 + 128)
 
 /* The tools offered to the model this turn (borrowed, static strings). */
 size_t skit__tools_schemas(struct skit_agent *a, skit_tool_schema *out,

@@ -22,6 +22,8 @@
 #include <pthread.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <jansson.h>
 #include <microhttpd.h>
@@ -343,7 +345,7 @@ int skit_mcp_serve_http(skit_mcp_server *srv, const skit_mcp_http_options *opts,
 	struct http h;
 	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD;
 	const char *host;
-	int wfd = -1;
+	int wfd = -1, lfd, one = 1;
 
 	assert(srv && opts);
 	if (opts->version != SKIT_MCP_HTTP_VERSION || opts->port > 65535)
@@ -372,13 +374,30 @@ int skit_mcp_serve_http(skit_mcp_server *srv, const skit_mcp_http_options *opts,
 	                     : !memcmp(&a6.sin6_addr, &in6addr_loopback,
 	                               sizeof(in6addr_loopback));
 	h.path = opts->path ? opts->path : "/mcp";
+	/* Bind here, not in libmicrohttpd, so a failure says why (the port
+	 * is taken, the address is not ours...). */
+	lfd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (lfd < 0 ||
+	    setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    bind(lfd, sa,
+	         sa == (struct sockaddr *)&a4 ? sizeof(a4) : sizeof(a6)) < 0 ||
+	    listen(lfd, 64) < 0) {
+		int e = errno;
+
+		if (lfd >= 0)
+			close(lfd);
+		return skit__error_set(err, SKIT_EIO, 0,
+		                       "cannot listen on %s:%u: %s", host,
+		                       opts->port, strerror(e));
+	}
 	pthread_mutex_init(&h.lock, NULL);
 	d = MHD_start_daemon(
 	        flags, (uint16_t)opts->port, NULL, NULL, handler, &h,
-	        MHD_OPTION_SOCK_ADDR, sa, MHD_OPTION_NOTIFY_COMPLETED,
+	        MHD_OPTION_LISTEN_SOCKET, lfd, MHD_OPTION_NOTIFY_COMPLETED,
 	        completed, &h, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)60,
 	        MHD_OPTION_CONNECTION_LIMIT, (unsigned int)64, MHD_OPTION_END);
 	if (!d) {
+		close(lfd);
 		pthread_mutex_destroy(&h.lock);
 		return skit__error_set(err, SKIT_EIO, 0,
 		                       "cannot listen on %s:%u", host,

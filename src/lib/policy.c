@@ -86,7 +86,16 @@ static const struct tool tools[] = {
 	{ "read_skill_resource", 0, 0, ARG_NONE, SKIT_RISK_READ, true },
 	{ "search_skills", 0, 0, ARG_NONE, SKIT_RISK_READ, true },
 	{ "update_plan", 0, 0, ARG_NONE, SKIT_RISK_READ, true },
+	/* MCP servers' tools (mcp__SERVER__TOOL): the names never parse as
+	 * a pattern's tool name; patterns and calls reach them through
+	 * mcp_name(). Read-only when the server annotates readOnlyHint. */
+	{ "mcp (read-only)", 0, 0, ARG_NONE, SKIT_RISK_READ, false },
+	{ "mcp (execute)", 0, 0, ARG_NONE, SKIT_RISK_EXECUTE, false },
 };
+
+#define MCP_PREFIX "mcp__"
+#define MCP_READ_T ((int)SKIT_ARRAY_SIZE(tools) - 2)
+#define MCP_EXEC_T ((int)SKIT_ARRAY_SIZE(tools) - 1)
 
 #define RUN_SKILL_SCRIPT "run_skill_script"
 
@@ -96,6 +105,7 @@ struct pattern {
 	char *arg;   /* cleaned argument; NULL for a bare name */
 	bool prefix; /* ARG_COMMAND ending in ":*" */
 	char *skill; /* run_skill_script(SKILL:PATH): the skill; else NULL */
+	char *mcp;   /* mcp__SERVER[__TOOL][*]: the name pattern; else NULL */
 };
 
 struct plist {
@@ -344,12 +354,53 @@ static int split_skill(char **skill, const char **a, size_t *alen, size_t *off)
 	return 0;
 }
 
+/* A character of an MCP server or tool name (as servers spell them). */
+static bool is_mcp_char(char c)
+{
+	return is_name_char(c, false) || c == '-' || c == '.';
+}
+
+/*
+ * The length of the MCP tool pattern at `s` ("mcp__SERVER", optionally
+ * "__TOOL", optionally ending in '*'), or 0 when `s` is not one.
+ */
+static size_t mcp_name(const char *s, size_t len)
+{
+	size_t n = strlen(MCP_PREFIX), i;
+
+	if (len <= n || memcmp(s, MCP_PREFIX, n))
+		return 0;
+	for (i = n; i < len && is_mcp_char(s[i]); i++)
+		;
+	if (i < len && s[i] == '*')
+		i++;
+	return i;
+}
+
+/*
+ * Whether MCP pattern `pat` covers the tool `name`: the same name, a
+ * prefix ending in '*', or a bare "mcp__SERVER" for every tool of it.
+ */
+static bool mcp_match(const char *pat, const char *name)
+{
+	size_t n = strlen(pat);
+
+	if (n && pat[n - 1] == '*')
+		return !strncmp(pat, name, n - 1);
+	if (!strcmp(pat, name))
+		return true;
+	if (!strstr(pat + strlen(MCP_PREFIX), "__"))
+		return !strncmp(pat, name, n) && !strncmp(name + n, "__", 2);
+	return false;
+}
+
 static void pattern_release(struct pattern *pat)
 {
 	skitx_free(pat->text);
 	skitx_free(pat->arg);
 	skitx_free(pat->skill);
-	pat->text = pat->arg = pat->skill = NULL;
+	skitx_free(pat->mcp);
+	pat->text = pat->arg = pat->skill = pat->mcp = NULL;
 }
 
 /*
@@ -377,6 +428,25 @@ static int parse_pattern(struct pattern *pat, const char *s, size_t len,
 		    s[i] == 0x7f)
 			return perr_set(pe, SKIT_EINVALID, i,
 			                "control character in pattern");
+	name_len = mcp_name(s, len);
+	if (name_len) {
+		if (name_len < len)
+			return perr_set(
+			        pe, SKIT_EINVALID, name_len,
+			        s[name_len] == '('
+			                ? "an MCP tool takes no argument"
+			                : "unexpected '%c' in an MCP "
+			                  "tool name",
+			        s[name_len]);
+		pat->tool = MCP_EXEC_T;
+		pat->mcp = skitx_strndup(s, len);
+		pat->text = skitx_strndup(s, len);
+		if (!pat->mcp || !pat->text) {
+			pattern_release(pat);
+			return SKIT_ENOMEM;
+		}
+		return 0;
+	}
 	while (name_len < len && is_name_char(s[name_len], !name_len))
 		name_len++;
 	if (!name_len)
@@ -496,6 +566,7 @@ struct call {
 	int index;
 	const char *target; /* never NULL */
 	const char *skill;  /* run_skill_script: the script's skill */
+	const char *mcp;    /* an MCP tool: its full name; else NULL */
 	int path_state;     /* 0 inside (path), 1 outside, 2 too long */
 	char path[PATH_BUF];
 	bool host_ok;
@@ -1337,6 +1408,8 @@ static bool pattern_match(const struct pattern *pat, const struct call *c,
 
 	if (pat->tool < 0)
 		return false;
+	if (pat->mcp || c->mcp)
+		return pat->mcp && c->mcp && mcp_match(pat->mcp, c->mcp);
 	pt = &tools[pat->tool];
 	if (pt->denotes ? !(pt->denotes & c->tool->classes)
 	                : pat->tool != c->index)
@@ -1707,16 +1780,31 @@ void skit_policy_set_no_network(skit_policy *p, bool no_network)
  * The procedure of docs/permissions.md, in its order: the first step
  * that decides, decides.
  */
-int skit_policy_check(const skit_policy *p, const skit_active_skill *active,
-                      size_t nactive, const skit_tool_request *req,
-                      skit_decision *out, skit_error *err)
+/* The tool table entry of a call of `name`: -1 when unknown. An MCP
+ * tool is read-only when `mcp_ro`, else execute. */
+static int call_index(const char *name, bool mcp_ro, const char **mcp)
+{
+	size_t len = strlen(name);
+
+	*mcp = NULL;
+	if (mcp_name(name, len) == len && !strchr(name, '*') &&
+	    strstr(name + strlen(MCP_PREFIX), "__")) {
+		*mcp = name;
+		return mcp_ro ? MCP_READ_T : MCP_EXEC_T;
+	}
+	return tool_index(name, len);
+}
+
+static int check(const skit_policy *p, const skit_active_skill *active,
+                 size_t nactive, const skit_tool_request *req, bool mcp_ro,
+                 skit_decision *out, skit_error *err)
 {
 	const struct pattern *hit, *allow;
 	bool declared = false, listed = false;
 	struct call c;
 
 	assert(p && req && req->tool && out && (active || !nactive));
-	c.index = tool_index(req->tool, strlen(req->tool));
+	c.index = call_index(req->tool, mcp_ro, &c.mcp);
 	if (c.index < 0)
 		return skit__error_set(err, SKIT_ENOTFOUND, 0,
 		                       "unknown tool '%s'", req->tool);
@@ -1822,6 +1910,26 @@ int skit_policy_check(const skit_policy *p, const skit_active_skill *active,
 	return 0;
 }
 
+int skit_policy_check(const skit_policy *p, const skit_active_skill *active,
+                      size_t nactive, const skit_tool_request *req,
+                      skit_decision *out, skit_error *err)
+{
+	return check(p, active, nactive, req, false, out, err);
+}
+
+int skit_policy_check_mcp(const skit_policy *p, const skit_active_skill *active,
+                          size_t nactive, const char *tool, bool read_only,
+                          skit_decision *out, skit_error *err)
+{
+	skit_tool_request req = { tool, NULL, NULL };
+
+	assert(tool);
+	if (!mcp_name(tool, strlen(tool)))
+		return skit__error_set(err, SKIT_ENOTFOUND, 0,
+		                       "'%s' is not an MCP tool", tool);
+	return check(p, active, nactive, &req, read_only, out, err);
+}
+
 bool skit_policy_simple_command(const char *cmd)
 {
 	assert(cmd);
@@ -1846,6 +1954,8 @@ static bool pattern_names(const struct pattern *pat, int t)
 
 	if (pat->tool < 0)
 		return false;
+	if (pat->mcp)
+		return false; /* see plist_names_mcp() */
 	pt = &tools[pat->tool];
 	return pt->denotes ? (pt->denotes & tools[t].classes) != 0
 	                   : pat->tool == t;
@@ -1857,6 +1967,41 @@ static bool plist_names(const struct plist *l, int t, bool bare_only)
 		if ((!bare_only || !l->v[i].arg) && pattern_names(&l->v[i], t))
 			return true;
 	return false;
+}
+
+/* Whether a bare pattern of `l` covers the MCP tool `name`. */
+static bool plist_names_mcp(const struct plist *l, const char *name)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].mcp && mcp_match(l->v[i].mcp, name))
+			return true;
+	return false;
+}
+
+bool skit_policy_offers_mcp(const skit_policy *p,
+                            const skit_active_skill *active, size_t nactive,
+                            const char *tool, bool read_only, bool interactive)
+{
+	bool declared = false, named = false;
+
+	assert(p && tool && (active || !nactive));
+	if (plist_names_mcp(&p->lists[L_FLAG_DENY], tool) ||
+	    plist_names_mcp(&p->lists[L_DENY], tool))
+		return false;
+	for (size_t i = 0; i < nactive; i++) {
+		if (!active[i].tools)
+			continue;
+		declared = true;
+		if (plist_names_mcp(&active[i].tools->pats, tool))
+			named = true;
+	}
+	if (declared)
+		return named;
+	if (read_only)
+		return true;
+	return interactive || p->yes ||
+	       plist_names_mcp(&p->lists[L_FLAG_ALLOW], tool) ||
+	       plist_names_mcp(&p->lists[L_ALLOW], tool);
 }
 
 bool skit_policy_offers(const skit_policy *p, const skit_active_skill *active,
@@ -2058,6 +2203,10 @@ int skit_policy_suggest(char *buf, size_t cap, const skit_tool_request *req,
 
 	assert(buf && cap && req && req->tool);
 	buf[0] = '\0';
+	if (mcp_name(req->tool, strlen(req->tool)))
+		return snprintf(buf, cap, "%s", req->tool) < (int)cap
+		               ? 0
+		               : SKIT_ETOOBIG;
 	t = tool_index(req->tool, strlen(req->tool));
 	if (t < 0)
 		return SKIT_ENOTFOUND;

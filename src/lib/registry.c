@@ -511,7 +511,12 @@ static int scan_diag(struct scan *sc, const char *code, const char *path,
 	skit_diag diag = { 0 };
 	va_list ap;
 
-	diag.severity = SKIT_SEVERITY_WARNING;
+	/* Two skills one name could mean are an error (the agent could be
+	 * handed the wrong one); the rest are warnings. */
+	diag.severity = !strcmp(code, "nfkc-collision") ||
+	                                !strcmp(code, "name-confusable")
+	                        ? SKIT_SEVERITY_ERROR
+	                        : SKIT_SEVERITY_WARNING;
 	diag.code = code;
 	if (path) {
 		diag.path = skit__arena_strdup(&ix->strings, path);

@@ -29,6 +29,7 @@
 #include "lib/agent_int.h"
 #include "lib/audit_int.h"
 #include "lib/error.h"
+#include "lib/mcp_client_int.h"
 #include "lib/sandbox_int.h"
 #include "lib/tools_int.h"
 #include "util/path.h"
@@ -205,6 +206,7 @@ size_t skit__tools_schemas(struct skit_agent *a, skit_tool_schema *out,
 	for (size_t i = 0; i < SKIT_ARRAY_SIZE(gated); i++)
 		if (offered(a, gated[i]->name))
 			out[n++] = *gated[i];
+	n += skit__mcp_schemas(a, out + n, SKIT__TOOLS_MAX - n);
 	return n;
 }
 
@@ -1407,8 +1409,8 @@ static void audit_approval(struct skit_agent *a, const char *tool,
  * Decide a gated call: *go is set when it may run. A refusal becomes
  * the error result the model sees. Returns 0 or SKIT_ENOMEM.
  */
-static int gate(struct skit_agent *a, const char *name, json_t *args,
-                struct skitx_buf *out, bool *is_error, bool *go,
+static int gate(struct skit_agent *a, const char *name, int mcp_ro,
+                json_t *args, struct skitx_buf *out, bool *is_error, bool *go,
                 skit_error *err)
 {
 	const skit_active_skill *view = skit__agent_policy_view(a);
@@ -1435,7 +1437,12 @@ static int gate(struct skit_agent *a, const char *name, json_t *args,
 	req.tool = name;
 	req.target = skitx_buf_cstr(&t);
 	req.skill = skill;
-	rc = skit_policy_check(a->policy, view, a->nactive, &req, &d, NULL);
+	if (mcp_ro >= 0)
+		rc = skit_policy_check_mcp(a->policy, view, a->nactive, name,
+		                           mcp_ro, &d, NULL);
+	else
+		rc = skit_policy_check(a->policy, view, a->nactive, &req, &d,
+		                       NULL);
 	if (rc) {
 		rc = skit__tool_error(out, is_error, "unknown tool '%.64s'",
 		                      name);
@@ -1471,6 +1478,8 @@ static int gate(struct skit_agent *a, const char *name, json_t *args,
 	else if (!strcmp(name, "run_skill_script"))
 		snprintf(always, sizeof(always), "runs of %s's %s",
 		         skill ? skill : "?", key);
+	else if (mcp_ro >= 0)
+		snprintf(always, sizeof(always), "calls of %s", name);
 	else
 		snprintf(always, sizeof(always), "%s on %s", name, key);
 	json = json_dumps(args, JSON_COMPACT | JSON_SORT_KEYS);
@@ -1548,7 +1557,7 @@ int skit__tools_call(struct skit_agent *a, const char *name, json_t *args,
 		{ "write_file", skit__tool_write_file },
 		{ "shell", do_shell },
 	};
-	bool go = false;
+	bool go = false, mcp_ro = false;
 	int rc;
 
 	*is_error = false;
@@ -1574,10 +1583,22 @@ int skit__tools_call(struct skit_agent *a, const char *name, json_t *args,
 			        strcmp(name, "run_skill_script")
 			                ? ""
 			                : ": call use_skill first");
-		rc = gate(a, name, args, out, is_error, &go, err);
+		rc = gate(a, name, -1, args, out, is_error, &go, err);
 		if (rc || !go)
 			return rc;
 		return gated_run[i].run(a, args, out, is_error, err);
+	}
+	if (skit__mcp_known(a->mcp, name, &mcp_ro)) {
+		if (!skit_policy_offers_mcp(
+		            a->policy, skit__agent_policy_view(a), a->nactive,
+		            name, mcp_ro, a->hooks.on_approve != NULL))
+			return skit__tool_error(
+			        out, is_error, "tool '%s' is not available now",
+			        name);
+		rc = gate(a, name, mcp_ro, args, out, is_error, &go, err);
+		if (rc || !go)
+			return rc;
+		return skit__mcp_call(a, name, args, out, is_error, err);
 	}
 	return skit__tool_error(out, is_error, "unknown tool '%.64s'", name);
 }

@@ -587,7 +587,7 @@ int skit__tool_write_file(struct skit_agent *a, json_t *args,
 	char tmp[300], hex[65], why[256], *copy;
 	size_t len;
 	struct stat st;
-	bool existed;
+	bool existed, full;
 	mode_t mode = 0644;
 	int root, dfd, fd = -1, rc, e = 0;
 
@@ -607,7 +607,17 @@ int skit__tool_write_file(struct skit_agent *a, json_t *args,
 		                        "content is %zu bytes; at most %u can "
 		                        "be written at once",
 		                        len, WRITE_MAX);
-	if (skit__protect_check_rel(a, path, why, sizeof(why)))
+	/* The sandbox mode holds for the file tools too: read-only writes
+	 * nothing; only full-access (the user's own choice) may write the
+	 * protected paths. */
+	if (a->sandbox_mode == SKIT_SANDBOX_READ_ONLY)
+		return skit__tool_error(out, is_error,
+		                        "%.200s: the sandbox is read-only "
+		                        "(--sandbox read-only); nothing is "
+		                        "written",
+		                        path);
+	full = a->sandbox_mode == SKIT_SANDBOX_FULL_ACCESS;
+	if (!full && skit__protect_check_rel(a, path, why, sizeof(why)))
 		return protected_error(a, path, why, out, is_error);
 	root = project_fd(a, out, is_error, &rc);
 	if (root < 0)
@@ -622,7 +632,7 @@ int skit__tool_write_file(struct skit_agent *a, json_t *args,
 		skitx_free(copy);
 		return rc;
 	}
-	if (skit__protect_check_at(a, dfd, base, why, sizeof(why))) {
+	if (!full && skit__protect_check_at(a, dfd, base, why, sizeof(why))) {
 		rc = protected_error(a, path, why, out, is_error);
 		goto done;
 	}

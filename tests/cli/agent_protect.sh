@@ -91,4 +91,23 @@ ln -s .git "$P/gitlink"
 prun "$T/link.jsonl" --allow 'Write(**)'
 [ ! -e "$P/.git/hooks/pre-push" ] && reg_pass || reg_fail "write through a link"
 
+# --sandbox read-only: write_file writes nothing at all.
+{
+	printf '{"tool_calls": [%s]}\n' "$(w d1 notes/ro.txt 'RO')"
+	printf '{"text": "DONE"}\n'
+} >"$T/ro.jsonl"
+prun "$T/ro.jsonl" --allow 'Write(**)' --sandbox read-only
+expect_rc 0 "a read-only run"
+[ ! -e "$P/notes/ro.txt" ] && reg_pass || reg_fail "write_file wrote in a read-only sandbox"
+has "$T/req.jsonl" "the sandbox is read-only" "the model is told why"
+
+# --sandbox full-access (the user's own flag): protected paths too.
+{
+	printf '{"tool_calls": [%s]}\n' "$(w e1 .git/hooks/post-merge 'FULL')"
+	printf '{"text": "DONE"}\n'
+} >"$T/full.jsonl"
+prun "$T/full.jsonl" --allow 'Write(**)' --sandbox full-access
+expect_rc 0 "a full-access run"
+has "$P/.git/hooks/post-merge" "FULL" "full-access: write_file may write .git"
+
 reg_done

@@ -1362,6 +1362,88 @@ static void test_policy__config_network(void)
 	skit_policy_free(p);
 }
 
+/* MCP tools: patterns by name, prefix and server; risk from the hint. */
+static void test_policy__mcp(void)
+{
+	skit_allowed_tools *at;
+	skit_active_skill sk;
+	skit_decision d;
+	skit_policy *p;
+	skit_error err = { 0 };
+
+	ASSERT_OK(skit_policy_new(&p, NULL));
+	ASSERT_OK(skit_policy_check_mcp(p, NULL, 0, "mcp__fs__read_text", true,
+	                                &d, &err));
+	ASSERT_EQ(d.verdict, SKIT_POLICY_ALLOW);
+	ASSERT_EQ(d.risk, SKIT_RISK_READ);
+	ASSERT_OK(skit_policy_check_mcp(p, NULL, 0, "mcp__fs__write", false,
+	                                &d, &err));
+	ASSERT_EQ(d.verdict, SKIT_POLICY_ASK);
+	ASSERT_EQ(d.risk, SKIT_RISK_EXECUTE);
+	ASSERT_STR(d.reason, "execute call needs approval");
+	ASSERT(!skit_policy_offers_mcp(p, NULL, 0, "mcp__fs__write", false,
+	                               false));
+	ASSERT(skit_policy_offers_mcp(p, NULL, 0, "mcp__fs__write", false,
+	                              true));
+	ASSERT(skit_policy_offers_mcp(p, NULL, 0, "mcp__fs__read", true,
+	                              false));
+	ASSERT_EQ(skit_policy_check_mcp(p, NULL, 0, "shell", false, &d, &err),
+	          SKIT_ENOTFOUND);
+
+	/* A server-wide allow, a prefix deny: the deny wins. */
+	ASSERT_OK(skit_policy_add_flag(p, SKIT_POLICY_LIST_ALLOW, "mcp__fs",
+	                               &err));
+	ASSERT_OK(skit_policy_add_flag(p, SKIT_POLICY_LIST_DENY,
+	                               "mcp__fs__write*", &err));
+	ASSERT_OK(skit_policy_check_mcp(p, NULL, 0, "mcp__fs__move", false, &d,
+	                                &err));
+	ASSERT_EQ(d.verdict, SKIT_POLICY_ALLOW);
+	ASSERT_STR(d.reason, "pre-approved by --allow 'mcp__fs'");
+	ASSERT_OK(skit_policy_check_mcp(p, NULL, 0, "mcp__fs__write_file",
+	                                true, &d, &err));
+	ASSERT_EQ(d.verdict, SKIT_POLICY_DENY);
+	ASSERT_STR(d.reason, "denied by --deny 'mcp__fs__write*'");
+	ASSERT(!skit_policy_offers_mcp(p, NULL, 0, "mcp__fs__write_file", true,
+	                               true));
+	/* "mcp__fs" is not a prefix of another server's name. */
+	ASSERT_OK(skit_policy_check_mcp(p, NULL, 0, "mcp__fsx__move", false,
+	                                &d, &err));
+	ASSERT_EQ(d.verdict, SKIT_POLICY_ASK);
+	/* Non-MCP patterns never cover MCP tools, nor the reverse. */
+	ASSERT_OK(skit_policy_add_flag(p, SKIT_POLICY_LIST_DENY, "Bash",
+	                               &err));
+	ASSERT_OK(skit_policy_check_mcp(p, NULL, 0, "mcp__fs__move", false, &d,
+	                                &err));
+	ASSERT_EQ(d.verdict, SKIT_POLICY_ALLOW);
+	skit_policy_free(p);
+
+	/* Grammar: no argument, no stray character. */
+	ASSERT_OK(skit_policy_new(&p, NULL));
+	ASSERT_EQ(skit_policy_add(p, SKIT_POLICY_LIST_ALLOW, "mcp__fs(x)",
+	                          &err),
+	          SKIT_EINVALID);
+	ASSERT_CONTAINS(err.message, "an MCP tool takes no argument");
+	ASSERT_EQ(skit_policy_add(p, SKIT_POLICY_LIST_ALLOW, "mcp__fs*x",
+	                          &err),
+	          SKIT_EINVALID);
+	ASSERT_OK(skit_policy_add(p, SKIT_POLICY_LIST_ALLOW, "mcp__*", &err));
+	ASSERT_OK(skit_policy_check_mcp(p, NULL, 0, "mcp__a-b__c.d", false, &d,
+	                                &err));
+	ASSERT_EQ(d.verdict, SKIT_POLICY_ALLOW);
+
+	/* A skill's allowed-tools gates MCP tools like any other. */
+	ASSERT_OK(skit_allowed_tools_parse(&at, "s", "Read mcp__gh__*", &err));
+	sk.name = "s";
+	sk.tools = at;
+	ASSERT_OK(skit_policy_check_mcp(p, &sk, 1, "mcp__fs__x", true, &d,
+	                                &err));
+	ASSERT_EQ(d.verdict, SKIT_POLICY_DENY);
+	ASSERT(!skit_policy_offers_mcp(p, &sk, 1, "mcp__fs__x", true, true));
+	ASSERT(skit_policy_offers_mcp(p, &sk, 1, "mcp__gh__x", true, false));
+	skit_allowed_tools_free(at);
+	skit_policy_free(p);
+}
+
 TEST_MAIN(
 	TEST(test_policy__table)
 	TEST(test_policy__doc_table_in_sync)
@@ -1381,5 +1463,6 @@ TEST_MAIN(
 	TEST(test_policy__shell_table)
 	TEST(test_policy__script_grants_and_hints)
 	TEST(test_policy__load_config)
-	TEST(test_policy__config_network))
+	TEST(test_policy__config_network)
+	TEST(test_policy__mcp))
 /* clang-format on */

@@ -1,0 +1,1127 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mcp_client.c - MCP servers' tools in the agent: the `mcpServers`
+ * configuration with its approvals, and a stdio client (JSON-RPC, one
+ * message a line) that starts each server, lists its tools and calls
+ * them with a timeout and capped output.
+ *
+ * A server is a program the user configured, not the model: it runs
+ * outside the sandbox, like the user's own tools, but with a scrubbed
+ * environment (PATH plus what its `env` names) and in its own process
+ * group, so that the whole group is ended when the run ends. A server
+ * that times out, crashes or sends garbage is stopped at once: its tools
+ * then fail with an error the model sees, and the run goes on.
+ */
+#include "common.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "skit/mcp_client.h"
+
+#include "lib/agent_int.h"
+#include "lib/digest.h"
+#include "lib/error.h"
+#include "lib/mcp_client_int.h"
+#include "lib/tools_int.h"
+#include "util/fs.h"
+
+#define MAX_CONFIG      (1024 * 1024)
+#define MAX_SERVERS     32
+#define MAX_ARGS        256
+#define MAX_NAME        64                 /* the full mcp__SERVER__TOOL name */
+#define MAX_LINE        (8u * 1024 * 1024) /* one JSON-RPC message */
+#define MAX_TOOLS_PAGES 16
+#define MAX_DESC        2048 /* bytes of a tool's description kept */
+#define OUTPUT_CAP      (64u * 1024)
+#define START_TIMEOUT   60000L
+#define CALL_TIMEOUT    120000L
+#define STOP_GRACE_MS   2000
+#define PROTOCOL        "2025-06-18"
+
+extern char **environ;
+
+/* ---- configuration ---------------------------------------------------- */
+
+struct def {
+	char *name, *origin, *command, *url;
+	char **args, **env; /* NULL-ended; env as NAME=VALUE */
+	json_t *headers;    /* HTTP: an object of strings, or NULL */
+	char digest[72];
+	bool project, approved;
+};
+
+struct skit_mcp_config {
+	struct def *v;
+	size_t n;
+	json_t *approvals; /* name -> digest, from user files */
+};
+
+static void strv_free(char **v)
+{
+	if (!v)
+		return;
+	for (char **p = v; *p; p++)
+		skitx_free(*p);
+	skitx_free(v);
+}
+
+static void def_release(struct def *d)
+{
+	skitx_free(d->name);
+	skitx_free(d->origin);
+	skitx_free(d->command);
+	skitx_free(d->url);
+	strv_free(d->args);
+	strv_free(d->env);
+	json_decref(d->headers);
+}
+
+int skit_mcp_config_new(skit_mcp_config **out, skit_error *err)
+{
+	*out = skitx_calloc(1, sizeof(**out));
+	if (!*out)
+		return skit__error_oom(err);
+	(*out)->approvals = json_object();
+	if (!(*out)->approvals) {
+		skitx_free(*out);
+		*out = NULL;
+		return skit__error_oom(err);
+	}
+	return 0;
+}
+
+/* A server or tool name as providers accept it in a tool name. */
+static bool name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || n > MAX_NAME)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_' ||
+		      s[i] == '-'))
+			return false;
+	/* "__" separates server and tool; it may not hide in a name. */
+	return !strstr(s, "__");
+}
+
+static bool env_name_ok(const char *s)
+{
+	if (!*s || (*s >= '0' && *s <= '9'))
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_'))
+			return false;
+	return true;
+}
+
+static int parse_def(struct def *d, const char *name, json_t *o,
+                     const char *path, skit_error *err)
+{
+	json_t *cmd = json_object_get(o, "command");
+	json_t *url = json_object_get(o, "url");
+	json_t *args = json_object_get(o, "args");
+	json_t *env = json_object_get(o, "env");
+	json_t *hdr = json_object_get(o, "headers");
+	json_t *v;
+	const char *k;
+	size_t i, n = 0;
+	char *canon;
+
+	memset(d, 0, sizeof(*d));
+	if (!name_ok(name))
+		return skit__error_set(err, SKIT_EINVALID, 0,
+		                       "%s: MCP server name '%.64s' must be 1 "
+		                       "to 64 letters, digits, '-' or '_' "
+		                       "(no \"__\")",
+		                       path, name);
+	if (!json_is_object(o) || (!cmd == !url) ||
+	    (cmd && !json_is_string(cmd)) || (url && !json_is_string(url)))
+		return skit__error_set(err, SKIT_EINVALID, 0,
+		                       "%s: MCP server '%s' needs either a "
+		                       "\"command\" or a \"url\" string",
+		                       path, name);
+	if ((args && (!cmd || !json_is_array(args) ||
+	              json_array_size(args) > MAX_ARGS)) ||
+	    (env && (!cmd || !json_is_object(env))) ||
+	    (hdr && (!url || !json_is_object(hdr))))
+		return skit__error_set(err, SKIT_EINVALID, 0,
+		                       "%s: MCP server '%s': \"args\" (an "
+		                       "array) and \"env\" (an object) go with "
+		                       "\"command\", \"headers\" (an object) "
+		                       "with \"url\"",
+		                       path, name);
+	json_array_foreach(args, i, v) if (!json_is_string(v)) return skit__error_set(
+	        err, SKIT_EINVALID, 0,
+	        "%s: MCP server '%s': \"args\" must hold "
+	        "strings",
+	        path, name);
+	json_object_foreach(env, k, v) if (
+	        !json_is_string(v) ||
+	        !env_name_ok(
+	                k)) return skit__error_set(err, SKIT_EINVALID, 0,
+	                                           "%s: MCP server '%s': \"env\" must map "
+	                                           "variable names to strings",
+	                                           path, name);
+	json_object_foreach(hdr, k, v) if (!json_is_string(v)) return skit__error_set(
+	        err, SKIT_EINVALID, 0,
+	        "%s: MCP server '%s': \"headers\" must map "
+	        "names to strings",
+	        path, name);
+
+	d->name = skitx_strdup(name);
+	d->origin = skitx_strdup(path);
+	if (!d->name || !d->origin)
+		goto oom;
+	if (cmd) {
+		d->command = skitx_strdup(json_string_value(cmd));
+		d->args =
+		        skitx_calloc(json_array_size(args) + 2, sizeof(char *));
+		d->env =
+		        skitx_calloc(json_object_size(env) + 2, sizeof(char *));
+		if (!d->command || !d->args || !d->env)
+			goto oom;
+		d->args[0] = skitx_strdup(d->command);
+		if (!d->args[0])
+			goto oom;
+		json_array_foreach(
+		        args, i,
+		        v) if (!(d->args[i + 1] =
+		                         skitx_strdup(json_string_value(
+		                                 v)))) goto oom;
+		json_object_foreach(env, k, v)
+		{
+			size_t len =
+			        strlen(k) + strlen(json_string_value(v)) + 2;
+
+			d->env[n] = skitx_malloc(len);
+			if (!d->env[n])
+				goto oom;
+			snprintf(d->env[n++], len, "%s=%s", k,
+			         json_string_value(v));
+		}
+	} else {
+		d->url = skitx_strdup(json_string_value(url));
+		d->headers = hdr ? json_deep_copy(hdr) : NULL;
+		if (!d->url || (hdr && !d->headers))
+			goto oom;
+	}
+	/* The digest covers what runs: the whole definition, canonical. */
+	canon = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+	if (!canon)
+		goto oom;
+	memcpy(d->digest, "sha256:", 7);
+	skit__sha256_hex(canon, strlen(canon), d->digest + 7);
+	free(canon);
+	return 0;
+oom:
+	def_release(d);
+	memset(d, 0, sizeof(*d));
+	return skit__error_oom(err);
+}
+
+static int read_json(json_t **out, const char *path, bool *missing,
+                     skit_error *err)
+{
+	struct skitx_buf b;
+	json_error_t je;
+	int rc;
+
+	*out = NULL;
+	*missing = false;
+	skitx_buf_init(&b, 0);
+	rc = skitx_fs_read_file(path, &b, MAX_CONFIG);
+	if (rc < 0) {
+		skitx_buf_release(&b);
+		if (errno == ENOENT) {
+			*missing = true;
+			return 0;
+		}
+		if (rc == SKIT_ENOMEM)
+			return skit__error_oom(err);
+		return skit__error_set(
+		        err, rc == SKIT_ETOOBIG ? SKIT_EINVALID : SKIT_EIO, 0,
+		        "%s: %s", path,
+		        rc == SKIT_ETOOBIG ? "over 1 MiB" : strerror(errno));
+	}
+	*out = json_loadb(skitx_buf_cstr(&b), skitx_buf_len(&b),
+	                  JSON_REJECT_DUPLICATES, &je);
+	skitx_buf_release(&b);
+	if (!*out || !json_is_object(*out)) {
+		json_decref(*out);
+		*out = NULL;
+		return skit__error_set(err, SKIT_EINVALID, 0,
+		                       "%s: not a JSON object", path);
+	}
+	return 0;
+}
+
+static struct def *find_def(skit_mcp_config *c, const char *name)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (!strcmp(c->v[i].name, name))
+			return &c->v[i];
+	return NULL;
+}
+
+int skit_mcp_config_load(skit_mcp_config *c, const char *path, bool project,
+                         skit_error *err)
+{
+	struct def *grown, *tmp = NULL;
+	json_t *root, *servers, *appr, *v;
+	const char *k;
+	size_t ntmp = 0, add = 0;
+	bool missing;
+	int rc;
+
+	rc = read_json(&root, path, &missing, err);
+	if (rc || missing)
+		return rc;
+	servers = json_object_get(root, "mcpServers");
+	appr = project ? NULL : json_object_get(root, "mcpApproved");
+	if ((servers && !json_is_object(servers)) ||
+	    (appr && !json_is_object(appr))) {
+		json_decref(root);
+		return skit__error_set(err, SKIT_EINVALID, 0,
+		                       "%s: \"mcpServers\" and \"mcpApproved\" "
+		                       "must be objects",
+		                       path);
+	}
+	if (json_object_size(servers) > MAX_SERVERS) {
+		json_decref(root);
+		return skit__error_set(err, SKIT_EINVALID, 0,
+		                       "%s: more than %d MCP servers", path,
+		                       MAX_SERVERS);
+	}
+	tmp = skitx_calloc(json_object_size(servers) + 1, sizeof(*tmp));
+	if (!tmp) {
+		json_decref(root);
+		return skit__error_oom(err);
+	}
+	json_object_foreach(servers, k, v)
+	{
+		rc = parse_def(&tmp[ntmp], k, v, path, err);
+		if (rc)
+			goto done;
+		tmp[ntmp++].project = project;
+	}
+	json_object_foreach(appr, k, v) if (json_is_string(v) &&
+	                                    json_object_set(c->approvals, k, v))
+	{
+		rc = skit__error_oom(err);
+		goto done;
+	}
+	grown = skitx_realloc(c->v, (c->n + ntmp + 1) * sizeof(*grown));
+	if (!grown) {
+		rc = skit__error_oom(err);
+		goto done;
+	}
+	c->v = grown;
+	for (size_t i = 0; i < ntmp; i++) {
+		struct def *old = find_def(c, tmp[i].name);
+
+		/* A project never shadows a user's definition (HOSTILE B8);
+		 * a later user file overrides an earlier one. */
+		if (old && project && !old->project) {
+			def_release(&tmp[i]);
+			continue;
+		}
+		if (old) {
+			def_release(old);
+			*old = tmp[i];
+		} else
+			c->v[c->n + add++] = tmp[i];
+	}
+	c->n += add;
+	ntmp = 0;
+done:
+	for (size_t i = 0; i < ntmp; i++)
+		def_release(&tmp[i]);
+	skitx_free(tmp);
+	json_decref(root);
+	return rc;
+}
+
+size_t skit_mcp_config_count(const skit_mcp_config *c)
+{
+	return c ? c->n : 0;
+}
+
+static bool def_approved(const skit_mcp_config *c, const struct def *d)
+{
+	const char *want;
+
+	if (!d->project || d->approved)
+		return true;
+	want = json_string_value(json_object_get(c->approvals, d->name));
+	return want && !strcmp(want, d->digest);
+}
+
+void skit_mcp_config_server(const skit_mcp_config *c, size_t i,
+                            skit_mcp_server_info *out)
+{
+	const struct def *d = &c->v[i];
+
+	assert(i < c->n);
+	out->name = d->name;
+	out->origin = d->origin;
+	out->digest = d->digest;
+	out->command = d->command;
+	out->url = d->url;
+	out->project = d->project;
+	out->approved = def_approved(c, d);
+}
+
+void skit_mcp_config_set_approved(skit_mcp_config *c, size_t i, bool approved)
+{
+	assert(i < c->n);
+	c->v[i].approved = approved;
+	if (!approved)
+		c->v[i].project = true; /* and no remembered approval counts */
+	if (!approved)
+		json_object_del(c->approvals, c->v[i].name);
+}
+
+int skit_mcp_approval_save(const char *path, const char *name,
+                           const char *digest, skit_error *err)
+{
+	json_t *root, *appr;
+	bool missing;
+	char *text = NULL;
+	int rc;
+
+	rc = read_json(&root, path, &missing, err);
+	if (rc)
+		return rc;
+	if (missing && !(root = json_object())) /* NOLINT */
+		return skit__error_oom(err);
+	appr = json_object_get(root, "mcpApproved");
+	if (appr && !json_is_object(appr)) {
+		json_decref(root);
+		return skit__error_set(err, SKIT_EINVALID, 0,
+		                       "%s: \"mcpApproved\" must be an object",
+		                       path);
+	}
+	if (!appr) {
+		appr = json_object();
+		if (!appr || json_object_set_new(root, "mcpApproved", appr))
+			goto oom;
+	}
+	if (json_object_set_new(appr, name, json_string(digest)))
+		goto oom;
+	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	if (!text)
+		goto oom;
+	json_decref(root);
+	{
+		char *dir = skitx_strdup(path), *slash;
+
+		if (!dir) {
+			free(text);
+			return skit__error_oom(err);
+		}
+		slash = strrchr(dir, '/');
+		if (slash && slash != dir) {
+			*slash = '\0';
+			(void)skitx_fs_mkdir_p(dir, 0700);
+		}
+		skitx_free(dir);
+	}
+	rc = skitx_fs_write_atomic(path, text, strlen(text), 0600);
+	free(text);
+	if (rc < 0)
+		return skit__error_set(err, SKIT_EIO, 0, "%s: %s", path,
+		                       strerror(errno));
+	return 0;
+oom:
+	json_decref(root);
+	return skit__error_oom(err);
+}
+
+void skit_mcp_config_free(skit_mcp_config *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n; i++)
+		def_release(&c->v[i]);
+	skitx_free(c->v);
+	json_decref(c->approvals);
+	skitx_free(c);
+}
+
+/* ---- the stdio client ------------------------------------------------- */
+
+struct mtool {
+	char *full;   /* mcp__SERVER__TOOL */
+	char *remote; /* the server's own name */
+	char *desc, *schema;
+	bool read_only;
+	size_t srv; /* index in skit__mcp.srv (which may move) */
+};
+
+struct server {
+	char *name;
+	pid_t pid; /* 0 once stopped */
+	int fd;    /* the socket that is the server's stdin and stdout */
+	struct skitx_buf in; /* bytes read, not yet a whole line */
+	long long next_id;
+	char *dead; /* why it stopped, for the tools' errors */
+};
+
+struct skit__mcp {
+	struct server *srv;
+	size_t nsrv;
+	struct mtool *tools;
+	size_t ntools;
+	long call_timeout_ms;
+};
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Stop the server's process group: end of input, then TERM, then KILL. */
+static void server_stop(struct server *s, const char *why)
+{
+	long long until;
+	int st;
+
+	if (why && !s->dead)
+		s->dead = skitx_strdup(why);
+	if (s->fd >= 0) {
+		shutdown(s->fd, SHUT_WR);
+		close(s->fd);
+		s->fd = -1;
+	}
+	if (!s->pid)
+		return;
+	until = now_ms() + STOP_GRACE_MS;
+	while (waitpid(s->pid, &st, WNOHANG) == 0) {
+		if (now_ms() >= until) {
+			kill(-s->pid, SIGKILL);
+			kill(s->pid, SIGKILL);
+			(void)waitpid(s->pid, &st, 0);
+			break;
+		}
+		if (now_ms() + STOP_GRACE_MS / 2 >= until)
+			kill(-s->pid, SIGTERM);
+		usleep(20000);
+	}
+	/* What the server left running in its group goes too. */
+	kill(-s->pid, SIGKILL);
+	s->pid = 0;
+}
+
+static int server_start(struct server *s, const struct def *d, skit_error *err)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	const char *path = getenv("PATH");
+	char **envp, *own_path = NULL;
+	size_t n = 0;
+	bool has_path = false;
+	int sv[2], rc;
+
+	s->fd = -1;
+	for (char **e = d->env; e && *e; e++)
+		n++;
+	envp = skitx_calloc(n + 2, sizeof(char *));
+	if (!envp)
+		return skit__error_oom(err);
+	n = 0;
+	for (char **e = d->env; e && *e; e++) {
+		has_path |= !strncmp(*e, "PATH=", 5);
+		envp[n++] = *e;
+	}
+	if (!has_path && path) {
+		size_t len = strlen(path) + 6;
+
+		own_path = skitx_malloc(len);
+		if (!own_path) {
+			skitx_free(envp);
+			return skit__error_oom(err);
+		}
+		snprintf(own_path, len, "PATH=%s", path);
+		envp[n++] = own_path;
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+		rc = skit__error_set(err, SKIT_EIO, 0, "socketpair: %s",
+		                     strerror(errno));
+		goto out;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, sv[1], 0);
+	posix_spawn_file_actions_adddup2(&fa, sv[1], 1);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	posix_spawnattr_init(&at);
+	posix_spawnattr_setpgroup(&at, 0);
+	{
+		sigset_t none;
+
+		sigemptyset(&none);
+		posix_spawnattr_setsigmask(&at, &none);
+		posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP |
+		                                      POSIX_SPAWN_SETSIGMASK);
+	}
+	/* PATH of this process finds the program; the server's own PATH
+	 * is what its config names, or ours. */
+	rc = posix_spawnp(&s->pid, d->command, &fa, &at, d->args, envp);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	close(sv[1]);
+	if (rc) {
+		close(sv[0]);
+		s->pid = 0;
+		rc = skit__error_set(err, SKIT_EIO, 0, "cannot run '%s': %s",
+		                     d->command, strerror(rc));
+		goto out;
+	}
+	s->fd = sv[0];
+	rc = 0;
+out:
+	skitx_free(own_path);
+	skitx_free(envp);
+	return rc;
+}
+
+static int send_msg(struct server *s, json_t *msg, skit_error *err)
+{
+	char *text = json_dumps(msg, JSON_COMPACT);
+	size_t len, off = 0;
+
+	if (!text)
+		return skit__error_oom(err);
+	len = strlen(text);
+	text[len] = '\0';
+	while (off <= len) {
+		/* the line, then its newline (the NUL's place) */
+		const char *p = off < len ? text + off : "\n";
+		size_t n = off < len ? len - off : 1;
+		ssize_t w = send(s->fd, p, n, MSG_NOSIGNAL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			free(text);
+			return skit__error_set(err, SKIT_EIO, 0,
+			                       "the server closed its input");
+		}
+		off += off < len ? (size_t)w : 1;
+		if (off == len + 1)
+			break;
+	}
+	free(text);
+	return 0;
+}
+
+/* Answer a request from the server: ping, else "method not found". */
+static int answer_request(struct server *s, json_t *msg, skit_error *err)
+{
+	const char *m = json_string_value(json_object_get(msg, "method"));
+	json_t *r;
+	int rc;
+
+	if (m && !strcmp(m, "ping"))
+		r = json_pack("{s:s, s:O, s:{}}", "jsonrpc", "2.0", "id",
+		              json_object_get(msg, "id"), "result");
+	else
+		r = json_pack("{s:s, s:O, s:{s:i, s:s}}", "jsonrpc", "2.0",
+		              "id", json_object_get(msg, "id"), "error", "code",
+		              -32601, "message", "method not found");
+	if (!r)
+		return skit__error_oom(err);
+	rc = send_msg(s, r, err);
+	json_decref(r);
+	return rc;
+}
+
+/*
+ * One request, waiting up to `timeout_ms` for its response; *result is
+ * the response (owned). A failure of the server itself stops it and is
+ * SKIT_EIO or SKIT_ETIMEOUT with the reason in err.
+ */
+static int rpc(struct server *s, const char *method, json_t *params,
+               long timeout_ms, json_t **result, skit_error *err)
+{
+	long long id = ++s->next_id, deadline = now_ms() + timeout_ms;
+	json_t *req;
+	int rc;
+
+	*result = NULL;
+	if (s->fd < 0)
+		return skit__error_set(err, SKIT_EIO, 0, "%s",
+		                       s->dead ? s->dead : "not running");
+	req = json_pack("{s:s, s:I, s:s, s:O}", "jsonrpc", "2.0", "id",
+	                (json_int_t)id, "method", method, "params", params);
+	if (!req)
+		return skit__error_oom(err);
+	rc = send_msg(s, req, err);
+	json_decref(req);
+	if (rc)
+		goto fail;
+	for (;;) {
+		const char *data = skitx_buf_cstr(&s->in);
+		const char *nl = memchr(data, '\n', skitx_buf_len(&s->in));
+		struct pollfd pfd = { s->fd, POLLIN, 0 };
+		char chunk[65536];
+		long long left;
+		ssize_t r;
+
+		if (nl) {
+			size_t len = (size_t)(nl - data);
+			json_t *msg = json_loadb(data, len, 0, NULL);
+			json_t *mid;
+
+			/* drop the line from the buffer */
+			memmove(s->in.ptr, data + len + 1,
+			        skitx_buf_len(&s->in) - len - 1);
+			skitx_buf_truncate(&s->in,
+			                   skitx_buf_len(&s->in) - len - 1);
+			if (!msg && len && data[0] != '\r') {
+				rc = skit__error_set(err, SKIT_EIO, 0,
+				                     "the server sent a line "
+				                     "that is not JSON");
+				goto fail;
+			}
+			if (!msg)
+				continue;
+			mid = json_object_get(msg, "id");
+			if (json_object_get(msg, "method")) {
+				rc = mid ? answer_request(s, msg, err) : 0;
+				json_decref(msg);
+				if (rc)
+					goto fail;
+				continue;
+			}
+			if (json_is_integer(mid) &&
+			    json_integer_value(mid) == id) {
+				*result = msg;
+				return 0;
+			}
+			json_decref(msg);
+			continue;
+		}
+		if (skitx_buf_len(&s->in) > MAX_LINE) {
+			rc = skit__error_set(err, SKIT_EIO, 0,
+			                     "the server sent a message over "
+			                     "%u MiB",
+			                     MAX_LINE >> 20);
+			goto fail;
+		}
+		left = deadline - now_ms();
+		if (left <= 0) {
+			rc = skit__error_set(err, SKIT_ETIMEOUT, 0,
+			                     "no answer within %ld ms",
+			                     timeout_ms);
+			goto fail;
+		}
+		r = poll(&pfd, 1, left > 1000 ? 1000 : (int)left);
+		if (r < 0 && errno != EINTR) {
+			rc = skit__error_set(err, SKIT_EIO, 0, "poll: %s",
+			                     strerror(errno));
+			goto fail;
+		}
+		if (r <= 0)
+			continue;
+		r = recv(s->fd, chunk, sizeof(chunk), 0);
+		if (r < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (r <= 0) {
+			rc = skit__error_set(err, SKIT_EIO, 0,
+			                     "the server exited");
+			goto fail;
+		}
+		if (skitx_buf_add(&s->in, chunk, (size_t)r)) {
+			rc = skit__error_oom(err);
+			goto fail;
+		}
+	}
+fail:
+	if (rc != SKIT_ENOMEM)
+		server_stop(s, err ? err->message : "stopped");
+	return rc;
+}
+
+static int notify(struct server *s, const char *method, skit_error *err)
+{
+	json_t *n = json_pack("{s:s, s:s}", "jsonrpc", "2.0", "method", method);
+	int rc;
+
+	if (!n)
+		return skit__error_oom(err);
+	rc = send_msg(s, n, err);
+	json_decref(n);
+	return rc;
+}
+
+static int add_tool(struct skit__mcp *m, struct server *s, json_t *t,
+                    struct skit_agent *a)
+{
+	const char *name = json_string_value(json_object_get(t, "name"));
+	const char *desc = json_string_value(json_object_get(t, "description"));
+	json_t *schema = json_object_get(t, "inputSchema");
+	json_t *ro = json_object_get(json_object_get(t, "annotations"),
+	                             "readOnlyHint");
+	struct mtool *grown, *mt;
+	char full[3 * MAX_NAME];
+
+	if (!name || !name_ok(name) ||
+	    (size_t)snprintf(full, sizeof(full), "mcp__%s__%s", s->name, name) >
+	            MAX_NAME) {
+		skit__agent_trace(a, SKIT_TRACE_NOTE,
+		                  "MCP server %s: tool '%.64s' left out (its "
+		                  "name must be letters, digits, '-' or '_' "
+		                  "and fit in %d characters as mcp__%s__NAME)",
+		                  s->name, name ? name : "?", MAX_NAME,
+		                  s->name);
+		return 0;
+	}
+	if (m->ntools >= SKIT__MCP_TOOLS_MAX) {
+		skit__agent_trace(a, SKIT_TRACE_NOTE,
+		                  "MCP server %s: tool %s left out (over %d "
+		                  "MCP tools)",
+		                  s->name, name, SKIT__MCP_TOOLS_MAX);
+		return 0;
+	}
+	grown = skitx_realloc(m->tools, (m->ntools + 1) * sizeof(*grown));
+	if (!grown)
+		return SKIT_ENOMEM;
+	m->tools = grown;
+	mt = &m->tools[m->ntools];
+	memset(mt, 0, sizeof(*mt));
+	mt->full = skitx_strdup(full);
+	mt->remote = skitx_strdup(name);
+	{
+		size_t dl = desc ? strnlen(desc, MAX_DESC) : 0;
+
+		/* a long description is cut between UTF-8 sequences */
+		while (dl == MAX_DESC && dl &&
+		       ((unsigned char)desc[dl] & 0xC0) == 0x80)
+			dl--;
+		mt->desc = skitx_strndup(desc ? desc : "", dl);
+	}
+	mt->schema = json_is_object(schema) ? json_dumps(schema, JSON_COMPACT)
+	                                    : strdup("{\"type\":\"object\"}");
+	mt->read_only = json_is_true(ro);
+	mt->srv = (size_t)(s - m->srv);
+	if (!mt->full || !mt->remote || !mt->desc || !mt->schema) {
+		skitx_free(mt->full);
+		skitx_free(mt->remote);
+		skitx_free(mt->desc);
+		free(mt->schema);
+		return SKIT_ENOMEM;
+	}
+	m->ntools++;
+	return 0;
+}
+
+/* initialize, initialized, tools/list (all pages). */
+static int handshake(struct skit__mcp *m, struct server *s, long timeout,
+                     struct skit_agent *a, skit_error *err)
+{
+	json_t *params, *resp, *res, *cursor = NULL;
+	int rc;
+
+	params = json_pack("{s:s, s:{}, s:{s:s, s:s}}", "protocolVersion",
+	                   PROTOCOL, "capabilities", "clientInfo", "name",
+	                   "skit", "version", skit_version());
+	if (!params)
+		return skit__error_oom(err);
+	rc = rpc(s, "initialize", params, timeout, &resp, err);
+	json_decref(params);
+	if (rc)
+		return rc;
+	res = json_object_get(resp, "result");
+	if (!json_is_object(res)) {
+		json_decref(resp);
+		rc = skit__error_set(err, SKIT_EIO, 0,
+		                     "initialize was refused");
+		server_stop(s, err->message);
+		return rc;
+	}
+	json_decref(resp);
+	rc = notify(s, "notifications/initialized", err);
+	if (rc) {
+		server_stop(s, err->message);
+		return rc;
+	}
+	for (int page = 0; page < MAX_TOOLS_PAGES; page++) {
+		json_t *tools, *t;
+		size_t i;
+
+		params = cursor ? json_pack("{s:O}", "cursor", cursor)
+		                : json_object();
+		json_decref(cursor);
+		cursor = NULL;
+		if (!params)
+			return skit__error_oom(err);
+		rc = rpc(s, "tools/list", params, timeout, &resp, err);
+		json_decref(params);
+		if (rc)
+			return rc;
+		res = json_object_get(resp, "result");
+		tools = json_object_get(res, "tools");
+		if (!json_is_array(tools)) {
+			json_decref(resp);
+			rc = skit__error_set(err, SKIT_EIO, 0,
+			                     "tools/list gave no tools");
+			server_stop(s, err->message);
+			return rc;
+		}
+		json_array_foreach(tools, i, t) if (add_tool(m, s, t, a))
+		{
+			json_decref(resp);
+			return skit__error_oom(err);
+		}
+		cursor = json_object_get(res, "nextCursor");
+		if (json_is_string(cursor))
+			json_incref(cursor);
+		else
+			cursor = NULL;
+		json_decref(resp);
+		if (!cursor)
+			break;
+	}
+	json_decref(cursor);
+	return 0;
+}
+
+int skit_agent_use_mcp(skit_agent *a, const skit_mcp_config *c, long timeout_ms,
+                       skit_error *err)
+{
+	struct skit__mcp *m = a->mcp;
+
+	if (!c || !c->n)
+		return 0;
+	if (!m) {
+		m = skitx_calloc(1, sizeof(*m));
+		if (!m)
+			return skit__error_oom(err);
+		a->mcp = m;
+		m->call_timeout_ms = a->script_timeout_ms > 0
+		                             ? a->script_timeout_ms
+		                             : CALL_TIMEOUT;
+	}
+	if (timeout_ms <= 0)
+		timeout_ms = START_TIMEOUT;
+	for (size_t i = 0; i < c->n; i++) {
+		const struct def *d = &c->v[i];
+		struct server *grown, *s;
+		size_t before = m->ntools;
+		skit_error e = { 0 };
+		int rc;
+
+		if (!def_approved(c, d))
+			continue;
+		if (d->url) {
+			skit__agent_trace(a, SKIT_TRACE_NOTE,
+			                  "MCP server %s is off: HTTP servers "
+			                  "are not supported yet",
+			                  d->name);
+			continue;
+		}
+		grown = skitx_realloc(m->srv, (m->nsrv + 1) * sizeof(*grown));
+		if (!grown)
+			return skit__error_oom(err);
+		m->srv = grown;
+		s = &m->srv[m->nsrv];
+		memset(s, 0, sizeof(*s));
+		s->fd = -1;
+		skitx_buf_init(&s->in, 0);
+		s->name = skitx_strdup(d->name);
+		if (!s->name)
+			return skit__error_oom(err);
+		m->nsrv++;
+		rc = server_start(s, d, &e);
+		if (!rc)
+			rc = handshake(m, s, timeout_ms, a, &e);
+		if (rc == SKIT_ENOMEM)
+			return skit__error_oom(err);
+		skit__agent_audit(a, "mcp_server",
+		                  json_pack("{s:s, s:s, s:s, s:b, s:I, s:s?}",
+		                            "name", d->name, "command",
+		                            d->command, "digest", d->digest,
+		                            "project", d->project, "tools",
+		                            (json_int_t)(m->ntools - before),
+		                            "error", rc ? e.message : NULL));
+		if (rc) {
+			skit__agent_trace(a, SKIT_TRACE_NOTE,
+			                  "MCP server %s is off: %s", d->name,
+			                  e.message);
+			server_stop(s, e.message);
+			continue;
+		}
+		skit__agent_trace(a, SKIT_TRACE_NOTE,
+		                  "MCP server %s: %zu tool(s)", d->name,
+		                  m->ntools - before);
+	}
+	return 0;
+}
+
+/* ---- the provider ----------------------------------------------------- */
+
+size_t skit__mcp_schemas(struct skit_agent *a, skit_tool_schema *out,
+                         size_t max)
+{
+	const struct skit__mcp *m = a->mcp;
+	size_t n = 0;
+
+	for (size_t i = 0; m && i < m->ntools && n < max; i++) {
+		const struct mtool *t = &m->tools[i];
+
+		if (!skit_policy_offers_mcp(
+		            a->policy, skit__agent_policy_view(a), a->nactive,
+		            t->full, t->read_only, a->hooks.on_approve != NULL))
+			continue;
+		out[n].name = t->full;
+		out[n].description = t->desc;
+		out[n].parameters = t->schema;
+		n++;
+	}
+	return n;
+}
+
+static const struct mtool *find_tool(const struct skit__mcp *m,
+                                     const char *name)
+{
+	for (size_t i = 0; m && i < m->ntools; i++)
+		if (!strcmp(m->tools[i].full, name))
+			return &m->tools[i];
+	return NULL;
+}
+
+bool skit__mcp_known(const struct skit__mcp *m, const char *name,
+                     bool *read_only)
+{
+	const struct mtool *t = find_tool(m, name);
+
+	if (t && read_only)
+		*read_only = t->read_only;
+	return t != NULL;
+}
+
+/* The text of a tools/call result, capped. */
+static int put_content(struct skitx_buf *out, json_t *content)
+{
+	json_t *c;
+	size_t i;
+	int rc = 0;
+
+	json_array_foreach(content, i, c)
+	{
+		const char *type =
+		        json_string_value(json_object_get(c, "type"));
+		const char *text =
+		        json_string_value(json_object_get(c, "text"));
+
+		if (i)
+			rc |= skitx_buf_puts(out, "\n");
+		if (type && !strcmp(type, "text") && text)
+			rc |= skit__put_clean(out, text, strlen(text));
+		else
+			rc |= skitx_buf_printf(
+			        out, "[%s content left out]",
+			        type && strlen(type) < 32 ? type : "other");
+		if (rc)
+			return SKIT_ENOMEM;
+		if (skitx_buf_len(out) > OUTPUT_CAP)
+			break;
+	}
+	if (skitx_buf_len(out) > OUTPUT_CAP) {
+		size_t cut = OUTPUT_CAP;
+
+		/* never in the middle of a UTF-8 sequence */
+		while (cut && ((unsigned char)out->ptr[cut] & 0xC0) == 0x80)
+			cut--;
+		skitx_buf_truncate(out, cut);
+		rc = skitx_buf_printf(out, "\n[output cut at %u KiB]",
+		                      OUTPUT_CAP / 1024);
+	}
+	return rc ? SKIT_ENOMEM : 0;
+}
+
+int skit__mcp_call(struct skit_agent *a, const char *name, json_t *args,
+                   struct skitx_buf *out, bool *is_error, skit_error *err)
+{
+	const struct mtool *t = find_tool(a->mcp, name);
+	struct server *srv = t ? &a->mcp->srv[t->srv] : NULL;
+	json_t *params, *resp, *res, *e;
+	skit_error e2 = { 0 };
+	int rc;
+
+	if (!t)
+		return skit__tool_error(out, is_error, "unknown tool '%.64s'",
+		                        name);
+	if (srv->fd < 0)
+		return skit__tool_error(
+		        out, is_error, "MCP server %s is not running (%s)",
+		        srv->name, srv->dead ? srv->dead : "stopped");
+	params = json_pack("{s:s, s:O}", "name", t->remote, "arguments", args);
+	if (!params)
+		return skit__error_oom(err);
+	rc = rpc(srv, "tools/call", params, a->mcp->call_timeout_ms, &resp,
+	         &e2);
+	json_decref(params);
+	if (rc == SKIT_ENOMEM)
+		return skit__error_oom(err);
+	if (rc) {
+		skit__agent_trace(a, SKIT_TRACE_TOOL,
+		                  "MCP server %s stopped: %s", srv->name,
+		                  e2.message);
+		return skit__tool_error(out, is_error,
+		                        "MCP server %s failed and was stopped: "
+		                        "%s",
+		                        srv->name, e2.message);
+	}
+	res = json_object_get(resp, "result");
+	e = json_object_get(resp, "error");
+	if (e || !json_is_object(res)) {
+		const char *msg =
+		        json_string_value(json_object_get(e, "message"));
+
+		rc = skit__tool_error(out, is_error, "MCP error: %.500s",
+		                      msg ? msg : "malformed answer");
+		json_decref(resp);
+		return rc;
+	}
+	rc = put_content(out, json_object_get(res, "content"));
+	*is_error = json_is_true(json_object_get(res, "isError"));
+	json_decref(resp);
+	return rc ? skit__error_oom(err) : 0;
+}
+
+void skit__mcp_free(struct skit__mcp *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->nsrv; i++) {
+		server_stop(&m->srv[i], NULL);
+		skitx_free(m->srv[i].name);
+		skitx_free(m->srv[i].dead);
+		skitx_buf_release(&m->srv[i].in);
+	}
+	for (size_t i = 0; i < m->ntools; i++) {
+		skitx_free(m->tools[i].full);
+		skitx_free(m->tools[i].remote);
+		skitx_free(m->tools[i].desc);
+		free(m->tools[i].schema);
+	}
+	skitx_free(m->srv);
+	skitx_free(m->tools);
+	skitx_free(m);
+}

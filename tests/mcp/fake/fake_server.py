@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+# fake_server.py - a TEST FIXTURE, not a real MCP server: a minimal stdio
+# MCP peer for tests/cli/agent_mcp.sh whose tools misbehave on purpose.
+#   echo   (readOnlyHint) returns its "text" argument
+#   env    (readOnlyHint) returns the names of its environment variables
+#   write  (no hint: an execute call) returns WRITE-RAN
+#   crash  exits in the middle of the call, without an answer
+#   hang   never answers
+import json
+import os
+import sys
+import time
+
+TOOLS = [
+    {"name": "echo", "description": "Echo the text.",
+     "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}},
+     "annotations": {"readOnlyHint": True}},
+    {"name": "env", "description": "Environment variable names.",
+     "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": True}},
+    {"name": "write", "description": "A call that changes something.",
+     "inputSchema": {"type": "object"}},
+    {"name": "crash", "description": "Dies mid-call.", "inputSchema": {"type": "object"}},
+    {"name": "hang", "description": "Never answers.", "inputSchema": {"type": "object"}},
+    {"name": "bad name!", "description": "A name no provider accepts.",
+     "inputSchema": {"type": "object"}},
+]
+
+
+def send(msg):
+    sys.stdout.write(json.dumps(msg) + "\n")
+    sys.stdout.flush()
+
+
+def text(mid, s):
+    send({"jsonrpc": "2.0", "id": mid,
+          "result": {"content": [{"type": "text", "text": s}]}})
+
+
+for line in sys.stdin:
+    msg = json.loads(line)
+    mid, method = msg.get("id"), msg.get("method")
+    if method == "initialize":
+        # a log notification and a request first: the client must cope
+        send({"jsonrpc": "2.0", "method": "notifications/message",
+              "params": {"level": "info", "data": "starting"}})
+        send({"jsonrpc": "2.0", "id": "srv-1", "method": "ping"})
+        send({"jsonrpc": "2.0", "id": mid, "result": {
+            "protocolVersion": msg["params"]["protocolVersion"],
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "fake", "version": "0"}}})
+    elif method == "tools/list":
+        send({"jsonrpc": "2.0", "id": mid, "result": {"tools": TOOLS}})
+    elif method == "tools/call":
+        name = msg["params"]["name"]
+        args = msg["params"].get("arguments", {})
+        if name == "echo":
+            text(mid, "ECHO:" + args.get("text", ""))
+        elif name == "env":
+            text(mid, "ENV:" + ",".join(sorted(os.environ)))
+        elif name == "write":
+            text(mid, "WRITE-RAN")
+        elif name == "crash":
+            sys.stdout.write('{"jsonrpc": "2.0", "id": ')
+            sys.stdout.flush()
+            os._exit(3)
+        elif name == "hang":
+            time.sleep(3600)
+    elif mid is not None:
+        send({"jsonrpc": "2.0", "id": mid,
+              "error": {"code": -32601, "message": "no such method"}})
