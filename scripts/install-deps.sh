@@ -8,6 +8,9 @@ libyaml-dev libjansson-dev libcurl4-openssl-dev libarchive-dev libssl-dev
 libseccomp-dev libutf8proc-dev libicu-dev libedit-dev libmicrohttpd-dev libpcre2-dev unzip"
 # Man pages are made at build time; the completion tests drive zsh and fish.
 PKGS="$PKGS help2man zsh fish"
+# Test deps: the OCI tests run a real registry (distribution) and read it
+# back with skopeo; htpasswd wants bcrypt (python3-bcrypt, or htpasswd).
+PKGS="$PKGS docker-registry skopeo python3-bcrypt apache2-utils"
 
 missing=""
 for p in $PKGS; do

@@ -352,6 +352,44 @@ SKIT_EXTERN int skit_root_unfinished(const char *root,
                                      skit_error *err);
 
 /* ---------------------------------------------------------------- */
+/* OCI registries (docs/install.md, "OCI registries")                */
+
+/** Options for skit_oci_push(); start from SKIT_OCI_OPTIONS_INIT. */
+typedef struct {
+	unsigned int version; /**< SKIT_OCI_OPTIONS_VERSION */
+	/** Talk plain HTTP: accepted for loopback hosts only. */
+	bool plain_http;
+	/** Blobs larger than this go up in PATCH chunks of this size;
+	 *  0: 16 MiB. */
+	uint64_t chunk_size;
+	long timeout_ms; /**< each request; 0 or less: 300 s */
+} skit_oci_options;
+
+#define SKIT_OCI_OPTIONS_VERSION 1
+#define SKIT_OCI_OPTIONS_INIT                 \
+ {                                            \
+  SKIT_OCI_OPTIONS_VERSION, false, 0, 0 \
+ }
+
+/**
+ * Push the pack file `pack_path` (from skit_pack()) to `ref`
+ * ("oci://HOST[:PORT]/REPO:TAG") as an OCI image-spec 1.1 artifact:
+ * artifactType application/vnd.skit.pack.v1+zip, the empty config and
+ * one layer holding the pack, annotated with the skills' names and
+ * versions and the signing key's id. Blobs the registry already holds
+ * are not sent again. Credentials come from the registry's token flow
+ * and ~/.docker/config.json. `digest` receives the manifest's
+ * "sha256:HEX".
+ */
+SKIT_EXTERN int skit_oci_push(const char *pack_path, const char *ref,
+                              const skit_oci_options *opts, char digest[72],
+                              skit_error *err);
+
+/** skit_install_options.flags bit: plain HTTP to a loopback oci://
+ *  registry. */
+#define SKIT_INSTALL_OCI_PLAIN_HTTP (1u << 16)
+
+/* ---------------------------------------------------------------- */
 /* The lock and verification                                         */
 
 /** One skill recorded in a root's lock file. */

@@ -35,6 +35,7 @@ int cmd_runs(int argc, char **argv);
 int cmd_trust(int argc, char **argv);
 int cmd_approvals(int argc, char **argv);
 int cmd_pack(int argc, char **argv);
+int cmd_push(int argc, char **argv);
 int cmd_install(int argc, char **argv);
 int cmd_uninstall(int argc, char **argv);
 int cmd_update(int argc, char **argv);

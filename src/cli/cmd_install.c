@@ -24,7 +24,8 @@ static void help(void)
 	       "       skit install [options] --from-lock [LOCKFILE]\n\n"
 	       "Install every skill SRC holds. SRC is a zip or .skill pack, a "
 	       "folder (a skill,\nskill folders, or a skills/ folder of "
-	       "them), an https:// URL of a zip, or a\ngit URL (https://, "
+	       "them), an https:// URL of a zip, an\noci://HOST/REPO:TAG or "
+	       "oci://HOST/REPO@sha256:DIGEST artifact, or a\ngit URL (https://, "
 	       "ssh://, git@host:path, file://, or git+ before any of\nthem) "
 	       "with an optional #REF (branch, tag or commit; HEAD: the "
 	       "default\nbranch) and //SUBDIR, or OWNER/REPO[/PATH][@REF] for "
@@ -63,6 +64,8 @@ static void help(void)
 	       "(repeatable, 8 at\n"
 	       "                      most; never stored), e.g. "
 	       "'Authorization: Bearer TOKEN'\n"
+	       "  --plain-http        oci:// over plain HTTP (loopback "
+	       "registries only)\n"
 	       "  --allow-risky       install even when the scan finds "
 	       "something high or\n"
 	       "                      critical (the findings are still "
@@ -114,6 +117,7 @@ int cmd_install(int argc, char **argv)
 		{ "skip-invalid", no_argument, NULL, 'S' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "header", required_argument, NULL, 'H' },
+		{ "plain-http", no_argument, NULL, 'P' },
 		{ "allow-risky", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -140,6 +144,9 @@ int cmd_install(int argc, char **argv)
 		switch (c) {
 		case 'f':
 			opts.flags |= SKIT_INSTALL_FORCE;
+			break;
+		case 'P':
+			opts.flags |= SKIT_INSTALL_OCI_PLAIN_HTTP;
 			break;
 		case 'n':
 			opts.flags |= SKIT_INSTALL_DRY_RUN;

@@ -35,6 +35,8 @@ static void help(void)
 	       "skills\n"
 	       "  --trust PUBKEY      accept signatures by this public key "
 	       "(repeatable)\n"
+	       "  --plain-http        oci:// sources over plain HTTP (loopback "
+	       "registries only)\n"
 	       "  --strict            check skills as 'skit validate' does; "
 	       "by default the\n"
 	       "                      loading rules apply\n"
@@ -120,6 +122,7 @@ int cmd_update(int argc, char **argv)
 		{ "skip-invalid", no_argument, NULL, 'S' },
 		{ "header", required_argument, NULL, 'H' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "plain-http", no_argument, NULL, 'P' },
 		{ "allow-risky", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -149,6 +152,9 @@ int cmd_update(int argc, char **argv)
 			break;
 		case 'y':
 			ap.yes = true;
+			break;
+		case 'P':
+			opts.flags |= SKIT_INSTALL_OCI_PLAIN_HTTP;
 			break;
 		case 't':
 			if (opts.trusted_count == SKIT_ARRAY_SIZE(trust))

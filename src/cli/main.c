@@ -26,6 +26,7 @@ static const struct cmd commands[] = {
 	{ "trust", cmd_trust, "trust a folder's project skills and config" },
 	{ "approvals", cmd_approvals, "list and revoke saved approvals" },
 	{ "pack", cmd_pack, "write skills into a (signed) pack" },
+	{ "push", cmd_push, "store a pack in an OCI registry" },
 	{ "install", cmd_install, "install skills from a pack, folder or URL" },
 	{ "uninstall", cmd_uninstall, "remove installed skills" },
 	{ "update", cmd_update, "re-install skills from their sources" },

@@ -32,6 +32,7 @@
 #include "confusable.h"
 #include "error.h"
 #include "fetch_int.h"
+#include "oci_int.h"
 #include "pack_int.h"
 #include "scan_int.h"
 #include "sign_int.h"
@@ -246,7 +247,7 @@ static int finish_view(skit_install_result *r)
 
 /* ---- sources ---- */
 
-enum src_kind { SRC_DIR, SRC_ZIP, SRC_URL, SRC_GIT };
+enum src_kind { SRC_DIR, SRC_ZIP, SRC_URL, SRC_GIT, SRC_OCI };
 
 struct source {
 	enum src_kind kind;
@@ -356,6 +357,11 @@ static int parse_source(struct source *s, const char *given, const char *shown,
 
 	memset(s, 0, sizeof(*s));
 	s->given = given;
+	if (skit__oci_is_ref(u)) {
+		s->kind = SRC_OCI;
+		s->loc = skitx_strdup(u);
+		return s->loc ? 0 : skit__error_oom(err);
+	}
 	if (prefixed(u, "git+")) {
 		git = true;
 		u += 4;
@@ -533,6 +539,23 @@ static int fetch(struct ctx *c, struct request *q, const struct source *s,
 			rc = skit__zip_extract(fd, q->source, qfd, &c->lim,
 			                       &q->st, err);
 		}
+		close(fd);
+		(void)unlinkat(qfd, ".download", 0);
+		return rc;
+	case SRC_OCI:
+		fd = openat(qfd, ".download",
+		            O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		            0600);
+		if (fd < 0)
+			return skit__error_set(err, SKIT_EIO, 0, "%s: %s",
+			                       q->source, strerror(errno));
+		rc = skit__oci_pull(s->loc, q->pin,
+		                    c->flags & SKIT_INSTALL_OCI_PLAIN_HTTP, fd,
+		                    c->lim.download, c->lim.timeout_ms,
+		                    q->resolved, err);
+		if (!rc)
+			rc = skit__zip_extract(fd, q->source, qfd, &c->lim,
+			                       &q->st, err);
 		close(fd);
 		(void)unlinkat(qfd, ".download", 0);
 		return rc;
@@ -1348,7 +1371,9 @@ static int requests_from(const struct skit__lockdoc *doc, const char *name,
 	for (size_t i = 0; i < doc->n; i++) {
 		const struct skit__pskill *s = &doc->skills[i];
 		const char *p =
-		        pin && s->resolved && !prefixed(s->resolved, "sha256:")
+		        pin && s->resolved &&
+		                        (!prefixed(s->resolved, "sha256:") ||
+		                         skit__oci_is_ref(s->source))
 		                ? s->resolved
 		                : NULL;
 		const char **v;

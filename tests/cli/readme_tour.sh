@@ -53,6 +53,7 @@ cat >"$T/table" <<'TABLE'
 0	skit install tools.skill                       # into <project>/.agents/skills (or --scope user)
 net	skit install https://example.org/tools.zip --require-signature --trust team.key.pub
 net	skit install https://github.com/org/skills#v1.2//skills/csv-report   # git, shallow
+net	skit push tools.skill oci://ghcr.io/org/skills:v1 # an OCI artifact; install oci://… pulls it
 0	skit list --installed                          # source, version, time (from .skit-lock.json)
 0	skit verify                                    # re-hash against the lock; names changed files
 0	skit update --dry-run                          # which files would change
@@ -168,7 +169,7 @@ while IFS="$(printf '\t')" read -r want l; do
 	if [ -z "$got" ]; then
 		reg_fail "not run: $l"
 	elif [ "$want" = net ]; then
-		host=$(printf '%s\n' "$l" | sed -n 's|.*https://\([^/]*\)/.*|\1|p')
+		host=$(printf '%s\n' "$l" | sed -n -E 's#.*(https|oci)://([^/]*)/.*#\2#p')
 		if [ "$got" = 1 ] && grep -q "$host" "$T/err.$k" &&
 			[ "$(wc -l <"$T/err.$k")" -le 2 ]; then
 			reg_pass
