@@ -29,8 +29,8 @@ static const char *const tools[] = {
 static void one_line(const char *s)
 {
 	for (const char *p = s; *p; p++)
-		FUZZ_CHECK(*p == '\t' || ((unsigned char)*p >= 0x20 &&
-		                           *p != 0x7f),
+		FUZZ_CHECK(*p == '\t' ||
+		                   ((unsigned char)*p >= 0x20 && *p != 0x7f),
 		           "control byte in \"%s\"", s);
 }
 

@@ -365,11 +365,10 @@ typedef struct {
 	long timeout_ms; /**< each request; 0 or less: 300 s */
 } skit_oci_options;
 
+/* clang-format off */
 #define SKIT_OCI_OPTIONS_VERSION 1
-#define SKIT_OCI_OPTIONS_INIT                 \
- {                                            \
-  SKIT_OCI_OPTIONS_VERSION, false, 0, 0 \
- }
+#define SKIT_OCI_OPTIONS_INIT { SKIT_OCI_OPTIONS_VERSION, false, 0, 0 }
+/* clang-format on */
 
 /**
  * Push the pack file `pack_path` (from skit_pack()) to `ref`

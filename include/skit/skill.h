@@ -165,7 +165,7 @@ SKIT_EXTERN const char *skit_skill_description(const skit_skill *skill);
  * `description-placeholder` (valid, but `skit validate --strict` fails).
  */
 #define SKIT_SKILL_PLACEHOLDER_DESCRIPTION \
-	"Describe what this skill does and when an agent should use it."
+ "Describe what this skill does and when an agent should use it."
 
 /**
  * A top-level frontmatter field's text when it is a scalar, as written

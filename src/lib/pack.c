@@ -1125,11 +1125,12 @@ static int plan_one(struct ctx *c, struct request *q, struct skit__pskill *sk,
 		            0)
 			return skit__error_oom(err);
 		if (other) {
-			rc = skit__error_set(err, SKIT_EEXISTS, 0,
-			                     "%s looks like the installed skill "
-			                     "%s in %s (confusable names); use "
-			                     "--force to install it anyway",
-			                     sk->name, other, c->t.root);
+			rc = skit__error_set(
+			        err, SKIT_EEXISTS, 0,
+			        "%s looks like the installed skill "
+			        "%s in %s (confusable names); use "
+			        "--force to install it anyway",
+			        sk->name, other, c->t.root);
 			skitx_free(other);
 			return rc;
 		}

@@ -273,8 +273,10 @@ int skit__put_clean(struct skitx_buf *out, const char *s, size_t len)
 			rc |= skitx_buf_putc(out, (char)c);
 		else if (c == '\r' && i + 1 < len && s[i + 1] == '\n')
 			;
-		else if (cp == 0xFFFD || cp < 0x20 || cp == 0x7F ||
-		         (cp >= 0x80 && cp < 0xA0))
+		else if (cp == 0xFFFD || skitx_utf8_is_hidden(cp))
+			/* controls, bidi, zero-width and TAG characters: a
+			 * visible mark, so the model sees that something
+			 * was there but not what it would hide */
 			rc |= skitx_buf_add(out, repl, 3);
 		else
 			rc |= skitx_buf_add(out, s + i, n);

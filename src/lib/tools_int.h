@@ -27,8 +27,10 @@ int skit__tool_error(struct skitx_buf *out, bool *is_error, const char *fmt,
 /* The string argument `key`, or NULL when absent or not a string. */
 const char *skit__str_arg(json_t *args, const char *key);
 
-/* Append text for the model with control characters and invalid UTF-8
- * replaced by U+FFFD (tab and newline kept). 0 or SKIT_ENOMEM. */
+/* Append text for the model (file contents, script output, tool results)
+ * with every hidden character (skitx_utf8_is_hidden(): controls, bidi,
+ * zero-width, TAG...) and invalid UTF-8 replaced by U+FFFD (tab and
+ * newline kept). 0 or SKIT_ENOMEM. */
 int skit__put_clean(struct skitx_buf *out, const char *s, size_t len);
 
 /* NULL when `p` is a relative path that stays inside its folder

@@ -245,7 +245,9 @@ static const char *build_world(const char *name)
 	put_bytes(at(dir, "assets/blob.bin"), "BIN\0\0\0BINARY-MARKER\n", 20,
 	          0644);
 	put(at(dir, "references/bad-utf8.md"),
-	    "abc\xff\xfe def \x1b[31mred\nUTF8-TAIL\n", 0644);
+	    "abc\xff\xfe def \x1b[31mred\nZW\xe2\x80\x8bSP \xe2\x80\xaeRLO "
+	    "\xf3\xa0\x81\x81TAG\nUTF8-TAIL\n",
+	    0644);
 
 	/* scr: run_skill_script edge cases */
 	mkskill(proj, "scr", NULL, "Scripts with edge cases.", "SCR-BODY\n");
@@ -1053,6 +1055,9 @@ static void test_agent__read_resource(void)
 	ASSERT_CONTAINS(t, "abc\xEF\xBF\xBD");
 	ASSERT_CONTAINS(t, "UTF8-TAIL");
 	ASSERT(!strchr(t, '\x1b'));
+	/* zero-width, bidi override and TAG characters: U+FFFD too */
+	ASSERT_CONTAINS(t, "ZW\xEF\xBF\xBDSP \xEF\xBF\xBDRLO \xEF\xBF\xBDTAG");
+	ASSERT(!strstr(t, "\xe2\x80\x8b") && !strstr(t, "\xe2\x80\xae"));
 	/* a skill not yet activated */
 	t = result_of(&r, "r10", &is_error);
 	ASSERT(is_error);

@@ -1731,7 +1731,7 @@ TEST_MAIN(
                                                                 test_model__anthropic_no_blank_text)
                                                                 TEST(test_model__no_stream_still_reports_text) TEST(
                                                                         test_model__json_actions_replayed_as_text)
-                                                                        TEST(test_model__tool_call_ids_made_unique)
-                                                                                TEST(test_model__compatible_servers)
-                                                                                        TEST(test_model__bad_arguments_replayed_as_empty_object)
- TEST(test_model__retry_reported))
+                                                                        TEST(test_model__tool_call_ids_made_unique) TEST(
+                                                                                test_model__compatible_servers)
+                                                                                TEST(test_model__bad_arguments_replayed_as_empty_object)
+                                                                                        TEST(test_model__retry_reported))
