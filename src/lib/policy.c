@@ -19,6 +19,7 @@
 #include <jansson.h>
 
 #include "skit/policy.h"
+#include "lib/config_int.h"
 #include "lib/error.h"
 #include "util/buf.h"
 #include "util/fs.h"
@@ -2350,9 +2351,6 @@ int skit_policy_approving_flag(char *buf, size_t cap, const skit_policy *p,
 	return 0;
 }
 
-/* Config files are small; anything bigger is a mistake or an attack. */
-#define MAX_CONFIG (1024 * 1024)
-
 int skit_policy_load_config(skit_policy *p, const char *path, bool trusted,
                             size_t *ignored, skit_error *err)
 {
@@ -2360,8 +2358,6 @@ int skit_policy_load_config(skit_policy *p, const char *path, bool trusted,
 	static const skit_policy_list lists[] = { SKIT_POLICY_LIST_ALLOW,
 		                                  SKIT_POLICY_LIST_DENY,
 		                                  SKIT_POLICY_LIST_ASK };
-	struct skitx_buf b;
-	json_error_t jerr;
 	json_t *root = NULL, *perms, *arr, *v;
 	const char *key;
 	size_t i, skipped = 0;
@@ -2370,27 +2366,9 @@ int skit_policy_load_config(skit_policy *p, const char *path, bool trusted,
 	assert(p && path);
 	if (ignored)
 		*ignored = 0;
-	skitx_buf_init(&b, 0);
-	rc = skitx_fs_read_file(path, &b, MAX_CONFIG);
-	if (rc < 0) {
-		int e = errno;
-
-		skitx_buf_release(&b);
-		if (rc == SKIT_ENOMEM)
-			return skit__error_oom(err);
-		return skit__error_set(
-		        err, rc, 0, "%s: %s", path,
-		        rc == SKIT_ENOTFOUND ? "no such file"
-		        : rc == SKIT_ETOOBIG ? "config file over 1 MiB"
-		        : rc == SKIT_EUNSAFE ? "not a regular file"
-		                             : strerror(e));
-	}
-	root = json_loadb(skitx_buf_cstr(&b), skitx_buf_len(&b),
-	                  JSON_REJECT_DUPLICATES, &jerr);
-	skitx_buf_release(&b);
-	if (!root)
-		return skit__error_set(err, SKIT_EINVALID, 0, "%s:%d:%d: %s",
-		                       path, jerr.line, jerr.column, jerr.text);
+	rc = skit__config_read(&root, path, err);
+	if (rc < 0)
+		return rc;
 	rc = 0;
 	perms = json_is_object(root) ? json_object_get(root, "permissions")
 	                             : NULL;

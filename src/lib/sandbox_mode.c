@@ -13,11 +13,10 @@
 
 #include "skit/sandbox.h"
 
+#include "lib/config_int.h"
 #include "lib/error.h"
 #include "util/buf.h"
 #include "util/fs.h"
-
-#define MAX_CONFIG (1024 * 1024)
 
 static const char *const mode_names[] = {
 	[SKIT_SANDBOX_WORKSPACE_WRITE] = "workspace-write",
@@ -98,32 +97,12 @@ static int load_sandbox(skit_sandbox_config *cfg, const char *path, json_t *sb,
 int skit_sandbox_config_load(skit_sandbox_config *cfg, const char *path,
                              bool trusted, skit_error *err)
 {
-	struct skitx_buf b;
-	json_error_t jerr;
 	json_t *root, *sb;
 	int rc;
 
-	skitx_buf_init(&b, 0);
-	rc = skitx_fs_read_file(path, &b, MAX_CONFIG);
-	if (rc < 0) {
-		int e = errno;
-
-		skitx_buf_release(&b);
-		if (rc == SKIT_ENOMEM)
-			return skit__error_oom(err);
-		return skit__error_set(
-		        err, rc, 0, "%s: %s", path,
-		        rc == SKIT_ENOTFOUND ? "no such file"
-		        : rc == SKIT_ETOOBIG ? "config file over 1 MiB"
-		        : rc == SKIT_EUNSAFE ? "not a regular file"
-		                             : strerror(e));
-	}
-	root = json_loadb(skitx_buf_cstr(&b), skitx_buf_len(&b),
-	                  JSON_REJECT_DUPLICATES, &jerr);
-	skitx_buf_release(&b);
-	if (!root)
-		return skit__error_set(err, SKIT_EINVALID, 0, "%s:%d:%d: %s",
-		                       path, jerr.line, jerr.column, jerr.text);
+	rc = skit__config_read(&root, path, err);
+	if (rc < 0)
+		return rc;
 	if (!json_is_object(root))
 		rc = skit__error_set(err, SKIT_EINVALID, 0,
 		                     "%s: expected a JSON object", path);
