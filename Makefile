@@ -6,6 +6,7 @@ BUILD      ?= build
 ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
+FUZZ_JOBS ?= 1
 FUZZ ?=
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 PREFIX     ?= /usr/local
@@ -49,7 +50,7 @@ fuzz-build: deps
 	@cmake --build $(FUZZ_BUILD) -j$(JOBS)
 
 fuzz: fuzz-build
-	@scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ)
+	@FUZZ_JOBS=$(FUZZ_JOBS) scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ)
 
 # The demo builds quietly: the build's output is shown only when it fails.
 demo: deps

@@ -300,8 +300,9 @@ SKIT_EXTERN void skit_policy_web_domains_free(char **domains);
  *
  * @param[out] buf  the pattern, NUL-terminated; "" on failure
  * @return SKIT_OK; SKIT_EINVALID when no pattern can express the call
- *         (an empty command, a path outside the project, a command the
- *         grammar cannot hold); SKIT_ETOOBIG when `cap` is too small;
+ *         (an empty command, a path outside the project or holding `*`
+ *         or `?`, a command the grammar cannot hold, a call that no
+ *         pattern may pre-approve, such as a command substitution); SKIT_ETOOBIG when `cap` is too small;
  *         SKIT_ENOTFOUND for an unknown tool; SKIT_ENOMEM.
  */
 SKIT_EXTERN int skit_policy_suggest(char *buf, size_t cap,

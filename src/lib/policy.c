@@ -522,8 +522,10 @@ static int parse_pattern(struct pattern *pat, const char *s, size_t len,
 			error = clean_domain_arg(&pat->arg, a, alen, off, pe);
 			break;
 		}
-		if (error < 0)
+		if (error < 0) {
+			pattern_release(pat); /* a skill split out before */
 			return error;
+		}
 	}
 	pat->text = skitx_strndup(s, len);
 	if (!pat->text) {
@@ -2232,7 +2234,10 @@ int skit_policy_suggest(char *buf, size_t cap, const skit_tool_request *req,
 			n = snprintf(buf, cap, "Bash(%s)", w);
 		break;
 	case ARG_PATH:
-		if (clean_call_path(target, path, sizeof(path)) || !path[0])
+		/* A name holding `*` or `?` would read back as a glob
+		 * ("Write(**)" is every path): no exact pattern exists. */
+		if (clean_call_path(target, path, sizeof(path)) || !path[0] ||
+		    strpbrk(path, "*?"))
 			return SKIT_EINVALID;
 		n = snprintf(buf, cap, "%s(%s)",
 		             tools[t].risk == SKIT_RISK_WRITE ? "Write"
@@ -2277,6 +2282,28 @@ int skit_policy_suggest(char *buf, size_t cap, const skit_tool_request *req,
 		if (error < 0) {
 			buf[0] = '\0';
 			return error;
+		}
+	}
+	/* And only what, given alone, lets this very call run: a script
+	 * call whose arguments no pattern may pre-approve (a command
+	 * substitution) gets none. */
+	{
+		skit_policy *alone = NULL;
+		skit_decision d;
+		int error = skit_policy_new(&alone, NULL);
+
+		if (!error)
+			error = skit_policy_add_flag(
+			        alone, SKIT_POLICY_LIST_ALLOW, buf, NULL);
+		if (!error)
+			error = skit_policy_check(alone, NULL, 0, req, &d, NULL);
+		if (!error && d.verdict != SKIT_POLICY_ALLOW)
+			error = SKIT_EINVALID;
+		skit_policy_free(alone);
+		if (error < 0) {
+			buf[0] = '\0';
+			return error == SKIT_ENOMEM ? SKIT_ENOMEM
+			                            : SKIT_EINVALID;
 		}
 	}
 	return 0;

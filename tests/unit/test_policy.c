@@ -1203,6 +1203,36 @@ static void test_policy__script_grants_and_hints(void)
 	          SKIT_EINVALID);
 	skit_policy_free(p);
 
+	/*
+	 * The fuzzer's two more: a file named "**" once got Write(**),
+	 * which allows every path, and a script call with a backtick got
+	 * a hint that did not allow it. Neither has a narrow pattern.
+	 */
+	ASSERT_OK(skit_policy_new(&p, NULL));
+	r.tool = "write_file";
+	r.target = "**";
+	ASSERT_EQ(skit_policy_suggest(buf, sizeof(buf), &r, false),
+	          SKIT_EINVALID);
+	r.target = "out/a?.md";
+	ASSERT_EQ(skit_policy_suggest(buf, sizeof(buf), &r, false),
+	          SKIT_EINVALID);
+	ASSERT_OK(skit_policy_approving_flag(buf, sizeof(buf), p, NULL, 0, &r));
+	ASSERT_STR(buf, "--yes");
+	r.tool = "read_file";
+	r.target = "docs/*";
+	ASSERT_EQ(skit_policy_suggest(buf, sizeof(buf), &r, false),
+	          SKIT_EINVALID);
+	r.tool = "run_skill_script";
+	r.skill = "fz";
+	r.target = "scripts/x.py `id`";
+	ASSERT_EQ(skit_policy_suggest(buf, sizeof(buf), &r, false),
+	          SKIT_EINVALID);
+	r.target = "scripts/x.py --out a.md";
+	ASSERT_OK(skit_policy_suggest(buf, sizeof(buf), &r, false));
+	ASSERT_STR(buf, "run_skill_script(fz:scripts/x.py)");
+	r.skill = NULL;
+	skit_policy_free(p);
+
 	/* Every hint given for these calls grants that call and no other. */
 	{
 		static const char *const calls[] = {
