@@ -12,6 +12,7 @@
 #include <yaml.h>
 
 #include "lib/yaml.h"
+#include "util/utf8.h"
 
 struct frame {
 	struct skit__ynode *node;
@@ -266,6 +267,284 @@ static int on_event(struct builder *b, yaml_event_t *ev, int *documents)
 	}
 }
 
+/* ---- the fast path ------------------------------------------------------ */
+
+/*
+ * Most frontmatter is a handful of `key: value` lines and perhaps one
+ * block mapping of the same under a key (`metadata:`). For exactly that
+ * shape the tree is built here from the lines, without libyaml's scanner
+ * and its allocations (which cost about as much as reading the file).
+ * libyaml stays the parser of record: anything but that shape (a comment,
+ * a tab, an escape, a continuation line, a flow collection, a duplicate
+ * key, an empty value, a character YAML treats specially) is handed to it
+ * untouched, and the tree built here is the one libyaml's events give
+ * (tests/unit/test_yaml.c compares the two over every fixture).
+ */
+
+#define FAST_MAX_ENTRIES 96
+#define FAST_MAX_KEY     128
+
+struct fast_entry {
+	const char *key, *val;
+	size_t klen, vlen;
+	unsigned int line;       /* 0-based */
+	unsigned int kcol, vcol; /* 0-based, in characters (all ASCII before) */
+	unsigned char style;  /* 0 plain, 1 single, 2 double, 3 a block map */
+	unsigned char nested; /* an entry of the nested mapping */
+};
+
+static bool fast_key_char(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '_' || c == '-';
+}
+
+/*
+ * Whether the non-ASCII character at `p` (valid UTF-8) is printable for
+ * libyaml and nothing it reads as a line break or a byte order mark.
+ * Returns its length, 0 if not.
+ */
+static size_t fast_wide(const char *p, size_t left)
+{
+	int32_t cp;
+	size_t n = skitx_utf8_decode(p, left, &cp);
+
+	if (cp < 0xA0 || (cp >= 0xD800 && cp < 0xE000) || cp == 0x2028 ||
+	    cp == 0x2029 || cp == 0xFEFF || cp == 0xFFFE || cp == 0xFFFF ||
+	    cp > 0x10FFFF)
+		return 0;
+	return n;
+}
+
+/*
+ * The value part of a line, `v` to `end` (after ": "): a quoted string
+ * closed on this line (nothing but spaces after it) or a plain scalar that
+ * holds no ": ", " #" nor trailing ':' and starts with no indicator. False
+ * for anything else.
+ */
+static bool fast_value(struct fast_entry *e, const char *v, const char *end)
+{
+	const char *p;
+
+	if (v == end)
+		return false;
+	if (*v == '"' || *v == '\'') {
+		char q = *v;
+
+		for (p = v + 1; p < end && *p != q;) {
+			unsigned char c = (unsigned char)*p;
+
+			if (c >= 0x80) {
+				size_t n = fast_wide(p, (size_t)(end - p));
+				if (!n)
+					return false;
+				p += n;
+				continue;
+			}
+			if (c < 0x20 || c == 0x7F || c == '\\')
+				return false;
+			p++;
+		}
+		if (p == end)
+			return false; /* not closed on this line */
+		e->val = v + 1;
+		e->vlen = (size_t)(p - v - 1);
+		e->style = q == '"' ? 2 : 1;
+		for (p++; p < end; p++)
+			if (*p != ' ')
+				return false; /* a comment, or more text */
+		return true;
+	}
+	if (strchr("-?:,[]{}#&*!|>%@`", *v))
+		return false;
+	for (p = v; p < end;) {
+		unsigned char c = (unsigned char)*p;
+
+		if (c >= 0x80) {
+			size_t n = fast_wide(p, (size_t)(end - p));
+			if (!n)
+				return false;
+			p += n;
+			continue;
+		}
+		if (c < 0x20 || c == 0x7F)
+			return false;
+		if (c == ':' && (p + 1 == end || p[1] == ' '))
+			return false;
+		if (c == ' ' && p + 1 < end && p[1] == '#')
+			return false;
+		p++;
+	}
+	while (end > v && end[-1] == ' ')
+		end--;
+	e->val = v;
+	e->vlen = (size_t)(end - v);
+	e->style = 0;
+	return true;
+}
+
+/* A scalar node of the tree, as on_event() makes one. */
+static struct skit__ynode *fast_scalar(struct skitx_pool *pool, const char *v,
+                                       size_t len, bool plain,
+                                       unsigned int line, unsigned int col)
+{
+	struct skit__ynode *n = skitx_pool_alloc(pool, sizeof(*n));
+
+	if (!n)
+		return NULL;
+	memset(n, 0, sizeof(*n));
+	n->kind = SKIT_YSCALAR;
+	n->line = line + 1;
+	n->column = col + 1;
+	n->len = len;
+	n->plain = plain;
+	n->value = skitx_pool_strndup(pool, v, len);
+	return n->value ? n : NULL;
+}
+
+static struct skit__ynode *fast_map(struct skitx_pool *pool,
+                                    const struct fast_entry *first, size_t n)
+{
+	struct skit__ynode *m = skitx_pool_alloc(pool, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	memset(m, 0, sizeof(*m));
+	m->kind = SKIT_YMAP;
+	m->line = first->line + 1;
+	m->column = first->kcol + 1;
+	m->keys = skitx_pool_alloc(pool, n * sizeof(*m->keys));
+	m->items = skitx_pool_alloc(pool, n * sizeof(*m->items));
+	return m->keys && m->items ? m : NULL;
+}
+
+static bool fast_dup(const struct fast_entry *e, size_t from, size_t to,
+                     bool nested)
+{
+	for (size_t i = from; i < to; i++)
+		if (e[i].nested == nested && e[i].klen == e[to].klen &&
+		    !memcmp(e[i].key, e[to].key, e[to].klen))
+			return true;
+	return false;
+}
+
+int skit__yaml_parse_fast(struct skit__ynode **out, struct skitx_pool *pool,
+                          const char *text, size_t len)
+{
+	struct fast_entry e[FAST_MAX_ENTRIES];
+	const char *p = text, *end = text + len;
+	size_t n = 0, block = 0, indent = 0;
+	unsigned int line = 0;
+	bool open = false; /* after `key:`: a nested mapping must follow */
+	struct skit__ynode *root, *sub = NULL;
+
+	*out = NULL;
+	if (!len || memchr(text, '\0', len) ||
+	    skitx_utf8_check(text, len, NULL))
+		return 0;
+	for (; p < end; line++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *eol = nl ? nl : end, *start = p, *k = p, *v;
+		size_t in;
+		struct fast_entry *x;
+
+		p = nl ? nl + 1 : end;
+		if (k == eol)
+			continue; /* an empty line */
+		while (k < eol && *k == ' ')
+			k++;
+		in = (size_t)(k - start);
+		if (n == FAST_MAX_ENTRIES || k == eol)
+			return 0;
+		if (in) {
+			/* an entry of the nested mapping, at its indentation */
+			if (!(open || block) || (block && in != indent))
+				return 0;
+			if (open) {
+				indent = in;
+				block = n;
+				open = false;
+			}
+		} else {
+			if (open)
+				return 0; /* `key:` with nothing under it */
+			block = 0;
+		}
+		x = &e[n];
+		x->nested = in != 0;
+		x->line = line;
+		x->kcol = (unsigned int)in;
+		if (*k == '-' || !fast_key_char((unsigned char)*k))
+			return 0;
+		for (x->key = k; k < eol && fast_key_char((unsigned char)*k);)
+			k++;
+		x->klen = (size_t)(k - x->key);
+		/* libyaml drops a simple key over 1,024 characters: no long
+		 * key here */
+		if (k == eol || *k != ':' || x->klen > FAST_MAX_KEY)
+			return 0;
+		if (fast_dup(e, x->nested ? block : 0, n, x->nested))
+			return 0;
+		if (k + 1 == eol) {
+			if (x->nested)
+				return 0; /* no deeper nesting, no empty value
+				           */
+			x->style = 3;
+			x->val = NULL;
+			x->vlen = 0;
+			open = true;
+			n++;
+			continue;
+		}
+		if (k[1] != ' ')
+			return 0;
+		for (v = k + 1; v < eol && *v == ' ';)
+			v++;
+		x->vcol = (unsigned int)(v - start);
+		if (!fast_value(x, v, eol))
+			return 0;
+		n++;
+	}
+	if (open || !n)
+		return 0;
+
+	/* The shape holds: build the tree. */
+	{
+		size_t top = 0;
+
+		for (size_t i = 0; i < n; i++)
+			top += !e[i].nested;
+		root = fast_map(pool, &e[0], top);
+		if (!root)
+			return SKIT_ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct skit__ynode *key, *val, *m = e[i].nested ? sub : root;
+
+		key = fast_scalar(pool, e[i].key, e[i].klen, true, e[i].line,
+		                  e[i].kcol);
+		if (!key)
+			return SKIT_ENOMEM;
+		if (e[i].style == 3) {
+			size_t j = i + 1;
+
+			while (j < n && e[j].nested)
+				j++;
+			val = sub = fast_map(pool, &e[i + 1], j - i - 1);
+		} else {
+			val = fast_scalar(pool, e[i].val, e[i].vlen,
+			                  e[i].style == 0, e[i].line,
+			                  e[i].vcol);
+		}
+		if (!val)
+			return SKIT_ENOMEM;
+		m->keys[m->n] = key;
+		m->items[m->n++] = val;
+	}
+	*out = root;
+	return 1;
+}
+
 int skit__yaml_parse_flags(struct skit__ynode **out, struct skitx_pool *pool,
                            const char *text, size_t len, unsigned int flags,
                            char *msg, size_t msgsize, unsigned int *line,
@@ -276,6 +555,18 @@ int skit__yaml_parse_flags(struct skit__ynode **out, struct skitx_pool *pool,
 	yaml_event_t ev;
 	int error = 0, documents = 0, done = 0;
 
+	*out = NULL;
+	*line = *col = 0;
+	msg[0] = '\0';
+	if (!(flags & SKIT_YAML_SLOW)) {
+		error = skit__yaml_parse_fast(out, pool, text, len);
+		if (error == 1)
+			return 0;
+		if (error < 0) {
+			snprintf(msg, msgsize, "out of memory");
+			return error;
+		}
+	}
 	memset(&b, 0, sizeof(b));
 	b.pool = pool;
 	b.flags = flags;

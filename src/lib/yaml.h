@@ -54,6 +54,11 @@ enum {
 	 * duplicate keys and the caps are refused all the same.
 	 */
 	SKIT_YAML_FLOW = 1u << 0,
+	/*
+	 * libyaml for every input, never the fast path (the tests compare
+	 * the two).
+	 */
+	SKIT_YAML_SLOW = 1u << 1,
 };
 
 /*
@@ -71,6 +76,17 @@ int skit__yaml_parse_flags(struct skit__ynode **out, struct skitx_pool *pool,
                            const char *text, size_t len, unsigned int flags,
                            char *msg, size_t msgsize, unsigned int *line,
                            unsigned int *col);
+
+/*
+ * The fast path skit__yaml_parse() takes first: the tree of a frontmatter
+ * of the simplest shape (top-level `key: value` lines, quoted or plain
+ * one-line scalars, at most one level of block mapping under a key),
+ * exactly as libyaml's events build it. Returns 1 with `*out` set, 0 when
+ * the text is of any other shape (nothing was allocated: parse it with
+ * libyaml), or SKIT_ENOMEM.
+ */
+int skit__yaml_parse_fast(struct skit__ynode **out, struct skitx_pool *pool,
+                          const char *text, size_t len);
 
 /* The value for `key` in a mapping, or NULL. */
 const struct skit__ynode *skit__yaml_get(const struct skit__ynode *map,
