@@ -162,11 +162,26 @@ static size_t str_chars(skit_prompt_format format, const char *s, size_t len)
 	return chars;
 }
 
-/* The shared sanitiser (util/utf8.h) over a NUL-terminated string. */
+/*
+ * The shared sanitiser (util/utf8.h) over a NUL-terminated string. Text
+ * of printable ASCII and spaces alone (nearly every name, description and
+ * path) is what the sanitiser would give back unchanged unless it
+ * collapses whitespace: it is copied as it is, without decoding it.
+ */
 static int sanitize(struct skitx_buf *b, const char *s, unsigned int flags,
                     size_t *cps)
 {
-	return skitx_utf8_sanitize(b, s, s ? strlen(s) : 0, flags, cps);
+	size_t len = 0;
+
+	if (!s)
+		return skitx_utf8_sanitize(b, s, 0, flags, cps);
+	while (s[len] >= 0x20 && s[len] < 0x7F)
+		len++;
+	if (!s[len] && !(flags & COLLAPSE)) {
+		*cps = len;
+		return skitx_buf_add(b, s, len);
+	}
+	return skitx_utf8_sanitize(b, s, len + strlen(s + len), flags, cps);
 }
 
 /*

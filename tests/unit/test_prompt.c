@@ -710,6 +710,37 @@ static void test_prompt__hidden_characters(void)
 	skitx_buf_release(&b);
 }
 
+/*
+ * prompt.c copies printable ASCII (and spaces) as it is unless the
+ * whitespace is collapsed: the sanitiser must give such text back
+ * unchanged, one code point a byte, with every other flag.
+ */
+static void test_prompt__ascii_unchanged(void)
+{
+	static const unsigned int flags[] = {
+		0,
+		SKITX_SANITIZE_KEEP_LINES,
+		SKITX_SANITIZE_KEEP_ALL,
+		SKITX_SANITIZE_KEEP_LINES | SKITX_SANITIZE_KEEP_ALL,
+	};
+	char text[0x7F - 0x20 + 3];
+	size_t len = 0, cps;
+
+	text[len++] = ' ';
+	for (int c = 0x20; c < 0x7F; c++)
+		text[len++] = (char)c;
+	text[len++] = ' ';
+	for (size_t f = 0; f < SKIT_ARRAY_SIZE(flags); f++) {
+		struct skitx_buf b = SKITX_BUF_INIT;
+
+		ASSERT_OK(skitx_utf8_sanitize(&b, text, len, flags[f], &cps));
+		ASSERT_EQ(cps, len);
+		ASSERT_EQ(skitx_buf_len(&b), len);
+		ASSERT(!memcmp(skitx_buf_cstr(&b), text, len));
+		skitx_buf_release(&b);
+	}
+}
+
 /* clang-format off */
 TEST_MAIN(
 	TEST(test_prompt__xml_golden)
@@ -733,5 +764,6 @@ TEST_MAIN(
 	TEST(test_prompt__parse_budget)
 	TEST(test_prompt__bad_options)
 	TEST(test_prompt__hidden_characters)
+	TEST(test_prompt__ascii_unchanged)
 )
 /* clang-format on */
