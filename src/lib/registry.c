@@ -2089,9 +2089,11 @@ int skit_registry_load(skit_skill **out, const skit_registry *reg,
 
 /* A parent folder of some of the given folders, and its cache. */
 struct pparent {
-	char *path;   /* absolute */
-	int fd;       /* -1: not open, so no cache */
-	uint64_t dev; /* its st_dev: the identity a scan gives a folder */
+	char *path;     /* absolute */
+	int fd;         /* -1: not open, so no cache */
+	uint64_t dev;   /* its st_dev: the identity a scan gives a folder */
+	uint64_t nlink; /* its st_nlink: 2 + its subfolders on most file systems
+	                 */
 	struct skit__cache cache;
 	size_t given; /* how many of the given folders are in it */
 	/*
@@ -2167,6 +2169,7 @@ static void pparent_open(struct pparent *pp, const char *home, const char *path,
 	}
 	if (pp->fd >= 0) {
 		pp->dev = (uint64_t)st.st_dev;
+		pp->nlink = (uint64_t)st.st_nlink;
 		skit__cache_open(&pp->cache, home, (const char *const *)&parent,
 		                 1);
 	}
@@ -2446,14 +2449,22 @@ static void prompt_load_batch(void *payload, size_t worker, size_t begin,
 
 /*
  * Whether the parent `pp` holds at most `limit` folders (and links),
- * counted by one readdir(); false as soon as it holds more.
+ * counted by one readdir(); false as soon as it holds more. Where the
+ * file system counts subfolders in the link count (ext4, xfs, tmpfs: 2 +
+ * subfolders), that count decides without the listing: only links go
+ * uncounted, and a folder of many links is then scanned, which costs
+ * time, never a different output.
  */
 static bool few_folders(const struct pparent *pp, size_t limit)
 {
 	struct dirent *de;
 	size_t n = 0;
 	DIR *dir;
-	int fd = dup(pp->fd);
+	int fd;
+
+	if (pp->nlink > 2)
+		return pp->nlink - 2 <= limit;
+	fd = dup(pp->fd);
 
 	dir = fd >= 0 ? fdopendir(fd) : NULL;
 	if (!dir) {

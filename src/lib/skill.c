@@ -123,10 +123,35 @@ static int fatal(struct skit_skill *s, const char *code, unsigned int line,
 	return 0;
 }
 
+/*
+ * Whether skitx_path_clean() would give `p` back as it is: not empty, no
+ * empty or "." component, no trailing slash (but "/"). A scan's paths
+ * always are, and need no copy to find it out.
+ */
+static bool path_is_clean(const char *p)
+{
+	size_t i = 0;
+
+	if (!*p)
+		return false;
+	for (; p[i]; i++) {
+		if (p[i] == '/' && p[i + 1] == '/')
+			return false;
+		if (p[i] == '.' && (!i || p[i - 1] == '/') &&
+		    (p[i + 1] == '/' || !p[i + 1]))
+			return false;
+	}
+	return i == 1 || p[i - 1] != '/';
+}
+
 /* skitx_path_clean() copied into the skill's pool. */
 static char *pathlib_str(struct skitx_pool *pool, const char *path)
 {
-	char *clean = skitx_path_clean(path), *out;
+	char *clean, *out;
+
+	if (path_is_clean(path))
+		return skitx_pool_strdup(pool, path);
+	clean = skitx_path_clean(path);
 
 	if (!clean)
 		return NULL;
