@@ -415,6 +415,7 @@ struct cand {
 
 struct scan {
 	skit_registry *reg;
+	uid_t euid; /* the user, as unsafe_why() judges owners */
 	struct skit__index *ix;
 	struct skit__arena tmp; /* fold keys; freed after the scan */
 
@@ -558,10 +559,9 @@ static struct skit__item *new_item(struct scan *sc)
  * root, or writable by group or others, who could then put a skill in
  * it or rewrite one. NULL when it is safe. `why` holds the message.
  */
-static const char *unsafe_why(const struct stat *st, char *why, size_t size)
+static const char *unsafe_why(const struct stat *st, uid_t me, char *why,
+                              size_t size)
 {
-	uid_t me = geteuid();
-
 	if (st->st_uid != me && st->st_uid != 0) {
 		snprintf(why, size,
 		         "owned by uid %lu, not by you (uid %lu) or root",
@@ -623,7 +623,7 @@ static int open_roots(struct scan *sc)
 			close(fd);
 			continue;
 		}
-		if (unsafe_why(&st, why, sizeof(why))) {
+		if (unsafe_why(&st, sc->euid, why, sizeof(why))) {
 			error = scan_diag(sc, "unsafe-root", path,
 			                  "skills are loaded from a root %s; "
 			                  "others can change what the agent "
@@ -1011,7 +1011,7 @@ static void load_folder(const struct scan *sc, size_t ri, const char *folder,
 	 * gives an entry is reported.
 	 */
 	if (fstatat(sc->fds[ri], folder, &st, 0) == 0 &&
-	    unsafe_why(&st, why, sizeof(why))) {
+	    unsafe_why(&st, sc->euid, why, sizeof(why))) {
 		out->unsafe = skit__arena_strdup(a, why);
 		if (!out->unsafe) {
 			out->error = SKIT_ENOMEM;
@@ -1832,6 +1832,7 @@ int skit_registry_scan(skit_registry *reg, skit_error *err)
 
 	assert(reg);
 	memset(&sc, 0, sizeof(sc));
+	sc.euid = geteuid();
 	atomic_init(&sc.stop, false);
 	sc.reg = reg;
 	sc.opts = (skit_skill_options)SKIT_SKILL_OPTIONS_INIT;
