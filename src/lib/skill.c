@@ -205,10 +205,14 @@ static void offset_position(const char *text, size_t off, unsigned int *line,
 static size_t next_line(const char *p, const char *end, bool eof,
                         const char **next)
 {
-	const char *q = p;
+	const char *q = end, *nl, *cr;
 
-	while (q < end && *q != '\n' && *q != '\r')
-		q++;
+	/* the first "\n" or "\r": two vectorised scans, not a byte loop */
+	if (p < end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		cr = memchr(p, '\r', (size_t)((nl ? nl : end) - p));
+		q = cr ? cr : nl ? nl : end;
+	}
 	if (q == end) {
 		if (!eof)
 			return SIZE_MAX;

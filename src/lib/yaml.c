@@ -12,7 +12,6 @@
 #include <yaml.h>
 
 #include "lib/yaml.h"
-#include "util/utf8.h"
 
 struct frame {
 	struct skit__ynode *node;
@@ -300,20 +299,87 @@ static bool fast_key_char(unsigned char c)
 }
 
 /*
- * Whether the non-ASCII character at `p` (valid UTF-8) is printable for
- * libyaml and nothing it reads as a line break or a byte order mark.
- * Returns its length, 0 if not.
+ * Whether the non-ASCII character at `p` is well-formed UTF-8 (checked
+ * here: the fast path may be given any bytes), printable for libyaml and
+ * nothing it reads as a line break or a byte order mark. Returns its
+ * length, 0 if not.
  */
 static size_t fast_wide(const char *p, size_t left)
 {
-	int32_t cp;
-	size_t n = skitx_utf8_decode(p, left, &cp);
+	const unsigned char *s = (const unsigned char *)p;
+	uint32_t cp;
+	size_t n;
 
-	if (cp < 0xA0 || (cp >= 0xD800 && cp < 0xE000) || cp == 0x2028 ||
-	    cp == 0x2029 || cp == 0xFEFF || cp == 0xFFFE || cp == 0xFFFF ||
-	    cp > 0x10FFFF)
+	if (s[0] >= 0xC2 && s[0] <= 0xDF) {
+		n = 2;
+		cp = s[0] & 0x1Fu;
+	} else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
+		n = 3;
+		cp = s[0] & 0x0Fu;
+	} else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
+		n = 4;
+		cp = s[0] & 0x07u;
+	} else {
+		return 0;
+	}
+	if (left < n)
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3Fu);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    cp > 0x10FFFF || cp < 0xA0 || (cp >= 0xD800 && cp < 0xE000) ||
+	    cp == 0x2028 || cp == 0x2029 || cp == 0xFEFF || cp == 0xFFFE ||
+	    cp == 0xFFFF)
 		return 0;
 	return n;
+}
+
+/*
+ * Bytes a one-line scalar may hold as they are, by style: printable
+ * ASCII and the space, but for what ends or escapes that style (':' and
+ * '#' in a plain scalar are looked at in context).
+ */
+enum { FAST_PLAIN = 1, FAST_SINGLE = 2, FAST_DOUBLE = 4 };
+
+static unsigned char fast_class(unsigned char c)
+{
+	unsigned char k = FAST_PLAIN | FAST_SINGLE | FAST_DOUBLE;
+
+	if (c < 0x20 || c >= 0x7F)
+		return 0;
+	if (c == ':' || c == '#')
+		k &= (unsigned char)~FAST_PLAIN;
+	if (c == '\'')
+		k &= (unsigned char)~FAST_SINGLE;
+	if (c == '"' || c == '\\')
+		k &= (unsigned char)~FAST_DOUBLE;
+	return k;
+}
+
+/*
+ * Past the run of characters at `p` that style `cls` takes as they are
+ * (well-formed, printable non-ASCII included); stops at `end` or at the
+ * first byte to look at.
+ */
+static const char *fast_run(const unsigned char *tab, const char *p,
+                            const char *end, unsigned char cls)
+{
+	while (p < end) {
+		unsigned char c = (unsigned char)*p;
+		size_t n;
+
+		if (tab[c] & cls) {
+			p++;
+			continue;
+		}
+		if (c < 0x80 || !(n = fast_wide(p, (size_t)(end - p))))
+			return p;
+		p += n;
+	}
+	return p;
 }
 
 /*
@@ -322,7 +388,8 @@ static size_t fast_wide(const char *p, size_t left)
  * holds no ": ", " #" nor trailing ':' and starts with no indicator. False
  * for anything else.
  */
-static bool fast_value(struct fast_entry *e, const char *v, const char *end)
+static bool fast_value(const unsigned char *tab, struct fast_entry *e,
+                       const char *v, const char *end)
 {
 	const char *p;
 
@@ -331,22 +398,11 @@ static bool fast_value(struct fast_entry *e, const char *v, const char *end)
 	if (*v == '"' || *v == '\'') {
 		char q = *v;
 
-		for (p = v + 1; p < end && *p != q;) {
-			unsigned char c = (unsigned char)*p;
-
-			if (c >= 0x80) {
-				size_t n = fast_wide(p, (size_t)(end - p));
-				if (!n)
-					return false;
-				p += n;
-				continue;
-			}
-			if (c < 0x20 || c == 0x7F || c == '\\')
-				return false;
-			p++;
-		}
-		if (p == end)
-			return false; /* not closed on this line */
+		p = fast_run(tab, v + 1, end,
+		             q == '"' ? FAST_DOUBLE : FAST_SINGLE);
+		if (p == end || *p != q)
+			return false; /* not closed on this line, or an escape
+			               */
 		e->val = v + 1;
 		e->vlen = (size_t)(p - v - 1);
 		e->style = q == '"' ? 2 : 1;
@@ -357,23 +413,17 @@ static bool fast_value(struct fast_entry *e, const char *v, const char *end)
 	}
 	if (strchr("-?:,[]{}#&*!|>%@`", *v))
 		return false;
-	for (p = v; p < end;) {
-		unsigned char c = (unsigned char)*p;
-
-		if (c >= 0x80) {
-			size_t n = fast_wide(p, (size_t)(end - p));
-			if (!n)
-				return false;
-			p += n;
+	for (p = v;;) {
+		p = fast_run(tab, p, end, FAST_PLAIN);
+		if (p == end)
+			break;
+		/* ':' not before a space or the end; '#' not after a space */
+		if ((*p == ':' && p + 1 < end && p[1] != ' ') ||
+		    (*p == '#' && p > v && p[-1] != ' ')) {
+			p++;
 			continue;
 		}
-		if (c < 0x20 || c == 0x7F)
-			return false;
-		if (c == ':' && (p + 1 == end || p[1] == ' '))
-			return false;
-		if (c == ' ' && p + 1 < end && p[1] == '#')
-			return false;
-		p++;
+		return false; /* ": ", a final ':', " #", a control */
 	}
 	while (end > v && end[-1] == ' ')
 		end--;
@@ -432,6 +482,7 @@ int skit__yaml_parse_fast(struct skit__ynode **out, struct skitx_pool *pool,
                           const char *text, size_t len)
 {
 	struct fast_entry e[FAST_MAX_ENTRIES];
+	unsigned char tab[256];
 	const char *p = text, *end = text + len;
 	size_t n = 0, block = 0, indent = 0;
 	unsigned int line = 0;
@@ -439,9 +490,10 @@ int skit__yaml_parse_fast(struct skit__ynode **out, struct skitx_pool *pool,
 	struct skit__ynode *root, *sub = NULL;
 
 	*out = NULL;
-	if (!len || memchr(text, '\0', len) ||
-	    skitx_utf8_check(text, len, NULL))
+	if (!len)
 		return 0;
+	for (unsigned int c = 0; c < 256; c++)
+		tab[c] = fast_class((unsigned char)c);
 	for (; p < end; line++) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *eol = nl ? nl : end, *start = p, *k = p, *v;
@@ -501,7 +553,7 @@ int skit__yaml_parse_fast(struct skit__ynode **out, struct skitx_pool *pool,
 		for (v = k + 1; v < eol && *v == ' ';)
 			v++;
 		x->vcol = (unsigned int)(v - start);
-		if (!fast_value(x, v, eol))
+		if (!fast_value(tab, x, v, eol))
 			return 0;
 		n++;
 	}

@@ -110,10 +110,20 @@ static bool frontmatter(const char *s, size_t len, struct skitx_buf *out)
 static void check_text(struct tally *t, const char *y, size_t len,
                        const char *path)
 {
-	static const char subst[] = { ' ', '#',  ':',  '"',    '\'', '\t',
-		                      '-', '\n', '\\', '[',    '{',  '&',
-		                      '!', '|',  'x',  '\x7f', '%',  '\xa0' };
-	char *m = malloc(len + 1);
+	static const char subst[] = { ' ',    '#',    ':',    '"',    '\'',
+		                      '\t',   '-',    '\n',   '\\',   '[',
+		                      '{',    '&',    '!',    '|',    'x',
+		                      '\x7f', '%',    '\xa0', '\xc2', '\xe2',
+		                      '\xef', '\xf4', '\0',   '\r' };
+	/* characters YAML reads as breaks, a BOM, non-characters, others */
+	static const char *const wide[] = {
+		"\xc2\x85",         "\xc2\xa0",     "\xe2\x80\xa8",
+		"\xe2\x80\xa9",     "\xef\xbb\xbf", "\xef\xbf\xbe",
+		"\xef\xbf\xbf",     "\xc3\xa9",     "\xf0\x9f\x98\x80",
+		"\xed\xa0\x80",     "\xc0\xaf",     "\xe0\x80\xaf",
+		"\xf4\x90\x80\x80", "\xc2\x9f",     "\xe2\x80\x8b",
+	};
+	char *m = malloc(len + 8);
 
 	compare(t, y, len, path);
 	/* every prefix ending at a line break */
@@ -128,6 +138,16 @@ static void check_text(struct tally *t, const char *y, size_t len,
 		memcpy(m, y, i);
 		memcpy(m + i, y + i + 1, len - i - 1);
 		compare(t, m, len - 1, path);
+		/* a multi-byte character inserted */
+		{
+			const char *w = wide[i % SKIT_ARRAY_SIZE(wide)];
+			size_t wl = strlen(w);
+
+			memcpy(m, y, i);
+			memcpy(m + i, w, wl);
+			memcpy(m + i + wl, y + i, len - i);
+			compare(t, m, len + wl, path);
+		}
 	}
 	free(m);
 }
