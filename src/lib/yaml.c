@@ -338,40 +338,38 @@ static size_t fast_wide(const char *p, size_t left)
 }
 
 /*
- * Bytes a one-line scalar may hold as they are, by style: printable
- * ASCII and the space, but for what ends or escapes that style (':' and
- * '#' in a plain scalar are looked at in context).
+ * Characters a one-line scalar holds as they are, by style: printable
+ * ASCII and the space, well-formed printable non-ASCII, but for what ends
+ * or escapes that style (':' and '#' end a plain scalar only in context,
+ * which the caller looks at).
  */
-enum { FAST_PLAIN = 1, FAST_SINGLE = 2, FAST_DOUBLE = 4 };
+enum fast_style { FAST_PLAIN, FAST_SINGLE, FAST_DOUBLE };
 
-static unsigned char fast_class(unsigned char c)
+static bool fast_stop(unsigned char c, enum fast_style st)
 {
-	unsigned char k = FAST_PLAIN | FAST_SINGLE | FAST_DOUBLE;
-
-	if (c < 0x20 || c >= 0x7F)
-		return 0;
-	if (c == ':' || c == '#')
-		k &= (unsigned char)~FAST_PLAIN;
-	if (c == '\'')
-		k &= (unsigned char)~FAST_SINGLE;
-	if (c == '"' || c == '\\')
-		k &= (unsigned char)~FAST_DOUBLE;
-	return k;
+	switch (st) {
+	case FAST_PLAIN:
+		return c == ':' || c == '#';
+	case FAST_SINGLE:
+		return c == '\'';
+	default:
+		return c == '"' || c == '\\';
+	}
 }
 
 /*
- * Past the run of characters at `p` that style `cls` takes as they are
- * (well-formed, printable non-ASCII included); stops at `end` or at the
- * first byte to look at.
+ * Past the run of characters at `p` that style `st` takes as they are;
+ * stops at `end` or at the first byte to look at.
  */
-static const char *fast_run(const unsigned char *tab, const char *p,
-                            const char *end, unsigned char cls)
+static const char *fast_run(const char *p, const char *end, enum fast_style st)
 {
 	while (p < end) {
 		unsigned char c = (unsigned char)*p;
 		size_t n;
 
-		if (tab[c] & cls) {
+		if (c >= 0x20 && c < 0x7F) {
+			if (fast_stop(c, st))
+				return p;
 			p++;
 			continue;
 		}
@@ -388,8 +386,7 @@ static const char *fast_run(const unsigned char *tab, const char *p,
  * holds no ": ", " #" nor trailing ':' and starts with no indicator. False
  * for anything else.
  */
-static bool fast_value(const unsigned char *tab, struct fast_entry *e,
-                       const char *v, const char *end)
+static bool fast_value(struct fast_entry *e, const char *v, const char *end)
 {
 	const char *p;
 
@@ -398,8 +395,7 @@ static bool fast_value(const unsigned char *tab, struct fast_entry *e,
 	if (*v == '"' || *v == '\'') {
 		char q = *v;
 
-		p = fast_run(tab, v + 1, end,
-		             q == '"' ? FAST_DOUBLE : FAST_SINGLE);
+		p = fast_run(v + 1, end, q == '"' ? FAST_DOUBLE : FAST_SINGLE);
 		if (p == end || *p != q)
 			return false; /* not closed on this line, or an escape
 			               */
@@ -414,7 +410,7 @@ static bool fast_value(const unsigned char *tab, struct fast_entry *e,
 	if (strchr("-?:,[]{}#&*!|>%@`", *v))
 		return false;
 	for (p = v;;) {
-		p = fast_run(tab, p, end, FAST_PLAIN);
+		p = fast_run(p, end, FAST_PLAIN);
 		if (p == end)
 			break;
 		/* ':' not before a space or the end; '#' not after a space */
@@ -482,7 +478,6 @@ int skit__yaml_parse_fast(struct skit__ynode **out, struct skitx_pool *pool,
                           const char *text, size_t len)
 {
 	struct fast_entry e[FAST_MAX_ENTRIES];
-	unsigned char tab[256];
 	const char *p = text, *end = text + len;
 	size_t n = 0, block = 0, indent = 0;
 	unsigned int line = 0;
@@ -492,8 +487,6 @@ int skit__yaml_parse_fast(struct skit__ynode **out, struct skitx_pool *pool,
 	*out = NULL;
 	if (!len)
 		return 0;
-	for (unsigned int c = 0; c < 256; c++)
-		tab[c] = fast_class((unsigned char)c);
 	for (; p < end; line++) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *eol = nl ? nl : end, *start = p, *k = p, *v;
@@ -553,7 +546,7 @@ int skit__yaml_parse_fast(struct skit__ynode **out, struct skitx_pool *pool,
 		for (v = k + 1; v < eol && *v == ' ';)
 			v++;
 		x->vcol = (unsigned int)(v - start);
-		if (!fast_value(tab, x, v, eol))
+		if (!fast_value(x, v, eol))
 			return 0;
 		n++;
 	}
