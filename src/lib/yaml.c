@@ -524,16 +524,14 @@ int skit__yaml_parse_fast(struct skit__ynode **out, struct skitx_pool *pool,
 		for (x->key = k; k < eol && fast_key_char((unsigned char)*k);)
 			k++;
 		x->klen = (size_t)(k - x->key);
-		/* libyaml drops a simple key over 1,024 characters: no long
-		 * key here */
+		/* libyaml drops a simple key over 1,024 characters */
 		if (k == eol || *k != ':' || x->klen > FAST_MAX_KEY)
 			return 0;
 		if (fast_dup(e, x->nested ? block : 0, n, x->nested))
 			return 0;
 		if (k + 1 == eol) {
 			if (x->nested)
-				return 0; /* no deeper nesting, no empty value
-				           */
+				return 0; /* no deeper level, no empty value */
 			x->style = 3;
 			x->val = NULL;
 			x->vlen = 0;
