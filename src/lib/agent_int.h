@@ -84,8 +84,6 @@ struct skit_agent {
 	size_t nprov;
 	struct skit__tool_ctx tc;
 
-	struct skit__mcp *mcp; /* MCP servers' tools; NULL: none */
-
 	skit_audit *audit; /* NULL without a trail */
 	int audit_rc;      /* first audit failure, sticky */
 	skit_error audit_err;

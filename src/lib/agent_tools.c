@@ -13,7 +13,6 @@
 
 #include "lib/agent_int.h"
 #include "lib/error.h"
-#include "lib/mcp_client_int.h"
 #include "lib/protect.h"
 #include "lib/tool_provider.h"
 #include "lib/trust_int.h"
@@ -99,53 +98,6 @@ struct skit__tool_ctx *skit__agent_tool_ctx(skit_agent *a)
 	return &a->tc;
 }
 
-/*
- * The MCP servers' tools (mcp_client.c), adapted to the provider
- * interface from the calls mcp_client_int.h offers; `self` is the agent,
- * whose `mcp` skit_agent_use_mcp() fills in.
- */
-static size_t mcp_list(void *self, const struct skit__tool_ctx *c,
-                       struct skit__tool_def *out, size_t max)
-{
-	struct skit_agent *a = self;
-	skit_tool_schema tools[SKIT__TOOLS_MAX];
-	size_t n = skit__mcp_schemas(
-	        a, tools, max < SKIT__TOOLS_MAX ? max : SKIT__TOOLS_MAX);
-
-	(void)c;
-	for (size_t i = 0; i < n; i++) {
-		bool ro = false;
-
-		skit__mcp_known(a->mcp, tools[i].name, &ro);
-		out[i].schema = tools[i];
-		out[i].risk = ro ? SKIT_RISK_READ : SKIT_RISK_EXECUTE;
-		out[i].gate = SKIT__GATE_EXTERNAL;
-		out[i].offered = true;
-		out[i].hint = "";
-	}
-	return n;
-}
-
-static int mcp_call(void *self, struct skit__tool_ctx *c, const char *tool,
-                    json_t *args, struct skitx_buf *out, bool *is_error,
-                    skit_error *err)
-{
-	(void)c;
-	return skit__mcp_call(self, tool, args, out, is_error, err);
-}
-
-static void mcp_release(void *self)
-{
-	struct skit_agent *a = self;
-
-	skit__mcp_free(a->mcp);
-	a->mcp = NULL;
-}
-
-static const struct skit__tool_provider_ops mcp_tools = {
-	"mcp", mcp_list, NULL, mcp_call, mcp_release,
-};
-
 int skit__agent_tools_init(struct skit_agent *a, skit_error *err)
 {
 	struct skit__tool_ctx *c = &a->tc;
@@ -173,8 +125,6 @@ int skit__agent_tools_init(struct skit_agent *a, skit_error *err)
 	if (!rc)
 		rc = skit__agent_add_provider(a, &skit__project_tools, NULL,
 		                              err);
-	if (!rc)
-		rc = skit__agent_add_provider(a, &mcp_tools, a, err);
 	return rc;
 }
 
@@ -593,11 +543,6 @@ int skit__tools_call(struct skit_agent *a, const char *name, json_t *args,
 	if (!json_is_object(args))
 		return refuse(out, is_error,
 		              "the arguments must be a JSON object");
-	/* the MCP adapter lists only what the policy shows: a server's
-	 * tool it hides is not available rather than unknown */
-	if (!find_tool(a, name, &f) && skit__mcp_known(a->mcp, name, NULL))
-		return refuse(out, is_error, "tool '%s' is not available now",
-		              name);
 	if (!find_tool(a, name, &f))
 		return refuse(out, is_error, "unknown tool '%.64s'", name);
 	if (f.def.gate != SKIT__GATE_OPEN) {
