@@ -50,7 +50,7 @@ usage() {
 	exit 2
 }
 
-tsv= min=
+tsv='' min=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--tsv) [ $# -ge 2 ] || usage; tsv=$2; shift 2 ;;
