@@ -243,4 +243,20 @@ run approvals
 expect_rc 2 "approvals needs a subcommand"
 run approvals --help
 expect_rc 0 "approvals --help"
+
+# A user config linked from a dotfiles folder is read and written where it
+# lives: its permissions apply to a run, and `skit trust` keeps the link.
+mkdir -p "$W/dotfiles"
+cp "$CFG" "$W/dotfiles/config.json"
+rm -f "$CFG"
+ln -s "$W/dotfiles/config.json" "$CFG"
+run trust "$W"
+expect_rc 0 "trust with a linked user config"
+[ -L "$CFG" ] && reg_pass || reg_fail "skit trust replaced the link"
+has "$W/dotfiles/config.json" "$W" "trust is written where the link leads"
+rm -f "$T/req.jsonl"
+run run --root "project=$P/.agents/skills" --runs-dir "$W/runs" \
+	--request-log "$T/req.jsonl" --model "replay:$CASS/final.jsonl" go </dev/null
+expect_rc 0 "a run with a linked user config"
+lacks "$T/err" "not a regular file" "the linked config is read"
 reg_done
