@@ -29,6 +29,8 @@
 #include "lib/agent_int.h"
 #include "lib/digest.h"
 #include "lib/error.h"
+#include "lib/fetch_int.h"
+#include "lib/mcp_client_http.h"
 #include "lib/mcp_client_int.h"
 #include "lib/tools_int.h"
 #include "util/fs.h"
@@ -36,15 +38,15 @@
 #define MAX_CONFIG      (1024 * 1024)
 #define MAX_SERVERS     32
 #define MAX_ARGS        256
-#define MAX_NAME        64                 /* the full mcp__SERVER__TOOL name */
-#define MAX_LINE        (8u * 1024 * 1024) /* one JSON-RPC message */
+#define MAX_NAME        64 /* the full mcp__SERVER__TOOL name */
+#define MAX_LINE        SKIT__MCP_MAX_MESSAGE /* one JSON-RPC message */
 #define MAX_TOOLS_PAGES 16
 #define MAX_DESC        2048 /* bytes of a tool's description kept */
 #define OUTPUT_CAP      (64u * 1024)
 #define START_TIMEOUT   60000L
 #define CALL_TIMEOUT    120000L
 #define STOP_GRACE_MS   2000
-#define PROTOCOL        "2025-06-18"
+#define PROTOCOL        "2025-11-25"
 
 extern char **environ;
 
@@ -476,8 +478,15 @@ struct server {
 	int fd;    /* the socket that is the server's stdin and stdout */
 	struct skitx_buf in; /* bytes read, not yet a whole line */
 	long long next_id;
-	char *dead; /* why it stopped, for the tools' errors */
+	char *dead;                  /* why it stopped, for the tools' errors */
+	struct skit__mcp_http *http; /* an HTTP server's transport, or NULL */
 };
+
+/* Is the server there to take calls? */
+static bool server_up(const struct server *s)
+{
+	return s->fd >= 0 || s->http;
+}
 
 struct skit__mcp {
 	struct server *srv;
@@ -503,6 +512,9 @@ static void server_stop(struct server *s, const char *why)
 
 	if (why && !s->dead)
 		s->dead = skitx_strdup(why);
+	/* An HTTP server's session is ended (DELETE); it goes on running. */
+	skit__mcp_http_free(s->http);
+	s->http = NULL;
 	if (s->fd >= 0) {
 		shutdown(s->fd, SHUT_WR);
 		close(s->fd);
@@ -591,6 +603,14 @@ static int server_start(struct server *s, const struct def *d, skit_error *err)
 		                     d->command, strerror(rc));
 		goto out;
 	}
+	/* The socket never blocks: a server that stops reading must not
+	 * hold the agent (send_msg() waits with a deadline). */
+	if (fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK)) {
+		close(sv[0]);
+		rc = skit__error_set(err, SKIT_EIO, 0, "fcntl: %s",
+		                     strerror(errno));
+		goto out;
+	}
 	s->fd = sv[0];
 	rc = 0;
 out:
@@ -599,53 +619,75 @@ out:
 	return rc;
 }
 
-static int send_msg(struct server *s, json_t *msg, skit_error *err)
+/*
+ * Write one message and its newline before `deadline` (now_ms()). The
+ * socket does not block: a server that stops reading its input would
+ * otherwise hold the agent forever once the socket's buffer is full.
+ */
+static int send_msg(struct server *s, json_t *msg, long long deadline,
+                    skit_error *err)
 {
 	char *text = json_dumps(msg, JSON_COMPACT);
 	size_t len, off = 0;
+	int rc = 0;
 
 	if (!text)
 		return skit__error_oom(err);
 	len = strlen(text);
-	text[len] = '\0';
 	while (off <= len) {
 		/* the line, then its newline (the NUL's place) */
 		const char *p = off < len ? text + off : "\n";
 		size_t n = off < len ? len - off : 1;
 		ssize_t w = send(s->fd, p, n, MSG_NOSIGNAL);
+		struct pollfd pfd = { s->fd, POLLOUT, 0 };
+		long long left;
 
-		if (w < 0 && errno == EINTR)
+		if (w >= 0) {
+			off += off < len ? (size_t)w : 1;
 			continue;
-		if (w < 0) {
-			free(text);
-			return skit__error_set(err, SKIT_EIO, 0,
-			                       "the server closed its input");
 		}
-		off += off < len ? (size_t)w : 1;
-		if (off == len + 1)
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN && errno != EWOULDBLOCK) {
+			rc = skit__error_set(err, SKIT_EIO, 0,
+			                     "the server closed its input");
 			break;
+		}
+		left = deadline - now_ms();
+		if (left <= 0) {
+			rc = skit__error_set(err, SKIT_ETIMEOUT, 0,
+			                     "the server did not read its "
+			                     "input in time");
+			break;
+		}
+		(void)poll(&pfd, 1, left > 1000 ? 1000 : (int)left);
 	}
 	free(text);
-	return 0;
+	return rc;
 }
 
 /* Answer a request from the server: ping, else "method not found". */
-static int answer_request(struct server *s, json_t *msg, skit_error *err)
+static json_t *answer_for(json_t *msg)
 {
 	const char *m = json_string_value(json_object_get(msg, "method"));
-	json_t *r;
-	int rc;
 
 	if (m && !strcmp(m, "ping"))
-		r = json_pack("{s:s, s:O, s:{}}", "jsonrpc", "2.0", "id",
-		              json_object_get(msg, "id"), "result");
-	else
-		r = json_pack("{s:s, s:O, s:{s:i, s:s}}", "jsonrpc", "2.0",
-		              "id", json_object_get(msg, "id"), "error", "code",
-		              -32601, "message", "method not found");
+		return json_pack("{s:s, s:O, s:{}}", "jsonrpc", "2.0", "id",
+		                 json_object_get(msg, "id"), "result");
+	return json_pack("{s:s, s:O, s:{s:i, s:s}}", "jsonrpc", "2.0", "id",
+	                 json_object_get(msg, "id"), "error", "code", -32601,
+	                 "message", "method not found");
+}
+
+static int answer_request(struct server *s, json_t *msg, long long deadline,
+                          skit_error *err)
+{
+	json_t *r = answer_for(msg);
+	int rc;
+
 	if (!r)
 		return skit__error_oom(err);
-	rc = send_msg(s, r, err);
+	rc = send_msg(s, r, deadline, err);
 	json_decref(r);
 	return rc;
 }
@@ -663,14 +705,26 @@ static int rpc(struct server *s, const char *method, json_t *params,
 	int rc;
 
 	*result = NULL;
-	if (s->fd < 0)
+	if (!server_up(s))
 		return skit__error_set(err, SKIT_EIO, 0, "%s",
 		                       s->dead ? s->dead : "not running");
 	req = json_pack("{s:s, s:I, s:s, s:O}", "jsonrpc", "2.0", "id",
 	                (json_int_t)id, "method", method, "params", params);
 	if (!req)
 		return skit__error_oom(err);
-	rc = send_msg(s, req, err);
+	if (s->http) {
+		rc = skit__mcp_http_send(s->http, req, id, timeout_ms, result,
+		                         err);
+		json_decref(req);
+		if (rc == SKIT_ETIMEOUT)
+			rc = skit__error_set(err, SKIT_ETIMEOUT, 0,
+			                     "no answer within %ld ms",
+			                     timeout_ms);
+		if (rc)
+			goto fail;
+		return 0;
+	}
+	rc = send_msg(s, req, deadline, err);
 	json_decref(req);
 	if (rc)
 		goto fail;
@@ -702,7 +756,8 @@ static int rpc(struct server *s, const char *method, json_t *params,
 				continue;
 			mid = json_object_get(msg, "id");
 			if (json_object_get(msg, "method")) {
-				rc = mid ? answer_request(s, msg, err) : 0;
+				rc = mid ? answer_request(s, msg, deadline, err)
+				         : 0;
 				json_decref(msg);
 				if (rc)
 					goto fail;
@@ -757,14 +812,18 @@ fail:
 	return rc;
 }
 
-static int notify(struct server *s, const char *method, skit_error *err)
+static int notify(struct server *s, const char *method, long timeout_ms,
+                  skit_error *err)
 {
 	json_t *n = json_pack("{s:s, s:s}", "jsonrpc", "2.0", "method", method);
 	int rc;
 
 	if (!n)
 		return skit__error_oom(err);
-	rc = send_msg(s, n, err);
+	if (s->http)
+		rc = skit__mcp_http_send(s->http, n, -1, timeout_ms, NULL, err);
+	else
+		rc = send_msg(s, n, now_ms() + timeout_ms, err);
 	json_decref(n);
 	return rc;
 }
@@ -830,11 +889,26 @@ static int add_tool(struct skit__mcp *m, struct server *s, json_t *t,
 	return 0;
 }
 
+/* The revisions whose client side this is. Streamable HTTP came with
+ * 2025-03-26; before it, HTTP servers spoke another transport. */
+static bool known_revision(const char *v, bool http)
+{
+	static const char *const known[] = { "2025-11-25", "2025-06-18",
+		                             "2025-03-26", "2024-11-05" };
+	size_t n = http ? 3 : 4;
+
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v, known[i]))
+			return true;
+	return false;
+}
+
 /* initialize, initialized, tools/list (all pages). */
 static int handshake(struct skit__mcp *m, struct server *s, long timeout,
                      struct skit_agent *a, skit_error *err)
 {
 	json_t *params, *resp, *res, *cursor = NULL;
+	const char *version;
 	int rc;
 
 	params = json_pack("{s:s, s:{}, s:{s:s, s:s}}", "protocolVersion",
@@ -854,8 +928,23 @@ static int handshake(struct skit__mcp *m, struct server *s, long timeout,
 		server_stop(s, err->message);
 		return rc;
 	}
+	version = json_string_value(json_object_get(res, "protocolVersion"));
+	if (!version || !known_revision(version, s->http != NULL)) {
+		rc = skit__error_set(err, SKIT_EIO, 0,
+		                     "the server speaks protocol revision "
+		                     "'%.32s', which skit does not",
+		                     version ? version : "?");
+		json_decref(resp);
+		server_stop(s, err->message);
+		return rc;
+	}
+	/* Every later HTTP message names the revision agreed on. */
+	if (s->http && skit__mcp_http_set_version(s->http, version)) {
+		json_decref(resp);
+		return skit__error_oom(err);
+	}
 	json_decref(resp);
-	rc = notify(s, "notifications/initialized", err);
+	rc = notify(s, "notifications/initialized", timeout, err);
 	if (rc) {
 		server_stop(s, err->message);
 		return rc;
@@ -924,17 +1013,11 @@ int skit_agent_use_mcp(skit_agent *a, const skit_mcp_config *c, long timeout_ms,
 		struct server *grown, *s;
 		size_t before = m->ntools;
 		skit_error e = { 0 };
+		char *shown;
 		int rc;
 
 		if (!def_approved(c, d))
 			continue;
-		if (d->url) {
-			skit__agent_trace(a, SKIT_TRACE_NOTE,
-			                  "MCP server %s is off: HTTP servers "
-			                  "are not supported yet",
-			                  d->name);
-			continue;
-		}
 		grown = skitx_realloc(m->srv, (m->nsrv + 1) * sizeof(*grown));
 		if (!grown)
 			return skit__error_oom(err);
@@ -947,18 +1030,27 @@ int skit_agent_use_mcp(skit_agent *a, const skit_mcp_config *c, long timeout_ms,
 		if (!s->name)
 			return skit__error_oom(err);
 		m->nsrv++;
-		rc = server_start(s, d, &e);
+		if (d->url)
+			rc = skit__mcp_http_new(&s->http, d->url, d->headers,
+			                        answer_for, &e);
+		else
+			rc = server_start(s, d, &e);
 		if (!rc)
 			rc = handshake(m, s, timeout_ms, a, &e);
 		if (rc == SKIT_ENOMEM)
 			return skit__error_oom(err);
-		skit__agent_audit(a, "mcp_server",
-		                  json_pack("{s:s, s:s, s:s, s:b, s:I, s:s?}",
-		                            "name", d->name, "command",
-		                            d->command, "digest", d->digest,
-		                            "project", d->project, "tools",
-		                            (json_int_t)(m->ntools - before),
-		                            "error", rc ? e.message : NULL));
+		shown = d->url ? skit__url_without_credentials(d->url) : NULL;
+		if (d->url && !shown)
+			return skit__error_oom(err);
+		skit__agent_audit(
+		        a, "mcp_server",
+		        json_pack("{s:s, s:s?, s:s?, s:s, s:b, s:I, s:s?}",
+		                  "name", d->name, "command", d->command, "url",
+		                  shown, "digest", d->digest, "project",
+		                  d->project, "tools",
+		                  (json_int_t)(m->ntools - before), "error",
+		                  rc ? e.message : NULL));
+		skitx_free(shown);
 		if (rc) {
 			skit__agent_trace(a, SKIT_TRACE_NOTE,
 			                  "MCP server %s is off: %s", d->name,
@@ -1067,7 +1159,7 @@ int skit__mcp_call(struct skit_agent *a, const char *name, json_t *args,
 	if (!t)
 		return skit__tool_error(out, is_error, "unknown tool '%.64s'",
 		                        name);
-	if (srv->fd < 0)
+	if (!server_up(srv))
 		return skit__tool_error(
 		        out, is_error, "MCP server %s is not running (%s)",
 		        srv->name, srv->dead ? srv->dead : "stopped");
