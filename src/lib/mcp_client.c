@@ -656,8 +656,8 @@ static int send_msg(struct server *s, json_t *msg, long long deadline,
 		left = deadline - now_ms();
 		if (left <= 0) {
 			rc = skit__error_set(err, SKIT_ETIMEOUT, 0,
-			                     "the server did not read its "
-			                     "input in time");
+			                     "the server stopped reading its "
+			                     "input");
 			break;
 		}
 		(void)poll(&pfd, 1, left > 1000 ? 1000 : (int)left);
