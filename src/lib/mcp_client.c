@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * mcp_client.c - MCP servers' tools in the agent: the `mcpServers`
- * configuration with its approvals, and a stdio client (JSON-RPC, one
- * message a line) that starts each server, lists its tools and calls
- * them with a timeout and capped output.
+ * configuration with its approvals, and a client that starts each server
+ * (stdio: JSON-RPC, one message a line; HTTP: mcp_client_http.c), lists
+ * its tools and calls them with a timeout and capped output.
  *
  * A server is a program the user configured, not the model: it runs
  * outside the sandbox, like the user's own tools, but with a scrubbed
