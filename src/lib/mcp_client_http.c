@@ -585,6 +585,13 @@ int skit__mcp_http_send(struct skit__mcp_http *h, json_t *msg, long long id,
 		}
 		if (id < 0)
 			break; /* a notification or an answer: accepted */
+		if (x.status == 202 || x.status == 204) {
+			rc = skit__error_set(err, SKIT_EIO, 0,
+			                     "the server accepted a request "
+			                     "without answering it (HTTP %ld)",
+			                     x.status);
+			break;
+		}
 		if (x.ct == CT_JSON) {
 			rc = take_json(&x);
 			if (!rc && !x.result)
@@ -595,9 +602,9 @@ int skit__mcp_http_send(struct skit__mcp_http *h, json_t *msg, long long id,
 		}
 		if (x.ct != CT_SSE) {
 			rc = skit__error_set(err, SKIT_EIO, 0,
-			                     "the server accepted a request "
-			                     "without answering it (HTTP %ld)",
-			                     x.status);
+			                     "the server answered with a "
+			                     "content type that is neither "
+			                     "JSON nor an event stream");
 			break;
 		}
 		/* The stream ended before the answer: resume it from its last
