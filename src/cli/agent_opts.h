@@ -111,9 +111,9 @@ enum {
 	"wins)\n"                                                          \
 	"  --yes               approve every call that would need "        \
 	"approval\n"                                                       \
-	"  --approve-mcp NAME  start the project's MCP server NAME for this " \
-	"run (repeatable;\n"                                              \
-	"                      not remembered; see docs/mcp.md)\n"        \
+	"  --approve-mcp NAME  start the project's MCP server NAME "      \
+	"without asking,\n"                                               \
+	"                      for this run only (repeatable)\n"          \
 	"  --no-network        no network for any call or program\n"      \
 	"  --network           scripts and shell calls get the whole "     \
 	"network (no skill can\n"                                           \
