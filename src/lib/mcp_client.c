@@ -480,6 +480,7 @@ struct server {
 	long long next_id;
 	char *dead;                  /* why it stopped, for the tools' errors */
 	struct skit__mcp_http *http; /* an HTTP server's transport, or NULL */
+	const volatile int *cancel;  /* the agent's: a call stops when set */
 };
 
 /* Is the server there to take calls? */
@@ -693,9 +694,42 @@ static int answer_request(struct server *s, json_t *msg, long long deadline,
 }
 
 /*
+ * The user gave up on request `id`: say so to the server, which may then
+ * stop working on it, and keep the server (a late answer is dropped as
+ * one to another request). A server that cannot be told is stopped.
+ */
+static int cancel_request(struct server *s, long long id, skit_error *err)
+{
+	json_t *n = json_pack("{s:s, s:s, s:{s:I, s:s}}", "jsonrpc", "2.0",
+	                      "method", "notifications/cancelled", "params",
+	                      "requestId", (json_int_t)id, "reason",
+	                      "canceled by the user");
+	skit_error e = { 0 };
+	int rc;
+
+	if (!n)
+		return skit__error_oom(err);
+	if (s->http) {
+		/* The flag that ended the call must not end this message. */
+		skit__mcp_http_set_cancel(s->http, NULL);
+		rc = skit__mcp_http_send(s->http, n, -1, 1000, NULL, &e);
+		skit__mcp_http_set_cancel(s->http, s->cancel);
+	} else {
+		rc = send_msg(s, n, now_ms() + 1000, &e);
+	}
+	json_decref(n);
+	if (rc == SKIT_ENOMEM)
+		return skit__error_oom(err);
+	if (rc && !s->http)
+		server_stop(s, "canceled");
+	return skit__error_set(err, SKIT_ECANCELED, 0, "canceled");
+}
+
+/*
  * One request, waiting up to `timeout_ms` for its response; *result is
  * the response (owned). A failure of the server itself stops it and is
- * SKIT_EIO or SKIT_ETIMEOUT with the reason in err.
+ * SKIT_EIO or SKIT_ETIMEOUT with the reason in err; SKIT_ECANCELED when
+ * the agent's cancel flag was set (the server is kept).
  */
 static int rpc(struct server *s, const char *method, json_t *params,
                long timeout_ms, json_t **result, skit_error *err)
@@ -716,6 +750,8 @@ static int rpc(struct server *s, const char *method, json_t *params,
 		rc = skit__mcp_http_send(s->http, req, id, timeout_ms, result,
 		                         err);
 		json_decref(req);
+		if (rc == SKIT_ECANCELED)
+			return cancel_request(s, id, err);
 		if (rc == SKIT_ETIMEOUT)
 			rc = skit__error_set(err, SKIT_ETIMEOUT, 0,
 			                     "no answer within %ld ms",
@@ -778,6 +814,8 @@ static int rpc(struct server *s, const char *method, json_t *params,
 			                     MAX_LINE >> 20);
 			goto fail;
 		}
+		if (s->cancel && *s->cancel)
+			return cancel_request(s, id, err);
 		left = deadline - now_ms();
 		if (left <= 0) {
 			rc = skit__error_set(err, SKIT_ETIMEOUT, 0,
@@ -785,7 +823,7 @@ static int rpc(struct server *s, const char *method, json_t *params,
 			                     timeout_ms);
 			goto fail;
 		}
-		r = poll(&pfd, 1, left > 1000 ? 1000 : (int)left);
+		r = poll(&pfd, 1, left > 250 ? 250 : (int)left);
 		if (r < 0 && errno != EINTR) {
 			rc = skit__error_set(err, SKIT_EIO, 0, "poll: %s",
 			                     strerror(errno));
@@ -1030,11 +1068,15 @@ int skit_agent_use_mcp(skit_agent *a, const skit_mcp_config *c, long timeout_ms,
 		if (!s->name)
 			return skit__error_oom(err);
 		m->nsrv++;
-		if (d->url)
+		s->cancel = a->cancel;
+		if (d->url) {
 			rc = skit__mcp_http_new(&s->http, d->url, d->headers,
 			                        answer_for, &e);
-		else
+			if (!rc)
+				skit__mcp_http_set_cancel(s->http, a->cancel);
+		} else {
 			rc = server_start(s, d, &e);
+		}
 		if (!rc)
 			rc = handshake(m, s, timeout_ms, a, &e);
 		if (rc == SKIT_ENOMEM)
@@ -1171,6 +1213,8 @@ int skit__mcp_call(struct skit_agent *a, const char *name, json_t *args,
 	json_decref(params);
 	if (rc == SKIT_ENOMEM)
 		return skit__error_oom(err);
+	if (rc == SKIT_ECANCELED)
+		return skit__error_set(err, SKIT_ECANCELED, 0, "canceled");
 	if (rc) {
 		skit__agent_trace(a, SKIT_TRACE_TOOL,
 		                  "MCP server %s stopped: %s", srv->name,

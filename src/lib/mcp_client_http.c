@@ -47,6 +47,7 @@ struct skit__mcp_http {
 	char *session;
 	char *version;
 	skit__mcp_answer_fn answer;
+	const volatile int *cancel;
 	char errbuf[CURL_ERROR_SIZE];
 };
 
@@ -260,6 +261,19 @@ static int set_common(CURL *c, struct skit__mcp_http *h, const char *method,
 	return rc == CURLE_OK ? 0 : SKIT_ENOMEM;
 }
 
+/* Polled by libcurl about once a second and on every transfer event. */
+static int on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow,
+                       curl_off_t ultotal, curl_off_t ulnow)
+{
+	const struct skit__mcp_http *h = ud;
+
+	(void)dltotal;
+	(void)dlnow;
+	(void)ultotal;
+	(void)ulnow;
+	return h->cancel && *h->cancel;
+}
+
 static size_t discard(char *data, size_t size, size_t n, void *ud)
 {
 	(void)data;
@@ -467,6 +481,12 @@ static int perform(struct skit__mcp_http *h, struct xfer *x, const char *method,
 	curl_easy_setopt(h->easy, CURLOPT_HEADERDATA, x);
 	curl_easy_setopt(h->easy, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(h->easy, CURLOPT_WRITEDATA, x);
+	if (h->cancel) {
+		curl_easy_setopt(h->easy, CURLOPT_NOPROGRESS, 0L);
+		curl_easy_setopt(h->easy, CURLOPT_XFERINFOFUNCTION,
+		                 on_progress);
+		curl_easy_setopt(h->easy, CURLOPT_XFERINFODATA, h);
+	}
 	cc = curl_easy_perform(h->easy);
 	/* Leave no pointer to this stack or the caller's memory behind. */
 	curl_easy_setopt(h->easy, CURLOPT_HTTPHEADER, NULL);
@@ -476,6 +496,8 @@ static int perform(struct skit__mcp_http *h, struct xfer *x, const char *method,
 		return 0;
 	if (x->rc)
 		return x->rc;
+	if (cc == CURLE_ABORTED_BY_CALLBACK && h->cancel && *h->cancel)
+		return skit__error_set(x->err, SKIT_ECANCELED, 0, "canceled");
 	if (cc == CURLE_OK && x->sse_on) {
 		rc = skit__sse_finish(&x->sse);
 		if (x->result)
@@ -644,6 +666,12 @@ int skit__mcp_http_send(struct skit__mcp_http *h, json_t *msg, long long id,
 	else
 		json_decref(x.result);
 	return rc;
+}
+
+void skit__mcp_http_set_cancel(struct skit__mcp_http *h,
+                               const volatile int *cancel)
+{
+	h->cancel = cancel;
 }
 
 int skit__mcp_http_set_version(struct skit__mcp_http *h, const char *version)

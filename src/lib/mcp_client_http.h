@@ -53,12 +53,18 @@ int skit__mcp_http_new(struct skit__mcp_http **out, const char *url,
  * *result (owned by the caller); for a notification or an answer (`id`
  * < 0) wait for the server to accept it (HTTP 202) and leave *result
  * NULL (`result` may then be NULL).
- * @return 0; SKIT_ETIMEOUT; SKIT_ENOMEM; SKIT_EIO for everything else the
+ * @return 0; SKIT_ETIMEOUT; SKIT_ECANCELED; SKIT_ENOMEM; SKIT_EIO for
+ *         everything else the
  *         server or the network did (err says what: "HTTP 500: ...", "the
  *         connection failed: ...", "the server sent a message over 8 MiB").
  */
 int skit__mcp_http_send(struct skit__mcp_http *h, json_t *msg, long long id,
                         long timeout_ms, json_t **result, skit_error *err);
+
+/* From now on, an exchange stops with SKIT_ECANCELED soon after
+ * `*cancel` becomes non-zero (NULL: never). The flag is borrowed. */
+void skit__mcp_http_set_cancel(struct skit__mcp_http *h,
+                               const volatile int *cancel);
 
 /* Send "MCP-Protocol-Version: `version`" from now on (after initialize).
  * Returns 0 or SKIT_ENOMEM. */

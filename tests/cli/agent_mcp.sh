@@ -206,6 +206,51 @@ if [ $((end - start)) -lt 100 ]; then reg_pass; else
 	reg_fail "the hung HTTP server held the run for $((end - start)) s"
 fi
 http_stop
+
+# Ctrl-C during a call that hangs: the run stops at once (exit 130), the
+# server is told (notifications/cancelled) and still shut down at the end.
+# sigint_run CASSETTE TOOL ARGS...
+sigint_run() {
+	cass=$1
+	tool=$2
+	shift 2
+	rm -rf "$W/runs"
+	"$SKIT" run --project "$W" --root "project=$W/skills" --runs-dir "$W/runs" \
+		--workdir "$W/work" --quiet --script-timeout 100 \
+		--model "replay:$CASS/$cass" "$@" go </dev/null >"$T/out" 2>"$T/err" &
+	pid=$!
+	i=0
+	while [ $i -lt 300 ] && ! grep -q "\"type\":\"approval\",\"tool\":\"$tool\"" \
+		"$W"/runs/*/events.jsonl 2>/dev/null; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ $i -lt 300 ] && reg_pass || reg_fail "$tool was never called"
+	sleep 0.5
+	kill -INT "$pid"
+	i=0
+	while kill -0 "$pid" 2>/dev/null && [ $i -lt 150 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		reg_fail "skit run still running 15 s after SIGINT during $tool"
+		kill -KILL "$pid"
+	fi
+	wait "$pid"
+	rc=$?
+	expect_rc 130 "SIGINT during $tool"
+	lacks "$T/out" "FINAL-ANSWER" "no answer after SIGINT"
+}
+http_start
+sigint_run mcp_http_hang.jsonl mcp__web__hang --config "$W/http.json"
+has "$T/http.log" '\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":3' \
+	"the HTTP server is told the call was canceled"
+has "$T/http.log" '"method": "DELETE"' "and its session still ended"
+http_stop
+sigint_run mcp_hang.jsonl mcp__fake__hang --config "$W/user.json" --allow 'mcp__fake__*'
+no_leftover "after SIGINT"
+
 # No server: off, and the run goes on; http only to loopback.
 mrun final.jsonl --config "$W/http.json"
 expect_rc 0 "a run whose HTTP server is gone"
