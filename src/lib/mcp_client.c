@@ -654,6 +654,12 @@ static int send_msg(struct server *s, json_t *msg, long long deadline,
 			                     "the server closed its input");
 			break;
 		}
+		/* Half a message is sent: the server is stopped either way. */
+		if (s->cancel && *s->cancel) {
+			rc = skit__error_set(err, SKIT_ECANCELED, 0,
+			                     "canceled");
+			break;
+		}
 		left = deadline - now_ms();
 		if (left <= 0) {
 			rc = skit__error_set(err, SKIT_ETIMEOUT, 0,
@@ -661,7 +667,7 @@ static int send_msg(struct server *s, json_t *msg, long long deadline,
 			                     "input");
 			break;
 		}
-		(void)poll(&pfd, 1, left > 1000 ? 1000 : (int)left);
+		(void)poll(&pfd, 1, left > 250 ? 250 : (int)left);
 	}
 	free(text);
 	return rc;

@@ -354,9 +354,17 @@ static int on_event(const struct skit__sse_event *ev, void *ud)
 	json_t *msg;
 	size_t i = 0;
 
+	/* The id goes back in a header: visible ASCII only, as a session
+	 * id; another one is not kept (the stream cannot be resumed). */
 	if (ev->id_len && ev->id_len <= MAX_SESSION) {
-		memcpy(x->last_id, ev->id, ev->id_len);
-		x->last_id[ev->id_len] = '\0';
+		bool ok = true;
+
+		for (size_t k = 0; k < ev->id_len && ok; k++)
+			ok = ev->id[k] >= 0x21 && ev->id[k] <= 0x7E;
+		if (ok) {
+			memcpy(x->last_id, ev->id, ev->id_len);
+			x->last_id[ev->id_len] = '\0';
+		}
 	}
 	if (ev->event_len &&
 	    !(ev->event_len == 7 && !memcmp(ev->event, "message", 7)))
