@@ -609,8 +609,13 @@ int skit__mcp_http_send(struct skit__mcp_http *h, json_t *msg, long long id,
 		}
 		if (x.status < 200 || x.status > 299) {
 			error_text(why, sizeof(why), &x.body);
-			rc = skit__error_set(err, SKIT_EIO, 0, "HTTP %ld%s",
-			                     x.status, why);
+			/* OAuth is not offered: a token goes in "headers". */
+			rc = skit__error_set(
+			        err, SKIT_EIO, 0, "HTTP %ld%s%s", x.status, why,
+			        x.status == 401 ? " (the server wants a "
+			                          "token: give it in the "
+			                          "server's \"headers\")"
+			                        : "");
 			break;
 		}
 		if (id < 0)

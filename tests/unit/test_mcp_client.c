@@ -328,6 +328,10 @@ static void test_mcp_client__http(void)
 	httpd_push(srv, &r);
 	ASSERT_EQ(ask(h, 15, 300, &res, &err), SKIT_ETIMEOUT);
 
+	httpd_push_json(srv, 401, "{}");
+	ASSERT_EQ(ask(h, 17, 5000, &res, &err), SKIT_EIO);
+	ASSERT_CONTAINS(err.message, "HTTP 401 (the server wants a token");
+
 	/* A forgotten session. */
 	httpd_push_json(srv, 404, "{}");
 	ASSERT_EQ(ask(h, 16, 5000, &res, &err), SKIT_EIO);
