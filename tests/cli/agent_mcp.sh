@@ -194,6 +194,14 @@ has "$T/req.jsonl" "MCP server web failed and was stopped: the server ended the 
 has "$T/req.jsonl" "MCP server web is not running" "later calls say so"
 has "$T/out" "FINAL-ANSWER" "the run went on to its answer"
 http_stop
+# A server that drops the connection without answering.
+http_start
+mrun mcp_http_drop.jsonl --config "$W/http.json"
+expect_rc 0 "a run whose HTTP server drops the connection"
+has "$T/req.jsonl" "MCP server web failed and was stopped: the connection failed: " \
+	"a dropped connection is a tool error"
+has "$T/req.jsonl" "MCP server web is not running" "later calls say so"
+http_stop
 # A server that never answers: the call times out.
 http_start
 start=$(date +%s)

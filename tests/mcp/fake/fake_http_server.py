@@ -18,6 +18,7 @@
 #   huge    (readOnlyHint) an SSE event of 9 MiB
 #   write   (no hint: an execute call) returns WRITE-RAN
 #   crash   starts an SSE answer, then the server process exits
+#   drop    closes the connection without a byte of answer
 #   hang    never answers
 import http.server
 import json
@@ -38,6 +39,7 @@ TOOLS = [
         ("huge", "An oversized message.", True),
         ("write", "A call that changes something.", False),
         ("crash", "Dies mid-call.", False),
+        ("drop", "Drops the connection.", True),
         ("hang", "Never answers.", True),
     ]
 ]
@@ -168,6 +170,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.wfile.write(b'event: message\ndata: {"jsonrpc": "2.0", ')
             self.wfile.flush()
             os._exit(3)
+        elif name == "drop":
+            self.close_connection = True
+            self.connection.shutdown(2)  # SHUT_RDWR: no status line
         elif name == "hang":
             time.sleep(3600)
         else:
