@@ -259,6 +259,24 @@ http_stop
 sigint_run mcp_hang.jsonl mcp__fake__hang --config "$W/user.json" --allow 'mcp__fake__*'
 no_leftover "after SIGINT"
 
+# skit at both ends: `skit mcp --http` serves the skills, `skit run`
+# calls its use_skill tool over Streamable HTTP.
+rm -f "$T/mcp.err"
+"$SKIT" mcp --root "$W/skills" --http 127.0.0.1:0 </dev/null 2>"$T/mcp.err" &
+MPID=$!
+i=0
+while [ $i -lt 300 ] && ! grep -q "listening on" "$T/mcp.err"; do
+	sleep 0.1
+	i=$((i + 1))
+done
+MURL=$(sed -n 's/^skit mcp: listening on //p' "$T/mcp.err")
+printf '{"mcpServers": {"sk": {"url": "%s"}}}\n' "$MURL" >"$W/sk.json"
+mrun mcp_skit.jsonl --config "$W/sk.json" --no-file-tools
+expect_rc 0 "a run calling skit mcp over HTTP"
+has "$T/req.jsonl" "BODY-MARKER-alpha" "skit mcp's use_skill answered skit run"
+kill "$MPID" 2>/dev/null
+wait "$MPID" 2>/dev/null
+
 # No server: off, and the run goes on; http only to loopback.
 mrun final.jsonl --config "$W/http.json"
 expect_rc 0 "a run whose HTTP server is gone"
