@@ -731,6 +731,48 @@ static int cancel_request(struct server *s, long long id, skit_error *err)
 	return skit__error_set(err, SKIT_ECANCELED, 0, "canceled");
 }
 
+static int initialize(struct server *s, long timeout, skit_error *err);
+
+/*
+ * rpc() over HTTP. When the server answers that it forgot the session
+ * (HTTP 404), the specification has the client start a new one: skit
+ * does, once per request (`may_renew`), and sends the request again.
+ */
+static int rpc_http(struct server *s, const char *method, json_t *params,
+                    long timeout_ms, bool may_renew, json_t **result,
+                    skit_error *err)
+{
+	long long id = ++s->next_id, start = now_ms();
+	json_t *req =
+	        json_pack("{s:s, s:I, s:s, s:O}", "jsonrpc", "2.0", "id",
+	                  (json_int_t)id, "method", method, "params", params);
+	long left;
+	int rc;
+
+	if (!req)
+		return skit__error_oom(err);
+	rc = skit__mcp_http_send(s->http, req, id, timeout_ms, result, err);
+	json_decref(req);
+	if (rc == SKIT_ECANCELED)
+		return cancel_request(s, id, err);
+	left = timeout_ms - (long)(now_ms() - start);
+	if (rc == SKIT_ENOTFOUND && may_renew && left > 0) {
+		skit__mcp_http_forget_session(s->http);
+		rc = initialize(s, left, err); /* stops the server on failure */
+		if (rc)
+			return rc;
+		left = timeout_ms - (long)(now_ms() - start);
+		return rpc_http(s, method, params, left > 0 ? left : 1, false,
+		                result, err);
+	}
+	if (rc == SKIT_ETIMEOUT)
+		rc = skit__error_set(err, SKIT_ETIMEOUT, 0,
+		                     "no answer within %ld ms", timeout_ms);
+	if (rc && rc != SKIT_ENOMEM)
+		server_stop(s, err->message);
+	return rc;
+}
+
 /*
  * One request, waiting up to `timeout_ms` for its response; *result is
  * the response (owned). A failure of the server itself stops it and is
@@ -740,7 +782,7 @@ static int cancel_request(struct server *s, long long id, skit_error *err)
 static int rpc(struct server *s, const char *method, json_t *params,
                long timeout_ms, json_t **result, skit_error *err)
 {
-	long long id = ++s->next_id, deadline = now_ms() + timeout_ms;
+	long long id, deadline = now_ms() + timeout_ms;
 	json_t *req;
 	int rc;
 
@@ -748,24 +790,14 @@ static int rpc(struct server *s, const char *method, json_t *params,
 	if (!server_up(s))
 		return skit__error_set(err, SKIT_EIO, 0, "%s",
 		                       s->dead ? s->dead : "not running");
+	if (s->http)
+		return rpc_http(s, method, params, timeout_ms, true, result,
+		                err);
+	id = ++s->next_id;
 	req = json_pack("{s:s, s:I, s:s, s:O}", "jsonrpc", "2.0", "id",
 	                (json_int_t)id, "method", method, "params", params);
 	if (!req)
 		return skit__error_oom(err);
-	if (s->http) {
-		rc = skit__mcp_http_send(s->http, req, id, timeout_ms, result,
-		                         err);
-		json_decref(req);
-		if (rc == SKIT_ECANCELED)
-			return cancel_request(s, id, err);
-		if (rc == SKIT_ETIMEOUT)
-			rc = skit__error_set(err, SKIT_ETIMEOUT, 0,
-			                     "no answer within %ld ms",
-			                     timeout_ms);
-		if (rc)
-			goto fail;
-		return 0;
-	}
 	rc = send_msg(s, req, deadline, err);
 	json_decref(req);
 	if (rc)
@@ -947,11 +979,10 @@ static bool known_revision(const char *v, bool http)
 	return false;
 }
 
-/* initialize, initialized, tools/list (all pages). */
-static int handshake(struct skit__mcp *m, struct server *s, long timeout,
-                     struct skit_agent *a, skit_error *err)
+/* initialize, then initialized. A failure stops the server. */
+static int initialize(struct server *s, long timeout, skit_error *err)
 {
-	json_t *params, *resp, *res, *cursor = NULL;
+	json_t *params, *resp, *res;
 	const char *version;
 	int rc;
 
@@ -989,10 +1020,21 @@ static int handshake(struct skit__mcp *m, struct server *s, long timeout,
 	}
 	json_decref(resp);
 	rc = notify(s, "notifications/initialized", timeout, err);
-	if (rc) {
+	if (rc && rc != SKIT_ENOMEM)
 		server_stop(s, err->message);
+	return rc;
+}
+
+/* initialize, initialized, tools/list (all pages). */
+static int handshake(struct skit__mcp *m, struct server *s, long timeout,
+                     struct skit_agent *a, skit_error *err)
+{
+	json_t *params, *resp, *res, *cursor = NULL;
+	int rc;
+
+	rc = initialize(s, timeout, err);
+	if (rc)
 		return rc;
-	}
 	for (int page = 0; page < MAX_TOOLS_PAGES; page++) {
 		json_t *tools, *t;
 		size_t i;

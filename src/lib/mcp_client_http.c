@@ -602,7 +602,7 @@ int skit__mcp_http_send(struct skit__mcp_http *h, json_t *msg, long long id,
 		if (rc || x.result)
 			break;
 		if (x.status == 404 && h->session) {
-			rc = skit__error_set(err, SKIT_EIO, 0,
+			rc = skit__error_set(err, SKIT_ENOTFOUND, 0,
 			                     "the server ended the session "
 			                     "(HTTP 404)");
 			break;
@@ -685,6 +685,14 @@ void skit__mcp_http_set_cancel(struct skit__mcp_http *h,
                                const volatile int *cancel)
 {
 	h->cancel = cancel;
+}
+
+void skit__mcp_http_forget_session(struct skit__mcp_http *h)
+{
+	skitx_free(h->session);
+	skitx_free(h->version);
+	h->session = NULL;
+	h->version = NULL;
 }
 
 int skit__mcp_http_set_version(struct skit__mcp_http *h, const char *version)

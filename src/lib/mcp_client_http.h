@@ -14,8 +14,9 @@
  * session is ended with DELETE when the transport is freed.
  *
  * It does not: open the optional standing GET stream (server-initiated
- * messages outside a request are not received), start a new session when
- * the server forgets one (HTTP 404 is an error), or follow redirects.
+ * messages outside a request are not received), or follow redirects. A
+ * session the server forgot (HTTP 404) is reported; the caller starts a
+ * new one.
  */
 #ifndef SKIT_LIB_MCP_CLIENT_HTTP_H
 #define SKIT_LIB_MCP_CLIENT_HTTP_H
@@ -53,8 +54,9 @@ int skit__mcp_http_new(struct skit__mcp_http **out, const char *url,
  * *result (owned by the caller); for a notification or an answer (`id`
  * < 0) wait for the server to accept it (HTTP 202) and leave *result
  * NULL (`result` may then be NULL).
- * @return 0; SKIT_ETIMEOUT; SKIT_ECANCELED; SKIT_ENOMEM; SKIT_EIO for
- *         everything else the
+ * @return 0; SKIT_ETIMEOUT; SKIT_ECANCELED; SKIT_ENOTFOUND when the
+ *         server forgot the session (HTTP 404 to a message carrying it);
+ *         SKIT_ENOMEM; SKIT_EIO for everything else the
  *         server or the network did (err says what: "HTTP 500: ...", "the
  *         connection failed: ...", "the server sent a message over 8 MiB").
  */
@@ -65,6 +67,10 @@ int skit__mcp_http_send(struct skit__mcp_http *h, json_t *msg, long long id,
  * `*cancel` becomes non-zero (NULL: never). The flag is borrowed. */
 void skit__mcp_http_set_cancel(struct skit__mcp_http *h,
                                const volatile int *cancel);
+
+/* Drop the session id and the protocol version, so that the next
+ * message (an initialize) starts a new session. */
+void skit__mcp_http_forget_session(struct skit__mcp_http *h);
 
 /* Send "MCP-Protocol-Version: `version`" from now on (after initialize).
  * Returns 0 or SKIT_ENOMEM. */

@@ -202,6 +202,16 @@ has "$T/req.jsonl" "MCP server web failed and was stopped: the connection failed
 	"a dropped connection is a tool error"
 has "$T/req.jsonl" "MCP server web is not running" "later calls say so"
 http_stop
+# A server that forgets the session (404): a new one, and the call again.
+http_start
+mrun mcp_http_forget.jsonl --config "$W/http.json"
+expect_rc 0 "a run whose HTTP server forgets the session"
+has "$T/req.jsonl" '"text":"ECHO:AFTER-FORGET"' \
+	"after a 404 the call runs in a new session"
+has "$T/http.log" '"session": "fake-session-0124"' "a second session was started"
+has "$T/http.log" '"method": "DELETE", "session": "fake-session-0124"' \
+	"and it is the one ended"
+http_stop
 # A server that never answers: the call times out.
 http_start
 start=$(date +%s)

@@ -334,7 +334,7 @@ static void test_mcp_client__http(void)
 
 	/* A forgotten session. */
 	httpd_push_json(srv, 404, "{}");
-	ASSERT_EQ(ask(h, 16, 5000, &res, &err), SKIT_EIO);
+	ASSERT_EQ(ask(h, 16, 5000, &res, &err), SKIT_ENOTFOUND);
 	ASSERT_CONTAINS(err.message, "ended the session (HTTP 404)");
 
 	/* The end: DELETE with the session. */

@@ -9,7 +9,9 @@
 # It writes its port to PORT_FILE and appends one JSON line per request to
 # LOG_FILE: {"method", "session", "version", "accept", "x_test",
 # "last_event_id", "body"}. Messages after initialize must carry its
-# session id and a protocol version (else 400). Tools:
+# session id (none: 400; another: 404, as for a session it forgot) and a
+# protocol version (else 400). Sessions are fake-session-0123, then 0124...
+# Tools:
 #   echo    (readOnlyHint) an SSE answer, after a ping request to the
 #           client and a log notification
 #   resume  (readOnlyHint) a stream that ends before its answer; the
@@ -20,13 +22,14 @@
 #   crash   starts an SSE answer, then the server process exits
 #   drop    closes the connection without a byte of answer
 #   hang    never answers
+#   forget  answers FORGOTTEN, then forgets the session (404 from then on)
 import http.server
 import json
 import os
 import sys
 import time
 
-SESSION = "fake-session-0123"
+STATE = {"session": None, "next": 123}
 PORT_FILE, LOG = sys.argv[1], sys.argv[2]
 
 TOOLS = [
@@ -41,6 +44,7 @@ TOOLS = [
         ("crash", "Dies mid-call.", False),
         ("drop", "Drops the connection.", True),
         ("hang", "Never answers.", True),
+        ("forget", "Forgets the session.", True),
     ]
 ]
 
@@ -91,9 +95,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.wfile.flush()
 
     def session_ok(self):
-        if self.headers.get("Mcp-Session-Id") != SESSION:
-            self.reply(400, {"jsonrpc": "2.0", "id": None, "error": {
-                "code": -32000, "message": "no valid session id"}})
+        sid = self.headers.get("Mcp-Session-Id")
+        if sid is None or sid != STATE["session"]:
+            self.reply(400 if sid is None else 404, {
+                "jsonrpc": "2.0", "id": None, "error": {
+                    "code": -32000, "message": "no valid session id"}})
             return False
         if not self.headers.get("MCP-Protocol-Version"):
             self.reply(400, {"jsonrpc": "2.0", "id": None, "error": {
@@ -123,11 +129,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
         msg = json.loads(body)
         mid, method = msg.get("id"), msg.get("method")
         if method == "initialize":
+            STATE["session"] = "fake-session-%04d" % STATE["next"]
+            STATE["next"] += 1
             self.reply(200, result(mid, {
                 "protocolVersion": msg["params"]["protocolVersion"],
                 "capabilities": {"tools": {}},
                 "serverInfo": {"name": "fake-http", "version": "0"}}),
-                [("Mcp-Session-Id", SESSION)])
+                [("Mcp-Session-Id", STATE["session"])])
             return
         if not self.session_ok():
             return
@@ -175,6 +183,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.connection.shutdown(2)  # SHUT_RDWR: no status line
         elif name == "hang":
             time.sleep(3600)
+        elif name == "forget":
+            STATE["session"] = "forgotten"
+            self.reply(200, text(mid, "FORGOTTEN"))
         else:
             self.reply(200, {"jsonrpc": "2.0", "id": mid, "error": {
                 "code": -32602, "message": "no such tool"}})
