@@ -5,7 +5,8 @@
  * action protocol for models without tool calling, budgets,
  * cancellation, and the audit events that record all of it.
  *
- * Tools live in tools.c; HTTP and wire formats in the model module.
+ * Tools come from providers (tool_provider.h), which agent_tools.c holds,
+ * routes and gates; HTTP and wire formats are in the model module.
  */
 #include "common.h"
 
@@ -16,7 +17,6 @@
 #include "skit/agent.h"
 #include "skit/prompt.h"
 #include "lib/agent_int.h"
-#include "lib/mcp_client_int.h"
 #include "lib/audit_int.h"
 #include "lib/error.h"
 #include "lib/model_int.h"
@@ -187,8 +187,8 @@ static int push_result(struct skit_agent *a, const skit_tool_call *call,
 
 /* ---- activation ------------------------------------------------------- */
 
-struct agent_skill *skit__agent_find_active(struct skit_agent *a,
-                                            const char *name)
+struct skit__active_skill *skit__agent_find_active(struct skit_agent *a,
+                                                   const char *name)
 {
 	for (size_t i = 0; i < a->nactive; i++)
 		if (!strcmp(a->active[i].name, name))
@@ -286,7 +286,7 @@ static int list_file(const char *relpath, bool is_dir, void *payload)
 	return 0;
 }
 
-static int frame_body(struct skit_agent *a, struct agent_skill *s,
+static int frame_body(struct skit_agent *a, struct skit__active_skill *s,
                       const char *args, struct skitx_buf *out, skit_error *err)
 {
 	struct file_list fl = { out, 0, 0 };
@@ -353,7 +353,7 @@ static const char *trigger_name(enum agent_trigger t)
  * not parse still declares a list, an empty one: when in doubt, the
  * skill grants nothing. Returns 0 or SKIT_ENOMEM.
  */
-static int parse_allowed(struct skit_agent *a, struct agent_skill *s)
+static int parse_allowed(struct skit_agent *a, struct skit__active_skill *s)
 {
 	const char *text = skit_skill_allowed_tools(s->skill);
 	skit_error perr = { 0 };
@@ -380,9 +380,9 @@ const skit_active_skill *skit__agent_policy_view(struct skit_agent *a)
 }
 
 static int load_active(struct skit_agent *a, const skit_entry *e,
-                       struct agent_skill **out, skit_error *err)
+                       struct skit__active_skill **out, skit_error *err)
 {
-	struct agent_skill *s, *grown;
+	struct skit__active_skill *s, *grown;
 	skit_active_skill *view;
 	skit_skill *skill = NULL;
 	int rc, fd;
@@ -435,6 +435,10 @@ static int load_active(struct skit_agent *a, const skit_entry *e,
 	a->view[a->nactive].name = s->name;
 	a->view[a->nactive].tools = s->tools;
 	a->nactive++;
+	/* the tools see the same arrays, which may have moved */
+	a->tc.active = a->active;
+	a->tc.view = a->view;
+	a->tc.nactive = a->nactive;
 	*out = s;
 	return 0;
 }
@@ -481,7 +485,7 @@ int skit__agent_activate(struct skit_agent *a, const char *name,
                          skit_error *err)
 {
 	const skit_entry *e = skit_registry_find(a->reg, name, source);
-	struct agent_skill *s;
+	struct skit__active_skill *s;
 	unsigned int flags;
 	int rc;
 
@@ -612,6 +616,7 @@ static int build_system(struct skit_agent *a, const char *base, size_t budget,
 	a->stats.index_chars = st.chars;
 	a->stats.index_skills = st.shown;
 	a->stats.index_omitted = st.omitted;
+	a->tc.index_cut = st.omitted > 0;
 	skitx_buf_init(&b, 0);
 	rc |= skitx_buf_puts(&b, base);
 	rc |= skitx_buf_puts(&b, "\n");
@@ -736,7 +741,7 @@ int skit_agent_new(skit_agent **out, const skit_agent_options *opts,
 	                                               : DEFAULT_OUTPUT_CAP;
 	a->resource_cap =
 	        opts->resource_cap ? opts->resource_cap : DEFAULT_RESOURCE_CAP;
-	a->projfd = -1;
+	a->tc.projfd = -1; /* closed by skit_agent_free() from here on */
 	a->file_tools = opts->file_tools;
 	a->sandbox_mode = opts->sandbox_mode;
 	a->keep_temp = opts->keep_temp;
@@ -760,6 +765,8 @@ int skit_agent_new(skit_agent **out, const skit_agent_options *opts,
 			rc = skit__error_oom(err);
 	}
 	if (!rc)
+		rc = skit__agent_tools_init(a, err);
+	if (!rc)
 		rc = build_system(
 		        a, opts->base_prompt ? opts->base_prompt : base_prompt,
 		        opts->index_budget ? opts->index_budget
@@ -775,6 +782,8 @@ int skit_agent_new(skit_agent **out, const skit_agent_options *opts,
 		rc = make_workdir(a, opts->workdir, err);
 	if (!rc && make_protect(a))
 		rc = skit__error_oom(err);
+	a->tc.workdir = a->workdir;
+	a->tc.protect = (const char *const *)a->protect;
 	if (rc) {
 		skit_agent_free(a);
 		return rc;
@@ -1310,8 +1319,8 @@ int skit_agent_send(skit_agent *a, const char *input, char **answer,
 		                       INPUT_MAX);
 	if (!a->task && start_run(a, input))
 		return skit__error_oom(err);
-	a->task_turns = a->task_calls = a->task_scripts = 0;
-	a->task_disk_used = 0;
+	a->task_turns = a->task_calls = a->tc.task_scripts = 0;
+	a->tc.task_disk_used = 0;
 	a->turn_activations = 0;
 	skitx_buf_init(&msg, 0);
 	skitx_buf_init(&out, 0);
@@ -1389,20 +1398,21 @@ const char *skit_agent_run_dir(const skit_agent *agent)
 void skit_agent_get_stats(const skit_agent *agent, skit_agent_stats *out)
 {
 	*out = agent->stats;
+	out->script_runs = agent->tc.script_runs;
 }
 
 size_t skit_agent_plan_count(const skit_agent *agent)
 {
-	return agent->nplan;
+	return agent->tc.nplan;
 }
 
 const char *skit_agent_plan_step(const skit_agent *agent, size_t i,
                                  skit_step_status *status)
 {
-	assert(i < agent->nplan);
+	assert(i < agent->tc.nplan);
 	if (status)
-		*status = agent->plan[i].status;
-	return agent->plan[i].text;
+		*status = agent->tc.plan[i].status;
+	return agent->tc.plan[i].text;
 }
 
 size_t skit_agent_active_count(const skit_agent *agent)
@@ -1427,6 +1437,7 @@ int skit_agent_finish(skit_agent *agent, const char *status, int exit_code,
 		return 0;
 	audit = agent->audit;
 	agent->audit = NULL;
+	agent->stats.script_runs = agent->tc.script_runs;
 	if (audit) {
 		skills = json_array();
 		for (size_t i = 0; skills && i < agent->nactive; i++)
@@ -1462,7 +1473,7 @@ void skit_agent_free(skit_agent *agent)
 {
 	if (!agent)
 		return;
-	skit__mcp_free(agent->mcp); /* the servers end with the run */
+	skit__agent_tools_release(agent); /* MCP servers end with the run */
 	skit_audit_free(agent->audit);
 	for (size_t i = 0; i < agent->nmsgs; i++)
 		msg_release(&agent->msgs[i]);
@@ -1477,9 +1488,9 @@ void skit_agent_free(skit_agent *agent)
 	}
 	skitx_free(agent->active);
 	skitx_free(agent->view);
-	for (size_t i = 0; i < agent->nplan; i++)
-		skitx_free(agent->plan[i].text);
-	skitx_free(agent->plan);
+	for (size_t i = 0; i < agent->tc.nplan; i++)
+		skitx_free(agent->tc.plan[i].text);
+	skitx_free(agent->tc.plan);
 	skitx_free(agent->system);
 	for (size_t i = 0; i < agent->nmemos; i++) {
 		skitx_free(agent->memos[i].tool);
@@ -1488,8 +1499,8 @@ void skit_agent_free(skit_agent *agent)
 	}
 	skitx_free(agent->memos);
 	skit_policy_free(agent->own_policy);
-	if (agent->projfd >= 0)
-		close(agent->projfd);
+	if (agent->tc.projfd >= 0)
+		close(agent->tc.projfd);
 	skitx_free(agent->project_dir);
 	if (agent->workdir_made && !agent->keep_temp)
 		skit__tree_remove(AT_FDCWD, agent->workdir, NULL);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * agent_int.h - the agent's state, shared by agent.c (the loop, the
- * conversation, activation) and tools.c (the tools the model calls).
+ * conversation, activation) and agent_tools.c (its tool providers, the
+ * tool list, routing and the permission gate). Tools never include it:
+ * they see the run through struct skit__tool_ctx (tool_provider.h).
  */
 #ifndef SKIT_LIB_AGENT_INT_H
 #define SKIT_LIB_AGENT_INT_H
@@ -10,6 +12,7 @@
 
 #include "skit/agent.h"
 #include "skit/audit.h"
+#include "lib/tool_provider.h"
 #include "util/buf.h"
 
 /* One message of the conversation; every string is owned. */
@@ -22,23 +25,10 @@ struct agent_msg {
 	bool is_error;
 };
 
-/* A skill activated in this session. */
-struct agent_skill {
-	char *name, *source;
-	skit_skill *skill;         /* loaded in full (lenient) */
-	int dirfd;                 /* the skill folder, for contained opens */
-	skit_allowed_tools *tools; /* its allowed-tools; NULL: none declared */
-};
-
 /* An "always" answer: calls of `tool` for `skill` whose key (program,
  * script or path) is `key` run without asking for the rest of the run. */
 struct agent_memo {
 	char *tool, *skill, *key;
-};
-
-struct agent_step {
-	char *text;
-	skit_step_status status;
 };
 
 enum agent_trigger {
@@ -63,18 +53,14 @@ struct skit_agent {
 	bool keep_temp;    /* ... unless the user keeps it */
 	skit_sandbox_mode sandbox_mode;
 	uint64_t disk_cap, task_disk_cap; /* bytes a run, a task may add */
-	uint64_t task_disk_used;          /* added by this task's runs */
 	char **protect;    /* paths no program may write, NULL-ended */
 	char *project_dir; /* the file tools' folder */
-	int projfd;        /* it, opened; -1 until first needed */
 	bool file_tools;
 	const skit_policy *policy;
 	skit_policy *own_policy; /* the empty default, when none was given */
 	struct agent_memo *memos;
 	size_t nmemos;
 	bool saved_approvals; /* "always" for a script: the user config */
-	unsigned int sandbox_warned; /* layers already reported missing */
-	const char *writable[3];     /* project and private folder */
 
 	char *system; /* base prompt + index (+ action protocol) */
 	char *task;   /* the first message: what the run is about */
@@ -82,18 +68,21 @@ struct skit_agent {
 
 	struct agent_msg *msgs;
 	size_t nmsgs, msgs_cap;
-	struct agent_skill *active;
+	struct skit__active_skill *active;
 	skit_active_skill *view; /* the same skills, for the policy */
 	size_t nactive;
-	struct agent_step *plan;
-	size_t nplan;
 
 	/* Per task (one skit_agent_send) and per turn. */
-	unsigned int task_turns, task_calls, task_scripts;
+	unsigned int task_turns, task_calls;
 	unsigned int turn_activations;
 	unsigned int turn;
 
-	struct skit__mcp *mcp; /* MCP servers' tools; NULL: none */
+	/* The tool providers, in the order their tools are offered, and
+	 * what they see of the run (the plan and the program counters of
+	 * the task live there). */
+	struct agent_provider *prov;
+	size_t nprov;
+	struct skit__tool_ctx tc;
 
 	skit_audit *audit; /* NULL without a trail */
 	int audit_rc;      /* first audit failure, sticky */
@@ -122,19 +111,26 @@ int skit__agent_activate(struct skit_agent *a, const char *name,
 const skit_active_skill *skit__agent_policy_view(struct skit_agent *a);
 
 /* The active skill called `name`, or NULL. */
-struct agent_skill *skit__agent_find_active(struct skit_agent *a,
-                                            const char *name);
+struct skit__active_skill *skit__agent_find_active(struct skit_agent *a,
+                                                   const char *name);
 
-/* Most tools offered at once (the size of skit__tools_schemas' array):
- * skit's own, then the MCP servers' (mcp_client_int.h). */
-#define SKIT__TOOLS_MAX (12 + 128)
+/* The tool context filled from the agent's settings, and the skill and
+ * project providers added (agent_tools.c). 0 or SKIT_ENOMEM. */
+int skit__agent_tools_init(struct skit_agent *a, skit_error *err);
 
-/* The tools offered to the model this turn (borrowed, static strings). */
+/* Release every provider (MCP servers stop). */
+void skit__agent_tools_release(struct skit_agent *a);
+
+/* The tools offered to the model this turn, from every provider, as the
+ * policy lets them be seen (`max` at least SKIT__TOOLS_MAX; the strings
+ * are borrowed from the providers). */
 size_t skit__tools_schemas(struct skit_agent *a, skit_tool_schema *out,
                            size_t max);
 
 /*
- * Run the tool `name` with `args` (a JSON object). The result for the
+ * Route the call of tool `name` with `args` (a JSON object) to its
+ * provider, once the policy and, when it must be asked, the user allow
+ * it (every decision audited). The result for the
  * model goes to `out`; *is_error tells whether it is an error message.
  * Returns 0 once the call was handled (even as an error the model sees),
  * or a negative status that must end the task (SKIT_ELIMIT, SKIT_ENOMEM,

@@ -969,7 +969,7 @@ static int m_tools_call(skit_mcp_server *srv, struct skit__mcp_session *s,
 	 * model turn in `skit run`.
 	 */
 	s->agent->turn_activations = 0;
-	s->agent->task_scripts = 0;
+	s->agent->tc.task_scripts = 0;
 	snprintf(line, sizeof(line), "tools/call %s", name);
 	log_msg(s, 1, line);
 	skitx_buf_init(&out, 0);

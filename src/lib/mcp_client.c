@@ -1079,7 +1079,7 @@ static int handshake(struct skit__mcp *m, struct server *s, long timeout,
 int skit_agent_use_mcp(skit_agent *a, const skit_mcp_config *c, long timeout_ms,
                        skit_error *err)
 {
-	struct skit__mcp *m = a->mcp;
+	struct skit__mcp *m = skit__agent_provider(a, &skit__mcp_tools);
 
 	if (!c || !c->n)
 		return 0;
@@ -1087,7 +1087,8 @@ int skit_agent_use_mcp(skit_agent *a, const skit_mcp_config *c, long timeout_ms,
 		m = skitx_calloc(1, sizeof(*m));
 		if (!m)
 			return skit__error_oom(err);
-		a->mcp = m;
+		if (skit__agent_add_provider(a, &skit__mcp_tools, m, err))
+			return SKIT_ENOMEM; /* m was released */
 		m->call_timeout_ms = a->script_timeout_ms > 0
 		                             ? a->script_timeout_ms
 		                             : CALL_TIMEOUT;
@@ -1157,22 +1158,25 @@ int skit_agent_use_mcp(skit_agent *a, const skit_mcp_config *c, long timeout_ms,
 
 /* ---- the provider ----------------------------------------------------- */
 
-size_t skit__mcp_schemas(struct skit_agent *a, skit_tool_schema *out,
-                         size_t max)
+/* Every tool of the servers, gated as external tools: read-only when
+ * annotated readOnlyHint, else execute calls. */
+static size_t mcp_list(void *self, const struct skit__tool_ctx *c,
+                       struct skit__tool_def *out, size_t max)
 {
-	const struct skit__mcp *m = a->mcp;
+	const struct skit__mcp *m = self;
 	size_t n = 0;
 
+	(void)c;
 	for (size_t i = 0; m && i < m->ntools && n < max; i++) {
 		const struct mtool *t = &m->tools[i];
 
-		if (!skit_policy_offers_mcp(
-		            a->policy, skit__agent_policy_view(a), a->nactive,
-		            t->full, t->read_only, a->hooks.on_approve != NULL))
-			continue;
-		out[n].name = t->full;
-		out[n].description = t->desc;
-		out[n].parameters = t->schema;
+		out[n].schema.name = t->full;
+		out[n].schema.description = t->desc;
+		out[n].schema.parameters = t->schema;
+		out[n].risk = t->read_only ? SKIT_RISK_READ : SKIT_RISK_EXECUTE;
+		out[n].gate = SKIT__GATE_EXTERNAL;
+		out[n].offered = true;
+		out[n].hint = "";
 		n++;
 	}
 	return n;
@@ -1185,16 +1189,6 @@ static const struct mtool *find_tool(const struct skit__mcp *m,
 		if (!strcmp(m->tools[i].full, name))
 			return &m->tools[i];
 	return NULL;
-}
-
-bool skit__mcp_known(const struct skit__mcp *m, const char *name,
-                     bool *read_only)
-{
-	const struct mtool *t = find_tool(m, name);
-
-	if (t && read_only)
-		*read_only = t->read_only;
-	return t != NULL;
 }
 
 /* The text of a tools/call result, capped. */
@@ -1237,11 +1231,13 @@ static int put_content(struct skitx_buf *out, json_t *content)
 	return rc ? SKIT_ENOMEM : 0;
 }
 
-int skit__mcp_call(struct skit_agent *a, const char *name, json_t *args,
-                   struct skitx_buf *out, bool *is_error, skit_error *err)
+static int mcp_call(void *self, struct skit__tool_ctx *c, const char *name,
+                    json_t *args, struct skitx_buf *out, bool *is_error,
+                    skit_error *err)
 {
-	const struct mtool *t = find_tool(a->mcp, name);
-	struct server *srv = t ? &a->mcp->srv[t->srv] : NULL;
+	struct skit__mcp *m = self;
+	const struct mtool *t = find_tool(m, name);
+	struct server *srv = t ? &m->srv[t->srv] : NULL;
 	json_t *params, *resp, *res, *e;
 	skit_error e2 = { 0 };
 	int rc;
@@ -1256,17 +1252,16 @@ int skit__mcp_call(struct skit_agent *a, const char *name, json_t *args,
 	params = json_pack("{s:s, s:O}", "name", t->remote, "arguments", args);
 	if (!params)
 		return skit__error_oom(err);
-	rc = rpc(srv, "tools/call", params, a->mcp->call_timeout_ms, &resp,
-	         &e2);
+	rc = rpc(srv, "tools/call", params, m->call_timeout_ms, &resp, &e2);
 	json_decref(params);
 	if (rc == SKIT_ENOMEM)
 		return skit__error_oom(err);
 	if (rc == SKIT_ECANCELED)
 		return skit__error_set(err, SKIT_ECANCELED, 0, "canceled");
 	if (rc) {
-		skit__agent_trace(a, SKIT_TRACE_TOOL,
-		                  "MCP server %s stopped: %s", srv->name,
-		                  e2.message);
+		skit__tool_trace(c, SKIT_TRACE_TOOL,
+		                 "MCP server %s stopped: %s", srv->name,
+		                 e2.message);
 		return skit__tool_error(out, is_error,
 		                        "MCP server %s failed and was stopped: "
 		                        "%s",
@@ -1309,3 +1304,12 @@ void skit__mcp_free(struct skit__mcp *m)
 	skitx_free(m->tools);
 	skitx_free(m);
 }
+
+static void mcp_release(void *self)
+{
+	skit__mcp_free(self);
+}
+
+const struct skit__tool_provider_ops skit__mcp_tools = {
+	"mcp", mcp_list, NULL, mcp_call, mcp_release,
+};

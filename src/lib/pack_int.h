@@ -267,6 +267,12 @@ struct skit__txn {
 	char root[4096];
 	char stage_name[32];
 	struct skit__lockdoc lock;
+	/* The highest folder of `root` this open created ("" when `root`
+	 * was there): a transaction that commits nothing removes it again,
+	 * so a failed first install leaves no empty root behind. */
+	char made[4096];
+	char given[4096]; /* `root` as given, made absolute */
+	bool committed;
 };
 
 /* Open (creating when `create`) and lock `root`, recover what a crash

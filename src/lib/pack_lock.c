@@ -281,6 +281,17 @@ static int parse_skill(struct skit__pskill *s, const char *name, json_t *o)
 	    opt_str(o, "installed_at", &s->installed_at) ||
 	    opt_str(o, "signed_by", &s->signed_by) || !s->source)
 		return SKIT_EINVALID;
+	/* A lock written before credentials were stripped from URLs gives
+	 * them up here: the lock in memory never holds them, so what is
+	 * dumped is what was loaded. */
+	if (skit__url_has_credentials(s->source)) {
+		char *bare = skit__url_without_credentials(s->source);
+
+		if (!bare)
+			return SKIT_ENOMEM;
+		skitx_free(s->source);
+		s->source = bare;
+	}
 	/* "scan": {"verdict": "medium", "rules": "<version>"}, optional */
 	scan = json_object_get(o, "scan");
 	if (scan && !json_is_null(scan) &&
@@ -507,18 +518,6 @@ int skit_lock_read(skit_lock **out, const char *root, skit_error *err)
 	for (size_t i = 0; i < l->doc.n; i++) {
 		struct skit__pskill *s = &l->doc.skills[i];
 		skit_lock_entry *e = &l->entries[i];
-
-		/* Shown without credentials, even from an old lock. */
-		if (s->source && skit__url_has_credentials(s->source)) {
-			char *bare = skit__url_without_credentials(s->source);
-
-			if (!bare) {
-				skit_lock_free(l);
-				return skit__error_oom(err);
-			}
-			skitx_free(s->source);
-			s->source = bare;
-		}
 
 		e->name = s->name;
 		e->source = s->source;

@@ -552,14 +552,65 @@ static void recover(int rootfd)
 
 /* ---- the transaction ---- */
 
-int skit__txn_open(struct skit__txn *t, const char *root, bool create,
-                   skit_error *err)
+/*
+ * `root` as an absolute path, as given (no symbolic link resolved, so
+ * that climbing it retraces the folders mkdir made), into t->given, and
+ * the highest of its folders that is missing into t->made ("" when
+ * `root` is there).
+ */
+static void note_missing(struct skit__txn *t, const char *root)
+{
+	char cwd[4096], *path = t->given;
+	size_t len;
+
+	t->made[0] = t->given[0] = '\0';
+	if (root[0] == '/')
+		len = (size_t)snprintf(path, sizeof(t->given), "%s", root);
+	else if (getcwd(cwd, sizeof(cwd)))
+		len = (size_t)snprintf(path, sizeof(t->given), "%s/%s", cwd,
+		                       root);
+	else
+		return;
+	if (len >= sizeof(t->given)) {
+		t->given[0] = '\0';
+		return;
+	}
+	while (len > 1 && path[len - 1] == '/')
+		path[--len] = '\0';
+	{
+		char up[sizeof(t->given)];
+
+		snprintf(up, sizeof(up), "%s", path);
+		while (len > 1 && !skitx_fs_exists(up)) {
+			snprintf(t->made, sizeof(t->made), "%s", up);
+			while (len > 1 && up[len - 1] != '/')
+				up[--len] = '\0';
+			while (len > 1 && up[len - 1] == '/')
+				up[--len] = '\0';
+		}
+	}
+}
+
+/* Whether the flock file held as `fd` is still the root's: a failed
+ * first install removes it (and the root) while holding the lock. */
+static bool lock_current(int rootfd, int fd)
+{
+	struct stat held, named;
+
+	return fstat(fd, &held) == 0 && held.st_nlink > 0 &&
+	       fstatat(rootfd, SKIT__LOCK_FLOCK, &named, AT_SYMLINK_NOFOLLOW) ==
+	               0 &&
+	       held.st_dev == named.st_dev && held.st_ino == named.st_ino;
+}
+
+static int txn_open_once(struct skit__txn *t, const char *root, bool create,
+                         skit_error *err)
 {
 	char *abs;
-	int rc;
 
-	memset(t, 0, sizeof(*t));
 	t->rootfd = t->lockfd = t->stagefd = -1;
+	if (create && !t->given[0])
+		note_missing(t, root);
 	if (create && skitx_fs_mkdir_p(root, 0755) < 0)
 		return skit__error_set(err, SKIT_EIO, 0, "cannot create %s: %s",
 		                       root, strerror(errno));
@@ -573,24 +624,46 @@ int skit__txn_open(struct skit__txn *t, const char *root, bool create,
 	free(abs);
 	t->lockfd = openat(t->rootfd, SKIT__LOCK_FLOCK,
 	                   O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (t->lockfd < 0 && create) {
-		rc = skit__error_set(err, SKIT_EIO, 0, "%s/%s: %s", t->root,
-		                     SKIT__LOCK_FLOCK, strerror(errno));
-		skit__txn_close(t);
-		return rc;
-	}
+	if (t->lockfd < 0 && create)
+		return skit__error_set(err, SKIT_EIO, 0, "%s/%s: %s", t->root,
+		                       SKIT__LOCK_FLOCK, strerror(errno));
 	if (t->lockfd >= 0) {
 		while (flock(t->lockfd, LOCK_EX) < 0) {
 			if (errno == EINTR)
 				continue;
-			rc = skit__error_set(err, SKIT_EIO, 0,
-			                     "cannot lock %s: %s", t->root,
-			                     strerror(errno));
-			skit__txn_close(t);
-			return rc;
+			return skit__error_set(err, SKIT_EIO, 0,
+			                       "cannot lock %s: %s", t->root,
+			                       strerror(errno));
 		}
+		if (!lock_current(t->rootfd, t->lockfd))
+			return 1; /* removed while we waited: open again */
 		recover(t->rootfd);
 	}
+	return 0;
+}
+
+int skit__txn_open(struct skit__txn *t, const char *root, bool create,
+                   skit_error *err)
+{
+	int rc = 1;
+
+	memset(t, 0, sizeof(*t));
+	for (int tries = 0; rc > 0 && tries < 16; tries++) {
+		rc = txn_open_once(t, root, create, err);
+		if (rc) {
+			/* A failed open removes nothing; a retry looks
+			 * afresh at what is missing. */
+			t->made[0] = t->given[0] = '\0';
+			skit__txn_close(t);
+		}
+	}
+	if (rc > 0)
+		return skit__error_set(err, SKIT_EIO, 0,
+		                       "cannot lock %s: it keeps being "
+		                       "removed",
+		                       root);
+	if (rc < 0)
+		return rc;
 	rc = skit__lock_load(&t->lock, t->rootfd, NULL, err);
 	if (rc < 0)
 		skit__txn_close(t);
@@ -706,6 +779,7 @@ int skit__txn_commit(struct skit__txn *t, const struct skit__txn_change *c,
 	skit__pack_crash_point();
 	/* The commit point itself is durable before the journal goes. */
 	(void)fsync(t->rootfd);
+	t->committed = true;
 	goto out;
 undo:
 	while (done-- > 0)
@@ -722,6 +796,58 @@ out:
 	return rc;
 }
 
+/* Whether the folder `fd` holds nothing but the flock file. */
+static bool only_flock(int fd)
+{
+	int dup_fd = dup(fd);
+	DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+	struct dirent *e;
+	bool only = d != NULL;
+
+	if (!d) {
+		if (dup_fd >= 0)
+			close(dup_fd);
+		return false;
+	}
+	while (only && (e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		only = !strcmp(e->d_name, SKIT__LOCK_FLOCK);
+	}
+	closedir(d);
+	return only;
+}
+
+/*
+ * A root this transaction created and did not commit to goes again:
+ * its flock file is unlinked while the lock is held (a waiter sees it
+ * gone and opens afresh), then each folder from the root up to the
+ * highest one made, while it is empty.
+ */
+static void remove_made(struct skit__txn *t)
+{
+	char path[sizeof(t->made)];
+	struct stat held, named;
+	size_t len;
+
+	if (!t->made[0] || t->committed || t->rootfd < 0 || t->lockfd < 0 ||
+	    !only_flock(t->rootfd) || fstat(t->rootfd, &held) < 0 ||
+	    stat(t->given, &named) < 0 || held.st_dev != named.st_dev ||
+	    held.st_ino != named.st_ino)
+		return;
+	if (unlinkat(t->rootfd, SKIT__LOCK_FLOCK, 0) < 0)
+		return;
+	snprintf(path, sizeof(path), "%s", t->given);
+	len = strlen(t->made);
+	while (strlen(path) >= len && rmdir(path) == 0) {
+		char *slash = strrchr(path, '/');
+
+		if (!strcmp(path, t->made) || !slash || slash == path)
+			break;
+		*slash = '\0';
+	}
+}
+
 void skit__txn_close(struct skit__txn *t)
 {
 	if (t->stagefd >= 0) {
@@ -732,6 +858,7 @@ void skit__txn_close(struct skit__txn *t)
 		(void)skit__tree_remove(t->rootfd, t->stage_name, NULL);
 		t->stage_name[0] = '\0';
 	}
+	remove_made(t);
 	if (t->lockfd >= 0) {
 		close(t->lockfd);
 		t->lockfd = -1;

@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tools.c - the tools the model may call: their schemas and handlers.
+ * tools.c - the skill tools, one provider of tool_provider.h: use_skill
+ * (level 2), read_skill_resource (level 3: one file of an active skill,
+ * opened so that it cannot leave the skill folder), search_skills,
+ * update_plan, and run_skill_script (a script of an active skill, run
+ * with a timeout, a cleared environment and capped output). Also what
+ * every tool shares (tools_int.h): argument and path checks, contained
+ * opens, clean text for the model, and the sandboxed runs that shell
+ * (a project tool, tools_fs.c) uses too.
  *
- * use_skill (level 2), read_skill_resource (level 3: one file of an
- * active skill, opened so that it cannot leave the skill folder),
- * search_skills, update_plan, and run_skill_script (a script of an active
- * skill, run with a timeout, a cleared environment and capped output).
  * Errors the model can act on come back to it as error results; only
- * budgets, cancellation and out-of-memory end the task.
- *
- * Permission policy and the OS sandbox layers are not here.
+ * budgets, cancellation and out-of-memory end the task. The permission
+ * gate is the agent's (agent_tools.c): a call reaches a handler here
+ * only once it was allowed. The OS sandbox layers are in sandbox.c.
  */
 #include "common.h"
 
@@ -26,13 +29,10 @@
 
 #include "skit/sandbox.h"
 
-#include "lib/agent_int.h"
-#include "lib/audit_int.h"
 #include "lib/error.h"
-#include "lib/mcp_client_int.h"
 #include "lib/sandbox_int.h"
+#include "lib/tool_provider.h"
 #include "lib/tools_int.h"
-#include "lib/trust_int.h"
 #include "util/path.h"
 #include "util/utf8.h"
 
@@ -117,99 +117,7 @@ static const skit_tool_schema tool_run_script = {
 	"\"required\":[\"skill\",\"path\"],\"additionalProperties\":false}"
 };
 
-static const skit_tool_schema tool_read_file = {
-	"read_file",
-	"Read a file of the project, by lines. Paths are relative to the "
-	"project folder.",
-	"{\"type\":\"object\",\"properties\":{"
-	"\"path\":{\"type\":\"string\"},"
-	"\"offset\":{\"type\":\"integer\",\"minimum\":1},"
-	"\"limit\":{\"type\":\"integer\",\"minimum\":1}},"
-	"\"required\":[\"path\"],\"additionalProperties\":false}"
-};
-
-static const skit_tool_schema tool_list_dir = {
-	"list_dir",
-	"List a folder of the project (default: the project folder).",
-	"{\"type\":\"object\",\"properties\":{"
-	"\"path\":{\"type\":\"string\"}},"
-	"\"additionalProperties\":false}"
-};
-
-static const skit_tool_schema tool_grep = {
-	"grep",
-	"Search the project's text files for lines matching a POSIX "
-	"extended regular expression; hidden folders are skipped.",
-	"{\"type\":\"object\",\"properties\":{"
-	"\"pattern\":{\"type\":\"string\"},"
-	"\"path\":{\"type\":\"string\",\"description\":\"file or "
-	"folder; default: the project\"},"
-	"\"glob\":{\"type\":\"string\",\"description\":\"only files "
-	"whose name matches, e.g. *.c\"},"
-	"\"ignore_case\":{\"type\":\"boolean\"}},"
-	"\"required\":[\"pattern\"],\"additionalProperties\":false}"
-};
-
-static const skit_tool_schema tool_write_file = {
-	"write_file",
-	"Create or replace a file of the project with the given content "
-	"(written atomically). Needs the user's approval.",
-	"{\"type\":\"object\",\"properties\":{"
-	"\"path\":{\"type\":\"string\"},"
-	"\"content\":{\"type\":\"string\"}},"
-	"\"required\":[\"path\",\"content\"],"
-	"\"additionalProperties\":false}"
-};
-
-static const skit_tool_schema tool_shell = {
-	"shell",
-	"Run a command line with /bin/sh in a sandbox, in the project "
-	"folder (or cwd, a folder inside it); it may write the project as "
-	"the sandbox mode allows; $HOME and $TMPDIR are a private "
-	"temporary folder; the network is off unless allowed. Needs the "
-	"user's approval.",
-	"{\"type\":\"object\",\"properties\":{"
-	"\"command\":{\"type\":\"string\"},"
-	"\"cwd\":{\"type\":\"string\",\"description\":\"a folder "
-	"of the project, relative to it; default: the project\"}},"
-	"\"required\":[\"command\"],\"additionalProperties\":false}"
-};
 /* clang-format on */
-
-/* The gated tools, in the order they are offered. */
-static const skit_tool_schema *const gated[] = {
-	&tool_run_script, &tool_read_file,  &tool_list_dir,
-	&tool_grep,       &tool_write_file, &tool_shell,
-};
-
-/* Whether gated tool `name` is offered now (file tools need the option). */
-static bool offered(struct skit_agent *a, const char *name)
-{
-	if (!a->file_tools && strcmp(name, tool_run_script.name))
-		return false;
-	return skit_policy_offers(a->policy, skit__agent_policy_view(a),
-	                          a->nactive, name,
-	                          a->hooks.on_approve != NULL);
-}
-
-size_t skit__tools_schemas(struct skit_agent *a, skit_tool_schema *out,
-                           size_t max)
-{
-	size_t n = 0;
-
-	assert(max >= SKIT__TOOLS_MAX);
-	(void)max;
-	out[n++] = tool_use_skill;
-	out[n++] = tool_read_resource;
-	if (a->search_tool || a->stats.index_omitted)
-		out[n++] = tool_search;
-	out[n++] = tool_plan;
-	for (size_t i = 0; i < SKIT_ARRAY_SIZE(gated); i++)
-		if (offered(a, gated[i]->name))
-			out[n++] = *gated[i];
-	n += skit__mcp_schemas(a, out + n, SKIT__TOOLS_MAX - n);
-	return n;
-}
 
 const skit_tool_schema *skit__tool_schema(const char *name)
 {
@@ -410,21 +318,22 @@ int skit__list_folder(int fd, struct skitx_buf *out, const char *rel)
 }
 
 /* The active skill for a tool call, or an error result. */
-static struct agent_skill *need_active(struct skit_agent *a, json_t *args,
-                                       struct skitx_buf *out, bool *is_error,
-                                       int *rc)
+static const struct skit__active_skill *need_active(struct skit__tool_ctx *c,
+                                                    json_t *args,
+                                                    struct skitx_buf *out,
+                                                    bool *is_error, int *rc)
 {
 	const char *name = skit__str_arg(args, "skill");
-	struct agent_skill *s;
+	const struct skit__active_skill *s;
 
 	*rc = 0;
 	if (!name) {
 		*rc = skit__tool_error(out, is_error, "missing \"skill\"");
 		return NULL;
 	}
-	s = skit__agent_find_active(a, name);
+	s = skit__tool_find_active(c, name);
 	if (!s) {
-		*rc = skit_registry_find(a->reg, name, NULL)
+		*rc = skit_registry_find(c->reg, name, NULL)
 		              ? skit__tool_error(
 		                        out, is_error,
 		                        "skill '%.64s' is not active: call "
@@ -439,7 +348,7 @@ static struct agent_skill *need_active(struct skit_agent *a, json_t *args,
 
 /* ---- the tools -------------------------------------------------------- */
 
-static int do_use_skill(struct skit_agent *a, json_t *args,
+static int do_use_skill(struct skit__tool_ctx *c, json_t *args,
                         struct skitx_buf *out, bool *is_error, skit_error *err)
 {
 	const char *name = skit__str_arg(args, "name");
@@ -448,9 +357,9 @@ static int do_use_skill(struct skit_agent *a, json_t *args,
 
 	if (!name)
 		return skit__tool_error(out, is_error, "missing \"name\"");
-	rc = skit__agent_activate(a, name, skit__str_arg(args, "source"),
-	                          skit__str_arg(args, "arguments"),
-	                          TRIGGER_MODEL, out, &e);
+	rc = c->host->activate(c->host_self, name,
+	                       skit__str_arg(args, "source"),
+	                       skit__str_arg(args, "arguments"), out, &e);
 	if (rc == SKIT_ENOMEM)
 		return skit__error_oom(err);
 	if (rc)
@@ -508,7 +417,7 @@ static int put_lines(struct skitx_buf *out, const char *data, size_t len,
 	return skit__put_clean(out, data + start, end - start);
 }
 
-int skit__tool_read(struct skit_agent *a, int dirfd, const char *path,
+int skit__tool_read(struct skit__tool_ctx *c, int dirfd, const char *path,
                     json_t *args, struct skitx_buf *out, bool *is_error,
                     struct skit__read_info *ri, skit_error *err)
 {
@@ -583,7 +492,7 @@ int skit__tool_read(struct skit_agent *a, int dirfd, const char *path,
 		                      path, (long long)st.st_size);
 	} else {
 		rc = put_lines(out, skitx_buf_cstr(&data), skitx_buf_len(&data),
-		               first, limit, a->resource_cap, &last, &total,
+		               first, limit, c->resource_cap, &last, &total,
 		               &cut);
 		if (!rc && skitx_buf_len(&data) == 0)
 			rc = skitx_buf_puts(out, "(empty file)");
@@ -609,16 +518,16 @@ int skit__tool_read(struct skit_agent *a, int dirfd, const char *path,
 	return rc ? skit__error_oom(err) : 0;
 }
 
-static int do_read_resource(struct skit_agent *a, json_t *args,
+static int do_read_resource(struct skit__tool_ctx *c, json_t *args,
                             struct skitx_buf *out, bool *is_error,
                             skit_error *err)
 {
 	const char *path = skit__str_arg(args, "path"), *why;
 	struct skit__read_info ri;
-	struct agent_skill *s;
+	const struct skit__active_skill *s;
 	int rc;
 
-	s = need_active(a, args, out, is_error, &rc);
+	s = need_active(c, args, out, is_error, &rc);
 	if (!s)
 		return rc;
 	if (!path)
@@ -626,24 +535,24 @@ static int do_read_resource(struct skit_agent *a, json_t *args,
 	why = skit__check_rel_path(path);
 	if (why)
 		return skit__tool_error(out, is_error, "%.200s: %s", path, why);
-	rc = skit__tool_read(a, s->dirfd, path, args, out, is_error, &ri, err);
+	rc = skit__tool_read(c, s->dirfd, path, args, out, is_error, &ri, err);
 	if (rc || !ri.read)
 		return rc;
-	skit__agent_audit(
-	        a, "resource_read",
+	skit__tool_audit(
+	        c, "resource_read",
 	        json_pack("{s:s, s:s, s:I, s:I, s:b, s:I, s:b}", "skill",
 	                  s->name, "path", path, "offset", (json_int_t)ri.first,
 	                  "bytes", (json_int_t)skitx_buf_len(out), "truncated",
 	                  ri.truncated, "file_bytes", (json_int_t)ri.file_bytes,
 	                  "hardlinked", ri.hardlinked));
-	skit__agent_trace(a, SKIT_TRACE_TOOL, "read %s/%s (%zu bytes%s)",
-	                  s->name, path, skitx_buf_len(out),
-	                  ri.truncated ? ", truncated" : "");
+	skit__tool_trace(c, SKIT_TRACE_TOOL, "read %s/%s (%zu bytes%s)",
+	                 s->name, path, skitx_buf_len(out),
+	                 ri.truncated ? ", truncated" : "");
 	return 0;
 }
 
-static int do_search(struct skit_agent *a, json_t *args, struct skitx_buf *out,
-                     bool *is_error, skit_error *err)
+static int do_search(struct skit__tool_ctx *c, json_t *args,
+                     struct skitx_buf *out, bool *is_error, skit_error *err)
 {
 	const char *q = skit__str_arg(args, "query");
 	skit_search_hit hits[SEARCH_HITS * 2];
@@ -653,7 +562,7 @@ static int do_search(struct skit_agent *a, json_t *args, struct skitx_buf *out,
 
 	if (!q || !*q)
 		return skit__tool_error(out, is_error, "missing \"query\"");
-	rc = skit_registry_search(a->reg, q, 0, hits, SKIT_ARRAY_SIZE(hits), &n,
+	rc = skit_registry_search(c->reg, q, 0, hits, SKIT_ARRAY_SIZE(hits), &n,
 	                          &e);
 	if (rc == SKIT_ENOMEM)
 		return skit__error_oom(err);
@@ -675,8 +584,8 @@ static int do_search(struct skit_agent *a, json_t *args, struct skitx_buf *out,
 	}
 	if (!shown)
 		rc |= skitx_buf_puts(out, "No skill matches that query.");
-	skit__agent_trace(a, SKIT_TRACE_TOOL,
-	                  "search_skills \"%.60s\": %zu hit(s)", q, shown);
+	skit__tool_trace(c, SKIT_TRACE_TOOL,
+	                 "search_skills \"%.60s\": %zu hit(s)", q, shown);
 	return rc ? skit__error_oom(err) : 0;
 }
 
@@ -695,20 +604,20 @@ static int parse_status(const char *s, skit_step_status *st)
 	return 0;
 }
 
-static void plan_free(struct agent_step *steps, size_t n)
+static void plan_free(struct skit__plan_step *steps, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		skitx_free(steps[i].text);
 	skitx_free(steps);
 }
 
-static int do_plan(struct skit_agent *a, json_t *args, struct skitx_buf *out,
-                   bool *is_error, skit_error *err)
+static int do_plan(struct skit__tool_ctx *c, json_t *args,
+                   struct skitx_buf *out, bool *is_error, skit_error *err)
 {
 	static const char *const names[] = { "pending", "in_progress",
 		                             "completed" };
 	json_t *steps = json_object_get(args, "steps"), *st, *ev, *list;
-	struct agent_step *plan;
+	struct skit__plan_step *plan;
 	size_t i, n, running = 0;
 
 	if (!json_is_array(steps))
@@ -753,9 +662,9 @@ static int do_plan(struct skit_agent *a, json_t *args, struct skitx_buf *out,
 			return skit__error_oom(err);
 		}
 	}
-	plan_free(a->plan, a->nplan);
-	a->plan = plan;
-	a->nplan = n;
+	plan_free(c->plan, c->nplan);
+	c->plan = plan;
+	c->nplan = n;
 	list = json_array();
 	for (i = 0; list && i < n; i++)
 		json_array_append_new(list, json_pack("{s:s, s:s}", "step",
@@ -766,12 +675,12 @@ static int do_plan(struct skit_agent *a, json_t *args, struct skitx_buf *out,
 		json_object_set_new(ev, "steps", list);
 	else
 		json_decref(list);
-	skit__agent_audit(a, "plan_updated", ev);
+	skit__tool_audit(c, "plan_updated", ev);
 	for (i = 0; i < n; i++)
 		if (plan[i].status == SKIT_STEP_IN_PROGRESS)
 			break;
-	skit__agent_trace(a, SKIT_TRACE_PLAN, "plan: %zu step(s)%s%.80s", n,
-	                  i < n ? ", now: " : "", i < n ? plan[i].text : "");
+	skit__tool_trace(c, SKIT_TRACE_PLAN, "plan: %zu step(s)%s%.80s", n,
+	                 i < n ? ", now: " : "", i < n ? plan[i].text : "");
 	skitx_buf_clear(out);
 	return skitx_buf_printf(out, "Plan updated (%zu steps).", n)
 	               ? skit__error_oom(err)
@@ -783,12 +692,12 @@ static int do_plan(struct skit_agent *a, json_t *args, struct skitx_buf *out,
  * and TMPDIR are the run's private folder; PROJECT_DIR the project (the
  * working folder); SKILL_DIR its skill's folder.
  */
-static char **script_env(struct skit_agent *a, const char *skill_dir)
+static char **script_env(struct skit__tool_ctx *c, const char *skill_dir)
 {
 	const char *fixed[] = { "PATH=/usr/local/bin:/usr/bin:/bin",
 		                "LANG=C.UTF-8", "TERM=dumb" };
 	const char *names[] = { "HOME", "TMPDIR", "PROJECT_DIR", "SKILL_DIR" };
-	const char *values[] = { a->workdir, a->workdir, a->project_dir,
+	const char *values[] = { c->workdir, c->workdir, c->project_dir,
 		                 skill_dir };
 	size_t n = SKIT_ARRAY_SIZE(fixed), i, k;
 	char **env = skitx_calloc(n + SKIT_ARRAY_SIZE(names) + 1, sizeof(*env));
@@ -842,8 +751,8 @@ static int put_stream(struct skitx_buf *out, const char *label,
  * Returns a new string, or NULL with an error result in `out` (*rc 0) or
  * *rc set (SKIT_ENOMEM).
  */
-static char *call_cwd(struct skit_agent *a, json_t *args, struct skitx_buf *out,
-                      bool *is_error, int *rc)
+static char *call_cwd(struct skit__tool_ctx *c, json_t *args,
+                      struct skitx_buf *out, bool *is_error, int *rc)
 {
 	json_t *v = json_object_get(args, "cwd");
 	const char *rel, *why;
@@ -853,7 +762,7 @@ static char *call_cwd(struct skit_agent *a, json_t *args, struct skitx_buf *out,
 	*rc = 0;
 	if (!v || (json_is_string(v) && (!strcmp(json_string_value(v), ".") ||
 	                                 !*json_string_value(v)))) {
-		dir = skitx_strdup(a->project_dir);
+		dir = skitx_strdup(c->project_dir);
 		if (!dir)
 			*rc = SKIT_ENOMEM;
 		return dir;
@@ -872,7 +781,7 @@ static char *call_cwd(struct skit_agent *a, json_t *args, struct skitx_buf *out,
 		                       why);
 		return NULL;
 	}
-	pfd = open(a->project_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	pfd = open(c->project_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	fd = pfd < 0 ? -1
 	             : skit__open_beneath(pfd, rel, O_RDONLY | O_DIRECTORY);
 	if (fd < 0) {
@@ -884,7 +793,7 @@ static char *call_cwd(struct skit_agent *a, json_t *args, struct skitx_buf *out,
 	}
 	close(fd);
 	close(pfd);
-	dir = skitx_path_join(a->project_dir, rel);
+	dir = skitx_path_join(c->project_dir, rel);
 	if (!dir)
 		*rc = SKIT_ENOMEM;
 	return dir;
@@ -899,44 +808,43 @@ static char *call_cwd(struct skit_agent *a, json_t *args, struct skitx_buf *out,
  * (NULL for a shell call); limits from the agent. 0, or SKIT_ELIMIT with
  * a message for the model when the task's disk cap is used up.
  */
-static int confine(struct skit_agent *a, struct skit__run_opts *ro,
+static int confine(struct skit__tool_ctx *c, struct skit__run_opts *ro,
                    const char *const *readable, const char *skill,
                    const char *cwd)
 {
 	static const char *const none[] = { NULL };
-	uint64_t left = a->task_disk_cap > a->task_disk_used
-	                        ? a->task_disk_cap - a->task_disk_used
+	uint64_t left = c->task_disk_cap > c->task_disk_used
+	                        ? c->task_disk_cap - c->task_disk_used
 	                        : 0;
 
 	memset(ro, 0, sizeof(*ro));
-	if (a->sandbox_mode == SKIT_SANDBOX_WORKSPACE_WRITE) {
-		a->writable[0] = a->project_dir;
-		a->writable[1] = a->workdir;
+	if (c->sandbox_mode == SKIT_SANDBOX_WORKSPACE_WRITE) {
+		c->writable[0] = c->project_dir;
+		c->writable[1] = c->workdir;
 	} else {
-		a->writable[0] = a->workdir;
-		a->writable[1] = NULL;
+		c->writable[0] = c->workdir;
+		c->writable[1] = NULL;
 	}
-	a->writable[2] = NULL;
+	c->writable[2] = NULL;
 	ro->cwd = cwd;
-	ro->timeout_ms = a->script_timeout_ms;
-	ro->output_cap = a->script_output_cap;
-	ro->cancel = a->cancel;
+	ro->timeout_ms = c->script_timeout_ms;
+	ro->output_cap = c->script_output_cap;
+	ro->cancel = c->cancel;
 	ro->confine = true;
 	ro->read_paths = readable ? readable : none;
-	ro->write_paths = a->writable;
-	ro->protect_paths = (const char *const *)a->protect;
-	ro->fs_full = a->sandbox_mode == SKIT_SANDBOX_FULL_ACCESS;
-	ro->disk_cap = a->disk_cap < left ? a->disk_cap : left;
-	ro->allow_network = skit_policy_network(
-	        a->policy, skit__agent_policy_view(a), a->nactive, skill);
+	ro->write_paths = c->writable;
+	ro->protect_paths = (const char *const *)c->protect;
+	ro->fs_full = c->sandbox_mode == SKIT_SANDBOX_FULL_ACCESS;
+	ro->disk_cap = c->disk_cap < left ? c->disk_cap : left;
+	ro->allow_network =
+	        skit_policy_network(c->policy, c->view, c->nactive, skill);
 	/* Else HTTP(S) to the WebFetch domains, through the sandbox's
 	 * proxy; freed by the caller after the run (web_domains_done). */
 	if (!ro->allow_network) {
 		char **d = NULL;
 
-		if (!skit_policy_web_domains(&d, a->policy,
-		                             skit__agent_policy_view(a),
-		                             a->nactive, skill, NULL))
+		if (!skit_policy_web_domains(&d, c->policy, c->view, c->nactive,
+		                             skill, NULL))
 			ro->web_domains = (const char *const *)d;
 	}
 	return left ? 0 : SKIT_ELIMIT;
@@ -948,46 +856,18 @@ static void web_domains_done(struct skit__run_opts *ro)
 	ro->web_domains = NULL;
 }
 
-/* The network a program run for `skill` (NULL: a shell call) will have,
- * in one line for the approval prompt. 0 or SKIT_ENOMEM. */
-static int network_line(struct skit_agent *a, const char *skill,
-                        struct skitx_buf *b)
-{
-	const skit_active_skill *view = skit__agent_policy_view(a);
-	char **d = NULL;
-	int rc = 0;
-
-	if (skit_policy_network(a->policy, view, a->nactive, skill))
-		return skitx_buf_puts(b, "on: the whole network (--network)");
-	if (skit_policy_web_domains(&d, a->policy, view, a->nactive, skill,
-	                            NULL))
-		return SKIT_ENOMEM;
-	if (!d)
-		return skitx_buf_puts(b, "off");
-	rc |= skitx_buf_puts(b, "HTTP and HTTPS to ");
-	for (size_t i = 0, n = 0; d[i]; i++) {
-		if (d[i][0] == '!')
-			continue;
-		rc |= skitx_buf_printf(b, "%s%s", n++ ? ", " : "",
-		                       strcmp(d[i], "*") ? d[i] : "any host");
-	}
-	rc |= skitx_buf_puts(b, " only, through skit's proxy");
-	skit_policy_web_domains_free(d);
-	return rc ? SKIT_ENOMEM : 0;
-}
-
 /* Say once per layer, in one line and in the trail, what the sandbox
  * could not apply on this system. */
-static void sandbox_warn(struct skit_agent *a,
+static void sandbox_warn(struct skit__tool_ctx *c,
                          const struct skit__run_result *res)
 {
-	unsigned int fresh = res->missing & ~a->sandbox_warned;
+	unsigned int fresh = res->missing & ~c->sandbox_warned;
 	struct skitx_buf b;
 	json_t *names;
 
 	if (!fresh)
 		return;
-	a->sandbox_warned |= fresh;
+	c->sandbox_warned |= fresh;
 	names = json_array();
 	skitx_buf_init(&b, 0);
 	for (unsigned int bit = 1; bit && bit <= SKIT_SANDBOX_ALL; bit <<= 1) {
@@ -998,61 +878,61 @@ static void sandbox_warn(struct skit_agent *a,
 		json_array_append_new(
 		        names, json_string(skit_sandbox_layer_name(bit)));
 	}
-	skit__agent_trace(a, SKIT_TRACE_NOTE,
-	                  "warning: sandbox layers unavailable here: %s "
-	                  "(see skit doctor)",
-	                  skitx_buf_cstr(&b));
-	skit__agent_audit(a, "sandbox_warning",
-	                  json_pack("{s:o?}", "missing", names));
+	skit__tool_trace(c, SKIT_TRACE_NOTE,
+	                 "warning: sandbox layers unavailable here: %s "
+	                 "(see skit doctor)",
+	                 skitx_buf_cstr(&b));
+	skit__tool_audit(c, "sandbox_warning",
+	                 json_pack("{s:o?}", "missing", names));
 	skitx_buf_release(&b);
 }
 
 /* The disk cap of one run as the user set it (for messages). */
-static uint64_t ro_cap(const struct skit_agent *a)
+static uint64_t ro_cap(const struct skit__tool_ctx *c)
 {
-	return a->disk_cap < a->task_disk_cap ? a->disk_cap : a->task_disk_cap;
+	return c->disk_cap < c->task_disk_cap ? c->disk_cap : c->task_disk_cap;
 }
 
 /* Refuse a run once the task's disk cap is used up. */
-static int disk_spent(struct skit_agent *a, struct skitx_buf *out,
+static int disk_spent(struct skit__tool_ctx *c, struct skitx_buf *out,
                       bool *is_error)
 {
 	return skit__tool_error(out, is_error,
 	                        "refused: this task's programs already added "
 	                        "%llu MiB to the disk, its cap",
-	                        (unsigned long long)(a->task_disk_cap >> 20));
+	                        (unsigned long long)(c->task_disk_cap >> 20));
 }
 
 /* Count one program run against the task's budget: 0 or SKIT_ELIMIT. */
-static int charge_run(struct skit_agent *a, skit_error *err)
+static int charge_run(struct skit__tool_ctx *c, skit_error *err)
 {
-	if (a->task_scripts >= a->max_script_runs)
+	if (c->task_scripts >= c->max_script_runs)
 		return skit__error_set(err, SKIT_ELIMIT, 0,
 		                       "script-run budget exhausted (%u runs); "
 		                       "raise it with --max-script-runs",
-		                       a->max_script_runs);
-	a->task_scripts++;
-	a->stats.script_runs++;
+		                       c->max_script_runs);
+	c->task_scripts++;
+	c->script_runs++;
 	return 0;
 }
 
 /* The result of a program run, as the model sees it; and the hashes of
  * what it printed, for the trail. 0 or SKIT_ENOMEM. */
-static int put_run_result(struct skit_agent *a,
+static int put_run_result(struct skit__tool_ctx *c,
                           const struct skit__run_result *res,
                           struct skitx_buf *out, bool *is_error,
                           char outsum[65], char errsum[65])
 {
 	int rc = 0;
 
-	sandbox_warn(a, res);
+	sandbox_warn(c, res);
 	skit__sha256_hex(skitx_buf_cstr(&res->out), skitx_buf_len(&res->out),
 	                 outsum);
 	skit__sha256_hex(skitx_buf_cstr(&res->err), skitx_buf_len(&res->err),
 	                 errsum);
 	skitx_buf_clear(out);
 	*is_error = res->exit_code != 0;
-	a->task_disk_used += res->disk_added;
+	c->task_disk_used += res->disk_added;
 	if (res->disk_capped) {
 		*is_error = true;
 		rc |= skitx_buf_printf(out,
@@ -1060,12 +940,12 @@ static int put_run_result(struct skit_agent *a,
 		                       "%llu MiB to the disk (the disk cap; "
 		                       "sandbox.disk_cap in the user config "
 		                       "raises it)\n",
-		                       (unsigned long long)(ro_cap(a) >> 20));
+		                       (unsigned long long)(ro_cap(c) >> 20));
 	} else if (res->timed_out)
 		rc |= skitx_buf_printf(out,
 		                       "timed out after %ld ms; the program "
 		                       "was stopped\n",
-		                       a->script_timeout_ms);
+		                       c->script_timeout_ms);
 	else if (res->signal)
 		rc |= skitx_buf_printf(out, "killed by signal %d\n",
 		                       res->signal);
@@ -1077,14 +957,14 @@ static int put_run_result(struct skit_agent *a,
 	return rc ? SKIT_ENOMEM : 0;
 }
 
-static int do_run_script(struct skit_agent *a, json_t *args,
+static int do_run_script(struct skit__tool_ctx *c, json_t *args,
                          struct skitx_buf *out, bool *is_error, skit_error *err)
 {
 	const char *path = skit__str_arg(args, "path"), *why, *dir;
 	json_t *jargs = json_object_get(args, "args"), *v, *ev;
 	struct skit__run_opts ro;
 	struct skit__run_result res;
-	struct agent_skill *s;
+	const struct skit__active_skill *s;
 	char outsum[65], errsum[65], *full = NULL, **argv = NULL, **env = NULL;
 	char *cwd;
 	const char *readable[3] = { NULL, NULL, NULL };
@@ -1092,7 +972,7 @@ static int do_run_script(struct skit_agent *a, json_t *args,
 	size_t i, nargs;
 	int fd, rc;
 
-	s = need_active(a, args, out, is_error, &rc);
+	s = need_active(c, args, out, is_error, &rc);
 	if (!s)
 		return rc;
 	if (!path)
@@ -1136,10 +1016,10 @@ static int do_run_script(struct skit_agent *a, json_t *args,
 		        "%.200s is not executable (its author should "
 		        "chmod +x it)",
 		        path);
-	cwd = call_cwd(a, args, out, is_error, &rc);
+	cwd = call_cwd(c, args, out, is_error, &rc);
 	if (!cwd)
 		return rc == SKIT_ENOMEM ? skit__error_oom(err) : rc;
-	rc = charge_run(a, err);
+	rc = charge_run(c, err);
 	if (rc) {
 		skitx_free(cwd);
 		return rc;
@@ -1147,7 +1027,7 @@ static int do_run_script(struct skit_agent *a, json_t *args,
 	dir = skit_skill_dir(s->skill);
 	full = skitx_malloc(strlen(dir) + strlen(path) + 2);
 	argv = skitx_calloc(nargs + 2, sizeof(*argv));
-	env = script_env(a, dir);
+	env = script_env(c, dir);
 	if (!full || !argv || !env) {
 		skitx_free(full);
 		skitx_free(argv);
@@ -1162,20 +1042,20 @@ static int do_run_script(struct skit_agent *a, json_t *args,
 		argv[i + 1] = (char *)json_string_value(v);
 	}
 	readable[0] = dir;
-	readable[1] = a->project_dir;
-	if (confine(a, &ro, readable, s->name, cwd)) {
+	readable[1] = c->project_dir;
+	if (confine(c, &ro, readable, s->name, cwd)) {
 		web_domains_done(&ro);
 		skitx_free(full);
 		skitx_free(argv);
 		strv_free(env);
 		skitx_free(cwd);
-		return disk_spent(a, out, is_error);
+		return disk_spent(c, out, is_error);
 	}
 	ro.path = full;
 	ro.argv = argv;
 	ro.envp = env;
-	skit__agent_trace(a, SKIT_TRACE_TOOL, "run %s/%s%s", s->name, path,
-	                  nargs ? " ..." : "");
+	skit__tool_trace(c, SKIT_TRACE_TOOL, "run %s/%s%s", s->name, path,
+	                 nargs ? " ..." : "");
 	rc = skit__run(&res, &ro, err);
 	web_domains_done(&ro);
 	skitx_free(argv);
@@ -1190,7 +1070,7 @@ static int do_run_script(struct skit_agent *a, json_t *args,
 		                        err ? err->message : "cannot run");
 	}
 	skitx_free(full);
-	rc = put_run_result(a, &res, out, is_error, outsum, errsum);
+	rc = put_run_result(c, &res, out, is_error, outsum, errsum);
 	ev = json_pack(
 	        "{s:s, s:s, s:o?, s:i, s:i, s:b, s:I, s:s, s:s, s:I, "
 	        "s:I, s:b, s:b, s:s, s:I, s:b}",
@@ -1204,11 +1084,11 @@ static int do_run_script(struct skit_agent *a, json_t *args,
 	        res.out_total > skitx_buf_len(&res.out) ||
 	                res.err_total > skitx_buf_len(&res.err),
 	        "network", ro.allow_network, "sandbox",
-	        skit_sandbox_mode_name(a->sandbox_mode), "disk_added",
+	        skit_sandbox_mode_name(c->sandbox_mode), "disk_added",
 	        (json_int_t)res.disk_added, "disk_capped", res.disk_capped);
-	skit__agent_audit(a, "script_run", ev);
-	skit__agent_trace(
-	        a, SKIT_TRACE_TOOL, "%s/%s: %s %d (%ld ms)", s->name, path,
+	skit__tool_audit(c, "script_run", ev);
+	skit__tool_trace(
+	        c, SKIT_TRACE_TOOL, "%s/%s: %s %d (%ld ms)", s->name, path,
 	        res.timed_out ? "timed out, signal"
 	        : res.signal  ? "signal"
 	                      : "exit",
@@ -1222,11 +1102,11 @@ static int do_run_script(struct skit_agent *a, json_t *args,
 
 #define SHELL_MAX (64u * 1024) /* bytes of a shell command line */
 
-static int do_shell(struct skit_agent *a, json_t *args, struct skitx_buf *out,
-                    bool *is_error, skit_error *err)
+int skit__tool_shell(struct skit__tool_ctx *c, json_t *args,
+                     struct skitx_buf *out, bool *is_error, skit_error *err)
 {
 	const char *cmd = skit__str_arg(args, "command");
-	const char *readable[2] = { a->project_dir, NULL };
+	const char *readable[2] = { c->project_dir, NULL };
 	char *argv[4] = { "/bin/sh", "-c", NULL, NULL };
 	char outsum[65], errsum[65], **env, *cwd;
 	struct skit__run_opts ro;
@@ -1239,26 +1119,26 @@ static int do_shell(struct skit_agent *a, json_t *args, struct skitx_buf *out,
 		                        "\"command\" must be a command line "
 		                        "of 1 to %u bytes without NUL",
 		                        SHELL_MAX);
-	cwd = call_cwd(a, args, out, is_error, &rc);
+	cwd = call_cwd(c, args, out, is_error, &rc);
 	if (!cwd)
 		return rc == SKIT_ENOMEM ? skit__error_oom(err) : rc;
-	rc = charge_run(a, err);
-	env = rc ? NULL : script_env(a, NULL);
+	rc = charge_run(c, err);
+	env = rc ? NULL : script_env(c, NULL);
 	if (!env) {
 		skitx_free(cwd);
 		return rc ? rc : skit__error_oom(err);
 	}
 	argv[2] = (char *)cmd;
-	if (confine(a, &ro, readable, NULL, cwd)) {
+	if (confine(c, &ro, readable, NULL, cwd)) {
 		web_domains_done(&ro);
 		strv_free(env);
 		skitx_free(cwd);
-		return disk_spent(a, out, is_error);
+		return disk_spent(c, out, is_error);
 	}
 	ro.path = argv[0];
 	ro.argv = argv;
 	ro.envp = env;
-	skit__agent_trace(a, SKIT_TRACE_TOOL, "shell: %.120s", cmd);
+	skit__tool_trace(c, SKIT_TRACE_TOOL, "shell: %.120s", cmd);
 	rc = skit__run(&res, &ro, err);
 	web_domains_done(&ro);
 	strv_free(env);
@@ -1270,9 +1150,9 @@ static int do_shell(struct skit_agent *a, json_t *args, struct skitx_buf *out,
 		return skit__tool_error(out, is_error, "cannot run: %s",
 		                        err ? err->message : "error");
 	}
-	rc = put_run_result(a, &res, out, is_error, outsum, errsum);
-	skit__agent_audit(
-	        a, "shell_run",
+	rc = put_run_result(c, &res, out, is_error, outsum, errsum);
+	skit__tool_audit(
+	        c, "shell_run",
 	        json_pack("{s:s, s:i, s:i, s:b, s:I, s:s, s:s, s:I, s:I, "
 	                  "s:b, s:s, s:I, s:b}",
 	                  "command", cmd, "exit_code", res.exit_code, "signal",
@@ -1282,13 +1162,13 @@ static int do_shell(struct skit_agent *a, json_t *args, struct skitx_buf *out,
 	                  (json_int_t)res.out_total, "stderr_bytes",
 	                  (json_int_t)res.err_total, "network",
 	                  ro.allow_network, "sandbox",
-	                  skit_sandbox_mode_name(a->sandbox_mode), "disk_added",
+	                  skit_sandbox_mode_name(c->sandbox_mode), "disk_added",
 	                  (json_int_t)res.disk_added, "disk_capped",
 	                  res.disk_capped));
-	skit__agent_trace(a, SKIT_TRACE_TOOL, "shell: %s %d (%ld ms)",
-	                  res.signal ? "signal" : "exit",
-	                  res.signal ? res.signal : res.exit_code,
-	                  res.duration_ms);
+	skit__tool_trace(c, SKIT_TRACE_TOOL, "shell: %s %d (%ld ms)",
+	                 res.signal ? "signal" : "exit",
+	                 res.signal ? res.signal : res.exit_code,
+	                 res.duration_ms);
 	rc = rc ? skit__error_oom(err) : 0;
 	if (!rc && res.canceled)
 		rc = skit__error_set(err, SKIT_ECANCELED, 0, "canceled");
@@ -1296,354 +1176,84 @@ static int do_shell(struct skit_agent *a, json_t *args, struct skitx_buf *out,
 	return rc;
 }
 
-/* ---- the permission gate ---------------------------------------------- */
+/* ---- the provider of the skill tools ---------------------------------- */
 
-/* What the policy matches a call on: its command line, script or path. */
-static int call_target(const char *name, json_t *args, struct skitx_buf *t)
+/* In the order the model sees them; the skill tools are open (a read of
+ * what the index and activation disclose), run_skill_script is gated. */
+static size_t skill_list(void *self, const struct skit__tool_ctx *c,
+                         struct skit__tool_def *out, size_t max)
 {
+	static const struct {
+		const skit_tool_schema *schema;
+		skit_risk risk;
+		enum skit__tool_gate gate;
+		const char *hint;
+	} tools[] = {
+		{ &tool_use_skill, SKIT_RISK_READ, SKIT__GATE_OPEN, "" },
+		{ &tool_read_resource, SKIT_RISK_READ, SKIT__GATE_OPEN, "" },
+		{ &tool_search, SKIT_RISK_READ, SKIT__GATE_OPEN, "" },
+		{ &tool_plan, SKIT_RISK_READ, SKIT__GATE_OPEN, "" },
+		{ &tool_run_script, SKIT_RISK_EXECUTE, SKIT__GATE_BUILTIN,
+		  ": call use_skill first" },
+	};
+	size_t n = 0;
+
+	(void)self;
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(tools) && n < max; i++) {
+		out[n].schema = *tools[i].schema;
+		out[n].risk = tools[i].risk;
+		out[n].gate = tools[i].gate;
+		out[n].hint = tools[i].hint;
+		/* search_skills when asked for, or when the index left
+		 * skills out */
+		out[n].offered = tools[i].schema != &tool_search ||
+		                 c->search_tool || c->index_cut;
+		n++;
+	}
+	return n;
+}
+
+/* run_skill_script is matched on "<path> <args...>" of its skill. */
+static int skill_target(void *self, const char *tool, json_t *args,
+                        struct skitx_buf *t, const char **skill)
+{
+	const char *path = skit__str_arg(args, "path");
 	json_t *v;
 	size_t i;
 	int rc = 0;
 
-	if (!strcmp(name, "shell"))
-		return skitx_buf_puts(t,
-		                      skit__str_arg(args, "command")
-		                              ? skit__str_arg(args, "command")
-		                              : "");
-	if (!strcmp(name, "run_skill_script")) {
-		const char *path = skit__str_arg(args, "path");
-
-		rc |= skitx_buf_puts(t, path ? path : "");
-		json_array_foreach(json_object_get(args, "args"), i, v)
-		{
-			if (json_is_string(v))
-				rc |= skitx_buf_printf(t, " %s",
-				                       json_string_value(v));
-		}
-		return rc;
+	(void)self;
+	*skill = NULL;
+	if (strcmp(tool, "run_skill_script"))
+		return 0;
+	*skill = skit__str_arg(args, "skill");
+	rc |= skitx_buf_puts(t, path ? path : "");
+	json_array_foreach(json_object_get(args, "args"), i, v)
+	{
+		if (json_is_string(v))
+			rc |= skitx_buf_printf(t, " %s", json_string_value(v));
 	}
-	v = json_object_get(args, "path");
-	if (json_is_string(v))
-		return skitx_buf_puts(t, json_string_value(v));
-	return skitx_buf_puts(
-	        t, strcmp(name, "list_dir") && strcmp(name, "grep") ? "" : ".");
+	return rc ? SKIT_ENOMEM : 0;
 }
 
-/* The part of a call an "always" answer covers: the program of a command
- * line, the script, the path. */
-static int memo_key(char *buf, size_t cap, const char *tool, const char *target)
+static int skill_call(void *self, struct skit__tool_ctx *c, const char *tool,
+                      json_t *args, struct skitx_buf *out, bool *is_error,
+                      skit_error *err)
 {
-	size_t n;
-
-	if (strcmp(tool, "shell")) {
-		n = strcspn(target, " ");
-		if (!strcmp(tool, "run_skill_script") && n < cap) {
-			memcpy(buf, target, n);
-			buf[n] = '\0';
-			return 0;
-		}
-		return snprintf(buf, cap, "%s", target) < (int)cap ? 0 : -1;
-	}
-	target += strspn(target, " \t");
-	n = strcspn(target, " \t;&|()`$<>\n\r");
-	if (!n || n >= cap || target[n + strcspn(target + n, ";&|()`$<>\n\r")])
-		return -1; /* compound lines are asked about each time */
-	if (!skit_policy_simple_command(target))
-		return -1; /* and so are options that run other code */
-	memcpy(buf, target, n);
-	buf[n] = '\0';
-	return 0;
+	(void)self;
+	if (!strcmp(tool, "use_skill"))
+		return do_use_skill(c, args, out, is_error, err);
+	if (!strcmp(tool, "read_skill_resource"))
+		return do_read_resource(c, args, out, is_error, err);
+	if (!strcmp(tool, "search_skills"))
+		return do_search(c, args, out, is_error, err);
+	if (!strcmp(tool, "update_plan"))
+		return do_plan(c, args, out, is_error, err);
+	if (!strcmp(tool, "run_skill_script"))
+		return do_run_script(c, args, out, is_error, err);
+	return skit__tool_error(out, is_error, "unknown tool '%.64s'", tool);
 }
 
-static bool memo_find(struct skit_agent *a, const char *tool, const char *skill,
-                      const char *key)
-{
-	for (size_t i = 0; i < a->nmemos; i++)
-		if (!strcmp(a->memos[i].tool, tool) &&
-		    !strcmp(a->memos[i].skill, skill ? skill : "") &&
-		    !strcmp(a->memos[i].key, key))
-			return true;
-	return false;
-}
-
-static int memo_add(struct skit_agent *a, const char *tool, const char *skill,
-                    const char *key)
-{
-	struct agent_memo *grown, *m;
-
-	grown = skitx_realloc(a->memos, (a->nmemos + 1) * sizeof(*grown));
-	if (!grown)
-		return SKIT_ENOMEM;
-	a->memos = grown;
-	m = &a->memos[a->nmemos];
-	m->tool = skitx_strdup(tool);
-	m->skill = skitx_strdup(skill ? skill : "");
-	m->key = skitx_strdup(key);
-	if (!m->tool || !m->skill || !m->key) {
-		skitx_free(m->tool);
-		skitx_free(m->skill);
-		skitx_free(m->key);
-		return SKIT_ENOMEM;
-	}
-	a->nmemos++;
-	return 0;
-}
-
-/*
- * The skill folder and digest set a saved "always" of a script of
- * `skill` is bound to; false when approvals are not saved or the skill
- * cannot be hashed (then "always" lasts the session).
- */
-static bool saved_binding(struct skit_agent *a, const char *tool,
-                          const char *skill, const char **dir, char digest[65])
-{
-	struct agent_skill *as;
-
-	if (!a->saved_approvals || !skill || strcmp(tool, "run_skill_script"))
-		return false;
-	as = skit__agent_find_active(a, skill);
-	if (!as || !skit_skill_dir(as->skill))
-		return false;
-	*dir = skit_skill_dir(as->skill);
-	return skit__skill_digest_set(*dir, digest, NULL) == 0;
-}
-
-static void audit_approval(struct skit_agent *a, const char *tool,
-                           const char *skill, json_t *args, const char *target,
-                           const skit_decision *d, bool allowed, const char *by,
-                           bool asked)
-{
-	static const char *const risks[] = { "read", "execute", "write",
-		                             "network" };
-	char *json = json_dumps(args, JSON_COMPACT | JSON_SORT_KEYS);
-
-	skit__agent_audit(
-	        a, "approval",
-	        json_pack("{s:s, s:s?, s:s, s:s, s:s, s:s, s:s, s:s, s:b}",
-	                  "tool", tool, "skill", skill, "arguments",
-	                  json ? json : "", "target", target, "decision",
-	                  allowed ? "allow" : "deny", "by", by, "risk",
-	                  risks[d->risk], "reason", d->reason, "asked", asked));
-	free(json);
-}
-
-/*
- * Decide a gated call: *go is set when it may run. A refusal becomes
- * the error result the model sees. Returns 0 or SKIT_ENOMEM.
- */
-static int gate(struct skit_agent *a, const char *name, int mcp_ro,
-                json_t *args, struct skitx_buf *out, bool *is_error, bool *go,
-                skit_error *err)
-{
-	const skit_active_skill *view = skit__agent_policy_view(a);
-	const char *skill = NULL, *by;
-	char key[SKIT__TOOL_PATH_MAX + 1], always[SKIT__TOOL_PATH_MAX + 64];
-	char flag[SKIT__TOOL_PATH_MAX + 64], *json = NULL, digest[65];
-	const char *skill_dir = NULL;
-	skit_approve_answer ans = SKIT_APPROVE_NO_ASK;
-	skit_tool_request req;
-	skit_approval ap;
-	skit_decision d;
-	struct skitx_buf t, net;
-	bool has_key, bound = false;
-	int rc;
-
-	*go = false;
-	skitx_buf_init(&net, 0);
-	if (!strcmp(name, "run_skill_script"))
-		skill = skit__str_arg(args, "skill");
-	skitx_buf_init(&t, 0);
-	if (call_target(name, args, &t)) {
-		skitx_buf_release(&t);
-		return skit__error_oom(err);
-	}
-	req.tool = name;
-	req.target = skitx_buf_cstr(&t);
-	req.skill = skill;
-	if (mcp_ro >= 0)
-		rc = skit_policy_check_mcp(a->policy, view, a->nactive, name,
-		                           mcp_ro, &d, NULL);
-	else
-		rc = skit_policy_check(a->policy, view, a->nactive, &req, &d,
-		                       NULL);
-	if (rc) {
-		rc = skit__tool_error(out, is_error, "unknown tool '%.64s'",
-		                      name);
-		goto done;
-	}
-	if (d.verdict != SKIT_POLICY_ASK) {
-		*go = d.verdict == SKIT_POLICY_ALLOW;
-		audit_approval(a, name, skill, args, req.target, &d, *go,
-		               d.by_flag ? "flag" : "policy", false);
-		if (!*go) {
-			skit__agent_trace(a, SKIT_TRACE_TOOL, "%s refused: %s",
-			                  name, d.reason);
-			rc = skit__tool_error(out, is_error, "denied: %s",
-			                      d.reason);
-		}
-		goto done;
-	}
-	has_key = !memo_key(key, sizeof(key), name, req.target);
-	if (has_key && memo_find(a, name, skill, key)) {
-		*go = true;
-		audit_approval(a, name, skill, args, req.target, &d, true,
-		               "user", false);
-		goto done;
-	}
-	/* an "always" of an earlier run, for the skill's files as they are */
-	bound = has_key && saved_binding(a, name, skill, &skill_dir, digest);
-	if (bound && skit__approval_saved(skill_dir, key, digest)) {
-		*go = true;
-		skit__agent_trace(
-		        a, SKIT_TRACE_TOOL,
-		        "%s: approved earlier (saved, skill unchanged)", key);
-		audit_approval(a, name, skill, args, req.target, &d, true,
-		               "saved", false);
-		goto done;
-	}
-	if (skit_policy_approving_flag(flag, sizeof(flag), a->policy, view,
-	                               a->nactive, &req))
-		flag[0] = '\0';
-	if (!has_key)
-		always[0] = '\0';
-	else if (!strcmp(name, "shell"))
-		snprintf(always, sizeof(always),
-		         "shell commands starting with '%s'", key);
-	else if (!strcmp(name, "run_skill_script"))
-		snprintf(always, sizeof(always), "runs of %s's %s%s",
-		         skill ? skill : "?", key,
-		         bound ? ", saved until the skill changes" : "");
-	else if (mcp_ro >= 0)
-		snprintf(always, sizeof(always), "calls of %s", name);
-	else
-		snprintf(always, sizeof(always), "%s on %s", name, key);
-	json = json_dumps(args, JSON_COMPACT | JSON_SORT_KEYS);
-	ap.tool = name;
-	ap.skill = skill;
-	ap.arguments = json ? json : "{}";
-	ap.target = req.target;
-	ap.reason = d.reason;
-	ap.risk = d.risk;
-	ap.always = always;
-	ap.approving_flag = flag;
-	ap.network = NULL;
-	if (!strcmp(name, "shell") || !strcmp(name, "run_skill_script")) {
-		if (network_line(a, skill, &net)) {
-			rc = skit__error_oom(err);
-			goto done;
-		}
-		ap.network = skitx_buf_cstr(&net);
-	}
-	if (a->hooks.on_approve)
-		ans = a->hooks.on_approve(&ap, a->hooks.payload);
-	if (ans == SKIT_APPROVE_NO_ASK && a->hooks.on_refused)
-		a->hooks.on_refused(&ap, a->hooks.payload);
-	*go = ans == SKIT_APPROVE_YES || ans == SKIT_APPROVE_ALWAYS;
-	by = ans == SKIT_APPROVE_NO_ASK ? "no-tty" : "user";
-	audit_approval(a, name, skill, args, req.target, &d, *go, by,
-	               ans != SKIT_APPROVE_NO_ASK);
-	if (ans == SKIT_APPROVE_ALWAYS && has_key &&
-	    memo_add(a, name, skill, key)) {
-		rc = skit__error_oom(err);
-		goto done;
-	}
-	if (ans == SKIT_APPROVE_ALWAYS && bound) {
-		skit_error serr = { 0 };
-
-		/* not saved: the session's "always" still holds */
-		if (skit__approval_save(skill, skill_dir, key, digest, &serr) <
-		    0)
-			skit__agent_trace(a, SKIT_TRACE_NOTE,
-			                  "approval not saved: %s",
-			                  serr.message);
-	}
-	if (*go)
-		goto done;
-	skit__agent_trace(a, SKIT_TRACE_TOOL, "%s refused: %s", name,
-	                  ans == SKIT_APPROVE_NO_ASK ? "no one to approve it"
-	                                             : "declined by the user");
-	if (ans != SKIT_APPROVE_NO_ASK)
-		rc = skit__tool_error(out, is_error,
-		                      "the user declined this call; do not "
-		                      "retry it, ask the user or take another "
-		                      "way");
-	else if (flag[0])
-		rc = skit__tool_error(out, is_error,
-		                      "denied: this call needs the user's "
-		                      "approval (%s) and there is no one to "
-		                      "ask; the user can allow it by running "
-		                      "again with %s",
-		                      d.reason, flag);
-	else
-		rc = skit__tool_error(
-		        out, is_error,
-		        "denied: this call needs the user's "
-		        "approval (%s) and there is no one to ask",
-		        d.reason);
-done:
-	free(json);
-	skitx_buf_release(&t);
-	skitx_buf_release(&net);
-	return rc;
-}
-
-int skit__tools_call(struct skit_agent *a, const char *name, json_t *args,
-                     struct skitx_buf *out, bool *is_error, skit_error *err)
-{
-	static const struct {
-		const char *name;
-		int (*run)(struct skit_agent *, json_t *, struct skitx_buf *,
-		           bool *, skit_error *);
-	} gated_run[] = {
-		{ "run_skill_script", do_run_script },
-		{ "read_file", skit__tool_read_file },
-		{ "list_dir", skit__tool_list_dir },
-		{ "grep", skit__tool_grep },
-		{ "write_file", skit__tool_write_file },
-		{ "shell", do_shell },
-	};
-	bool go = false, mcp_ro = false;
-	int rc;
-
-	*is_error = false;
-	skitx_buf_clear(out);
-	if (!json_is_object(args))
-		return skit__tool_error(out, is_error,
-		                        "the arguments must be a JSON object");
-	if (!strcmp(name, "use_skill"))
-		return do_use_skill(a, args, out, is_error, err);
-	if (!strcmp(name, "read_skill_resource"))
-		return do_read_resource(a, args, out, is_error, err);
-	if (!strcmp(name, "search_skills"))
-		return do_search(a, args, out, is_error, err);
-	if (!strcmp(name, "update_plan"))
-		return do_plan(a, args, out, is_error, err);
-	for (size_t i = 0; i < SKIT_ARRAY_SIZE(gated_run); i++) {
-		if (strcmp(name, gated_run[i].name))
-			continue;
-		if (!offered(a, name))
-			return skit__tool_error(
-			        out, is_error,
-			        "tool '%s' is not available now%s", name,
-			        strcmp(name, "run_skill_script")
-			                ? ""
-			                : ": call use_skill first");
-		rc = gate(a, name, -1, args, out, is_error, &go, err);
-		if (rc || !go)
-			return rc;
-		return gated_run[i].run(a, args, out, is_error, err);
-	}
-	if (skit__mcp_known(a->mcp, name, &mcp_ro)) {
-		if (!skit_policy_offers_mcp(
-		            a->policy, skit__agent_policy_view(a), a->nactive,
-		            name, mcp_ro, a->hooks.on_approve != NULL))
-			return skit__tool_error(
-			        out, is_error, "tool '%s' is not available now",
-			        name);
-		rc = gate(a, name, mcp_ro, args, out, is_error, &go, err);
-		if (rc || !go)
-			return rc;
-		return skit__mcp_call(a, name, args, out, is_error, err);
-	}
-	return skit__tool_error(out, is_error, "unknown tool '%.64s'", name);
-}
+const struct skit__tool_provider_ops skit__skill_tools = {
+	"skill", skill_list, skill_target, skill_call, NULL,
+};

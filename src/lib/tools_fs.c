@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tools_fs.c - the file tools: read_file, list_dir, grep (read-only) and
- * write_file (atomic: a temporary file in the same folder, fsync, then
- * rename).
+ * tools_fs.c - the project tools, one provider of tool_provider.h: the
+ * file tools read_file, list_dir, grep (read-only) and write_file
+ * (atomic: a temporary file in the same folder, fsync, then rename), and
+ * shell (run by tools.c, with the skill scripts' sandbox). They are
+ * offered only when the run asks for them (skit_agent_options.file_tools).
  *
  * They work inside the project folder only. Every path is opened beneath
  * the project's descriptor without following symbolic links
  * (skit__open_beneath), so neither `..`, an absolute path nor a link
  * planted in the tree can lead out of it, and there is no window between
- * a check and the use. The permission gate (tools.c) has already decided
+ * a check and the use. The permission gate (agent_tools.c) has decided
  * that the call may run; this file only does it, with caps on what it
  * reads, walks and writes.
  */
@@ -23,9 +25,8 @@
 
 #include "skit/policy.h"
 
-#include "lib/agent_int.h"
 #include "lib/error.h"
-#include "lib/protect.h"
+#include "lib/tool_provider.h"
 #include "lib/tools_int.h"
 #include "lib/rx.h"
 #include "util/fs.h"
@@ -41,19 +42,19 @@
 #define WRITE_MAX       (4u * 1024 * 1024)
 
 /* The project folder, opened once. -1 with an error result on failure. */
-static int project_fd(struct skit_agent *a, struct skitx_buf *out,
+static int project_fd(struct skit__tool_ctx *c, struct skitx_buf *out,
                       bool *is_error, int *rc)
 {
 	*rc = 0;
-	if (a->projfd < 0)
-		a->projfd = open(a->project_dir,
+	if (c->projfd < 0)
+		c->projfd = open(c->project_dir,
 		                 O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (a->projfd < 0)
+	if (c->projfd < 0)
 		*rc = skit__tool_error(out, is_error,
 		                       "the project folder %.200s cannot be "
 		                       "opened: %s",
-		                       a->project_dir, strerror(errno));
-	return a->projfd;
+		                       c->project_dir, strerror(errno));
+	return c->projfd;
 }
 
 /*
@@ -63,7 +64,7 @@ static int project_fd(struct skit_agent *a, struct skitx_buf *out,
  * files of a subfolder must still hold for them, and so must a config
  * `ask`, since no one is asked about each file of a walk.
  */
-static bool walk_refused(struct skit_agent *a, const char *tool,
+static bool walk_refused(struct skit__tool_ctx *c, const char *tool,
                          const char *rel)
 {
 	skit_tool_request req;
@@ -72,8 +73,7 @@ static bool walk_refused(struct skit_agent *a, const char *tool,
 	req.tool = tool;
 	req.target = rel;
 	req.skill = NULL;
-	if (skit_policy_check(a->policy, skit__agent_policy_view(a), a->nactive,
-	                      &req, &d, NULL))
+	if (skit_policy_check(c->policy, c->view, c->nactive, &req, &d, NULL))
 		return true;
 	return d.verdict != SKIT_POLICY_ALLOW;
 }
@@ -111,8 +111,9 @@ static const char *path_arg(json_t *args, const char *key, const char *dflt,
 
 /* ---- read_file -------------------------------------------------------- */
 
-int skit__tool_read_file(struct skit_agent *a, json_t *args,
-                         struct skitx_buf *out, bool *is_error, skit_error *err)
+static int tool_read_file(struct skit__tool_ctx *c, json_t *args,
+                          struct skitx_buf *out, bool *is_error,
+                          skit_error *err)
 {
 	struct skit__read_info ri;
 	const char *path;
@@ -121,21 +122,20 @@ int skit__tool_read_file(struct skit_agent *a, json_t *args,
 	path = path_arg(args, "path", NULL, out, is_error, &rc);
 	if (!path)
 		return rc;
-	fd = project_fd(a, out, is_error, &rc);
+	fd = project_fd(c, out, is_error, &rc);
 	if (fd < 0)
 		return rc;
-	rc = skit__tool_read(a, fd, path, args, out, is_error, &ri, err);
+	rc = skit__tool_read(c, fd, path, args, out, is_error, &ri, err);
 	if (rc || !ri.read)
 		return rc;
-	skit__agent_audit(a, "file_read",
-	                  json_pack("{s:s, s:I, s:I, s:b, s:I}", "path", path,
-	                            "offset", (json_int_t)ri.first, "bytes",
-	                            (json_int_t)skitx_buf_len(out), "truncated",
-	                            ri.truncated, "file_bytes",
-	                            (json_int_t)ri.file_bytes));
-	skit__agent_trace(a, SKIT_TRACE_TOOL, "read_file %s (%zu bytes%s)",
-	                  path, skitx_buf_len(out),
-	                  ri.truncated ? ", truncated" : "");
+	skit__tool_audit(c, "file_read",
+	                 json_pack("{s:s, s:I, s:I, s:b, s:I}", "path", path,
+	                           "offset", (json_int_t)ri.first, "bytes",
+	                           (json_int_t)skitx_buf_len(out), "truncated",
+	                           ri.truncated, "file_bytes",
+	                           (json_int_t)ri.file_bytes));
+	skit__tool_trace(c, SKIT_TRACE_TOOL, "read_file %s (%zu bytes%s)", path,
+	                 skitx_buf_len(out), ri.truncated ? ", truncated" : "");
 	return 0;
 }
 
@@ -153,8 +153,8 @@ static int entry_cmp(const void *x, const void *y)
 	              ((const struct entry *)y)->name);
 }
 
-int skit__tool_list_dir(struct skit_agent *a, json_t *args,
-                        struct skitx_buf *out, bool *is_error, skit_error *err)
+static int tool_list_dir(struct skit__tool_ctx *c, json_t *args,
+                         struct skitx_buf *out, bool *is_error, skit_error *err)
 {
 	struct entry *v = NULL;
 	size_t n = 0, alloc = 0, more = 0, hidden = 0;
@@ -168,7 +168,7 @@ int skit__tool_list_dir(struct skit_agent *a, json_t *args,
 	path = path_arg(args, "path", ".", out, is_error, &rc);
 	if (!path)
 		return rc;
-	fd = project_fd(a, out, is_error, &rc);
+	fd = project_fd(c, out, is_error, &rc);
 	if (fd < 0)
 		return rc;
 	dfd = skit__open_beneath(fd, path, O_RDONLY | O_DIRECTORY);
@@ -194,7 +194,7 @@ int skit__tool_list_dir(struct skit_agent *a, json_t *args,
 			rc = SKIT_ENOMEM;
 			break;
 		}
-		refused = walk_refused(a, "list_dir", child);
+		refused = walk_refused(c, "list_dir", child);
 		skitx_free(child);
 		if (refused) {
 			hidden++;
@@ -266,15 +266,15 @@ int skit__tool_list_dir(struct skit_agent *a, json_t *args,
 	skitx_free(v);
 	if (rc)
 		return skit__error_oom(err);
-	skit__agent_trace(a, SKIT_TRACE_TOOL, "list_dir %s (%zu entries)", path,
-	                  n + more);
+	skit__tool_trace(c, SKIT_TRACE_TOOL, "list_dir %s (%zu entries)", path,
+	                 n + more);
 	return 0;
 }
 
 /* ---- grep ------------------------------------------------------------- */
 
 struct grep {
-	struct skit_agent *a;
+	struct skit__tool_ctx *c;
 	struct skit__rx *re;
 	skit_error rx_err; /* why a match was stopped (a cost limit) */
 	char *stopped_at;  /* "file:line" of that match, or NULL */
@@ -415,7 +415,7 @@ static int grep_dir(struct grep *g, int fd, const char *rel, int depth)
 			rc = SKIT_ENOMEM;
 			break;
 		}
-		if (walk_refused(g->a, "grep", child)) {
+		if (walk_refused(g->c, "grep", child)) {
 			g->refused++;
 			skitx_free(child);
 			continue;
@@ -435,8 +435,8 @@ static int grep_dir(struct grep *g, int fd, const char *rel, int depth)
 	return rc;
 }
 
-int skit__tool_grep(struct skit_agent *a, json_t *args, struct skitx_buf *out,
-                    bool *is_error, skit_error *err)
+static int tool_grep(struct skit__tool_ctx *c, json_t *args,
+                     struct skitx_buf *out, bool *is_error, skit_error *err)
 {
 	const char *pattern = skit__str_arg(args, "pattern"), *path;
 	json_t *icase = json_object_get(args, "ignore_case");
@@ -456,7 +456,7 @@ int skit__tool_grep(struct skit_agent *a, json_t *args, struct skitx_buf *out,
 	path = path_arg(args, "path", ".", out, is_error, &rc);
 	if (!path)
 		return rc;
-	fd = project_fd(a, out, is_error, &rc);
+	fd = project_fd(c, out, is_error, &rc);
 	if (fd < 0)
 		return rc;
 	g = skitx_calloc(1, sizeof(*g));
@@ -472,10 +472,10 @@ int skit__tool_grep(struct skit_agent *a, json_t *args, struct skitx_buf *out,
 		        out, is_error, "%s regular expression: %s",
 		        rc == SKIT_ETOOBIG ? "refused" : "bad", rx_err.message);
 	}
-	g->a = a;
+	g->c = c;
 	g->glob = skit__str_arg(args, "glob");
 	g->out = out;
-	g->cap = a->resource_cap;
+	g->cap = c->resource_cap;
 	skitx_buf_clear(out);
 	start = skit__open_beneath(fd, path, O_RDONLY | O_NONBLOCK);
 	if (start < 0 || fstat(start, &st) < 0 ||
@@ -506,9 +506,8 @@ int skit__tool_grep(struct skit_agent *a, json_t *args, struct skitx_buf *out,
 		                      "them out]",
 		                      skitx_buf_len(out) ? "\n" : "",
 		                      g->refused);
-	skit__agent_trace(a, SKIT_TRACE_TOOL,
-	                  "grep \"%.60s\" in %s: %zu hit(s)", pattern, path,
-	                  g->hits);
+	skit__tool_trace(c, SKIT_TRACE_TOOL, "grep \"%.60s\" in %s: %zu hit(s)",
+	                 pattern, path, g->hits);
 	skit__rx_free(g->re);
 	skitx_free(g->stopped_at);
 	skitx_free(g);
@@ -562,25 +561,25 @@ static int open_parent(int root, char *path, const char **base)
  * an audit event and a trace line. Not a question for the user: no
  * --allow pattern opens these paths (only the full-access mode does).
  */
-static int protected_error(struct skit_agent *a, const char *path,
+static int protected_error(struct skit__tool_ctx *c, const char *path,
                            const char *why, struct skitx_buf *out,
                            bool *is_error)
 {
-	skit__agent_audit(
-	        a, "file_write_refused",
+	skit__tool_audit(
+	        c, "file_write_refused",
 	        json_pack("{s:s, s:s}", "path", path, "protected", why));
-	skit__agent_trace(a, SKIT_TRACE_TOOL,
-	                  "write_file %.200s refused: protected (%s)", path,
-	                  why);
+	skit__tool_trace(c, SKIT_TRACE_TOOL,
+	                 "write_file %.200s refused: protected (%s)", path,
+	                 why);
 	return skit__tool_error(out, is_error,
 	                        "%.200s: protected path (%.200s); write_file "
 	                        "never writes it",
 	                        path, why);
 }
 
-int skit__tool_write_file(struct skit_agent *a, json_t *args,
-                          struct skitx_buf *out, bool *is_error,
-                          skit_error *err)
+static int tool_write_file(struct skit__tool_ctx *c, json_t *args,
+                           struct skitx_buf *out, bool *is_error,
+                           skit_error *err)
 {
 	json_t *jcontent = json_object_get(args, "content");
 	const char *path, *base, *content;
@@ -610,16 +609,17 @@ int skit__tool_write_file(struct skit_agent *a, json_t *args,
 	/* The sandbox mode holds for the file tools too: read-only writes
 	 * nothing; only full-access (the user's own choice) may write the
 	 * protected paths. */
-	if (a->sandbox_mode == SKIT_SANDBOX_READ_ONLY)
+	if (c->sandbox_mode == SKIT_SANDBOX_READ_ONLY)
 		return skit__tool_error(out, is_error,
 		                        "%.200s: the sandbox is read-only "
 		                        "(--sandbox read-only); nothing is "
 		                        "written",
 		                        path);
-	full = a->sandbox_mode == SKIT_SANDBOX_FULL_ACCESS;
-	if (!full && skit__protect_check_rel(a, path, why, sizeof(why)))
-		return protected_error(a, path, why, out, is_error);
-	root = project_fd(a, out, is_error, &rc);
+	full = c->sandbox_mode == SKIT_SANDBOX_FULL_ACCESS;
+	if (!full &&
+	    c->host->protected_rel(c->host_self, path, why, sizeof(why)))
+		return protected_error(c, path, why, out, is_error);
+	root = project_fd(c, out, is_error, &rc);
 	if (root < 0)
 		return rc;
 	copy = skitx_strdup(path);
@@ -632,8 +632,9 @@ int skit__tool_write_file(struct skit_agent *a, json_t *args,
 		skitx_free(copy);
 		return rc;
 	}
-	if (!full && skit__protect_check_at(a, dfd, base, why, sizeof(why))) {
-		rc = protected_error(a, path, why, out, is_error);
+	if (!full &&
+	    c->host->protected_at(c->host_self, dfd, base, why, sizeof(why))) {
+		rc = protected_error(c, path, why, out, is_error);
 		goto done;
 	}
 	existed = !fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW);
@@ -688,12 +689,12 @@ int skit__tool_write_file(struct skit_agent *a, json_t *args,
 	}
 	fsync(dfd);
 	skit__sha256_hex(content, len, hex);
-	skit__agent_audit(a, "file_written",
-	                  json_pack("{s:s, s:I, s:s, s:b}", "path", path,
-	                            "bytes", (json_int_t)len, "sha256", hex,
-	                            "created", !existed));
-	skit__agent_trace(a, SKIT_TRACE_TOOL, "write_file %s (%zu bytes)", path,
-	                  len);
+	skit__tool_audit(c, "file_written",
+	                 json_pack("{s:s, s:I, s:s, s:b}", "path", path,
+	                           "bytes", (json_int_t)len, "sha256", hex,
+	                           "created", !existed));
+	skit__tool_trace(c, SKIT_TRACE_TOOL, "write_file %s (%zu bytes)", path,
+	                 len);
 	skitx_buf_clear(out);
 	rc = skitx_buf_printf(out, "%s %.200s (%zu bytes).",
 	                      existed ? "Replaced" : "Created", path, len)
@@ -704,3 +705,134 @@ done:
 	skitx_free(copy);
 	return rc;
 }
+
+/* ---- the provider of the project tools -------------------------------- */
+
+/* clang-format off */
+static const skit_tool_schema tool_read_file_schema = {
+	"read_file",
+	"Read a file of the project, by lines. Paths are relative to the "
+	"project folder.",
+	"{\"type\":\"object\",\"properties\":{"
+	"\"path\":{\"type\":\"string\"},"
+	"\"offset\":{\"type\":\"integer\",\"minimum\":1},"
+	"\"limit\":{\"type\":\"integer\",\"minimum\":1}},"
+	"\"required\":[\"path\"],\"additionalProperties\":false}"
+};
+
+static const skit_tool_schema tool_list_dir_schema = {
+	"list_dir",
+	"List a folder of the project (default: the project folder).",
+	"{\"type\":\"object\",\"properties\":{"
+	"\"path\":{\"type\":\"string\"}},"
+	"\"additionalProperties\":false}"
+};
+
+static const skit_tool_schema tool_grep_schema = {
+	"grep",
+	"Search the project's text files for lines matching a POSIX "
+	"extended regular expression; hidden folders are skipped.",
+	"{\"type\":\"object\",\"properties\":{"
+	"\"pattern\":{\"type\":\"string\"},"
+	"\"path\":{\"type\":\"string\",\"description\":\"file or "
+	"folder; default: the project\"},"
+	"\"glob\":{\"type\":\"string\",\"description\":\"only files "
+	"whose name matches, e.g. *.c\"},"
+	"\"ignore_case\":{\"type\":\"boolean\"}},"
+	"\"required\":[\"pattern\"],\"additionalProperties\":false}"
+};
+
+static const skit_tool_schema tool_write_file_schema = {
+	"write_file",
+	"Create or replace a file of the project with the given content "
+	"(written atomically). Needs the user's approval.",
+	"{\"type\":\"object\",\"properties\":{"
+	"\"path\":{\"type\":\"string\"},"
+	"\"content\":{\"type\":\"string\"}},"
+	"\"required\":[\"path\",\"content\"],"
+	"\"additionalProperties\":false}"
+};
+
+static const skit_tool_schema tool_shell_schema = {
+	"shell",
+	"Run a command line with /bin/sh in a sandbox, in the project "
+	"folder (or cwd, a folder inside it); it may write the project as "
+	"the sandbox mode allows; $HOME and $TMPDIR are a private "
+	"temporary folder; the network is off unless allowed. Needs the "
+	"user's approval.",
+	"{\"type\":\"object\",\"properties\":{"
+	"\"command\":{\"type\":\"string\"},"
+	"\"cwd\":{\"type\":\"string\",\"description\":\"a folder "
+	"of the project, relative to it; default: the project\"}},"
+	"\"required\":[\"command\"],\"additionalProperties\":false}"
+};
+/* clang-format on */
+
+/* In the order the model sees them; all gated by the policy. */
+static size_t project_list(void *self, const struct skit__tool_ctx *c,
+                           struct skit__tool_def *out, size_t max)
+{
+	static const struct {
+		const skit_tool_schema *schema;
+		skit_risk risk;
+	} tools[] = {
+		{ &tool_read_file_schema, SKIT_RISK_READ },
+		{ &tool_list_dir_schema, SKIT_RISK_READ },
+		{ &tool_grep_schema, SKIT_RISK_READ },
+		{ &tool_write_file_schema, SKIT_RISK_WRITE },
+		{ &tool_shell_schema, SKIT_RISK_EXECUTE },
+	};
+	size_t n = 0;
+
+	(void)self;
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(tools) && n < max; i++) {
+		out[n].schema = *tools[i].schema;
+		out[n].risk = tools[i].risk;
+		out[n].gate = SKIT__GATE_BUILTIN;
+		out[n].offered = c->file_tools;
+		out[n].hint = "";
+		n++;
+	}
+	return n;
+}
+
+/* What the policy matches: the command line of shell, else the path (the
+ * project itself, ".", for a walk without one). */
+static int project_target(void *self, const char *tool, json_t *args,
+                          struct skitx_buf *t, const char **skill)
+{
+	const char *v;
+
+	(void)self;
+	*skill = NULL;
+	if (!strcmp(tool, "shell")) {
+		v = skit__str_arg(args, "command");
+		return skitx_buf_puts(t, v ? v : "") ? SKIT_ENOMEM : 0;
+	}
+	v = skit__str_arg(args, "path");
+	if (!v)
+		v = strcmp(tool, "list_dir") && strcmp(tool, "grep") ? "" : ".";
+	return skitx_buf_puts(t, v) ? SKIT_ENOMEM : 0;
+}
+
+static int project_call(void *self, struct skit__tool_ctx *c, const char *tool,
+                        json_t *args, struct skitx_buf *out, bool *is_error,
+                        skit_error *err)
+{
+	(void)self;
+	if (!strcmp(tool, "read_file"))
+		return tool_read_file(c, args, out, is_error, err);
+	if (!strcmp(tool, "list_dir"))
+		return tool_list_dir(c, args, out, is_error, err);
+	if (!strcmp(tool, "grep"))
+		return tool_grep(c, args, out, is_error, err);
+	if (!strcmp(tool, "write_file"))
+		return tool_write_file(c, args, out, is_error, err);
+	if (!strcmp(tool, "shell"))
+		return skit__tool_shell(c, args, out, is_error, err);
+	return skit__tool_error(out, is_error, "unknown tool '%.64s'", tool);
+}
+
+const struct skit__tool_provider_ops skit__project_tools = {
+	"project", project_list, project_target, project_call, NULL,
+};

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tools_int.h - what the tool handlers share (library-internal): tools.c
- * holds the skill tools, scripts, shell and the permission gate;
- * tools_fs.c the file tools (read_file, list_dir, grep, write_file).
+ * holds the skill tools' provider, scripts and shell; tools_fs.c the
+ * project tools' provider (read_file, list_dir, grep, write_file, and
+ * shell). Both see the run through struct skit__tool_ctx
+ * (tool_provider.h); the permission gate is the agent's.
  */
 #ifndef SKIT_LIB_TOOLS_INT_H
 #define SKIT_LIB_TOOLS_INT_H
@@ -14,7 +16,7 @@
 #include "skit/model.h"
 #include "util/buf.h"
 
-struct skit_agent;
+struct skit__tool_ctx;
 
 /* Longest path a tool accepts, in bytes. */
 #define SKIT__TOOL_PATH_MAX 4096
@@ -62,7 +64,7 @@ struct skit__read_info {
  * under `dirfd` into `out` (a folder is listed instead; a binary file is
  * described). Errors the model can act on become error results.
  */
-int skit__tool_read(struct skit_agent *a, int dirfd, const char *path,
+int skit__tool_read(struct skit__tool_ctx *c, int dirfd, const char *path,
                     json_t *args, struct skitx_buf *out, bool *is_error,
                     struct skit__read_info *ri, skit_error *err);
 
@@ -71,16 +73,10 @@ int skit__tool_read(struct skit_agent *a, int dirfd, const char *path,
  * whether offered now or not; NULL for another name. Static storage. */
 const skit_tool_schema *skit__tool_schema(const char *name);
 
-/* The file tools (tools_fs.c). Same contract as skit__tools_call(). */
-int skit__tool_read_file(struct skit_agent *a, json_t *args,
-                         struct skitx_buf *out, bool *is_error,
-                         skit_error *err);
-int skit__tool_list_dir(struct skit_agent *a, json_t *args,
-                        struct skitx_buf *out, bool *is_error, skit_error *err);
-int skit__tool_grep(struct skit_agent *a, json_t *args, struct skitx_buf *out,
-                    bool *is_error, skit_error *err);
-int skit__tool_write_file(struct skit_agent *a, json_t *args,
-                          struct skitx_buf *out, bool *is_error,
-                          skit_error *err);
+/* The shell tool (tools.c, where the other programs run), offered by
+ * the project tools' provider. A call already allowed; the contract of
+ * struct skit__tool_provider_ops' call. */
+int skit__tool_shell(struct skit__tool_ctx *c, json_t *args,
+                     struct skitx_buf *out, bool *is_error, skit_error *err);
 
 #endif

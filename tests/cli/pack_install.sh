@@ -155,6 +155,31 @@ run install --root "$R" "$T/p.zip"
 expect_rc 1 "install over a different version without --force"
 has "$T/err" "--force" "the refusal names --force"
 
+# A failed or dry first install leaves no root behind: not the root, not
+# the folders made above it, not an empty lock; an existing folder stays.
+run install --root "$T/fresh/a/b" "$T/no-such-source"
+expect_rc 2 "install of a missing source"
+if [ -e "$T/fresh" ]; then
+	reg_fail "a failed first install left $(find "$T/fresh" | tr '\n' ' ')"
+else
+	reg_pass
+fi
+run install --root "$T/fresh-dry" --dry-run "$T/p.zip"
+expect_rc 0 "a dry first install"
+if [ -e "$T/fresh-dry" ]; then
+	reg_fail "a dry first install left its root"
+else
+	reg_pass
+fi
+mkdir -p "$T/there"
+run install --root "$T/there" "$T/no-such-source"
+expect_rc 2 "install of a missing source into an empty folder"
+if [ -d "$T/there" ] && [ ! -e "$T/there/.skit-lock.json" ]; then
+	reg_pass
+else
+	reg_fail "a failed install removed or changed an existing folder"
+fi
+
 # --dry-run --force prints the plan and changes nothing.
 run install --root "$R" --dry-run --force "$T/p.zip"
 expect_rc 0 "install --dry-run --force"

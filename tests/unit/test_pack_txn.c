@@ -531,8 +531,88 @@ static void test_pack_txn__unfinished_reported(void)
 	fixture_release(&f);
 }
 
+/*
+ * A transaction that created its root and commits nothing removes the
+ * root again (with the folders it made above it), and leaves a root
+ * that was there alone. A second command that waited on the lock of
+ * the removed root opens afresh, makes the root again and holds a live
+ * lock: its work cannot land in a deleted folder.
+ */
+static void test_pack_txn__failed_first_open_removes_root(void)
+{
+	struct skit__txn t, u;
+	skit_error err = { 0 };
+	char root[4096], up[4096], lockp[4200];
+	struct stat st;
+	int pipefd[2];
+	pid_t pid;
+	int status;
+
+	snprintf(up, sizeof(up), "%s/made", work_top());
+	rm_rf(up);
+	snprintf(root, sizeof(root), "%s/made/a/b", work_top());
+	ASSERT_OK(skit__txn_open(&t, root, true, &err));
+	ASSERT_OK(stat(root, &st));
+	skit__txn_close(&t);
+	ASSERT(stat(up, &st) < 0 && errno == ENOENT);
+
+	/* committed: it stays */
+	ASSERT_OK(skit__txn_open(&t, root, true, &err));
+	ASSERT_OK(skit__txn_stage(&t, &err));
+	ASSERT_OK(skit__txn_commit(&t, NULL, 0, &err));
+	skit__txn_close(&t);
+	snprintf(lockp, sizeof(lockp), "%s/.skit-lock.json", root);
+	ASSERT_OK(stat(lockp, &st));
+	/* there before: it stays, even when nothing is committed */
+	ASSERT_OK(skit__txn_open(&t, root, true, &err));
+	skit__txn_close(&t);
+	ASSERT_OK(stat(lockp, &st));
+	rm_rf(up);
+
+	/* A waiter on a root that goes away under it. */
+	ASSERT_OK(skit__txn_open(&t, root, true, &err));
+	ASSERT_OK(pipe(pipefd));
+	pid = fork();
+	ASSERT(pid >= 0);
+	if (pid == 0) {
+		char c = 0;
+		int rc;
+
+		/* Not the parent's lock: flock() locks are shared by the
+		 * copies fork() makes of a descriptor. */
+		close(t.lockfd);
+		close(t.rootfd);
+		close(pipefd[0]);
+		(void)!write(pipefd[1], &c, 1);
+		rc = skit__txn_open(&u, root, true, &err);
+		if (rc == 0 && fstat(u.lockfd, &st) == 0 && st.st_nlink > 0) {
+			rc = skit__txn_stage(&u, &err);
+			if (!rc)
+				rc = skit__txn_commit(&u, NULL, 0, &err);
+		} else if (!rc) {
+			rc = -1;
+		}
+		skit__txn_close(&u);
+		_exit(rc ? 1 : 0);
+	}
+	close(pipefd[1]);
+	{
+		char c;
+
+		ASSERT_EQ(read(pipefd[0], &c, 1), 1);
+	}
+	close(pipefd[0]);
+	usleep(100 * 1000); /* let it block on the lock, if it can */
+	skit__txn_close(&t);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ASSERT_OK(stat(lockp, &st));
+	rm_rf(up);
+}
+
 /* clang-format off */
 TEST_MAIN(
+	TEST(test_pack_txn__failed_first_open_removes_root)
 	TEST(test_pack_txn__kill_during_recovery)
 	TEST(test_pack_txn__disk_full_names_the_file)
 	TEST(test_pack_txn__kill_during_rollback)
