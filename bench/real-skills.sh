@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# real-skills.sh - how many real skills skit's loader accepts (issue 13's
-# acceptance goal: a careful lenient client loads 95% or more of them).
+# real-skills.sh - how many real skills skit's loader accepts (the goal: a
+# careful lenient client loads 95% or more of them).
 #
 #	bench/real-skills.sh [--tsv FILE] [--min PCT] DIR
 #

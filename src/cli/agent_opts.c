@@ -563,7 +563,7 @@ static int open_policy(struct cli_agent *ca, const char *verb)
 		else if (home && *home == '/')
 			files[0] = skitx_path_join(home,
 			                           ".config/skit/config.json");
-		if (project)
+		if (project && !ca->project_config_off)
 			files[1] =
 			        skitx_path_join(project, ".agents/skit.json");
 	}
@@ -684,7 +684,7 @@ static int open_mcp(struct cli_agent *ca, const char *verb)
 
 	if (!ca->roots.no_config) {
 		files[0] = user_config_path();
-		if (project) {
+		if (project && !ca->project_config_off) {
 			files[1] =
 			        skitx_path_join(project, ".agents/skit.json");
 			files[2] = skitx_path_join(project, ".mcp.json");
@@ -821,12 +821,55 @@ static int ask_trust(struct cli_agent *ca, const char *verb)
 	                                 verb);
 }
 
+/*
+ * Folder trust for the project's config files (docs/registry.md): an
+ * untrusted folder's .agents/skit.json and .mcp.json are someone else's
+ * settings, so none of it is read. `said` is true when ask_trust()
+ * already told the user; else one line says so, when there is a file.
+ */
+static int project_config_trust(struct cli_agent *ca, bool said,
+                                const char *verb)
+{
+	static const char *const files[] = { ".agents/skit.json", ".mcp.json" };
+	skit_error err = { 0 };
+	bool trusted = false, any = false;
+
+	if (!ca->project_found || ca->roots.no_config)
+		return CLI_OK;
+	if (skit_trust_check(&trusted, ca->project_found, &err) < 0) {
+		cli_error(verb, "%s", err.message);
+		return CLI_FAIL;
+	}
+	ca->project_config_off = !trusted;
+	for (size_t i = 0; !trusted && !said && i < 2; i++) {
+		char *p = skitx_path_join(ca->project_found, files[i]);
+
+		if (!p) {
+			cli_error(verb, "out of memory");
+			return CLI_FAIL;
+		}
+		any |= skitx_fs_exists(p);
+		skitx_free(p);
+	}
+	if (any) {
+		fputs("skit: the config of ", stderr);
+		cli_put_exact(stderr, ca->project_found, &ca->style);
+		fputs(" is not loaded (not a trusted folder); to trust it, "
+		      "run: skit trust ",
+		      stderr);
+		cli_put_exact(stderr, ca->project_found, &ca->style);
+		fputc('\n', stderr);
+	}
+	return CLI_OK;
+}
+
 int cli_agent_open(struct cli_agent *ca, bool stream_answer, const char *verb)
 {
 	skit_model_options mo = SKIT_MODEL_OPTIONS_INIT;
 	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
 	skit_error err = { 0 };
 	char spec[4200];
+	bool said;
 	int status, rc;
 
 	ca->at_line_start = true;
@@ -835,11 +878,14 @@ int cli_agent_open(struct cli_agent *ca, bool stream_answer, const char *verb)
 	/* the project skills of --project DIR, if the user trusts it */
 	status = cli_open_registry_trusted(&ca->reg, &ca->roots, ca->project,
 	                                   verb);
-	if (status == CLI_OK && skit_registry_project_held_back(ca->reg))
+	said = status == CLI_OK && skit_registry_project_held_back(ca->reg);
+	if (said)
 		status = ask_trust(ca, verb);
 	if (status != CLI_OK)
 		return status;
 	status = find_run_project(ca, verb);
+	if (status == CLI_OK)
+		status = project_config_trust(ca, said, verb);
 	if (status != CLI_OK)
 		return status;
 	status = open_policy(ca, verb);

@@ -172,7 +172,8 @@ struct cli_agent {
 	skit_model *mod;
 	skit_agent *agent;
 	skit_policy *policy;
-	char *project_found; /* the project when the registry found none */
+	char *project_found;     /* the project when the registry found none */
+	bool project_config_off; /* untrusted: its config files are not read */
 	char *runs_dir_owned;
 	bool show_trace;
 	struct cli_style style;

@@ -146,6 +146,13 @@ int cli_open_registry_at(skit_registry **out, const struct cli_roots *r,
 int cli_open_registry_trusted(skit_registry **out, const struct cli_roots *r,
                               const char *cwd, const char *verb);
 
+/*
+ * The config files of the registry's project that the agent ignores
+ * because the folder is not trusted, as "a", "b" or "a and b" (static
+ * text), or NULL when the project is trusted, absent, or has none.
+ */
+const char *cli_untrusted_config(const skit_registry *reg);
+
 /* The same, for `skit doctor`: a missing --root is a finding it reports,
  * not a usage error. */
 int cli_open_registry_any(skit_registry **out, const struct cli_roots *r,

@@ -84,10 +84,18 @@ static void sec_project(struct doctor *d)
 		text(d, p);
 		/* folder trust (docs/registry.md): not a problem, a state */
 		if (!skit_registry_project_trusted(d->reg)) {
+			const char *cfg = cli_untrusted_config(d->reg);
+
 			fprintf(d->f,
 			        " %s[untrusted]%s: the agent leaves out its "
-			        "skills and config; to trust it: skit trust ",
+			        "skills",
 			        d->st.red, d->st.reset);
+			if (cfg)
+				fprintf(d->f, " and ignores its config (%s)",
+				        cfg);
+			else
+				fputs(" and config", d->f);
+			fputs("; to trust it: skit trust ", d->f);
 			text(d, p);
 		}
 	} else if (d->explicit_roots)
@@ -580,7 +588,10 @@ static char *sandbox_mode(struct doctor *d, skit_sandbox_config *cfg,
                           skit_error *err)
 {
 	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-	const char *project = skit_registry_project_dir(d->reg);
+	/* an untrusted project's config is not read (folder trust) */
+	const char *project = skit_registry_project_trusted(d->reg)
+	                              ? skit_registry_project_dir(d->reg)
+	                              : NULL;
 	char *files[3] = { NULL, NULL, NULL }, *bad = NULL;
 	bool trusted[3] = { true, false, true };
 

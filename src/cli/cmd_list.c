@@ -383,20 +383,35 @@ int cmd_list(int argc, char **argv)
 		summary(reg, argv[0]);
 	fallbacks(reg, argv[0]);
 	if (!json && !skit_registry_project_trusted(reg)) {
-		for (size_t i = 0; i < n; i++)
-			if (untrusted(reg, all ? skit_registry_all_entry(reg, i)
-			                       : skit_registry_entry(reg, i))) {
-				fprintf(stderr,
-				        "skit %s: the project's skills are "
-				        "untrusted: the agent leaves them out "
-				        "until you run: skit trust ",
-				        argv[0]);
-				cli_put_text(stderr,
-				             skit_registry_project_dir(reg),
-				             true, 0);
-				fputc('\n', stderr);
-				break;
-			}
+		const char *cfg = cli_untrusted_config(reg);
+		bool skills = false;
+
+		for (size_t i = 0; !skills && i < n; i++)
+			skills = untrusted(reg,
+			                   all ? skit_registry_all_entry(reg, i)
+			                       : skit_registry_entry(reg, i));
+		/* one line, whatever the agent leaves out */
+		if (skills)
+			fprintf(stderr,
+			        "skit %s: the project's skills are "
+			        "untrusted",
+			        argv[0]);
+		if (cfg && !skills)
+			fprintf(stderr, "skit %s:", argv[0]);
+		if (cfg)
+			fprintf(stderr,
+			        "%s the project's config (%s) is ignored",
+			        skills ? " and" : "", cfg);
+		if (skills || cfg) {
+			fputs(skills ? ": the agent leaves them out until you "
+			               "run: skit trust "
+			             : ": the folder is untrusted; to trust it, "
+			               "run: skit trust ",
+			      stderr);
+			cli_put_text(stderr, skit_registry_project_dir(reg),
+			             true, 0);
+			fputc('\n', stderr);
+		}
 	}
 
 	if (json) {

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include "cli/agent_opts.h"
 #include "cli/cmd.h"
 #include "cli/error.h"
 #include "cli/roots.h"
@@ -242,10 +243,27 @@ int cmd_mcp(int argc, char **argv)
 		if (status)
 			return status;
 	}
-	status = cli_open_registry(&reg, &roots, argv[0]);
+	/* A client agent gets what skit's own agent would: an untrusted
+	 * folder's skills and config stay off (docs/mcp.md). */
+	status = cli_open_registry_trusted(&reg, &roots, NULL, argv[0]);
 	if (status)
 		goto out;
-	status = open_policy(&policy, &roots, skit_registry_project_dir(reg),
+	if (skit_registry_project_held_back(reg) || cli_untrusted_config(reg)) {
+		struct cli_style plain;
+
+		cli_style_init(&plain, false);
+		fputs("skit mcp: the skills and config of ", stderr);
+		cli_put_exact(stderr, skit_registry_project_dir(reg), &plain);
+		fputs(" are not served (not a trusted folder); to trust it, "
+		      "run: skit trust ",
+		      stderr);
+		cli_put_exact(stderr, skit_registry_project_dir(reg), &plain);
+		fputc('\n', stderr);
+	}
+	status = open_policy(&policy, &roots,
+	                     skit_registry_project_trusted(reg)
+	                             ? skit_registry_project_dir(reg)
+	                             : NULL,
 	                     argv[0]);
 	if (status)
 		goto out;

@@ -11,6 +11,7 @@
 #include "cli/error.h"
 #include "cli/roots.h"
 #include "util/buf.h"
+#include "util/fs.h"
 #include "util/path.h"
 #include "util/utf8.h"
 
@@ -449,4 +450,26 @@ int cli_open_registry_trusted(skit_registry **out, const struct cli_roots *r,
                               const char *cwd, const char *verb)
 {
 	return open_registry(out, r, cwd, verb, false, true);
+}
+
+const char *cli_untrusted_config(const skit_registry *reg)
+{
+	static const char *const names[] = {
+		".agents/skit.json", ".mcp.json",
+		".agents/skit.json and .mcp.json"
+	};
+	const char *p = skit_registry_project_dir(reg);
+	unsigned int have = 0;
+
+	if (!p || skit_registry_project_trusted(reg))
+		return NULL;
+	for (unsigned int i = 0; i < 2; i++) {
+		char *f = skitx_path_join(p, i ? ".mcp.json"
+		                               : ".agents/skit.json");
+
+		if (f && skitx_fs_exists(f))
+			have |= 1u << i;
+		skitx_free(f);
+	}
+	return have ? names[have - 1] : NULL;
 }

@@ -10,15 +10,20 @@
 #include "util/buf.h"
 #include "util/fs.h"
 
-int skit__config_read(json_t **out, const char *path, skit_error *err)
+int skit__config_read(json_t **out, const char *path, bool follow,
+                      skit_error *err)
 {
 	struct skitx_buf b;
 	json_error_t jerr;
+	char *real = follow ? realpath(path, NULL) : NULL;
 	int rc;
 
 	*out = NULL;
 	skitx_buf_init(&b, 0);
-	rc = skitx_fs_read_file(path, &b, SKIT__CONFIG_MAX);
+	/* The user's own file may be a link into a dotfiles folder: it is
+	 * read where it leads. A project's is read only as itself. */
+	rc = skitx_fs_read_file(real ? real : path, &b, SKIT__CONFIG_MAX);
+	free(real);
 	if (rc < 0) {
 		int e = errno;
 

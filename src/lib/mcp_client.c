@@ -233,17 +233,20 @@ oom:
 	return skit__error_oom(err);
 }
 
-static int read_json(json_t **out, const char *path, bool *missing,
+/* `follow`: the user's own file, read where a link (dotfiles) leads. */
+static int read_json(json_t **out, const char *path, bool follow, bool *missing,
                      skit_error *err)
 {
 	struct skitx_buf b;
 	json_error_t je;
+	char *real = follow ? realpath(path, NULL) : NULL;
 	int rc;
 
 	*out = NULL;
 	*missing = false;
 	skitx_buf_init(&b, 0);
-	rc = skitx_fs_read_file(path, &b, MAX_CONFIG);
+	rc = skitx_fs_read_file(real ? real : path, &b, MAX_CONFIG);
+	free(real); /* realpath(3) allocates with malloc */
 	if (rc < 0) {
 		skitx_buf_release(&b);
 		if (errno == ENOENT) {
@@ -287,7 +290,7 @@ int skit_mcp_config_load(skit_mcp_config *c, const char *path, bool project,
 	bool missing;
 	int rc;
 
-	rc = read_json(&root, path, &missing, err);
+	rc = read_json(&root, path, !project, &missing, err);
 	if (rc || missing)
 		return rc;
 	servers = json_object_get(root, "mcpServers");
@@ -403,7 +406,7 @@ int skit_mcp_approval_save(const char *path, const char *name,
 	char *text = NULL;
 	int rc;
 
-	rc = read_json(&root, path, &missing, err);
+	rc = read_json(&root, path, true, &missing, err);
 	if (rc)
 		return rc;
 	if (missing && !(root = json_object())) /* NOLINT */
@@ -440,7 +443,14 @@ int skit_mcp_approval_save(const char *path, const char *name,
 		}
 		skitx_free(dir);
 	}
-	rc = skitx_fs_write_atomic(path, text, strlen(text), 0600);
+	{
+		/* written where a linked config lives, keeping the link */
+		char *real = realpath(path, NULL);
+
+		rc = skitx_fs_write_atomic(real ? real : path, text,
+		                           strlen(text), 0600);
+		free(real);
+	}
 	free(text);
 	if (rc < 0)
 		return skit__error_set(err, SKIT_EIO, 0, "%s: %s", path,

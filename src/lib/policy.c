@@ -2393,7 +2393,7 @@ int skit_policy_load_config(skit_policy *p, const char *path, bool trusted,
 	assert(p && path);
 	if (ignored)
 		*ignored = 0;
-	rc = skit__config_read(&root, path, err);
+	rc = skit__config_read(&root, path, trusted, err);
 	if (rc < 0)
 		return rc;
 	rc = 0;

@@ -22,6 +22,7 @@
 
 #include "lib/agent_int.h"
 #include "lib/protect.h"
+#include "lib/trust_int.h"
 #include "util/buf.h"
 #include "util/path.h"
 
@@ -148,10 +149,26 @@ int skit__protected_paths(struct skitx_vec *out, const struct skit_agent *a)
 		rc = runs ? add(out, runs, NULL) : SKIT_ENOMEM;
 		skitx_free(runs);
 	}
+	/*
+	 * The user config holds the trusted folders and the saved
+	 * approvals: a program that wrote it could trust any folder or
+	 * approve any script for the next run. Both of its homes are
+	 * protected (a run without XDG_CONFIG_HOME reads the second), and
+	 * the file itself, whose resolved spelling is where a linked config
+	 * (dotfiles) really lives and is written.
+	 */
 	if (!rc && xdg && xdg[0] == '/')
 		rc = add(out, xdg, "skit");
-	else if (!rc && home)
+	if (!rc && home)
 		rc = add(out, home, ".config/skit");
+	if (!rc) {
+		char *cfg = NULL;
+
+		rc = skit__user_config_path(&cfg);
+		if (!rc && cfg)
+			rc = add(out, cfg, NULL);
+		skitx_free(cfg);
+	}
 	if (!rc && home)
 		rc = add(out, home, ".agents/skills");
 	if (!rc && skit_home)

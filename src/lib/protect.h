@@ -30,7 +30,9 @@ struct skit_agent;
  *   <project>/.git, <project>/.agents/skills, <project>/.agent/skills,
  *   <project>/.claude/skills, <project>/.agents/skit.json,
  *   <project>/.agents/runs and the run's own audit trail root,
- *   ${XDG_CONFIG_HOME:-$HOME/.config}/skit (the user config),
+ *   $XDG_CONFIG_HOME/skit and $HOME/.config/skit (the user config's
+ *   folders: trusted folders, saved approvals), the user config file
+ *   itself (so a linked config's target is protected too),
  *   $HOME/.agents/skills, $SKIT_HOME/skills, and every root of the
  *   agent's registry (project, user and builtin skill roots).
  * Returns 0, or SKIT_ENOMEM (what was appended stays owned by `out`).

@@ -503,12 +503,12 @@ static int add_tier(struct ctx *c, enum tier t, const char *skit_home,
 }
 
 /* Whether an untrusted project has something honouring trust leaves
- * out: a project skills folder or its config. */
+ * out: a project skills folder or its config (skit.json, .mcp.json). */
 static int held_back(struct ctx *c, bool *out)
 {
 	static const char *const what[] = { ".agents/skills", ".agent/skills",
 		                            ".claude/skills",
-		                            ".agents/skit.json" };
+		                            ".agents/skit.json", ".mcp.json" };
 	struct skitx_buf b = SKITX_BUF_INIT;
 	int error = 0;
 

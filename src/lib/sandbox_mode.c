@@ -100,7 +100,7 @@ int skit_sandbox_config_load(skit_sandbox_config *cfg, const char *path,
 	json_t *root, *sb;
 	int rc;
 
-	rc = skit__config_read(&root, path, err);
+	rc = skit__config_read(&root, path, trusted, err);
 	if (rc < 0)
 		return rc;
 	if (!json_is_object(root))

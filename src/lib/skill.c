@@ -551,6 +551,36 @@ static const char *pool_strip(struct skit_skill *s, const char *v, size_t len,
 	return skitx_pool_strndup(&s->pool, v + start, n);
 }
 
+/*
+ * The items of a list of strings joined by `sep` into `b`, within
+ * brackets when `brackets`: 0, SKIT_EINVALID when an item is not a
+ * string (`b` then empty), SKIT_ENOMEM.
+ */
+static int join_seq(const struct skit__ynode *seq, const char *sep,
+                    bool brackets, struct skitx_buf *b)
+{
+	int rc = brackets ? skitx_buf_putc(b, '[') : 0;
+
+	for (size_t i = 0; rc >= 0 && i < seq->n; i++) {
+		if (seq->items[i]->kind != SKIT_YSCALAR) {
+			skitx_buf_release(b);
+			return SKIT_EINVALID;
+		}
+		if (i)
+			rc = skitx_buf_puts(b, sep);
+		if (rc >= 0)
+			rc = skitx_buf_add(b, seq->items[i]->value,
+			                   seq->items[i]->len);
+	}
+	if (rc >= 0 && brackets)
+		rc = skitx_buf_putc(b, ']');
+	if (rc < 0) {
+		skitx_buf_release(b);
+		return SKIT_ENOMEM;
+	}
+	return 0;
+}
+
 static bool hyphen_edge(const char *name, size_t len)
 {
 	return len && (name[0] == '-' || name[len - 1] == '-');
@@ -821,21 +851,51 @@ static int check_runtime_fields(struct skit_skill *s)
 		static const char *const strings[] = { "when_to_use",
 			                               "argument-hint" };
 		for (size_t i = 0; i < SKIT_ARRAY_SIZE(strings); i++) {
+			const char *text;
+			size_t text_len;
+			struct skitx_buf b = SKITX_BUF_INIT;
+			bool joined = false;
+
 			node = skit__yaml_get(s->root, strings[i]);
 			if (!node)
 				continue;
 			key_position(s, strings[i], &line, &col);
-			if (node->kind != SKIT_YSCALAR) {
+			/*
+			 * `argument-hint: [file]` unquoted is a YAML list of
+			 * one string; clients show it as written. A list of
+			 * strings is joined back: "[a, b]" for the hint,
+			 * "a; b" for when_to_use.
+			 */
+			if (node->kind == SKIT_YSEQ) {
+				int rc = join_seq(node, i ? ", " : "; ", i != 0,
+				                  &b);
+
+				if (rc == SKIT_ENOMEM)
+					return rc;
+				joined = rc == 0;
+				if (joined) {
+					WARN("field-list-joined",
+					     "Field '%s' should be a string; "
+					     "the YAML list was joined",
+					     strings[i]);
+				}
+			}
+			if (node->kind != SKIT_YSCALAR && !joined) {
 				ERR("field-not-string",
 				    "Field '%s' must be a string", strings[i]);
 				continue;
 			}
+			text = joined ? b.ptr : node->value;
+			text_len = joined ? b.len : node->len;
 			if (i == 0)
-				s->when_to_use = pool_strip(s, node->value,
-				                            node->len, NULL);
+				s->when_to_use =
+				        pool_strip(s, text, text_len, NULL);
 			else
-				s->argument_hint = pool_strip(s, node->value,
-				                              node->len, NULL);
+				s->argument_hint =
+				        pool_strip(s, text, text_len, NULL);
+			skitx_buf_release(&b);
+			if (!(i ? s->argument_hint : s->when_to_use))
+				return SKIT_ENOMEM;
 		}
 	}
 
@@ -1137,11 +1197,20 @@ static char *pool_skill_md(struct skit_skill *s)
 
 /*
  * The lenient loader's second reading of a frontmatter libyaml refused:
- * a top-level `description:` whose plain value holds ": " ("Use this: it
- * works") is re-read as one string, as Gemini CLI's fallback does. The
- * value (with its indented continuation lines) is rewritten as a single-
- * quoted scalar into `out`. False when no such line exists.
+ * a top-level plain `description:` that YAML cannot hold is re-read as
+ * one string, as lenient clients do. Three shapes are known:
+ *   - REREAD_COLON: its value holds ": " ("Use this: it works"), on its
+ *     first line or on a continuation line, even one after an empty line
+ *     (Gemini CLI's fallback);
+ *   - REREAD_BLOCK_TEXT: text after a block indicator on the same line
+ *     ("description: | Use when ..."): the text after it is the value;
+ *   - REREAD_UNINDENTED: continuation lines at column 0 that are not
+ *     `key:` lines ("- item" lists under a one-line description).
+ * The value with its continuation lines is rewritten into `out` as a
+ * single-quoted scalar whose lines are indented, then YAML reads it.
  */
+enum reread { REREAD_NONE, REREAD_COLON, REREAD_BLOCK_TEXT, REREAD_UNINDENTED };
+
 static bool has_colon_space(const char *p, const char *end)
 {
 	for (; p + 1 < end; p++)
@@ -1150,65 +1219,130 @@ static bool has_colon_space(const char *p, const char *end)
 	return false;
 }
 
-static bool requote_description(const char *y, size_t len,
-                                struct skitx_buf *out, unsigned int *at)
+static bool blank_line(const char *p, const char *eol)
+{
+	while (p < eol && (*p == ' ' || *p == '\t' || *p == '\r'))
+		p++;
+	return p == eol;
+}
+
+/* A top-level `key:` line, a comment, or a document marker ("---" or
+ * "..." alone or before a blank). */
+static bool structural_line(const char *p, const char *eol)
+{
+	const char *k = p;
+
+	if (*p == '#')
+		return true;
+	if (eol - p >= 3 && (!memcmp(p, "---", 3) || !memcmp(p, "...", 3)) &&
+	    (eol - p == 3 || p[3] == ' ' || p[3] == '\t' || p[3] == '\r'))
+		return true;
+	while (k < eol &&
+	       ((*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z') ||
+	        (*k >= '0' && *k <= '9') || *k == '_' || *k == '-' ||
+	        *k == '.'))
+		k++;
+	return k > p && k < eol && *k == ':' &&
+	       (k + 1 == eol || k[1] == ' ' || k[1] == '\t' || k[1] == '\r');
+}
+
+static enum reread requote_description(const char *y, size_t len,
+                                       struct skitx_buf *out, unsigned int *at)
 {
 	static const char key[] = "description:";
-	const char *end = y + len, *p = y, *v, *stop, *q;
+	const char *end = y + len, *p = y, *v, *cut, *stop, *q;
+	enum reread why = REREAD_NONE;
 	unsigned int line = 1;
 
 	for (; p < end; line++) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *eol = nl ? nl : end;
 		size_t klen = sizeof(key) - 1;
+		bool unindented = false;
 
-		if ((size_t)(eol - p) > klen && !memcmp(p, key, klen) &&
-		    (p[klen] == ' ' || p[klen] == '\t')) {
-			v = p + klen;
-			while (v < eol && (*v == ' ' || *v == '\t'))
-				v++;
-			if (v == eol || strchr("'\"|>[{&*!#%@`", *v))
-				return false;
-			/* the value runs on over indented lines */
-			stop = nl ? nl + 1 : end;
-			while (stop < end && (*stop == ' ' || *stop == '\t')) {
-				const char *n2 = memchr(stop, '\n',
-				                        (size_t)(end - stop));
-				const char *t = stop;
-
-				while (t < end && (*t == ' ' || *t == '\t'))
-					t++;
-				if (t == end || *t == '\n')
-					break;
-				stop = n2 ? n2 + 1 : end;
-			}
-			if (stop > v && stop[-1] == '\n')
-				stop--;
-			if (!has_colon_space(v, stop) && stop[-1] != ':')
-				return false;
-			if (skitx_buf_add(out, y, (size_t)(v - y)) < 0 ||
-			    skitx_buf_putc(out, '\'') < 0)
-				return false;
-			for (q = v; q < stop; q++)
-				if ((*q == '\'' &&
-				     skitx_buf_putc(out, '\'') < 0) ||
-				    skitx_buf_putc(out, *q) < 0)
-					return false;
-			if (skitx_buf_putc(out, '\'') < 0 ||
-			    skitx_buf_add(out, stop, (size_t)(end - stop)) < 0)
-				return false;
-			*at = line;
-			return true;
+		if (!((size_t)(eol - p) > klen && !memcmp(p, key, klen) &&
+		      (p[klen] == ' ' || p[klen] == '\t'))) {
+			p = nl ? nl + 1 : end;
+			continue;
 		}
-		p = nl ? nl + 1 : end;
+		cut = v = p + klen;
+		while (v < eol && (*v == ' ' || *v == '\t'))
+			v++;
+		if (v == eol)
+			return REREAD_NONE;
+		cut = v;
+		if (*v == '|' || *v == '>') {
+			/* "| text": an indicator, its modifiers, a blank,
+			 * then text that is no comment */
+			const char *t = v + 1;
+
+			while (t < eol && strchr("+-0123456789", *t))
+				t++;
+			if (t == eol || (*t != ' ' && *t != '\t'))
+				return REREAD_NONE;
+			while (t < eol && (*t == ' ' || *t == '\t'))
+				t++;
+			if (t == eol || *t == '#' || *t == '\r')
+				return REREAD_NONE;
+			v = t;
+			why = REREAD_BLOCK_TEXT;
+		} else if (strchr("'\"[{&*!#%@`", *v)) {
+			return REREAD_NONE;
+		}
+		/* The value runs on over indented lines, lines at column 0
+		 * that are no key, and empty lines between such lines. */
+		stop = nl ? nl + 1 : end;
+		for (q = stop; q < end;) {
+			const char *n2 = memchr(q, '\n', (size_t)(end - q));
+			const char *e2 = n2 ? n2 : end;
+
+			if (blank_line(q, e2)) {
+				q = n2 ? n2 + 1 : end;
+				continue;
+			}
+			if (*q != ' ' && *q != '\t') {
+				if (structural_line(q, e2))
+					break;
+				unindented = true;
+			}
+			stop = q = n2 ? n2 + 1 : end;
+		}
+		while (stop > v && (stop[-1] == '\n' || stop[-1] == '\r'))
+			stop--;
+		if (why == REREAD_NONE)
+			why = unindented ? REREAD_UNINDENTED
+			      : has_colon_space(v, stop) || stop[-1] == ':'
+			              ? REREAD_COLON
+			              : REREAD_NONE;
+		if (why == REREAD_NONE)
+			return why;
+		if (skitx_buf_add(out, y, (size_t)(cut - y)) < 0 ||
+		    skitx_buf_putc(out, '\'') < 0)
+			return REREAD_NONE;
+		for (q = v; q < stop; q++) {
+			if ((*q == '\'' && skitx_buf_putc(out, '\'') < 0) ||
+			    skitx_buf_putc(out, *q) < 0)
+				return REREAD_NONE;
+			/* every continuation line indented, so that YAML
+			 * reads it as part of the scalar */
+			if (*q == '\n' && q + 1 < stop && q[1] != '\n' &&
+			    skitx_buf_putc(out, ' ') < 0)
+				return REREAD_NONE;
+		}
+		if (skitx_buf_putc(out, '\'') < 0 ||
+		    skitx_buf_add(out, stop, (size_t)(end - stop)) < 0)
+			return REREAD_NONE;
+		*at = line;
+		return why;
 	}
-	return false;
+	return REREAD_NONE;
 }
 
 static int load(struct skit_skill *s, const char *path, int dirfd,
                 const char *rel)
 {
 	struct skitx_buf yaml = SKITX_BUF_INIT, requoted = SKITX_BUF_INIT;
+	enum reread reread;
 	char msg[256], *direct, relmd[PATH_MAX];
 	bool lenient = s->opts.flags & SKIT_SKILL_LENIENT;
 	unsigned int line, col, at = 0;
@@ -1273,7 +1407,19 @@ static int load(struct skit_skill *s, const char *path, int dirfd,
 	                               lenient ? SKIT_YAML_FLOW : 0, msg,
 	                               sizeof(msg), &line, &col);
 	if (error == SKIT_EINVALID && lenient &&
-	    requote_description(yaml.ptr, yaml.len, &requoted, &at)) {
+	    (reread = requote_description(yaml.ptr, yaml.len, &requoted,
+	                                  &at)) != REREAD_NONE) {
+		static const char *const codes[] = {
+			[REREAD_COLON] = "description-unquoted-colon",
+			[REREAD_BLOCK_TEXT] = "description-block-text",
+			[REREAD_UNINDENTED] = "description-unindented",
+		};
+		static const char *const shape[] = {
+			[REREAD_COLON] = "holds ': ' without quotes",
+			[REREAD_BLOCK_TEXT] = "has text after its block "
+			                      "indicator",
+			[REREAD_UNINDENTED] = "goes on over lines at column 0",
+		};
 		char msg2[256];
 		unsigned int l2, c2;
 		int e2 = skit__yaml_parse_flags(
@@ -1286,11 +1432,11 @@ static int load(struct skit_skill *s, const char *path, int dirfd,
 		}
 		if (!e2) {
 			error = skit__skill_diag(
-			        s, SKIT_SEVERITY_WARNING,
-			        "description-unquoted-colon", NULL, at + 1, 1,
-			        "Field 'description' holds ': ' without "
-			        "quotes; it was read as one string (the "
-			        "reference rejects it)");
+			        s, SKIT_SEVERITY_WARNING, codes[reread], NULL,
+			        at + 1, 1,
+			        "Field 'description' %s; it was read as one "
+			        "string (the reference rejects it)",
+			        shape[reread]);
 			if (error < 0)
 				goto out;
 		}

@@ -43,10 +43,18 @@ has "$T/req.jsonl" "denied: denied by --deny 'Read(secrets/**)'" \
 lacks "$T/req.jsonl" "key.pem" "no listing shows key.pem"
 has "$T/req.jsonl" "hidden by the permission rules" "list_dir says entries are hidden"
 
-# A config deny (the project's own) and a file glob work the same way.
+# A config deny (the project's own) and a file glob work the same way,
+# once the folder is trusted: an untrusted folder's config is not read.
 mkdir -p "$P/.agents"
 printf '{"permissions": {"deny": ["Read(**/*.env)", "Read(secrets/**)"]}}\n' >"$P/.agents/skit.json"
 wrun
+has "$T/req.jsonl" "KEYLINE-MARKER env" "an untrusted folder's deny is not read"
+has "$T/err" "skit: the skills and config of $P are not loaded (not a trusted folder); to trust it, run: skit trust $P" \
+	"one line says so"
+run trust "$P"
+expect_rc 0 "skit trust"
+wrun
+lacks "$T/err" "not a trusted folder" "trusted: no line"
 lacks "$T/req.jsonl" "KEYLINE-MARKER env" "a config deny holds for grep's walk"
 lacks "$T/req.jsonl" "prod.env" "and for list_dir"
 has "$T/req.jsonl" "readme.md" "other entries are listed"

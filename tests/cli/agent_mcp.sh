@@ -303,9 +303,19 @@ the_run
 has "$RUN/events.jsonl" "\"error\":\"header 'Mcp-Session-Id': set by skit itself\"" \
 	"a header skit sets itself cannot be configured"
 
-# A project's server (.mcp.json) without a terminal: off, one line.
+# An untrusted folder's .mcp.json is not read at all.
 printf '{"mcpServers": {"proj": {"command": "python3", "args": ["%s"]}}}\n' \
 	"$FAKE" >"$W/.mcp.json"
+mrun final.jsonl
+expect_rc 0 "a run with an untrusted .mcp.json"
+has "$T/err" "skit: the config of $W is not loaded (not a trusted folder); to trust it, run: skit trust $W" \
+	"one line says the folder is not trusted"
+lacks "$T/err" "MCP server 'proj'" "its server is not even considered"
+no_leftover "the untrusted server did not start"
+run trust "$W"
+expect_rc 0 "skit trust"
+
+# A trusted project's server without a terminal: off, one line.
 mrun final.jsonl
 expect_rc 0 "a run with an unapproved project server"
 has "$T/err" "skit: MCP server 'proj' ($W/.mcp.json) is off: the project defines it and you have not approved it; approve it with --approve-mcp proj (this run), or on a terminal (remembered)" \

@@ -74,6 +74,14 @@ has "$T/req.jsonl" "OK-RUN" "--config allow pre-approves"
 mkdir -p "$W/.agents"
 printf '{"permissions": {"allow": ["run_skill_script"], "deny": ["Bash(echo:*)"]}}\n' \
 	>"$W/.agents/skit.json"
+# (an untrusted folder's config is not read: docs/registry.md)
+rm -f "$T/req.jsonl"
+bare --yes
+lacks "$T/req.jsonl" "denied by config deny" "an untrusted project's deny is not read"
+has "$T/err" "skit: the config of $W is not loaded (not a trusted folder); to trust it, run: skit trust $W" \
+	"one line says so (--root: nothing else is held back)"
+run trust "$W"
+expect_rc 0 "skit trust"
 rm -f "$T/req.jsonl"
 bare --yes
 has "$T/err" "1 \"allow\" permission(s) ignored" "a project's allow is ignored, with a warning"

@@ -91,6 +91,34 @@ ln -s .git "$P/gitlink"
 prun "$T/link.jsonl" --allow 'Write(**)'
 [ ! -e "$P/.git/hooks/pre-push" ] && reg_pass || reg_fail "write through a link"
 
+# The user config (trusted folders, saved approvals) is protected, even
+# where it lies inside the project (a dotfiles repository as the
+# project): not write_file, not a shell call, not a rename over it.
+# (A linked config's target: tests/unit/test_protect.c.)
+mkdir -p "$P/dot/skit"
+printf '{"keep": 1}\n' >"$P/dot/skit/config.json"
+{
+	printf '{"tool_calls": [%s, %s]}\n' \
+		"$(w f1 dot/skit/config.json '{\"trusted\": [\"/\"]}')" \
+		"$(w f2 dot/skit/other.json '{}')"
+	printf '{"tool_calls": [{"id": "f3", "name": "shell", "arguments": {"command": "%s"}}]}\n' \
+		"echo x >> dot/skit/config.json && echo CFG-''WRITTEN || echo CFG-''KEPT; echo y > dot/new.json && mv -f dot/new.json dot/skit/config.json && echo CFG-''RENAMED || echo CFG-''NOT-RENAMED"
+	printf '{"text": "DONE"}\n'
+} >"$T/cfg.jsonl"
+xdg=$XDG_CONFIG_HOME
+XDG_CONFIG_HOME=$P/dot
+prun "$T/cfg.jsonl" --allow 'Write(**)' --yes
+XDG_CONFIG_HOME=$xdg
+expect_rc 0 "a run that attacks the user config"
+[ "$(cat "$P/dot/skit/config.json")" = '{"keep": 1}' ] && reg_pass ||
+	reg_fail "the user config was changed: $(cat "$P/dot/skit/config.json")"
+[ ! -e "$P/dot/skit/other.json" ] && reg_pass || reg_fail "a file was added to the user config folder"
+has "$T/req.jsonl" "dot/skit/config.json: protected path" "write_file is refused"
+has "$T/req.jsonl" "CFG-KEPT" "a shell call cannot append to it"
+has "$T/req.jsonl" "CFG-NOT-RENAMED" "nor rename a file over it"
+lacks "$T/req.jsonl" "CFG-WRITTEN" "no write went through"
+rm -rf "$P/dot"
+
 # --sandbox read-only: write_file writes nothing at all.
 {
 	printf '{"tool_calls": [%s]}\n' "$(w d1 notes/ro.txt 'RO')"

@@ -135,6 +135,59 @@ run run --runs-dir "$W/runs" --model "replay:$CASS/final.jsonl" go </dev/null
 expect_rc 1 "a malformed user config stops the agent"
 rm -f "$CFG"
 
+# An untrusted folder's config is not read at all (its roots, its
+# permissions); list and doctor say so in one line; once trusted, it is.
+Q=$W/q
+mkdir -p "$Q/.git" "$Q/.agents"
+skill "$Q/extra" extraskill "EXTRA-ROOT-DESC for extra tasks."
+printf '{"roots": {"project": ["extra"]}, "permissions": {"deny": ["Bash(echo:*)"]}}\n' \
+	>"$Q/.agents/skit.json"
+cd "$Q" || exit 1
+rm -f "$T/req.jsonl"
+run run --runs-dir "$W/runs" --request-log "$T/req.jsonl" \
+	--model "replay:$CASS/final.jsonl" go </dev/null
+expect_rc 0 "run with an untrusted config naming a root"
+lacks "$T/req.jsonl" "EXTRA-ROOT-DESC" "the config's root is not read"
+has "$T/err" "skit: the skills and config of $Q are not loaded (not a trusted folder); to trust it, run: skit trust $Q" \
+	"one line says how to trust it"
+rm -f "$T/req.jsonl"
+run run --yes --root "project=$W/skills" --runs-dir "$W/runs" --workdir "$W/work" \
+	--request-log "$T/req.jsonl" --model "replay:$CASS/perm.jsonl" go </dev/null
+has "$T/req.jsonl" "SHELL-RAN" "the config's deny is not read"
+has "$T/err" "skit: the config of $Q is not loaded (not a trusted folder); to trust it, run: skit trust $Q" \
+	"with --root, one line about the config"
+[ "$(grep -c "trust" "$T/err")" -eq 1 ] && reg_pass ||
+	reg_fail "more than one line about trust"
+run list
+has "$T/err" "skit list: the project's skills are untrusted and the project's config (.agents/skit.json) is ignored: the agent leaves them out until you run: skit trust $Q" \
+	"list says the config is ignored"
+rm -rf "$Q/extra"
+printf '{}\n' >"$Q/.mcp.json"
+run list
+has "$T/err" "skit list: the project's config (.agents/skit.json and .mcp.json) is ignored: the folder is untrusted; to trust it, run: skit trust $Q" \
+	"list names both files"
+[ "$(wc -l <"$T/err")" -eq 1 ] && reg_pass || reg_fail "list: more than one line"
+run doctor
+has "$T/out" "Project: $Q [untrusted]: the agent leaves out its skills and ignores its config (.agents/skit.json and .mcp.json); to trust it: skit trust $Q" \
+	"doctor says the config is ignored"
+rm -f "$Q/.mcp.json"
+skill "$Q/extra" extraskill "EXTRA-ROOT-DESC for extra tasks."
+run trust "$Q"
+expect_rc 0 "trust the folder"
+rm -f "$T/req.jsonl"
+run run --runs-dir "$W/runs" --request-log "$T/req.jsonl" \
+	--model "replay:$CASS/final.jsonl" go </dev/null
+has "$T/req.jsonl" "EXTRA-ROOT-DESC" "trusted: the config's root is read"
+lacks "$T/err" "trust" "trusted: no line"
+rm -f "$T/req.jsonl"
+run run --yes --root "project=$W/skills" --runs-dir "$W/runs" --workdir "$W/work" \
+	--request-log "$T/req.jsonl" --model "replay:$CASS/perm.jsonl" go </dev/null
+has "$T/req.jsonl" "denied by config deny 'Bash(echo:*)'" "trusted: the config's deny applies"
+run doctor
+lacks "$T/out" "untrusted" "doctor: trusted"
+rm -f "$CFG"
+cd "$P" || exit 1
+
 # Saved approvals: "always" on a terminal...
 rm -f "$T/req.jsonl"
 pty screen 'a\r
@@ -190,4 +243,20 @@ run approvals
 expect_rc 2 "approvals needs a subcommand"
 run approvals --help
 expect_rc 0 "approvals --help"
+
+# A user config linked from a dotfiles folder is read and written where it
+# lives: its permissions apply to a run, and `skit trust` keeps the link.
+mkdir -p "$W/dotfiles"
+cp "$CFG" "$W/dotfiles/config.json"
+rm -f "$CFG"
+ln -s "$W/dotfiles/config.json" "$CFG"
+run trust "$W"
+expect_rc 0 "trust with a linked user config"
+[ -L "$CFG" ] && reg_pass || reg_fail "skit trust replaced the link"
+has "$W/dotfiles/config.json" "$W" "trust is written where the link leads"
+rm -f "$T/req.jsonl"
+run run --root "project=$P/.agents/skills" --runs-dir "$W/runs" \
+	--request-log "$T/req.jsonl" --model "replay:$CASS/final.jsonl" go </dev/null
+expect_rc 0 "a run with a linked user config"
+lacks "$T/err" "not a regular file" "the linked config is read"
 reg_done

@@ -77,4 +77,28 @@ expect_rc 0 "stdio session with --allow-scripts"
 sed -n 4p "$T/out" | grep -q 'run_skill_script' && reg_pass ||
 	reg_fail "stdio: run_skill_script not offered with --allow-scripts"
 
+# Started in a folder the user has not trusted, the server leaves that
+# project's skills out, as the agent does, and says so in one line on
+# stderr; once trusted, they are served.
+mkdir -p proj/.git
+skill proj/.agents/skills gamma "Says gamma."
+printf '%s\n' \
+	'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}' \
+	'{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+	'{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"skill://gamma/SKILL.md"}}' \
+	>gamma.jsonl
+(cd proj && timeout 60 "$SKIT" mcp <../gamma.jsonl >"$T/out" 2>"$T/err")
+rc=$?
+expect_rc 0 "stdio session in an untrusted project"
+lacks "$T/out" "Body of gamma" "an untrusted project's skill is not served"
+has "$T/err" "are not served (not a trusted folder); to trust it, run: skit trust $W/proj" \
+	"one line says how to trust it"
+run trust proj
+expect_rc 0 "trust the project"
+(cd proj && timeout 60 "$SKIT" mcp <../gamma.jsonl >"$T/out" 2>"$T/err")
+rc=$?
+expect_rc 0 "stdio session in a trusted project"
+has "$T/out" "Body of gamma" "a trusted project's skill is served"
+lacks "$T/err" "not a trusted folder" "no trust line once trusted"
+
 reg_done

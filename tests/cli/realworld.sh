@@ -19,7 +19,8 @@ cd "$W" || exit 1
 # loadable fixture folders and the name each is known by (= its folder)
 LOADABLE="flow-json-metadata flow-lists acme-pdf-v2 ahrefs-automation
 stitch-react colon-description typed-fields typed-fields-empty-metadata
-client-fields long-description"
+client-fields long-description keywords-after-blank dash-continuation
+block-indicator-text argument-hint-list"
 # the ones the reference (and so `skit validate`) accepts
 CONFORMING="typed-fields typed-fields-empty-metadata"
 
@@ -151,6 +152,32 @@ expect_rc 1 "install: no frontmatter"
 # the client fields no longer block an install (disable-model-invocation)
 run list --root "$W/one" --json
 has "$T/out" '"disable_model_invocation": true' "install: client fields kept"
+
+# The description shapes YAML refuses, re-read as one string (found in
+# real skills: docs/bench.md, "Measured on real skills").
+run validate --lenient "$R/keywords-after-blank"
+has "$T/err" "[description-unquoted-colon]" "a ': ' after an empty line"
+run validate --lenient "$R/dash-continuation"
+has "$T/err" "[description-unindented]" "lines at column 0"
+run validate --lenient "$R/block-indicator-text"
+has "$T/err" "[description-block-text]" "text after '|'"
+run validate --lenient "$R/argument-hint-list"
+has "$T/err" "[field-list-joined]" "a list argument-hint"
+run validate "$R/keywords-after-blank"
+expect_rc 1 "the reference's verdict is unchanged"
+has "$T/err" "[yaml-invalid]" "strict: still invalid YAML"
+run show keywords-after-blank --json --root "$R"
+has "$T/out" "index order" "the text after the empty line is kept"
+has "$T/out" "Keywords: sql tidy" "the continuation line is kept"
+run show dash-continuation --json --root "$R"
+has "$T/out" "- tag notes in bulk" "the column-0 lines are kept"
+lacks "$T/out" "\"description\": \"|" "no indicator in the text"
+run show block-indicator-text --json --root "$R"
+has "$T/out" "\"description\": \"Use when a changelog entry needs rewording.\"" \
+	"the text after the indicator is the description"
+run list --json --root "$R"
+has "$T/out" "\"argument_hint\": \"[chapter number or title]\"" \
+	"the hint reads as it was written"
 
 # ---------------------------------------------------------------- pack
 run pack -o "$T/all.zip" "$R/flow-lists" "$R/acme-pdf-v2" "$R/client-fields"

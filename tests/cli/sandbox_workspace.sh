@@ -95,6 +95,7 @@ has "$P/.git/config" "evil" "full-access wrote .git/config"
 # A project's config may not choose full-access; the user's may.
 project cfg
 printf '{"sandbox": {"mode": "full-access"}}\n' >"$P/.agents/skit.json"
+run trust "$P"
 run run --yes --root "$EX/skills" --model "replay:$SBX/workspace.jsonl" \
 	--request-log "$T/req.jsonl" go
 expect_rc 0 "a project asking for full-access"

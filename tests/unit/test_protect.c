@@ -203,9 +203,60 @@ static void test_protect__by_identity(void)
 	fx_close(&f);
 }
 
+/*
+ * The user config (trusted folders, saved approvals): both of its
+ * folders, and a linked config's target even inside the project, where
+ * write_file could otherwise reach it (a dotfiles repository).
+ */
+static void test_protect__user_config(void)
+{
+	struct skitx_vec v = SKITX_VEC_INIT;
+	char why[256];
+	struct fx f;
+	int fd;
+
+	setup();
+	ASSERT_OK(skitx_fs_mkdir_p(at("proj/dot"), 0755));
+	ASSERT_OK(skitx_fs_mkdir_p(at("home/.config/skit"), 0755));
+	ASSERT_OK(skitx_fs_write_atomic(at("proj/dot/skit.json"), "{}\n", 3,
+	                                0600));
+	ASSERT_OK(symlink(at("proj/dot/skit.json"),
+	                  at("home/.config/skit/config.json")));
+	fx_open(&f);
+	ASSERT_OK(skit__protected_paths(&v, f.agent));
+	ASSERT(listed(&v, at("home/.config/skit")));
+	ASSERT(listed(&v, at("home/.config/skit/config.json")));
+	ASSERT(listed(&v, at("proj/dot/skit.json"))); /* the link's target */
+	ASSERT(!listed(&v, at("proj/dot")));
+	skit__protected_paths_release(&v);
+	/* write_file: by name, and by identity through the folder */
+	ASSERT(skit__protect_check_rel(f.agent, "dot/skit.json", why,
+	                               sizeof(why)));
+	ASSERT_STR(why, at("proj/dot/skit.json"));
+	ASSERT(!skit__protect_check_rel(f.agent, "dot/other.json", why,
+	                                sizeof(why)));
+	fd = open(at("proj/dot"), O_RDONLY | O_DIRECTORY);
+	ASSERT(fd >= 0);
+	ASSERT(skit__protect_check_at(f.agent, fd, "skit.json", why,
+	                              sizeof(why)));
+	ASSERT(!skit__protect_check_at(f.agent, fd, "other.json", why,
+	                               sizeof(why)));
+	close(fd);
+	/* with XDG_CONFIG_HOME, both folders (the other is read without) */
+	setenv("XDG_CONFIG_HOME", at("xdg"), 1);
+	ASSERT_OK(skit__protected_paths(&v, f.agent));
+	ASSERT(listed(&v, at("xdg/skit")));
+	ASSERT(listed(&v, at("xdg/skit/config.json")));
+	ASSERT(listed(&v, at("home/.config/skit")));
+	skit__protected_paths_release(&v);
+	unsetenv("XDG_CONFIG_HOME");
+	fx_close(&f);
+}
+
 /* clang-format off */
 TEST_MAIN(
 	TEST(test_protect__the_list)
 	TEST(test_protect__by_name)
-	TEST(test_protect__by_identity))
+	TEST(test_protect__by_identity)
+	TEST(test_protect__user_config))
 /* clang-format on */

@@ -588,6 +588,23 @@ static void test_skill__loading_rules(void)
 	        "description: Use this: it works, it's fine\n"
 	        "  allowed-tools: Bash(rm:*)\n"
 	        "disable-model-invocation: true\n---\n";
+	static const char unindented[] =
+	        "---\nname: unindented\n"
+	        "description: Notes. It can\n- search 'x'\n---- not a fence\n"
+	        "\n- tag\n"
+	        "disable-model-invocation: true\n---\n";
+	static const char blockline[] = "---\nname: blockline\n"
+	                                "description: >- Use it: now\n"
+	                                "user-invocable: false\n---\n";
+	static const char blank_colon[] =
+	        "---\nname: blank-colon\n"
+	        "description: First.\n\n"
+	        "  Keywords: a, b\nlicense: MIT\n---\n";
+	static const char hint_list[] =
+	        "---\nname: hint-list\ndescription: Hints.\n"
+	        "argument-hint: [a, b]\nwhen_to_use: [now, later]\n---\n";
+	static const char hint_map[] = "---\nname: hint-map\ndescription: H.\n"
+	                               "argument-hint: [{a: b}]\n---\n";
 	static const char names[] =
 	        "---\nname: Ahrefs Automation\ndescription: Backlinks.\n---\n";
 	static const char noname[] = "---\ndescription: No name.\n---\n";
@@ -683,6 +700,45 @@ static void test_skill__loading_rules(void)
 	ASSERT(!skit_skill_allowed_tools(s));
 	ASSERT(skit_skill_flags(s) & SKIT_SKILL_DISABLE_MODEL_INVOCATION);
 	ASSERT_EQ(find(s, "description-unquoted-colon")->line, 3);
+	skit_skill_free(s);
+
+	/*
+	 * The other shapes YAML refuses and lenient clients load: lines at
+	 * column 0 under a plain description (a `key:` line or a fence ends
+	 * them; a "----" line does not), text after a block indicator, a
+	 * ": " after an empty line; the fields after them still apply.
+	 */
+	s = load(MAKE("unindented", unindented), SKIT_SKILL_LENIENT);
+	ASSERT(skit_skill_valid(s));
+	ASSERT_STR(skit_skill_description(s),
+	           "Notes. It can - search 'x' ---- not a fence\n- tag");
+	ASSERT(skit_skill_flags(s) & SKIT_SKILL_DISABLE_MODEL_INVOCATION);
+	ASSERT_EQ(find(s, "description-unindented")->line, 3);
+	skit_skill_free(s);
+	s = load(MAKE("unindented", unindented), 0);
+	ASSERT(find(s, "yaml-invalid"));
+	skit_skill_free(s);
+	s = load(MAKE("blockline", blockline), SKIT_SKILL_LENIENT);
+	ASSERT(skit_skill_valid(s));
+	ASSERT_STR(skit_skill_description(s), "Use it: now");
+	ASSERT(skit_skill_flags(s) & SKIT_SKILL_NOT_USER_INVOCABLE);
+	ASSERT(find(s, "description-block-text"));
+	skit_skill_free(s);
+	s = load(MAKE("blank-colon", blank_colon), SKIT_SKILL_LENIENT);
+	ASSERT(skit_skill_valid(s));
+	ASSERT_STR(skit_skill_description(s), "First.\nKeywords: a, b");
+	ASSERT_STR(skit_skill_field(s, "license"), "MIT");
+	ASSERT(find(s, "description-unquoted-colon"));
+	skit_skill_free(s);
+	s = load(MAKE("hint-list", hint_list), SKIT_SKILL_LENIENT);
+	ASSERT(skit_skill_valid(s));
+	ASSERT_STR(skit_skill_argument_hint(s), "[a, b]");
+	ASSERT_STR(skit_skill_when_to_use(s), "now; later");
+	ASSERT(find(s, "field-list-joined"));
+	skit_skill_free(s);
+	s = load(MAKE("hint-map", hint_map), SKIT_SKILL_LENIENT);
+	ASSERT(!skit_skill_valid(s));
+	ASSERT(find(s, "field-not-string"));
 	skit_skill_free(s);
 
 	/* names: warnings, and the folder name takes over */
