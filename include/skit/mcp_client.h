@@ -71,11 +71,13 @@ SKIT_EXTERN int skit_mcp_approval_save(const char *path, const char *name,
 SKIT_EXTERN void skit_mcp_config_free(skit_mcp_config *c);
 
 /**
- * Start the approved servers of `c` for `agent` and list their tools,
- * which the model is then offered (subject to the policy). A server that
- * does not start or answer is reported through the trace hook and left
- * out; the others still run. Servers are shut down by
- * skit_agent_free(). `c` is only read during the call.
+ * Start the approved servers of `c` for `agent` (a stdio server as its
+ * own process; an HTTP server by opening a Streamable HTTP session) and
+ * list their tools, which the model is then offered (subject to the
+ * policy). A server that does not start or answer is reported through
+ * the trace hook and the audit trail, and left out; the others still
+ * run. Servers are shut down (HTTP sessions ended) by skit_agent_free().
+ * `c` is only read during the call.
  *
  * @param timeout_ms  longest wait for a server's start-up answers; 0: 60 s
  * @return SKIT_OK or SKIT_ENOMEM.

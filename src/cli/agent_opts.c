@@ -176,6 +176,13 @@ int cli_agent_option(struct cli_agent *ca, int c, const char *arg,
 			                       "--project needs a folder");
 		ca->project = arg;
 		return 1;
+	case CLI_OPT_APPROVE_MCP:
+		if (ca->napprove_mcp ==
+		    sizeof(ca->approve_mcp) / sizeof(ca->approve_mcp[0]))
+			return cli_usage_error(
+			        verb, "at most 32 --approve-mcp names");
+		ca->approve_mcp[ca->napprove_mcp++] = arg;
+		return 1;
 	default:
 		return 0;
 	}
@@ -698,6 +705,27 @@ static int open_mcp(struct cli_agent *ca, const char *verb)
 			rc = 0;
 		}
 	}
+	/* --approve-mcp NAME: this run only, nothing remembered. */
+	for (size_t k = 0; !rc && k < ca->napprove_mcp; k++) {
+		size_t i = 0, n = skit_mcp_config_count(mc);
+		skit_mcp_server_info si;
+
+		for (; i < n; i++) {
+			skit_mcp_config_server(mc, i, &si);
+			if (!strcmp(si.name, ca->approve_mcp[k]))
+				break;
+		}
+		if (i == n) {
+			cli_usage_error(verb,
+			                "--approve-mcp '%s': no MCP server of "
+			                "that name is configured",
+			                ca->approve_mcp[k]);
+			rc = SKIT_EUSAGE;
+			err.message[0] = '\0';
+			break;
+		}
+		skit_mcp_config_set_approved(mc, i, true);
+	}
 	for (size_t i = 0; !rc && i < skit_mcp_config_count(mc); i++) {
 		skit_mcp_server_info si;
 
@@ -710,15 +738,18 @@ static int open_mcp(struct cli_agent *ca, const char *verb)
 		}
 		fprintf(stderr,
 		        "skit: MCP server '%s' (%s) is off: the project "
-		        "defines it and you have not approved it; run skit "
-		        "on a terminal once to approve it\n",
-		        si.name, si.origin);
+		        "defines it and you have not approved it; approve "
+		        "it with --approve-mcp %s (this run), or on a "
+		        "terminal (remembered)\n",
+		        si.name, si.origin, si.name);
 	}
 	if (!rc)
 		rc = skit_agent_use_mcp(ca->agent, mc, 0, &err);
 	skit_mcp_config_free(mc);
 	for (size_t i = 0; i < 4; i++)
 		skitx_free(files[i]);
+	if (rc == SKIT_EUSAGE)
+		return CLI_USAGE; /* already reported */
 	if (rc) {
 		cli_error(verb, "%s", err.message);
 		return rc == SKIT_ENOMEM ? CLI_FAIL : CLI_USAGE;

@@ -11,7 +11,7 @@
  *   --max-skills-per-turn N  --budget CHARS|Ntok  --search
  *   --json-actions  --no-stream  --script-timeout SECS  --workdir DIR
  *   --runs-dir DIR  --no-audit  --request-log FILE  --trace  --quiet
- *   --sandbox MODE  --disk-cap MIB  --keep-temp
+ *   --sandbox MODE  --disk-cap MIB  --keep-temp  --approve-mcp NAME
  *   plus the roots options (--root, --config, --no-config).
  */
 #ifndef SKIT_CLI_AGENT_OPTS_H
@@ -49,6 +49,7 @@ enum {
 	CLI_OPT_KEEP_TEMP,
 	CLI_OPT_DISK_CAP,
 	CLI_OPT_PROJECT,
+	CLI_OPT_APPROVE_MCP,
 };
 
 /* clang-format off */
@@ -80,7 +81,8 @@ enum {
 	{ "sandbox", required_argument, NULL, CLI_OPT_SANDBOX },           \
 	{ "keep-temp", no_argument, NULL, CLI_OPT_KEEP_TEMP },             \
 	{ "disk-cap", required_argument, NULL, CLI_OPT_DISK_CAP },         \
-	{ "project", required_argument, NULL, CLI_OPT_PROJECT }
+	{ "project", required_argument, NULL, CLI_OPT_PROJECT },          \
+	{ "approve-mcp", required_argument, NULL, CLI_OPT_APPROVE_MCP }
 
 #define CLI_AGENT_HELP                                                     \
 	"  --model PROVIDER:MODEL  openai:MODEL, anthropic:MODEL or "      \
@@ -109,6 +111,9 @@ enum {
 	"wins)\n"                                                          \
 	"  --yes               approve every call that would need "        \
 	"approval\n"                                                       \
+	"  --approve-mcp NAME  start the project's MCP server NAME "      \
+	"without asking,\n"                                               \
+	"                      for this run only (repeatable)\n"          \
 	"  --no-network        no network for any call or program\n"      \
 	"  --network           scripts and shell calls get the whole "     \
 	"network (no skill can\n"                                           \
@@ -148,6 +153,8 @@ struct cli_agent {
 	const char *allow[SKIT_POLICY_MAX_PATTERNS];
 	const char *deny[SKIT_POLICY_MAX_PATTERNS];
 	size_t nallow, ndeny;
+	const char *approve_mcp[32]; /* --approve-mcp NAME */
+	size_t napprove_mcp;
 	bool yes, no_network, network, no_file_tools;
 	bool sandbox, keep_temp; /* --sandbox given; --keep-temp */
 	skit_sandbox_mode sandbox_mode;

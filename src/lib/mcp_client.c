@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * mcp_client.c - MCP servers' tools in the agent: the `mcpServers`
- * configuration with its approvals, and a stdio client (JSON-RPC, one
- * message a line) that starts each server, lists its tools and calls
- * them with a timeout and capped output.
+ * configuration with its approvals, and a client that starts each server
+ * (stdio: JSON-RPC, one message a line; HTTP: mcp_client_http.c), lists
+ * its tools and calls them with a timeout and capped output.
  *
  * A server is a program the user configured, not the model: it runs
  * outside the sandbox, like the user's own tools, but with a scrubbed
@@ -29,6 +29,8 @@
 #include "lib/agent_int.h"
 #include "lib/digest.h"
 #include "lib/error.h"
+#include "lib/fetch_int.h"
+#include "lib/mcp_client_http.h"
 #include "lib/mcp_client_int.h"
 #include "lib/tools_int.h"
 #include "util/fs.h"
@@ -36,15 +38,15 @@
 #define MAX_CONFIG      (1024 * 1024)
 #define MAX_SERVERS     32
 #define MAX_ARGS        256
-#define MAX_NAME        64                 /* the full mcp__SERVER__TOOL name */
-#define MAX_LINE        (8u * 1024 * 1024) /* one JSON-RPC message */
+#define MAX_NAME        64 /* the full mcp__SERVER__TOOL name */
+#define MAX_LINE        SKIT__MCP_MAX_MESSAGE /* one JSON-RPC message */
 #define MAX_TOOLS_PAGES 16
 #define MAX_DESC        2048 /* bytes of a tool's description kept */
 #define OUTPUT_CAP      (64u * 1024)
 #define START_TIMEOUT   60000L
 #define CALL_TIMEOUT    120000L
 #define STOP_GRACE_MS   2000
-#define PROTOCOL        "2025-06-18"
+#define PROTOCOL        "2025-11-25"
 
 extern char **environ;
 
@@ -486,8 +488,16 @@ struct server {
 	int fd;    /* the socket that is the server's stdin and stdout */
 	struct skitx_buf in; /* bytes read, not yet a whole line */
 	long long next_id;
-	char *dead; /* why it stopped, for the tools' errors */
+	char *dead;                  /* why it stopped, for the tools' errors */
+	struct skit__mcp_http *http; /* an HTTP server's transport, or NULL */
+	const volatile int *cancel;  /* the agent's: a call stops when set */
 };
+
+/* Is the server there to take calls? */
+static bool server_up(const struct server *s)
+{
+	return s->fd >= 0 || s->http;
+}
 
 struct skit__mcp {
 	struct server *srv;
@@ -513,6 +523,9 @@ static void server_stop(struct server *s, const char *why)
 
 	if (why && !s->dead)
 		s->dead = skitx_strdup(why);
+	/* An HTTP server's session is ended (DELETE); it goes on running. */
+	skit__mcp_http_free(s->http);
+	s->http = NULL;
 	if (s->fd >= 0) {
 		shutdown(s->fd, SHUT_WR);
 		close(s->fd);
@@ -601,6 +614,14 @@ static int server_start(struct server *s, const struct def *d, skit_error *err)
 		                     d->command, strerror(rc));
 		goto out;
 	}
+	/* The socket never blocks: a server that stops reading must not
+	 * hold the agent (send_msg() waits with a deadline). */
+	if (fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK)) {
+		close(sv[0]);
+		rc = skit__error_set(err, SKIT_EIO, 0, "fcntl: %s",
+		                     strerror(errno));
+		goto out;
+	}
 	s->fd = sv[0];
 	rc = 0;
 out:
@@ -609,78 +630,185 @@ out:
 	return rc;
 }
 
-static int send_msg(struct server *s, json_t *msg, skit_error *err)
+/*
+ * Write one message and its newline before `deadline` (now_ms()). The
+ * socket does not block: a server that stops reading its input would
+ * otherwise hold the agent forever once the socket's buffer is full.
+ */
+static int send_msg(struct server *s, json_t *msg, long long deadline,
+                    skit_error *err)
 {
 	char *text = json_dumps(msg, JSON_COMPACT);
 	size_t len, off = 0;
+	int rc = 0;
 
 	if (!text)
 		return skit__error_oom(err);
 	len = strlen(text);
-	text[len] = '\0';
 	while (off <= len) {
 		/* the line, then its newline (the NUL's place) */
 		const char *p = off < len ? text + off : "\n";
 		size_t n = off < len ? len - off : 1;
 		ssize_t w = send(s->fd, p, n, MSG_NOSIGNAL);
+		struct pollfd pfd = { s->fd, POLLOUT, 0 };
+		long long left;
 
-		if (w < 0 && errno == EINTR)
+		if (w >= 0) {
+			off += off < len ? (size_t)w : 1;
 			continue;
-		if (w < 0) {
-			free(text);
-			return skit__error_set(err, SKIT_EIO, 0,
-			                       "the server closed its input");
 		}
-		off += off < len ? (size_t)w : 1;
-		if (off == len + 1)
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN && errno != EWOULDBLOCK) {
+			rc = skit__error_set(err, SKIT_EIO, 0,
+			                     "the server closed its input");
 			break;
+		}
+		/* Half a message is sent: the server is stopped either way. */
+		if (s->cancel && *s->cancel) {
+			rc = skit__error_set(err, SKIT_ECANCELED, 0,
+			                     "canceled");
+			break;
+		}
+		left = deadline - now_ms();
+		if (left <= 0) {
+			rc = skit__error_set(err, SKIT_ETIMEOUT, 0,
+			                     "the server stopped reading its "
+			                     "input");
+			break;
+		}
+		(void)poll(&pfd, 1, left > 250 ? 250 : (int)left);
 	}
 	free(text);
-	return 0;
+	return rc;
 }
 
 /* Answer a request from the server: ping, else "method not found". */
-static int answer_request(struct server *s, json_t *msg, skit_error *err)
+static json_t *answer_for(json_t *msg)
 {
 	const char *m = json_string_value(json_object_get(msg, "method"));
-	json_t *r;
-	int rc;
 
 	if (m && !strcmp(m, "ping"))
-		r = json_pack("{s:s, s:O, s:{}}", "jsonrpc", "2.0", "id",
-		              json_object_get(msg, "id"), "result");
-	else
-		r = json_pack("{s:s, s:O, s:{s:i, s:s}}", "jsonrpc", "2.0",
-		              "id", json_object_get(msg, "id"), "error", "code",
-		              -32601, "message", "method not found");
+		return json_pack("{s:s, s:O, s:{}}", "jsonrpc", "2.0", "id",
+		                 json_object_get(msg, "id"), "result");
+	return json_pack("{s:s, s:O, s:{s:i, s:s}}", "jsonrpc", "2.0", "id",
+	                 json_object_get(msg, "id"), "error", "code", -32601,
+	                 "message", "method not found");
+}
+
+static int answer_request(struct server *s, json_t *msg, long long deadline,
+                          skit_error *err)
+{
+	json_t *r = answer_for(msg);
+	int rc;
+
 	if (!r)
 		return skit__error_oom(err);
-	rc = send_msg(s, r, err);
+	rc = send_msg(s, r, deadline, err);
 	json_decref(r);
+	return rc;
+}
+
+/*
+ * The user gave up on request `id`: say so to the server, which may then
+ * stop working on it, and keep the server (a late answer is dropped as
+ * one to another request). A server that cannot be told is stopped.
+ */
+static int cancel_request(struct server *s, long long id, skit_error *err)
+{
+	json_t *n = json_pack("{s:s, s:s, s:{s:I, s:s}}", "jsonrpc", "2.0",
+	                      "method", "notifications/cancelled", "params",
+	                      "requestId", (json_int_t)id, "reason",
+	                      "canceled by the user");
+	skit_error e = { 0 };
+	int rc;
+
+	if (!n)
+		return skit__error_oom(err);
+	if (s->http) {
+		/* The flag that ended the call must not end this message. */
+		skit__mcp_http_set_cancel(s->http, NULL);
+		rc = skit__mcp_http_send(s->http, n, -1, 1000, NULL, &e);
+		skit__mcp_http_set_cancel(s->http, s->cancel);
+	} else {
+		rc = send_msg(s, n, now_ms() + 1000, &e);
+	}
+	json_decref(n);
+	if (rc == SKIT_ENOMEM)
+		return skit__error_oom(err);
+	if (rc && !s->http)
+		server_stop(s, "canceled");
+	return skit__error_set(err, SKIT_ECANCELED, 0, "canceled");
+}
+
+static int initialize(struct server *s, long timeout, skit_error *err);
+
+/*
+ * rpc() over HTTP. When the server answers that it forgot the session
+ * (HTTP 404), the specification has the client start a new one: skit
+ * does, once per request (`may_renew`), and sends the request again.
+ */
+static int rpc_http(struct server *s, const char *method, json_t *params,
+                    long timeout_ms, bool may_renew, json_t **result,
+                    skit_error *err)
+{
+	long long id = ++s->next_id, start = now_ms();
+	json_t *req =
+	        json_pack("{s:s, s:I, s:s, s:O}", "jsonrpc", "2.0", "id",
+	                  (json_int_t)id, "method", method, "params", params);
+	long left;
+	int rc;
+
+	if (!req)
+		return skit__error_oom(err);
+	rc = skit__mcp_http_send(s->http, req, id, timeout_ms, result, err);
+	json_decref(req);
+	if (rc == SKIT_ECANCELED)
+		return cancel_request(s, id, err);
+	left = timeout_ms - (long)(now_ms() - start);
+	if (rc == SKIT_ENOTFOUND && may_renew && left > 0) {
+		skit__mcp_http_forget_session(s->http);
+		rc = initialize(s, left, err); /* stops the server on failure */
+		if (rc)
+			return rc;
+		left = timeout_ms - (long)(now_ms() - start);
+		return rpc_http(s, method, params, left > 0 ? left : 1, false,
+		                result, err);
+	}
+	if (rc == SKIT_ETIMEOUT)
+		rc = skit__error_set(err, SKIT_ETIMEOUT, 0,
+		                     "no answer within %ld ms", timeout_ms);
+	if (rc && rc != SKIT_ENOMEM)
+		server_stop(s, err->message);
 	return rc;
 }
 
 /*
  * One request, waiting up to `timeout_ms` for its response; *result is
  * the response (owned). A failure of the server itself stops it and is
- * SKIT_EIO or SKIT_ETIMEOUT with the reason in err.
+ * SKIT_EIO or SKIT_ETIMEOUT with the reason in err; SKIT_ECANCELED when
+ * the agent's cancel flag was set (the server is kept).
  */
 static int rpc(struct server *s, const char *method, json_t *params,
                long timeout_ms, json_t **result, skit_error *err)
 {
-	long long id = ++s->next_id, deadline = now_ms() + timeout_ms;
+	long long id, deadline = now_ms() + timeout_ms;
 	json_t *req;
 	int rc;
 
 	*result = NULL;
-	if (s->fd < 0)
+	if (!server_up(s))
 		return skit__error_set(err, SKIT_EIO, 0, "%s",
 		                       s->dead ? s->dead : "not running");
+	if (s->http)
+		return rpc_http(s, method, params, timeout_ms, true, result,
+		                err);
+	id = ++s->next_id;
 	req = json_pack("{s:s, s:I, s:s, s:O}", "jsonrpc", "2.0", "id",
 	                (json_int_t)id, "method", method, "params", params);
 	if (!req)
 		return skit__error_oom(err);
-	rc = send_msg(s, req, err);
+	rc = send_msg(s, req, deadline, err);
 	json_decref(req);
 	if (rc)
 		goto fail;
@@ -712,7 +840,8 @@ static int rpc(struct server *s, const char *method, json_t *params,
 				continue;
 			mid = json_object_get(msg, "id");
 			if (json_object_get(msg, "method")) {
-				rc = mid ? answer_request(s, msg, err) : 0;
+				rc = mid ? answer_request(s, msg, deadline, err)
+				         : 0;
 				json_decref(msg);
 				if (rc)
 					goto fail;
@@ -733,6 +862,8 @@ static int rpc(struct server *s, const char *method, json_t *params,
 			                     MAX_LINE >> 20);
 			goto fail;
 		}
+		if (s->cancel && *s->cancel)
+			return cancel_request(s, id, err);
 		left = deadline - now_ms();
 		if (left <= 0) {
 			rc = skit__error_set(err, SKIT_ETIMEOUT, 0,
@@ -740,7 +871,7 @@ static int rpc(struct server *s, const char *method, json_t *params,
 			                     timeout_ms);
 			goto fail;
 		}
-		r = poll(&pfd, 1, left > 1000 ? 1000 : (int)left);
+		r = poll(&pfd, 1, left > 250 ? 250 : (int)left);
 		if (r < 0 && errno != EINTR) {
 			rc = skit__error_set(err, SKIT_EIO, 0, "poll: %s",
 			                     strerror(errno));
@@ -767,14 +898,18 @@ fail:
 	return rc;
 }
 
-static int notify(struct server *s, const char *method, skit_error *err)
+static int notify(struct server *s, const char *method, long timeout_ms,
+                  skit_error *err)
 {
 	json_t *n = json_pack("{s:s, s:s}", "jsonrpc", "2.0", "method", method);
 	int rc;
 
 	if (!n)
 		return skit__error_oom(err);
-	rc = send_msg(s, n, err);
+	if (s->http)
+		rc = skit__mcp_http_send(s->http, n, -1, timeout_ms, NULL, err);
+	else
+		rc = send_msg(s, n, now_ms() + timeout_ms, err);
 	json_decref(n);
 	return rc;
 }
@@ -840,11 +975,25 @@ static int add_tool(struct skit__mcp *m, struct server *s, json_t *t,
 	return 0;
 }
 
-/* initialize, initialized, tools/list (all pages). */
-static int handshake(struct skit__mcp *m, struct server *s, long timeout,
-                     struct skit_agent *a, skit_error *err)
+/* The revisions whose client side this is. Streamable HTTP came with
+ * 2025-03-26; before it, HTTP servers spoke another transport. */
+static bool known_revision(const char *v, bool http)
 {
-	json_t *params, *resp, *res, *cursor = NULL;
+	static const char *const known[] = { "2025-11-25", "2025-06-18",
+		                             "2025-03-26", "2024-11-05" };
+	size_t n = http ? 3 : 4;
+
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v, known[i]))
+			return true;
+	return false;
+}
+
+/* initialize, then initialized. A failure stops the server. */
+static int initialize(struct server *s, long timeout, skit_error *err)
+{
+	json_t *params, *resp, *res;
+	const char *version;
 	int rc;
 
 	params = json_pack("{s:s, s:{}, s:{s:s, s:s}}", "protocolVersion",
@@ -864,12 +1013,38 @@ static int handshake(struct skit__mcp *m, struct server *s, long timeout,
 		server_stop(s, err->message);
 		return rc;
 	}
-	json_decref(resp);
-	rc = notify(s, "notifications/initialized", err);
-	if (rc) {
+	version = json_string_value(json_object_get(res, "protocolVersion"));
+	if (!version || !known_revision(version, s->http != NULL)) {
+		rc = skit__error_set(err, SKIT_EIO, 0,
+		                     "the server speaks protocol revision "
+		                     "'%.32s', which skit does not",
+		                     version ? version : "?");
+		json_decref(resp);
 		server_stop(s, err->message);
 		return rc;
 	}
+	/* Every later HTTP message names the revision agreed on. */
+	if (s->http && skit__mcp_http_set_version(s->http, version)) {
+		json_decref(resp);
+		return skit__error_oom(err);
+	}
+	json_decref(resp);
+	rc = notify(s, "notifications/initialized", timeout, err);
+	if (rc && rc != SKIT_ENOMEM)
+		server_stop(s, err->message);
+	return rc;
+}
+
+/* initialize, initialized, tools/list (all pages). */
+static int handshake(struct skit__mcp *m, struct server *s, long timeout,
+                     struct skit_agent *a, skit_error *err)
+{
+	json_t *params, *resp, *res, *cursor = NULL;
+	int rc;
+
+	rc = initialize(s, timeout, err);
+	if (rc)
+		return rc;
 	for (int page = 0; page < MAX_TOOLS_PAGES; page++) {
 		json_t *tools, *t;
 		size_t i;
@@ -935,17 +1110,11 @@ int skit_agent_use_mcp(skit_agent *a, const skit_mcp_config *c, long timeout_ms,
 		struct server *grown, *s;
 		size_t before = m->ntools;
 		skit_error e = { 0 };
+		char *shown;
 		int rc;
 
 		if (!def_approved(c, d))
 			continue;
-		if (d->url) {
-			skit__agent_trace(a, SKIT_TRACE_NOTE,
-			                  "MCP server %s is off: HTTP servers "
-			                  "are not supported yet",
-			                  d->name);
-			continue;
-		}
 		grown = skitx_realloc(m->srv, (m->nsrv + 1) * sizeof(*grown));
 		if (!grown)
 			return skit__error_oom(err);
@@ -958,18 +1127,31 @@ int skit_agent_use_mcp(skit_agent *a, const skit_mcp_config *c, long timeout_ms,
 		if (!s->name)
 			return skit__error_oom(err);
 		m->nsrv++;
-		rc = server_start(s, d, &e);
+		s->cancel = a->cancel;
+		if (d->url) {
+			rc = skit__mcp_http_new(&s->http, d->url, d->headers,
+			                        answer_for, &e);
+			if (!rc)
+				skit__mcp_http_set_cancel(s->http, a->cancel);
+		} else {
+			rc = server_start(s, d, &e);
+		}
 		if (!rc)
 			rc = handshake(m, s, timeout_ms, a, &e);
 		if (rc == SKIT_ENOMEM)
 			return skit__error_oom(err);
-		skit__agent_audit(a, "mcp_server",
-		                  json_pack("{s:s, s:s, s:s, s:b, s:I, s:s?}",
-		                            "name", d->name, "command",
-		                            d->command, "digest", d->digest,
-		                            "project", d->project, "tools",
-		                            (json_int_t)(m->ntools - before),
-		                            "error", rc ? e.message : NULL));
+		shown = d->url ? skit__url_without_credentials(d->url) : NULL;
+		if (d->url && !shown)
+			return skit__error_oom(err);
+		skit__agent_audit(
+		        a, "mcp_server",
+		        json_pack("{s:s, s:s?, s:s?, s:s, s:b, s:I, s:s?}",
+		                  "name", d->name, "command", d->command, "url",
+		                  shown, "digest", d->digest, "project",
+		                  d->project, "tools",
+		                  (json_int_t)(m->ntools - before), "error",
+		                  rc ? e.message : NULL));
+		skitx_free(shown);
 		if (rc) {
 			skit__agent_trace(a, SKIT_TRACE_NOTE,
 			                  "MCP server %s is off: %s", d->name,
@@ -1073,7 +1255,7 @@ static int mcp_call(void *self, struct skit__tool_ctx *c, const char *name,
 	if (!t)
 		return skit__tool_error(out, is_error, "unknown tool '%.64s'",
 		                        name);
-	if (srv->fd < 0)
+	if (!server_up(srv))
 		return skit__tool_error(
 		        out, is_error, "MCP server %s is not running (%s)",
 		        srv->name, srv->dead ? srv->dead : "stopped");
@@ -1084,6 +1266,8 @@ static int mcp_call(void *self, struct skit__tool_ctx *c, const char *name,
 	json_decref(params);
 	if (rc == SKIT_ENOMEM)
 		return skit__error_oom(err);
+	if (rc == SKIT_ECANCELED)
+		return skit__error_set(err, SKIT_ECANCELED, 0, "canceled");
 	if (rc) {
 		skit__tool_trace(c, SKIT_TRACE_TOOL,
 		                 "MCP server %s stopped: %s", srv->name,

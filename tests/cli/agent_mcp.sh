@@ -4,9 +4,13 @@
 # fixture tests/mcp/fake/fake_server.py (a minimal stdio peer whose tools
 # misbehave on purpose): read-only tools run, execute ones need approval,
 # --allow/--deny mcp__ patterns, a scrubbed environment, a server that
-# crashes mid-call, one that never answers (timeout), a project's
-# server left off without a terminal, approvals per definition, and no
-# server process left behind. Real npm servers: tests/mcp/agent_peers.sh.
+# crashes mid-call, one that never answers (timeout), one that stops
+# reading its input, the output and message caps, a project's server
+# left off without a terminal (and --approve-mcp), approvals per
+# definition, and no server process left behind. The same over
+# Streamable HTTP against tests/mcp/fake/fake_http_server.py (sessions,
+# SSE, a resumed stream, a server that dies mid-call). Real npm servers:
+# tests/mcp/agent_peers.sh.
 . "$(dirname "$0")/agent_lib.inc"
 agent_world
 cd "$W" || exit 1
@@ -100,6 +104,205 @@ if [ $((end - start)) -lt 100 ]; then reg_pass; else
 fi
 no_leftover "after a hang"
 
+# The caps: an answer over 64 KiB is cut; a message over 8 MiB stops the
+# server (and later calls say so).
+mrun mcp_caps.jsonl --config "$W/user.json"
+expect_rc 0 "a run over the caps"
+has "$T/req.jsonl" "[output cut at 64 KiB]" "an answer over 64 KiB is cut"
+lacks "$T/req.jsonl" "BIG-END" "and its end does not reach the model"
+has "$T/req.jsonl" "MCP server fake failed and was stopped: the server sent a message over 8 MiB" \
+	"a message over 8 MiB stops the server"
+has "$T/req.jsonl" "MCP server fake is not running" "later calls say so"
+has "$T/out" "FINAL-ANSWER" "the run went on to its answer"
+no_leftover "after an oversized message"
+
+# A server that stops reading its input: a call too big for the socket's
+# buffer does not hold the run past its timeout.
+printf '{"mcpServers": {"fake": {"command": "python3", "args": ["%s", "deaf"]}}}\n' \
+	"$FAKE" >"$W/deaf.json"
+python3 -c 'import json; print(json.dumps({"tool_calls": [{"id": "d1", "name": "mcp__fake__echo", "arguments": {"text": "D" * (4 << 20)}}]})); print(json.dumps({"text": "FINAL-ANSWER"}))' \
+	>"$T/deaf.jsonl"
+start=$(date +%s)
+rm -rf "$W/runs"
+FOO_SECRET=leak timeout 120 "$SKIT" run --project "$W" --root "project=$W/skills" \
+	--runs-dir "$W/runs" --workdir "$W/work" --quiet --config "$W/deaf.json" \
+	--script-timeout 2 --model "replay:$T/deaf.jsonl" go </dev/null >"$T/out" 2>"$T/err"
+rc=$?
+end=$(date +%s)
+expect_rc 0 "a run whose server stops reading"
+the_run
+has "$RUN/events.jsonl" "MCP server fake failed and was stopped: the server stopped reading its input" \
+	"a server that stops reading is stopped"
+has "$T/out" "FINAL-ANSWER" "the run went on to its answer"
+if [ $((end - start)) -lt 100 ]; then reg_pass; else
+	reg_fail "the deaf server held the run for $((end - start)) s"
+fi
+no_leftover "after a deaf server"
+
+# Streamable HTTP: the fake HTTP peer, started on a free port.
+HFAKE=$W/fake_http_server.py
+cp "$SKIT_SOURCE_DIR/tests/mcp/fake/fake_http_server.py" "$HFAKE"
+http_start() {
+	rm -f "$T/port" "$T/http.log"
+	python3 "$HFAKE" "$T/port" "$T/http.log" &
+	HPID=$!
+	i=0
+	while [ ! -s "$T/port" ] && [ $i -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	HPORT=$(cat "$T/port")
+	printf '{"mcpServers": {"web": {"url": "http://127.0.0.1:%s/mcp", "headers": {"X-Test": "from-config ${HOME}"}}}}\n' \
+		"$HPORT" >"$W/http.json"
+}
+http_stop() {
+	kill "$HPID" 2>/dev/null
+	wait "$HPID" 2>/dev/null
+}
+http_start
+mrun mcp_http.jsonl --config "$W/http.json"
+expect_rc 0 "a run with an HTTP server"
+has "$T/req.jsonl" '{"name":"mcp__web__echo","description":"Echo the text."' \
+	"an HTTP server's tools are offered"
+has "$T/req.jsonl" '"text":"ECHO:HELLO-HTTP"' "an SSE answer reaches the model"
+has "$T/req.jsonl" '"text":"RESUMED"' "a stream ended early is resumed (Last-Event-ID)"
+has "$T/req.jsonl" "[output cut at 64 KiB]" "the output cap holds over HTTP"
+lacks "$T/req.jsonl" "BIG-END" "and the end of a long answer is cut"
+has "$T/req.jsonl" "tool 'mcp__web__write' is not available now" \
+	"an execute tool needs approval over HTTP too"
+has "$T/req.jsonl" "MCP server web failed and was stopped: the server sent a message over 8 MiB" \
+	"a message over 8 MiB stops the HTTP server"
+has "$T/req.jsonl" "MCP server web is not running" "later calls say so"
+has "$T/http.log" '"accept": "application/json, text/event-stream"' \
+	"each POST accepts JSON and SSE"
+has "$T/http.log" '"session": "fake-session-0123", "version": "2025-11-25"' \
+	"the session id and the protocol version follow initialize"
+has "$T/http.log" '"x_test": "from-config ${HOME}"' \
+	"configured headers are sent, literally"
+has "$T/http.log" '"body": "{\"jsonrpc\":\"2.0\",\"id\":\"srv-ping\",\"result\":{}}"' \
+	"a ping inside a stream is answered"
+has "$T/http.log" '"method": "DELETE", "session": "fake-session-0123"' \
+	"the session is ended with DELETE"
+the_run
+has "$RUN/events.jsonl" '"type":"mcp_server","name":"web","command":null,"url":"http://127.0.0.1:' \
+	"the HTTP server is audited with its URL"
+# A server that dies mid-call (--allow: crash is an execute tool).
+mrun mcp_http_crash.jsonl --config "$W/http.json" --allow mcp__web
+expect_rc 0 "a run whose HTTP server dies"
+has "$T/req.jsonl" "MCP server web failed and was stopped: the server ended the stream without an answer" \
+	"a server that dies mid-call is a tool error"
+has "$T/req.jsonl" "MCP server web is not running" "later calls say so"
+has "$T/out" "FINAL-ANSWER" "the run went on to its answer"
+http_stop
+# A server that drops the connection without answering.
+http_start
+mrun mcp_http_drop.jsonl --config "$W/http.json"
+expect_rc 0 "a run whose HTTP server drops the connection"
+has "$T/req.jsonl" "MCP server web failed and was stopped: the connection failed: " \
+	"a dropped connection is a tool error"
+has "$T/req.jsonl" "MCP server web is not running" "later calls say so"
+http_stop
+# A server that forgets the session (404): a new one, and the call again.
+http_start
+mrun mcp_http_forget.jsonl --config "$W/http.json"
+expect_rc 0 "a run whose HTTP server forgets the session"
+has "$T/req.jsonl" '"text":"ECHO:AFTER-FORGET"' \
+	"after a 404 the call runs in a new session"
+has "$T/http.log" '"session": "fake-session-0124"' "a second session was started"
+has "$T/http.log" '"method": "DELETE", "session": "fake-session-0124"' \
+	"and it is the one ended"
+http_stop
+# A server that never answers: the call times out.
+http_start
+start=$(date +%s)
+mrun mcp_http_hang.jsonl --config "$W/http.json" --script-timeout 2
+end=$(date +%s)
+expect_rc 0 "a run whose HTTP server hangs"
+has "$T/req.jsonl" "MCP server web failed and was stopped: no answer within 2000 ms" \
+	"a hung HTTP call times out"
+if [ $((end - start)) -lt 100 ]; then reg_pass; else
+	reg_fail "the hung HTTP server held the run for $((end - start)) s"
+fi
+http_stop
+
+# Ctrl-C during a call that hangs: the run stops at once (exit 130), the
+# server is told (notifications/cancelled) and still shut down at the end.
+# sigint_run CASSETTE TOOL ARGS...
+sigint_run() {
+	cass=$1
+	tool=$2
+	shift 2
+	rm -rf "$W/runs"
+	"$SKIT" run --project "$W" --root "project=$W/skills" --runs-dir "$W/runs" \
+		--workdir "$W/work" --quiet --script-timeout 100 \
+		--model "replay:$CASS/$cass" "$@" go </dev/null >"$T/out" 2>"$T/err" &
+	pid=$!
+	i=0
+	while [ $i -lt 300 ] && ! grep -q "\"type\":\"approval\",\"tool\":\"$tool\"" \
+		"$W"/runs/*/events.jsonl 2>/dev/null; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ $i -lt 300 ] && reg_pass || reg_fail "$tool was never called"
+	sleep 0.5
+	kill -INT "$pid"
+	i=0
+	while kill -0 "$pid" 2>/dev/null && [ $i -lt 150 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		reg_fail "skit run still running 15 s after SIGINT during $tool"
+		kill -KILL "$pid"
+	fi
+	wait "$pid"
+	rc=$?
+	expect_rc 130 "SIGINT during $tool"
+	lacks "$T/out" "FINAL-ANSWER" "no answer after SIGINT"
+}
+http_start
+sigint_run mcp_http_hang.jsonl mcp__web__hang --config "$W/http.json"
+has "$T/http.log" '\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":3' \
+	"the HTTP server is told the call was canceled"
+has "$T/http.log" '"method": "DELETE"' "and its session still ended"
+http_stop
+sigint_run mcp_hang.jsonl mcp__fake__hang --config "$W/user.json" --allow 'mcp__fake__*'
+no_leftover "after SIGINT"
+
+# skit at both ends: `skit mcp --http` serves the skills, `skit run`
+# calls its use_skill tool over Streamable HTTP.
+rm -f "$T/mcp.err"
+"$SKIT" mcp --root "$W/skills" --http 127.0.0.1:0 </dev/null 2>"$T/mcp.err" &
+MPID=$!
+i=0
+while [ $i -lt 300 ] && ! grep -q "listening on" "$T/mcp.err"; do
+	sleep 0.1
+	i=$((i + 1))
+done
+MURL=$(sed -n 's/^skit mcp: listening on //p' "$T/mcp.err")
+printf '{"mcpServers": {"sk": {"url": "%s"}}}\n' "$MURL" >"$W/sk.json"
+mrun mcp_skit.jsonl --config "$W/sk.json" --no-file-tools
+expect_rc 0 "a run calling skit mcp over HTTP"
+has "$T/req.jsonl" "BODY-MARKER-alpha" "skit mcp's use_skill answered skit run"
+kill "$MPID" 2>/dev/null
+wait "$MPID" 2>/dev/null
+
+# No server: off, and the run goes on; http only to loopback.
+mrun final.jsonl --config "$W/http.json"
+expect_rc 0 "a run whose HTTP server is gone"
+the_run
+has "$RUN/events.jsonl" '"error":"the connection failed: ' "a refused connection is reported"
+printf '{"mcpServers": {"web": {"url": "http://example.com/mcp"}}}\n' >"$W/remote.json"
+mrun final.jsonl --config "$W/remote.json"
+the_run
+has "$RUN/events.jsonl" '"error":"URL: refused: http:// only to 127.0.0.1, ::1 or localhost; use https://"' \
+	"plain http to another host is refused"
+printf '{"mcpServers": {"web": {"url": "https://127.0.0.1:1/mcp", "headers": {"Mcp-Session-Id": "x"}}}}\n' >"$W/bad.json"
+mrun final.jsonl --config "$W/bad.json"
+the_run
+has "$RUN/events.jsonl" "\"error\":\"header 'Mcp-Session-Id': set by skit itself\"" \
+	"a header skit sets itself cannot be configured"
+
 # An untrusted folder's .mcp.json is not read at all.
 printf '{"mcpServers": {"proj": {"command": "python3", "args": ["%s"]}}}\n' \
 	"$FAKE" >"$W/.mcp.json"
@@ -115,10 +318,28 @@ expect_rc 0 "skit trust"
 # A trusted project's server without a terminal: off, one line.
 mrun final.jsonl
 expect_rc 0 "a run with an unapproved project server"
-has "$T/err" "skit: MCP server 'proj' ($W/.mcp.json) is off: the project defines it and you have not approved it; run skit on a terminal once to approve it" \
+has "$T/err" "skit: MCP server 'proj' ($W/.mcp.json) is off: the project defines it and you have not approved it; approve it with --approve-mcp proj (this run), or on a terminal (remembered)" \
 	"the unapproved server is reported in one line"
 lacks "$T/req.jsonl" "mcp__proj__" "its tools are not offered"
 no_leftover "the unapproved server did not start"
+# --approve-mcp NAME: this run only, nothing remembered.
+mrun mcp_proj.jsonl --approve-mcp proj
+expect_rc 0 "a run with --approve-mcp"
+lacks "$T/err" "is off" "--approve-mcp starts the server without a terminal"
+has "$T/req.jsonl" '"text":"ECHO:APPROVED"' "its tools run"
+if [ -e "$XDG_CONFIG_HOME/skit/config.json" ] &&
+	grep -q '"proj"' "$XDG_CONFIG_HOME/skit/config.json"; then
+	reg_fail "--approve-mcp remembered the approval"
+else
+	reg_pass
+fi
+mrun final.jsonl
+has "$T/err" "skit: MCP server 'proj'" "the next run asks again"
+mrun final.jsonl --approve-mcp nosuch
+expect_rc 2 "--approve-mcp of an unknown server"
+has "$T/err" "--approve-mcp 'nosuch': no MCP server of that name is configured" \
+	"an unknown name is a usage error"
+no_leftover "after --approve-mcp"
 
 # Approved on a terminal: remembered for this definition only.
 printf '%s\n' 'y\r' | NO_COLOR=1 timeout 120 python3 \

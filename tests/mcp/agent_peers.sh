@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # agent_peers.sh - `skit run` (driven by a replay model) calls the tools of
 # real MCP servers from npm: @modelcontextprotocol/server-everything and
-# @modelcontextprotocol/server-filesystem, over stdio. Read-only tools
-# run; a write needs approval and is refused without a terminal; a
+# @modelcontextprotocol/server-filesystem, over stdio, and
+# server-everything over Streamable HTTP. Read-only tools run; a write needs approval and is refused without a terminal; a
 # --deny pattern hides a server's tools; the environment is scrubbed; no
 # server is left running.
 #
@@ -102,6 +102,62 @@ has "$W/req.jsonl" "tool 'mcp__fs__read_text_file' is not available now" \
 	"a call to a denied tool is refused"
 lacks "$W/req.jsonl" "FS-PEER-MARKER" "and do not run"
 has "$W/req.jsonl" "PEER-ECHO" "the other server still works"
+
+# Streamable HTTP: server-everything's own HTTP mode (PORT from the
+# environment; it binds every interface, and skit reaches it on
+# 127.0.0.1), on a port that was free a moment before.
+SE_PID=
+se_start() {
+	for try in 1 2 3; do
+		port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+		: >"$W/se.err"
+		PORT=$port node "$N/server-everything/dist/index.js" streamableHttp \
+			>"$W/se.out" 2>"$W/se.err" &
+		SE_PID=$!
+		i=0
+		while [ $i -lt 600 ] && kill -0 "$SE_PID" 2>/dev/null &&
+			! grep -q "listening on port" "$W/se.err"; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		grep -q "listening on port" "$W/se.err" && return 0
+		kill "$SE_PID" 2>/dev/null
+		wait "$SE_PID" 2>/dev/null
+	done
+	fail "server-everything did not start in HTTP mode: $(tail -n 3 "$W/se.err")"
+	return 1
+}
+if se_start; then
+	cat >"$W/http.json" <<JSON
+{"mcpServers": {"web": {"url": "http://127.0.0.1:$port/mcp", "headers": {"X-Skit-Test": "peer"}}}}
+JSON
+	cat >"$W/c.jsonl" <<JSON
+{"tool_calls": [{"id": "h1", "name": "mcp__web__echo", "arguments": {"message": "HTTP-PEER-ECHO"}}, {"id": "h2", "name": "mcp__web__get-sum", "arguments": {"a": 19, "b": 23}}, {"id": "h3", "name": "mcp__web__toggle-simulated-logging", "arguments": {}}]}
+{"text": "HTTP-DONE"}
+JSON
+	prun --config "$W/http.json"
+	has "$W/out" "HTTP-DONE" "the HTTP run ends with the model's answer"
+	has "$W/req.jsonl" '{"name":"mcp__web__echo","description"' \
+		"server-everything's tools are offered over HTTP"
+	has "$W/req.jsonl" "HTTP-PEER-ECHO" "echo answered over HTTP"
+	has "$W/req.jsonl" "The sum of 19 and 23 is 42" "get-sum answered over HTTP"
+	has "$W/req.jsonl" "tool 'mcp__web__toggle-simulated-logging' is not available now" \
+		"a tool without readOnlyHint is refused without a terminal"
+	has "$W/se.out" "Received session termination request" \
+		"the session is ended with DELETE"
+	set -- "$W"/runs/*/
+	has "$1/events.jsonl" '"type":"mcp_server","name":"web","command":null,"url":"http://127.0.0.1:' \
+		"the HTTP server's start is audited"
+	has "$1/events.jsonl" '"tools":13' "all its tools were listed"
+	# A --deny pattern refuses one tool; the others still run.
+	prun --config "$W/http.json" --deny 'mcp__web__get-sum'
+	has "$W/req.jsonl" "tool 'mcp__web__get-sum' is not available now" \
+		"a denied HTTP tool is refused"
+	lacks "$W/req.jsonl" "is 42" "and does not run"
+	has "$W/req.jsonl" "HTTP-PEER-ECHO" "the other tools still run"
+	kill "$SE_PID" 2>/dev/null
+	wait "$SE_PID" 2>/dev/null
+fi
 
 checks=$((checks + 1))
 if pgrep -f "$N/server-" >/dev/null 2>&1; then

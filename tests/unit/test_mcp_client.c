@@ -2,13 +2,17 @@
 /*
  * test_mcp_client.c - the `mcpServers` configuration: shapes, refusals,
  * digests per definition, remembered approvals, and a project that
- * cannot shadow a user's server. The client itself runs against real
- * and fake servers in tests/cli/agent_mcp.sh and tests/mcp/agent_peers.sh.
+ * cannot shadow a user's server; the Streamable HTTP transport against
+ * a scripted HTTP server (tests/support/httpd.c) that answers in every
+ * wrong way. The client as a whole runs against real and fake servers in
+ * tests/cli/agent_mcp.sh and tests/mcp/agent_peers.sh.
  */
 #include "common.h"
 
 #include "harness.h"
+#include "lib/mcp_client_http.h"
 #include "skit/mcp_client.h"
+#include "support/httpd.h"
 #include "util/fs.h"
 
 static void write_text(const char *path, const char *text)
@@ -151,4 +155,229 @@ static void test_mcp_client__refusals(void)
 	          SKIT_EINVALID);
 }
 
-TEST_MAIN(TEST(test_mcp_client__config) TEST(test_mcp_client__refusals))
+static json_t *answer_ping(json_t *req)
+{
+	return json_pack("{s:s, s:O, s:{}}", "jsonrpc", "2.0", "id",
+	                 json_object_get(req, "id"), "result");
+}
+
+/* Send request `id` to `h`; the error code, with the answer in *out. */
+static int ask(struct skit__mcp_http *h, long long id, long timeout_ms,
+               json_t **out, skit_error *err)
+{
+	json_t *req =
+	        json_pack("{s:s, s:I, s:s, s:{}}", "jsonrpc", "2.0", "id",
+	                  (json_int_t)id, "method", "tools/list", "params");
+	int rc;
+
+	ASSERT(req);
+	memset(err, 0, sizeof(*err));
+	rc = skit__mcp_http_send(h, req, id, timeout_ms, out, err);
+	json_decref(req);
+	return rc;
+}
+
+/* The HTTP transport: sessions, JSON and SSE answers, and refusals of
+ * everything a hostile or broken server can send. */
+static void test_mcp_client__http(void)
+{
+	httpd_response r = HTTPD_RESPONSE_INIT;
+	struct skit__mcp_http *h;
+	struct httpd *srv;
+	skit_error err = { 0 };
+	json_t *res, *hdrs, *note;
+	char url[256], buf[512], *big;
+	const httpd_request *q;
+
+	ASSERT_OK(httpd_start(&srv));
+	snprintf(url, sizeof(url), "%s/mcp", httpd_url(srv));
+	hdrs = json_pack("{s:s}", "X-Token", "${HOME}");
+	ASSERT_OK(skit__mcp_http_new(&h, url, hdrs, answer_ping, &err));
+
+	/* A JSON answer naming the session; the session and the version
+	 * go with every later message. */
+	r.headers = "Mcp-Session-Id: sess-1\r\n";
+	r.body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"ok\":1}}";
+	httpd_push(srv, &r);
+	ASSERT_OK(ask(h, 1, 5000, &res, &err));
+	ASSERT_EQ(json_integer_value(json_object_get(
+	                  json_object_get(res, "result"), "ok")),
+	          1);
+	json_decref(res);
+	q = httpd_request_at(srv, 0);
+	ASSERT_STR(q->method, "POST");
+	ASSERT_STR(httpd_header(q, "Accept", buf, sizeof(buf)),
+	           "application/json, text/event-stream");
+	ASSERT_STR(httpd_header(q, "X-Token", buf, sizeof(buf)), "${HOME}");
+	ASSERT(!httpd_header(q, "Mcp-Session-Id", buf, sizeof(buf)));
+	ASSERT_OK(skit__mcp_http_set_version(h, "2025-11-25"));
+
+	/* An SSE answer after a server request (answered by its own POST),
+	 * a notification and a priming event without data. */
+	r = (httpd_response)HTTPD_RESPONSE_INIT;
+	r.content_type = "text/event-stream";
+	r.body = "id: p\ndata:\n\n"
+	         "data: {\"jsonrpc\":\"2.0\",\"id\":\"s1\",\"method\":"
+	         "\"ping\"}\n\n"
+	         ": a comment\n"
+	         "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":"
+	         "\"notifications/message\"}\n\n"
+	         "data: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n\n";
+	r.chunk = 7;
+	httpd_push(srv, &r);
+	httpd_push_json(srv, 202, "");
+	ASSERT_OK(ask(h, 2, 5000, &res, &err));
+	ASSERT(json_is_object(json_object_get(res, "result")));
+	json_decref(res);
+	q = httpd_request_at(srv, 1);
+	ASSERT_STR(httpd_header(q, "Mcp-Session-Id", buf, sizeof(buf)),
+	           "sess-1");
+	ASSERT_STR(httpd_header(q, "MCP-Protocol-Version", buf, sizeof(buf)),
+	           "2025-11-25");
+	q = httpd_request_at(srv, 2);
+	ASSERT_CONTAINS(q->body, "\"id\":\"s1\",\"result\"");
+
+	/* A notification is accepted with 202. */
+	note = json_pack("{s:s, s:s}", "jsonrpc", "2.0", "method",
+	                 "notifications/initialized");
+	httpd_push_json(srv, 202, "");
+	ASSERT_OK(skit__mcp_http_send(h, note, -1, 5000, NULL, &err));
+	json_decref(note);
+
+	/* A batch holding the answer. */
+	httpd_push_json(srv, 200,
+	                "[{\"jsonrpc\":\"2.0\",\"method\":\"x\"},"
+	                "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}]");
+	ASSERT_OK(ask(h, 3, 5000, &res, &err));
+	json_decref(res);
+
+	/* Errors, each with its message. */
+	httpd_push_json(srv, 500,
+	                "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":"
+	                "{\"code\":-32603,\"message\":\"boom\\u0007\"}}");
+	ASSERT_EQ(ask(h, 4, 5000, &res, &err), SKIT_EIO);
+	ASSERT_STR(err.message, "HTTP 500: boom?");
+	ASSERT(!res);
+	httpd_push_json(srv, 200,
+	                "{\"jsonrpc\":\"2.0\",\"id\":99,"
+	                "\"result\":{}}");
+	ASSERT_EQ(ask(h, 5, 5000, &res, &err), SKIT_EIO);
+	ASSERT_CONTAINS(err.message, "answered another request");
+	httpd_push_json(srv, 200, "{\"jsonrpc\":");
+	ASSERT_EQ(ask(h, 6, 5000, &res, &err), SKIT_EIO);
+	ASSERT_CONTAINS(err.message, "not JSON");
+	r = (httpd_response)HTTPD_RESPONSE_INIT;
+	r.content_type = "text/html";
+	r.body = "<html>";
+	httpd_push(srv, &r);
+	ASSERT_EQ(ask(h, 7, 5000, &res, &err), SKIT_EIO);
+	ASSERT_CONTAINS(err.message, "neither JSON nor an event stream");
+	r.content_type = "text/event-stream";
+	r.body = "data: [1, 2]\n\n";
+	httpd_push(srv, &r);
+	ASSERT_EQ(ask(h, 8, 5000, &res, &err), SKIT_EIO);
+	ASSERT_CONTAINS(err.message, "not a JSON-RPC message");
+	r.body = "data: {\"jsonrpc\":\"2.0\",\"method\":\"x\"}\n\n";
+	httpd_push(srv, &r);
+	ASSERT_EQ(ask(h, 9, 5000, &res, &err), SKIT_EIO);
+	ASSERT_CONTAINS(err.message, "ended the stream without an answer");
+	r.body = "data: {\"jsonrpc\":\"2.0\",\"id\":10,\"result\":{}}\n\n";
+	r.cut_after = 20;
+	httpd_push(srv, &r);
+	ASSERT_EQ(ask(h, 10, 5000, &res, &err), SKIT_EIO);
+	ASSERT_CONTAINS(err.message, "the connection failed");
+	r = (httpd_response)HTTPD_RESPONSE_INIT;
+	r.status = 202;
+	httpd_push(srv, &r);
+	ASSERT_EQ(ask(h, 11, 5000, &res, &err), SKIT_EIO);
+	ASSERT_CONTAINS(err.message, "without answering it");
+
+	/* Over 8 MiB: as one JSON body and as one SSE event. */
+	big = malloc(SKIT__MCP_MAX_MESSAGE + 64);
+	ASSERT(big);
+	memset(big, ' ', SKIT__MCP_MAX_MESSAGE + 63);
+	memcpy(big, "data: {", 7);
+	big[SKIT__MCP_MAX_MESSAGE + 61] = '\n';
+	big[SKIT__MCP_MAX_MESSAGE + 62] = '\n';
+	big[SKIT__MCP_MAX_MESSAGE + 63] = '\0';
+	r.status = 200;
+	r.content_type = "text/event-stream";
+	r.body = big;
+	httpd_push(srv, &r);
+	ASSERT_EQ(ask(h, 12, 20000, &res, &err), SKIT_EIO);
+	ASSERT_CONTAINS(err.message, "over 8 MiB");
+	r.content_type = NULL;
+	r.body = big + 6;
+	httpd_push(srv, &r);
+	ASSERT_EQ(ask(h, 13, 20000, &res, &err), SKIT_EIO);
+	ASSERT_CONTAINS(err.message, "over 8 MiB");
+	free(big);
+
+	/* A session id that is not visible ASCII. */
+	r = (httpd_response)HTTPD_RESPONSE_INIT;
+	r.headers = "Mcp-Session-Id: a b\r\n";
+	r.body = "{\"jsonrpc\":\"2.0\",\"id\":14,\"result\":{}}";
+	httpd_push(srv, &r);
+	ASSERT_EQ(ask(h, 14, 5000, &res, &err), SKIT_EIO);
+	ASSERT_CONTAINS(err.message, "Mcp-Session-Id");
+
+	/* No answer in time. */
+	r = (httpd_response)HTTPD_RESPONSE_INIT;
+	r.delay_ms = 3000;
+	r.body = "{\"jsonrpc\":\"2.0\",\"id\":15,\"result\":{}}";
+	httpd_push(srv, &r);
+	ASSERT_EQ(ask(h, 15, 300, &res, &err), SKIT_ETIMEOUT);
+
+	httpd_push_json(srv, 401, "{}");
+	ASSERT_EQ(ask(h, 17, 5000, &res, &err), SKIT_EIO);
+	ASSERT_CONTAINS(err.message, "HTTP 401 (the server wants a token");
+
+	/* A forgotten session. */
+	httpd_push_json(srv, 404, "{}");
+	ASSERT_EQ(ask(h, 16, 5000, &res, &err), SKIT_ENOTFOUND);
+	ASSERT_CONTAINS(err.message, "ended the session (HTTP 404)");
+
+	/* The end: DELETE with the session. */
+	httpd_push_json(srv, 200, "");
+	{
+		size_t before = httpd_request_count(srv);
+
+		skit__mcp_http_free(h);
+		ASSERT_EQ(httpd_request_count(srv), before + 1);
+		q = httpd_request_at(srv, before);
+		ASSERT_STR(q->method, "DELETE");
+		ASSERT_STR(httpd_header(q, "Mcp-Session-Id", buf, sizeof(buf)),
+		           "sess-1");
+	}
+	httpd_stop(srv);
+
+	/* Refused before anything is sent. */
+	ASSERT_EQ(skit__mcp_http_new(&h, "http://example.com/mcp", NULL,
+	                             answer_ping, &err),
+	          SKIT_EUNSAFE);
+	ASSERT_CONTAINS(err.message, "http:// only to 127.0.0.1");
+	ASSERT_EQ(skit__mcp_http_new(&h, "file:///etc/passwd", NULL,
+	                             answer_ping, &err),
+	          SKIT_EUNSAFE);
+	json_decref(hdrs);
+	hdrs = json_pack("{s:s}", "X-A", "1\r\nHost: evil");
+	ASSERT_EQ(skit__mcp_http_new(&h, "https://example.com/mcp", hdrs,
+	                             answer_ping, &err),
+	          SKIT_EINVALID);
+	ASSERT_CONTAINS(err.message, "control character");
+	json_decref(hdrs);
+	hdrs = json_pack("{s:s}", "mcp-protocol-version", "1");
+	ASSERT_EQ(skit__mcp_http_new(&h, "https://example.com/mcp", hdrs,
+	                             answer_ping, &err),
+	          SKIT_EINVALID);
+	ASSERT_CONTAINS(err.message, "set by skit itself");
+	json_decref(hdrs);
+	hdrs = json_pack("{s:s}", "Bad Name", "1");
+	ASSERT_EQ(skit__mcp_http_new(&h, "https://example.com/mcp", hdrs,
+	                             answer_ping, &err),
+	          SKIT_EINVALID);
+	json_decref(hdrs);
+}
+
+TEST_MAIN(TEST(test_mcp_client__config) TEST(test_mcp_client__refusals)
+                  TEST(test_mcp_client__http))

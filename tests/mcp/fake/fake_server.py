@@ -7,6 +7,9 @@
 #   write  (no hint: an execute call) returns WRITE-RAN
 #   crash  exits in the middle of the call, without an answer
 #   hang   never answers
+#   big    (readOnlyHint) 100 KiB of text ending in BIG-END
+#   huge   (readOnlyHint) answers with one line of 9 MiB
+# With the argument "deaf" it stops reading its input after tools/list.
 import json
 import os
 import sys
@@ -22,6 +25,10 @@ TOOLS = [
      "inputSchema": {"type": "object"}},
     {"name": "crash", "description": "Dies mid-call.", "inputSchema": {"type": "object"}},
     {"name": "hang", "description": "Never answers.", "inputSchema": {"type": "object"}},
+    {"name": "big", "description": "A long answer.",
+     "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": True}},
+    {"name": "huge", "description": "An oversized message.",
+     "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": True}},
     {"name": "bad name!", "description": "A name no provider accepts.",
      "inputSchema": {"type": "object"}},
 ]
@@ -51,6 +58,8 @@ for line in sys.stdin:
             "serverInfo": {"name": "fake", "version": "0"}}})
     elif method == "tools/list":
         send({"jsonrpc": "2.0", "id": mid, "result": {"tools": TOOLS}})
+        if sys.argv[1:2] == ["deaf"]:
+            time.sleep(3600)
     elif method == "tools/call":
         name = msg["params"]["name"]
         args = msg["params"].get("arguments", {})
@@ -64,6 +73,10 @@ for line in sys.stdin:
             sys.stdout.write('{"jsonrpc": "2.0", "id": ')
             sys.stdout.flush()
             os._exit(3)
+        elif name == "big":
+            text(mid, "B" * (100 * 1024) + "BIG-END")
+        elif name == "huge":
+            text(mid, "H" * (9 * 1024 * 1024))
         elif name == "hang":
             time.sleep(3600)
     elif mid is not None:
