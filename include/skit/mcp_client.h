@@ -30,6 +30,14 @@ typedef struct {
 	const char *url;     /**< HTTP: the endpoint; else NULL */
 	bool project;        /**< defined by the project (needs approval) */
 	bool approved;       /**< may start: a user's, or approved */
+	/**
+	 * The whole definition as written, on one line, for an approval
+	 * prompt: `command arg... (env NAME=VALUE, ...)` or
+	 * `url (headers NAME=VALUE, ...)`. `${VAR}` references are shown
+	 * unexpanded: they are read from skit's environment when the
+	 * server starts.
+	 */
+	const char *summary;
 } skit_mcp_server_info;
 
 /** Make an empty configuration. @return SKIT_OK or SKIT_ENOMEM. */

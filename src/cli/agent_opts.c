@@ -651,7 +651,7 @@ static bool approve_server(struct cli_agent *ca, const skit_mcp_server_info *si,
 	        "%sskit: MCP server '%s'%s is defined by the project (%s):\n"
 	        "  ",
 	        ca->style.bold, si->name, ca->style.reset, si->origin);
-	cli_put_exact(stderr, si->command ? si->command : si->url, &ca->style);
+	cli_put_exact(stderr, si->summary, &ca->style);
 	fprintf(stderr, "\nStart it (it runs with your rights)? [y/N]: ");
 	fflush(stderr);
 	if (!fgets(line, sizeof(line), stdin)) {

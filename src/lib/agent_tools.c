@@ -15,6 +15,7 @@
 #include "lib/error.h"
 #include "lib/protect.h"
 #include "lib/tool_provider.h"
+#include "lib/tools_int.h"
 #include "lib/trust_int.h"
 
 /* Longest key of an "always" answer (a program, a script, a path). */
@@ -357,22 +358,6 @@ static int network_line(struct skit_agent *a, const char *skill,
 }
 
 /* Replace `out` with an error message for the model. 0 or SKIT_ENOMEM. */
-static int refuse(struct skitx_buf *out, bool *is_error, const char *fmt, ...)
-        SKIT_PRINTF(3, 4);
-
-static int refuse(struct skitx_buf *out, bool *is_error, const char *fmt, ...)
-{
-	va_list ap;
-	int rc;
-
-	skitx_buf_clear(out);
-	*is_error = true;
-	va_start(ap, fmt);
-	rc = skitx_buf_vprintf(out, fmt, ap);
-	va_end(ap);
-	return rc ? SKIT_ENOMEM : 0;
-}
-
 /*
  * Decide a gated call: *go is set when it may run. A refusal becomes
  * the error result the model sees. Returns 0 or SKIT_ENOMEM.
@@ -412,7 +397,8 @@ static int gate(struct skit_agent *a, const struct found *f, json_t *args,
 		rc = skit_policy_check(a->policy, a->view, a->nactive, &req, &d,
 		                       NULL);
 	if (rc) {
-		rc = refuse(out, is_error, "unknown tool '%.64s'", name);
+		rc = skit__tool_error(out, is_error, "unknown tool '%.64s'",
+		                      name);
 		goto done;
 	}
 	if (d.verdict != SKIT_POLICY_ASK) {
@@ -422,7 +408,8 @@ static int gate(struct skit_agent *a, const struct found *f, json_t *args,
 		if (!*go) {
 			skit__agent_trace(a, SKIT_TRACE_TOOL, "%s refused: %s",
 			                  name, d.reason);
-			rc = refuse(out, is_error, "denied: %s", d.reason);
+			rc = skit__tool_error(out, is_error, "denied: %s",
+			                      d.reason);
 		}
 		goto done;
 	}
@@ -506,22 +493,23 @@ static int gate(struct skit_agent *a, const struct found *f, json_t *args,
 	                  ans == SKIT_APPROVE_NO_ASK ? "no one to approve it"
 	                                             : "declined by the user");
 	if (ans != SKIT_APPROVE_NO_ASK)
-		rc = refuse(out, is_error,
-		            "the user declined this call; do not "
-		            "retry it, ask the user or take another "
-		            "way");
+		rc = skit__tool_error(out, is_error,
+		                      "the user declined this call; do not "
+		                      "retry it, ask the user or take another "
+		                      "way");
 	else if (flag[0])
-		rc = refuse(out, is_error,
-		            "denied: this call needs the user's "
-		            "approval (%s) and there is no one to "
-		            "ask; the user can allow it by running "
-		            "again with %s",
-		            d.reason, flag);
+		rc = skit__tool_error(out, is_error,
+		                      "denied: this call needs the user's "
+		                      "approval (%s) and there is no one to "
+		                      "ask; the user can allow it by running "
+		                      "again with %s",
+		                      d.reason, flag);
 	else
-		rc = refuse(out, is_error,
-		            "denied: this call needs the user's "
-		            "approval (%s) and there is no one to ask",
-		            d.reason);
+		rc = skit__tool_error(
+		        out, is_error,
+		        "denied: this call needs the user's "
+		        "approval (%s) and there is no one to ask",
+		        d.reason);
 done:
 	free(json);
 	skitx_buf_release(&t);
@@ -541,15 +529,17 @@ int skit__tools_call(struct skit_agent *a, const char *name, json_t *args,
 	*is_error = false;
 	skitx_buf_clear(out);
 	if (!json_is_object(args))
-		return refuse(out, is_error,
-		              "the arguments must be a JSON object");
+		return skit__tool_error(out, is_error,
+		                        "the arguments must be a JSON object");
 	if (!find_tool(a, name, &f))
-		return refuse(out, is_error, "unknown tool '%.64s'", name);
+		return skit__tool_error(out, is_error, "unknown tool '%.64s'",
+		                        name);
 	if (f.def.gate != SKIT__GATE_OPEN) {
 		if (!offered(a, &f.def))
-			return refuse(out, is_error,
-			              "tool '%s' is not available now%s", name,
-			              f.def.hint ? f.def.hint : "");
+			return skit__tool_error(
+			        out, is_error,
+			        "tool '%s' is not available now%s", name,
+			        f.def.hint ? f.def.hint : "");
 		rc = gate(a, &f, args, out, is_error, &go, err);
 		if (rc || !go)
 			return rc;

@@ -150,6 +150,25 @@ char *skit__url_without_credentials(const char *url)
 	return skitx_buf_detach(&b, NULL);
 }
 
+long skit__http_status_line(const char *line, size_t len)
+{
+	size_t i = 5;
+	long code = 0;
+	int digits = 0;
+
+	if (len < 5 || memcmp(line, "HTTP/", 5))
+		return -1;
+	while (i < len && line[i] != ' ')
+		i++;
+	while (i < len && line[i] == ' ')
+		i++;
+	for (; i < len && digits < 3 && line[i] >= '0' && line[i] <= '9'; i++) {
+		code = code * 10 + (line[i] - '0');
+		digits++;
+	}
+	return digits == 3 && code >= 100 ? code : -1;
+}
+
 bool skit__url_has_credentials(const char *url)
 {
 	char *bare = skit__url_without_credentials(url);

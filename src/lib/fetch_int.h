@@ -124,6 +124,11 @@ int skit__git_clone(const char *url, const char *ref, const char *dest,
  * messages. `*proto` as for the clone. And the form of a URL quoted in a
  * message (userinfo "***", controls '?', cut), into `size` bytes at `out`.
  */
+/* The status of an HTTP status line as libcurl's header callback gets
+ * it ("HTTP/1.1 200 OK", "HTTP/2 200"): 100 to 999, or -1 for any other
+ * header line. */
+long skit__http_status_line(const char *line, size_t len);
+
 int skit__fetch_check_url(const char *url, skit_error *err);
 int skit__git_check_url(const char *url, const char **proto, skit_error *err);
 void skit__fetch_shown_url(char *out, size_t size, const char *url);

@@ -54,6 +54,7 @@ extern char **environ;
 
 struct def {
 	char *name, *origin, *command, *url;
+	char *summary;      /* the definition as written, one line */
 	char **args, **env; /* NULL-ended; env as NAME=VALUE */
 	json_t *headers;    /* HTTP: an object of strings, or NULL */
 	char digest[72];
@@ -78,6 +79,7 @@ static void strv_free(char **v)
 static void def_release(struct def *d)
 {
 	skitx_free(d->name);
+	skitx_free(d->summary);
 	skitx_free(d->origin);
 	skitx_free(d->command);
 	skitx_free(d->url);
@@ -126,6 +128,163 @@ static bool env_name_ok(const char *s)
 		      (*s >= '0' && *s <= '9') || *s == '_'))
 			return false;
 	return true;
+}
+
+/* Longest value a ${VAR} expansion may give one string. */
+#define MAX_EXPANDED (64 * 1024)
+
+/*
+ * `in` with every `${NAME}` and `${NAME:-default}` replaced from skit's
+ * environment, as Claude Code reads .mcp.json; other text, a lone `$`
+ * included, stays as written. An unset NAME without a default is an
+ * error naming it.
+ */
+static int expand(const char *in, char **out, skit_error *err)
+{
+	struct skitx_buf b;
+	const char *p = in;
+
+	*out = NULL;
+	skitx_buf_init(&b, MAX_EXPANDED);
+	while (*p) {
+		const char *name, *end, *dflt = NULL, *val;
+		size_t nlen;
+		char key[128];
+
+		if (p[0] != '$' || p[1] != '{') {
+			if (skitx_buf_putc(&b, *p++) < 0)
+				goto too_big;
+			continue;
+		}
+		name = p + 2;
+		nlen = 0;
+		while ((name[nlen] >= 'A' && name[nlen] <= 'Z') ||
+		       (name[nlen] >= 'a' && name[nlen] <= 'z') ||
+		       (name[nlen] >= '0' && name[nlen] <= '9') ||
+		       name[nlen] == '_')
+			nlen++;
+		end = name + nlen;
+		if (end[0] == ':' && end[1] == '-')
+			dflt = end + 2;
+		end = strchr(dflt ? dflt : end, '}');
+		if (!nlen || nlen >= sizeof(key) ||
+		    (name[0] >= '0' && name[0] <= '9') || !end ||
+		    (!dflt && end != name + nlen)) {
+			/* not a reference: the "$" as written */
+			if (skitx_buf_putc(&b, *p++) < 0)
+				goto too_big;
+			continue;
+		}
+		memcpy(key, name, nlen);
+		key[nlen] = '\0';
+		val = getenv(key);
+		if (!val && !dflt) {
+			skitx_buf_release(&b);
+			return skit__error_set(err, SKIT_ENOTFOUND, 0,
+			                       "environment variable %s is not "
+			                       "set",
+			                       key);
+		}
+		if (val ? skitx_buf_puts(&b, val) < 0
+		        : skitx_buf_add(&b, dflt, (size_t)(end - dflt)) < 0)
+			goto too_big;
+		p = end + 1;
+	}
+	*out = skitx_buf_detach(&b, NULL);
+	return *out ? 0 : skit__error_oom(err);
+too_big:
+	skitx_buf_release(&b);
+	return skit__error_set(err, SKIT_ETOOBIG, 0,
+	                       "a value is over %d bytes once expanded",
+	                       MAX_EXPANDED);
+}
+
+/* A copy of `d` with the ${VAR} references of what runs expanded:
+ * the command, args and env values, the URL and header values. */
+static int expand_def(const struct def *d, struct def *x, skit_error *err)
+{
+	size_t n = 0;
+	int rc = 0;
+
+	memset(x, 0, sizeof(*x));
+	if (d->url) {
+		const char *k;
+		json_t *v;
+
+		rc = expand(d->url, &x->url, err);
+		if (!rc && d->headers && !(x->headers = json_object()))
+			rc = skit__error_oom(err);
+		json_object_foreach(d->headers, k, v)
+		{
+			char *e = NULL;
+
+			if (rc)
+				break;
+			rc = expand(json_string_value(v), &e, err);
+			if (!rc &&
+			    json_object_set_new(x->headers, k, json_string(e)))
+				rc = skit__error_oom(err);
+			skitx_free(e);
+		}
+		return rc;
+	}
+	for (char **a = d->args; a && *a; a++)
+		n++;
+	x->args = skitx_calloc(n + 1, sizeof(char *));
+	n = 0;
+	for (char **e = d->env; e && *e; e++)
+		n++;
+	x->env = skitx_calloc(n + 1, sizeof(char *));
+	if (!x->args || !x->env)
+		return skit__error_oom(err);
+	rc = expand(d->command, &x->command, err);
+	for (size_t i = 0; !rc && d->args[i]; i++)
+		rc = expand(d->args[i], &x->args[i], err);
+	for (size_t i = 0; !rc && d->env[i]; i++)
+		rc = expand(d->env[i], &x->env[i], err);
+	return rc;
+}
+
+/* "command arg... (env NAME, ...)" or "url (headers NAME, ...)": what
+ * the user approves, as written, so the ${VAR} it reads are shown. */
+static char *summarise(json_t *cmd, json_t *args, json_t *env, json_t *url,
+                       json_t *hdr)
+{
+	struct skitx_buf b;
+	json_t *v, *keys = cmd ? env : hdr;
+	const char *k;
+	size_t i, n = 0;
+	int rc;
+
+	skitx_buf_init(&b, 0);
+	rc = skitx_buf_puts(&b, json_string_value(cmd ? cmd : url));
+	json_array_foreach(args, i, v)
+	{
+		if (rc >= 0)
+			rc = skitx_buf_putc(&b, ' ');
+		if (rc >= 0)
+			rc = skitx_buf_puts(&b, json_string_value(v));
+	}
+	json_object_foreach(keys, k, v)
+	{
+		if (rc >= 0)
+			rc = skitx_buf_puts(&b, n++   ? ", "
+			                        : cmd ? " (env "
+			                              : " (headers ");
+		if (rc >= 0)
+			rc = skitx_buf_puts(&b, k);
+		if (rc >= 0)
+			rc = skitx_buf_putc(&b, '=');
+		if (rc >= 0)
+			rc = skitx_buf_puts(&b, json_string_value(v));
+	}
+	if (rc >= 0 && n)
+		rc = skitx_buf_putc(&b, ')');
+	if (rc < 0) {
+		skitx_buf_release(&b);
+		return NULL;
+	}
+	return skitx_buf_detach(&b, NULL);
 }
 
 static int parse_def(struct def *d, const char *name, json_t *o,
@@ -184,7 +343,8 @@ static int parse_def(struct def *d, const char *name, json_t *o,
 
 	d->name = skitx_strdup(name);
 	d->origin = skitx_strdup(path);
-	if (!d->name || !d->origin)
+	d->summary = summarise(cmd, args, env, url, hdr);
+	if (!d->name || !d->origin || !d->summary)
 		goto oom;
 	if (cmd) {
 		d->command = skitx_strdup(json_string_value(cmd));
@@ -384,6 +544,7 @@ void skit_mcp_config_server(const skit_mcp_config *c, size_t i,
 	out->digest = d->digest;
 	out->command = d->command;
 	out->url = d->url;
+	out->summary = d->summary;
 	out->project = d->project;
 	out->approved = def_approved(c, d);
 }
@@ -1128,13 +1289,21 @@ int skit_agent_use_mcp(skit_agent *a, const skit_mcp_config *c, long timeout_ms,
 			return skit__error_oom(err);
 		m->nsrv++;
 		s->cancel = a->cancel;
-		if (d->url) {
-			rc = skit__mcp_http_new(&s->http, d->url, d->headers,
-			                        answer_for, &e);
-			if (!rc)
-				skit__mcp_http_set_cancel(s->http, a->cancel);
-		} else {
-			rc = server_start(s, d, &e);
+		{
+			struct def x;
+
+			rc = expand_def(d, &x, &e);
+			if (!rc && x.url) {
+				rc = skit__mcp_http_new(&s->http, x.url,
+				                        x.headers, answer_for,
+				                        &e);
+				if (!rc)
+					skit__mcp_http_set_cancel(s->http,
+					                          a->cancel);
+			} else if (!rc) {
+				rc = server_start(s, &x, &e);
+			}
+			def_release(&x);
 		}
 		if (!rc)
 			rc = handshake(m, s, timeout_ms, a, &e);

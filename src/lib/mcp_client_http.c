@@ -88,26 +88,6 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* "HTTP/1.1 200 OK" (or "HTTP/2 200") -> 200; -1 for another line. */
-static long status_of(const char *line, size_t len)
-{
-	size_t i = 5;
-	long code = 0;
-	int digits = 0;
-
-	if (len < 5 || memcmp(line, "HTTP/", 5))
-		return -1;
-	while (i < len && line[i] != ' ')
-		i++;
-	while (i < len && line[i] == ' ')
-		i++;
-	for (; i < len && digits < 3 && line[i] >= '0' && line[i] <= '9'; i++) {
-		code = code * 10 + (line[i] - '0');
-		digits++;
-	}
-	return digits == 3 ? code : -1;
-}
-
 static bool name_is(const char *name, size_t len, const char *want)
 {
 	return strlen(want) == len && !strncasecmp(name, want, len);
@@ -127,7 +107,7 @@ static size_t on_header(char *data, size_t size, size_t n, void *ud)
 	struct xfer *x = ud;
 	size_t len = size * n, nlen, vs, ve;
 	const char *colon;
-	long status = status_of(data, len);
+	long status = skit__http_status_line(data, len);
 
 	if (status >= 0) {
 		/* 1xx answers come before the real one: skip them. */

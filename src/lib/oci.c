@@ -26,6 +26,7 @@
 
 #include "lib/digest.h"
 #include "lib/error.h"
+#include "lib/fetch_int.h"
 #include "lib/oci_int.h"
 #include "skit/pack.h"
 #include "util/alloc.h"
@@ -480,18 +481,17 @@ static size_t on_header(char *data, size_t size, size_t n, void *ud)
 {
 	struct resp *p = ud;
 	size_t len = size * n;
-	const char *sp;
 	char *v;
 
 	if (len > 8 && !strncmp(data, "HTTP/", 5)) {
+		long status = skit__http_status_line(data, len);
+
 		/* A new response (after a redirect): forget the last. */
 		skitx_free(p->www_auth);
 		skitx_free(p->location);
 		skitx_free(p->digest);
 		p->www_auth = p->location = p->digest = NULL;
-		/* "HTTP/1.1 200" and "HTTP/2 200" alike. */
-		sp = memchr(data, ' ', len);
-		p->status = sp ? strtol(sp + 1, NULL, 10) : 0;
+		p->status = status > 0 ? status : 0;
 		return len;
 	}
 	if ((v = header_value(data, len, "WWW-Authenticate"))) {

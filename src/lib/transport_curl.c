@@ -19,6 +19,7 @@
 
 #include "skit/model.h"
 #include "lib/error.h"
+#include "lib/fetch_int.h"
 
 struct curl_transport {
 	skit_transport base;
@@ -55,26 +56,6 @@ static void global_init(void)
 	global_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 
-/* "HTTP/1.1 200 OK" -> 200; -1 when the line is not a status line. */
-static long status_of(const char *line, size_t len)
-{
-	size_t i = 5;
-	long code = 0;
-	int digits = 0;
-
-	if (len < 5 || memcmp(line, "HTTP/", 5))
-		return -1;
-	while (i < len && line[i] != ' ')
-		i++;
-	while (i < len && line[i] == ' ')
-		i++;
-	for (; i < len && digits < 3 && line[i] >= '0' && line[i] <= '9'; i++) {
-		code = code * 10 + (line[i] - '0');
-		digits++;
-	}
-	return digits == 3 ? code : -1;
-}
-
 static size_t on_header(char *data, size_t size, size_t n, void *userdata)
 {
 	struct xfer *x = userdata;
@@ -84,7 +65,7 @@ static size_t on_header(char *data, size_t size, size_t n, void *userdata)
 	long status;
 	int rc = 0;
 
-	status = status_of(data, len);
+	status = skit__http_status_line(data, len);
 	if (status >= 0) {
 		/* 1xx responses come before the real one: skip them. */
 		x->informational = status < 200;

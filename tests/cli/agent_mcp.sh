@@ -152,13 +152,15 @@ http_start() {
 		i=$((i + 1))
 	done
 	HPORT=$(cat "$T/port")
-	printf '{"mcpServers": {"web": {"url": "http://127.0.0.1:%s/mcp", "headers": {"X-Test": "from-config ${HOME}"}}}}\n' \
+	printf '{"mcpServers": {"web": {"url": "http://127.0.0.1:%s/mcp", "headers": {"X-Test": "from-config ${SKIT_TEST_HDR} ${SKIT_TEST_UNSET:-dflt} $HOME ${}"}}}}\n' \
 		"$HPORT" >"$W/http.json"
 }
 http_stop() {
 	kill "$HPID" 2>/dev/null
 	wait "$HPID" 2>/dev/null
 }
+SKIT_TEST_HDR=hdr-value
+export SKIT_TEST_HDR
 http_start
 mrun mcp_http.jsonl --config "$W/http.json"
 expect_rc 0 "a run with an HTTP server"
@@ -177,8 +179,9 @@ has "$T/http.log" '"accept": "application/json, text/event-stream"' \
 	"each POST accepts JSON and SSE"
 has "$T/http.log" '"session": "fake-session-0123", "version": "2025-11-25"' \
 	"the session id and the protocol version follow initialize"
-has "$T/http.log" '"x_test": "from-config ${HOME}"' \
-	"configured headers are sent, literally"
+has "$T/http.log" '"x_test": "from-config hdr-value dflt $HOME ${}"' \
+	"configured headers are sent, \${VAR} and \${VAR:-default} expanded"
+
 has "$T/http.log" '"body": "{\"jsonrpc\":\"2.0\",\"id\":\"srv-ping\",\"result\":{}}"' \
 	"a ping inside a stream is answered"
 has "$T/http.log" '"method": "DELETE", "session": "fake-session-0123"' \
@@ -186,6 +189,16 @@ has "$T/http.log" '"method": "DELETE", "session": "fake-session-0123"' \
 the_run
 has "$RUN/events.jsonl" '"type":"mcp_server","name":"web","command":null,"url":"http://127.0.0.1:' \
 	"the HTTP server is audited with its URL"
+lacks "$RUN/events.jsonl" "hdr-value" "an expanded value is not audited"
+# A reference to an unset variable without a default: that server is off.
+unset SKIT_TEST_HDR
+mrun final.jsonl --config "$W/http.json"
+expect_rc 0 "a run whose server reads an unset variable"
+the_run
+has "$RUN/events.jsonl" '"error":"environment variable SKIT_TEST_HDR is not set"' \
+	"the server is off, and the audit says which variable"
+SKIT_TEST_HDR=hdr-value
+export SKIT_TEST_HDR
 # A server that dies mid-call (--allow: crash is an execute tool).
 mrun mcp_http_crash.jsonl --config "$W/http.json" --allow mcp__web
 expect_rc 0 "a run whose HTTP server dies"
@@ -349,6 +362,7 @@ printf '%s\n' 'y\r' | NO_COLOR=1 timeout 120 python3 \
 rc=$?
 expect_rc 0 "approval on a terminal"
 has "$T/screen" "MCP server 'proj'" "the terminal asks about the server"
+has "$T/screen" "python3 $FAKE" "the prompt shows the whole definition"
 has "$XDG_CONFIG_HOME/skit/config.json" '"proj": "sha256:' \
 	"the approval is remembered in the user config"
 mrun final.jsonl
