@@ -677,3 +677,24 @@ const struct skit__ynode *skit__yaml_get(const struct skit__ynode *map,
 			return map->items[i];
 	return NULL;
 }
+
+bool skit__yaml_same_tree(const struct skit__ynode *a,
+                          const struct skit__ynode *b)
+{
+	if (!a || !b)
+		return a == b;
+	if (a->kind != b->kind || a->line != b->line ||
+	    a->column != b->column || a->flow != b->flow || a->n != b->n)
+		return false;
+	if (a->kind == SKIT_YSCALAR)
+		return a->plain == b->plain && a->len == b->len &&
+		       !memcmp(a->value, b->value, a->len) && !a->value[a->len];
+	for (size_t i = 0; i < a->n; i++) {
+		if (a->kind == SKIT_YMAP &&
+		    !skit__yaml_same_tree(a->keys[i], b->keys[i]))
+			return false;
+		if (!skit__yaml_same_tree(a->items[i], b->items[i]))
+			return false;
+	}
+	return true;
+}

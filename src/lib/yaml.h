@@ -88,6 +88,14 @@ int skit__yaml_parse_flags(struct skit__ynode **out, struct skitx_pool *pool,
 int skit__yaml_parse_fast(struct skit__ynode **out, struct skitx_pool *pool,
                           const char *text, size_t len);
 
+/*
+ * Whether two trees are the same: kinds, positions, flow marks, scalars
+ * (bytes and style) and children, in order. The fast path's tests and
+ * fuzz harness compare it with libyaml through this.
+ */
+bool skit__yaml_same_tree(const struct skit__ynode *a,
+                          const struct skit__ynode *b);
+
 /* The value for `key` in a mapping, or NULL. */
 const struct skit__ynode *skit__yaml_get(const struct skit__ynode *map,
                                          const char *key);

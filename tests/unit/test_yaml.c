@@ -17,25 +17,6 @@
 #include "util/fs.h"
 #include "util/pool.h"
 
-static bool same_tree(const struct skit__ynode *a, const struct skit__ynode *b)
-{
-	if (!a || !b)
-		return a == b;
-	if (a->kind != b->kind || a->line != b->line ||
-	    a->column != b->column || a->flow != b->flow || a->n != b->n)
-		return false;
-	if (a->kind == SKIT_YSCALAR)
-		return a->plain == b->plain && a->len == b->len &&
-		       !memcmp(a->value, b->value, a->len) && !a->value[a->len];
-	for (size_t i = 0; i < a->n; i++) {
-		if (a->kind == SKIT_YMAP && !same_tree(a->keys[i], b->keys[i]))
-			return false;
-		if (!same_tree(a->items[i], b->items[i]))
-			return false;
-	}
-	return true;
-}
-
 struct tally {
 	size_t texts, fast, files, fast_files, mismatches;
 	char first_bad[512];
@@ -62,7 +43,7 @@ static void compare(struct tally *t, const char *text, size_t len,
 		rs = skit__yaml_parse_flags(&slow, &pool, text, len,
 		                            SKIT_YAML_SLOW, msg, sizeof(msg),
 		                            &line, &col);
-		if (rs || !same_tree(fast, slow)) {
+		if (rs || !skit__yaml_same_tree(fast, slow)) {
 			if (!t->mismatches++)
 				snprintf(t->first_bad, sizeof(t->first_bad),
 				         "%s: [%.*s] %s", what,
@@ -266,7 +247,7 @@ static void test_yaml__fast_path_shapes(void)
 		ASSERT_OK(skit__yaml_parse_flags(&slow, &pool, ok,
 		                                 sizeof(ok) - 1, SKIT_YAML_SLOW,
 		                                 msg, sizeof(msg), &l, &c));
-		ASSERT(same_tree(r, slow));
+		ASSERT(skit__yaml_same_tree(r, slow));
 	}
 
 	/* an escape, a comment, a continuation, flow, a duplicate: libyaml */
