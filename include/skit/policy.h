@@ -302,8 +302,9 @@ SKIT_EXTERN void skit_policy_web_domains_free(char **domains);
  * @return SKIT_OK; SKIT_EINVALID when no pattern can express the call
  *         (an empty command, a path outside the project or holding `*`
  *         or `?`, a command the grammar cannot hold, a call that no
- *         pattern may pre-approve, such as a command substitution); SKIT_ETOOBIG when `cap` is too small;
- *         SKIT_ENOTFOUND for an unknown tool; SKIT_ENOMEM.
+ *         pattern may pre-approve, such as a command substitution);
+ *         SKIT_ETOOBIG when `cap` is too small; SKIT_ENOTFOUND for an
+ *         unknown tool; SKIT_ENOMEM.
  */
 SKIT_EXTERN int skit_policy_suggest(char *buf, size_t cap,
                                     const skit_tool_request *req, bool broad);

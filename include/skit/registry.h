@@ -109,8 +109,8 @@ SKIT_EXTERN bool skit_registry_project_trusted(const skit_registry *reg);
  * True when skit_registry_add_default_roots() with `honour_trust` left
  * out something of an untrusted project: a project skills folder, its
  * `.agents/skit.json` or its `.mcp.json` that exists (a caller honouring
- * trust reads neither config file of an untrusted project). The caller may ask the user to trust
- * the project (skit_trust_add()) and open the registry again.
+ * trust reads neither config file of an untrusted project). The caller may ask
+ * the user to trust the project (skit_trust_add()) and open the registry again.
  */
 SKIT_EXTERN bool skit_registry_project_held_back(const skit_registry *reg);
 

@@ -2296,7 +2296,8 @@ int skit_policy_suggest(char *buf, size_t cap, const skit_tool_request *req,
 			error = skit_policy_add_flag(
 			        alone, SKIT_POLICY_LIST_ALLOW, buf, NULL);
 		if (!error)
-			error = skit_policy_check(alone, NULL, 0, req, &d, NULL);
+			error = skit_policy_check(alone, NULL, 0, req, &d,
+			                          NULL);
 		if (!error && d.verdict != SKIT_POLICY_ALLOW)
 			error = SKIT_EINVALID;
 		skit_policy_free(alone);
