@@ -150,6 +150,30 @@ char *skit__url_without_credentials(const char *url)
 	return skitx_buf_detach(&b, NULL);
 }
 
+CURLcode skit__curl_http_base(CURL *c, const char *url, struct curl_slist *hdrs,
+                              char *errbuf)
+{
+	CURLcode rc = curl_easy_setopt(c, CURLOPT_URL, url);
+
+	if (rc == CURLE_OK)
+		rc = curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+	if (rc == CURLE_OK)
+		rc = curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	if (rc == CURLE_OK)
+		rc = curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+#if LIBCURL_VERSION_NUM >= 0x075500
+	if (rc == CURLE_OK)
+		rc = curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+#else
+	if (rc == CURLE_OK)
+		rc = curl_easy_setopt(c, CURLOPT_PROTOCOLS,
+		                      (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
+	if (rc == CURLE_OK)
+		rc = curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+	return rc;
+}
+
 long skit__http_status_line(const char *line, size_t len)
 {
 	size_t i = 5;

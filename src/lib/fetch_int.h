@@ -10,6 +10,8 @@
 #define SKIT_LIB_FETCH_INT_H
 
 #include <stdbool.h>
+
+#include <curl/curl.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -128,6 +130,15 @@ int skit__git_clone(const char *url, const char *ref, const char *dest,
  * it ("HTTP/1.1 200 OK", "HTTP/2 200"): 100 to 999, or -1 for any other
  * header line. */
 long skit__http_status_line(const char *line, size_t len);
+
+/*
+ * The options every HTTP request of skit starts from, on the easy handle
+ * `c`: `url`, the header list `hdrs` (may be NULL), no signals, no
+ * redirect followed, http and https only, errors into `errbuf` (of
+ * CURL_ERROR_SIZE bytes). Returns libcurl's code.
+ */
+CURLcode skit__curl_http_base(CURL *c, const char *url, struct curl_slist *hdrs,
+                              char *errbuf);
 
 int skit__fetch_check_url(const char *url, skit_error *err);
 int skit__git_check_url(const char *url, const char **proto, skit_error *err);

@@ -215,18 +215,9 @@ static int set_common(CURL *c, struct skit__mcp_http *h, const char *method,
   if (rc == CURLE_OK)                  \
    rc = curl_easy_setopt(c, opt, val); \
  } while (0)
-	SET(CURLOPT_URL, h->url);
-	SET(CURLOPT_HTTPHEADER, hdrs);
-	SET(CURLOPT_NOSIGNAL, 1L);
-	SET(CURLOPT_FOLLOWLOCATION, 0L);
-#if LIBCURL_VERSION_NUM >= 0x075500
-	SET(CURLOPT_PROTOCOLS_STR, "http,https");
-#else
-	SET(CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
-#endif
+	rc = skit__curl_http_base(c, h->url, hdrs, h->errbuf);
 	/* A proxy from the environment must not see loopback traffic. */
 	SET(CURLOPT_NOPROXY, "localhost,127.0.0.1,::1");
-	SET(CURLOPT_ERRORBUFFER, h->errbuf);
 	SET(CURLOPT_USERAGENT, "skit/" SKIT_VERSION);
 	SET(CURLOPT_TIMEOUT_MS, timeout_ms > 0 ? timeout_ms : 1L);
 	SET(CURLOPT_CONNECTTIMEOUT_MS,

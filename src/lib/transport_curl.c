@@ -152,16 +152,7 @@ static int set_options(struct curl_transport *t, const skit_http_request *req,
   if (rc == CURLE_OK)                  \
    rc = curl_easy_setopt(c, opt, val); \
  } while (0)
-	SET(CURLOPT_URL, req->url);
-	SET(CURLOPT_HTTPHEADER, headers);
-	SET(CURLOPT_NOSIGNAL, 1L);
-	SET(CURLOPT_FOLLOWLOCATION, 0L);
-#if LIBCURL_VERSION_NUM >= 0x075500
-	SET(CURLOPT_PROTOCOLS_STR, "http,https");
-#else
-	SET(CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
-#endif
-	SET(CURLOPT_ERRORBUFFER, t->errbuf);
+	rc = skit__curl_http_base(c, req->url, headers, t->errbuf);
 	SET(CURLOPT_HEADERFUNCTION, on_header);
 	SET(CURLOPT_HEADERDATA, x);
 	SET(CURLOPT_WRITEFUNCTION, on_write);
