@@ -287,6 +287,17 @@ static int strict_items(skit_prompt_item **out, char *const *dirs, size_t n,
 	return rc;
 }
 
+/* Free what strict_items() made (three strings an item). */
+static void strict_items_free(skit_prompt_item *items, size_t n)
+{
+	for (size_t i = 0; items && i < n; i++) {
+		skitx_free((char *)items[i].name);
+		skitx_free((char *)items[i].description);
+		skitx_free((char *)items[i].location);
+	}
+	skitx_free(items);
+}
+
 /*
  * Which of `dirs` made skit_registry_prompt_items() fail: the library
  * reports the first failing folder's message only, so load them again
@@ -455,7 +466,10 @@ fail:
 	fputs(out, stdout);
 	fputc('\n', stdout);
 out:
-	skit_registry_prompt_items_free(items, (size_t)n);
+	if (strict)
+		strict_items_free(items, (size_t)n);
+	else
+		skit_registry_prompt_items_free(items, (size_t)n);
 	skit_registry_free(reg);
 	for (int i = 0; dirs && i < n; i++)
 		skitx_free(dirs[i]);

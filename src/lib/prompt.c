@@ -22,6 +22,8 @@
  */
 #include "common.h"
 
+#include <stdatomic.h>
+
 #include <jansson.h>
 
 #include "skit/prompt.h"
@@ -65,22 +67,23 @@
 #define KEEP_ALL   SKITX_SANITIZE_KEEP_ALL
 
 /*
- * One skill, sanitised for the chosen format. Offsets point into
- * `struct ctx.text` (which may move while it grows, hence no pointers).
- * Sizes are in rendered characters: after escaping, in code points.
+ * One skill, sanitised for the chosen format. Each string is the item's
+ * own when sanitising leaves it as it is (nearly always), else a copy in
+ * `struct ctx.text`. Sizes are in rendered characters: after escaping,
+ * in code points.
  */
 struct entry {
-	size_t name, name_len;
-	size_t desc, desc_len;
-	size_t loc, loc_len;
+	const char *name, *desc, *loc;
+	size_t name_len, desc_len, loc_len;
 	size_t desc_cps; /* code points of the sanitised description */
 	size_t fixed;    /* rendered size of the item without the description */
 	size_t desc_full; /* rendered size of the whole description part */
+	bool name_esc, desc_esc; /* escaping changes them (XML) */
 };
 
 struct ctx {
 	skit_prompt_format format;
-	struct skitx_buf text; /* every sanitised string, back to back */
+	struct skitx_buf text; /* the sanitised copies, back to back */
 	struct entry *e;
 	size_t n;
 	size_t max_cps; /* longest description, in code points */
@@ -149,39 +152,95 @@ static size_t cp_chars(skit_prompt_format format, int32_t cp)
 	return 1;
 }
 
-/* Rendered size of `len` bytes of (sanitised, valid) UTF-8. */
+/*
+ * Rendered size of `len` bytes of (sanitised, valid) UTF-8. Every
+ * character escaping changes is ASCII, and in valid UTF-8 each code point
+ * starts with one byte that is not a continuation byte (10xxxxxx): no
+ * need to decode.
+ */
 static size_t str_chars(skit_prompt_format format, const char *s, size_t len)
 {
-	size_t i = 0, chars = 0;
-	int32_t cp;
+	const unsigned char *p = (const unsigned char *)s;
+	size_t chars = 0;
 
-	while (i < len) {
-		i += decode(s + i, len - i, &cp);
-		chars += cp_chars(format, cp);
-	}
+	for (size_t i = 0; i < len; i++)
+		chars += p[i] < 0x80 ? cp_chars(format, p[i])
+		                     : (p[i] & 0xC0) != 0x80;
 	return chars;
 }
+
+/*
+ * Rendered width of each printable ASCII character, by how it is
+ * escaped: none (a location in XML, Markdown), XML's html.escape(), JSON's
+ * jansson escapes; 0 for every other byte (a control, DEL, non-ASCII).
+ */
+enum { W_PLAIN, W_XML, W_JSON };
+static uint8_t widths[3][256];
+
+static void widths_init(void)
+{
+	static atomic_bool done;
+
+	if (atomic_load_explicit(&done, memory_order_acquire))
+		return;
+	/* racing threads write the same bytes */
+	for (int c = 0x20; c < 0x7F; c++) {
+		widths[W_PLAIN][c] = 1;
+		widths[W_XML][c] = (uint8_t)cp_chars(SKIT_PROMPT_XML, c);
+		widths[W_JSON][c] = (uint8_t)cp_chars(SKIT_PROMPT_JSON, c);
+	}
+	atomic_store_explicit(&done, true, memory_order_release);
+}
+
+/* One string of an item, sanitised (prepare()). */
+struct span {
+	const char *p; /* the item's own string; NULL: a copy at `off` */
+	size_t off, len;
+	size_t cps;   /* code points */
+	size_t chars; /* rendered width; SIZE_MAX: not yet measured */
+};
 
 /*
  * The shared sanitiser (util/utf8.h) over a NUL-terminated string. Text
  * of printable ASCII and spaces alone (nearly every name, description and
  * path) is what the sanitiser would give back unchanged unless it
- * collapses whitespace: it is copied as it is, without decoding it.
+ * collapses whitespace: it is kept as it is, without a copy, and its
+ * width under escaping table `w` is measured on the way. Anything else
+ * is sanitised into `b`, to be measured once `b` stops moving.
  */
 static int sanitize(struct skitx_buf *b, const char *s, unsigned int flags,
-                    size_t *cps)
+                    const uint8_t *w, struct span *out)
 {
-	size_t len = 0;
+	const unsigned char *u = (const unsigned char *)s;
+	size_t len = 0, chars = 0;
+	uint8_t x;
+	int error;
 
-	if (!s)
-		return skitx_utf8_sanitize(b, s, 0, flags, cps);
-	while (s[len] >= 0x20 && s[len] < 0x7F)
-		len++;
-	if (!s[len] && !(flags & COLLAPSE)) {
-		*cps = len;
-		return skitx_buf_add(b, s, len);
+	out->p = NULL;
+	out->chars = SIZE_MAX;
+	if (s) {
+		while ((x = w[u[len]]) != 0) {
+			chars += x;
+			len++;
+		}
+		if (!s[len] && !(flags & COLLAPSE)) {
+			out->p = s;
+			out->len = out->cps = len;
+			out->chars = chars;
+			return 0;
+		}
+		len += strlen(s + len);
 	}
-	return skitx_utf8_sanitize(b, s, len + strlen(s + len), flags, cps);
+	out->off = skitx_buf_len(b);
+	error = skitx_utf8_sanitize(b, s, len, flags, &out->cps);
+	out->len = skitx_buf_len(b) - out->off;
+	return error;
+}
+
+/* The text of `sp`, once ctx.text has stopped moving (at `t`). */
+static const char *span_text(const struct span *sp, const char *t)
+{
+	return sp->p ? sp->p : t + sp->off;
 }
 
 /*
@@ -204,18 +263,28 @@ static size_t desc_part(skit_prompt_format format, size_t chars, bool empty)
 static int prepare(struct ctx *c, const skit_prompt_item *items)
 {
 	unsigned int name_flags, desc_flags;
-	size_t size, cps, name_chars, loc_chars;
+	struct span *sp = NULL;
+	size_t size, name_chars, loc_chars, desc_chars;
+	const uint8_t *w, *wloc;
 	const char *t;
-	int error;
+	int error = SKIT_ENOMEM;
 
 	if (!c->n)
 		return 0;
 	if (skitx_mul_overflow(c->n, sizeof(*c->e), &size))
 		return SKIT_ENOMEM;
 	c->e = skitx_malloc(size);
-	if (!c->e)
-		return SKIT_ENOMEM;
+	/* three spans an item: name, description, location */
+	if (!c->e || skitx_mul_overflow(c->n, 3 * sizeof(*sp), &size) ||
+	    !(sp = skitx_malloc(size)))
+		goto out;
 
+	widths_init();
+	/* how each format escapes names and descriptions, and locations */
+	w = widths[c->format == SKIT_PROMPT_XML    ? W_XML
+	           : c->format == SKIT_PROMPT_JSON ? W_JSON
+	                                           : W_PLAIN];
+	wloc = c->format == SKIT_PROMPT_JSON ? w : widths[W_PLAIN];
 	name_flags = c->format == SKIT_PROMPT_MARKDOWN ? COLLAPSE : 0;
 	desc_flags = c->format == SKIT_PROMPT_MARKDOWN ? COLLAPSE : KEEP_LINES;
 	if (c->verbatim) {
@@ -223,53 +292,62 @@ static int prepare(struct ctx *c, const skit_prompt_item *items)
 		desc_flags |= KEEP_ALL;
 	}
 	for (size_t i = 0; i < c->n; i++) {
-		struct entry *e = &c->e[i];
+		struct span *s3 = &sp[3 * i];
 
-		e->name = skitx_buf_len(&c->text);
-		error = sanitize(&c->text, items[i].name, name_flags, &cps);
+		error = sanitize(&c->text, items[i].name, name_flags, w,
+		                 &s3[0]);
 		if (error < 0)
-			return error;
-		e->name_len = skitx_buf_len(&c->text) - e->name;
-
-		e->desc = skitx_buf_len(&c->text);
-		error = sanitize(&c->text, items[i].description, desc_flags,
-		                 &e->desc_cps);
+			goto out;
+		error = sanitize(&c->text, items[i].description, desc_flags, w,
+		                 &s3[1]);
 		if (error < 0)
-			return error;
-		e->desc_len = skitx_buf_len(&c->text) - e->desc;
-
+			goto out;
 		/*
 		 * The location is a path the model must be able to open, so
 		 * it stays as it is (the reference leaves it alone too); only
 		 * invalid UTF-8 is repaired, which JSON requires.
 		 */
-		e->loc = skitx_buf_len(&c->text);
 		if (c->format != SKIT_PROMPT_MARKDOWN) {
 			error = sanitize(&c->text, items[i].location, KEEP_ALL,
-			                 &cps);
+			                 wloc, &s3[2]);
 			if (error < 0)
-				return error;
+				goto out;
+		} else {
+			s3[2] = (struct span){ "", 0, 0, 0, 0 };
 		}
-		e->loc_len = skitx_buf_len(&c->text) - e->loc;
-
-		if (e->desc_cps > c->max_cps)
-			c->max_cps = e->desc_cps;
 	}
 
-	/* The buffer has stopped moving: measure. */
+	/* The copies have stopped moving: point at them, and measure. */
 	t = skitx_buf_cstr(&c->text);
 	for (size_t i = 0; i < c->n; i++) {
 		struct entry *e = &c->e[i];
+		struct span *s3 = &sp[3 * i];
 
-		name_chars = str_chars(c->format, t + e->name, e->name_len);
-		e->desc_full = desc_part(
-		        c->format,
-		        str_chars(c->format, t + e->desc, e->desc_len),
-		        !e->desc_len);
+		e->name = span_text(&s3[0], t);
+		e->name_len = s3[0].len;
+		e->desc = span_text(&s3[1], t);
+		e->desc_len = s3[1].len;
+		e->desc_cps = s3[1].cps;
+		e->loc = span_text(&s3[2], t);
+		e->loc_len = s3[2].len;
+		if (e->desc_cps > c->max_cps)
+			c->max_cps = e->desc_cps;
+
+		name_chars =
+		        s3[0].chars != SIZE_MAX
+		                ? s3[0].chars
+		                : str_chars(c->format, e->name, e->name_len);
+		desc_chars =
+		        s3[1].chars != SIZE_MAX
+		                ? s3[1].chars
+		                : str_chars(c->format, e->desc, e->desc_len);
+		e->name_esc = name_chars != s3[0].cps;
+		e->desc_esc = desc_chars != e->desc_cps;
+		e->desc_full = desc_part(c->format, desc_chars, !e->desc_len);
 		switch (c->format) {
 		case SKIT_PROMPT_XML:
 			/* The location is not escaped, as in the reference. */
-			loc_chars = skitx_utf8_count(t + e->loc, e->loc_len);
+			loc_chars = s3[2].cps;
 			e->fixed = LIT(XML_SKILL) + LIT(XML_NAME_END) +
 			           LIT(XML_DESC_END) + LIT(XML_SKILL_END);
 			break;
@@ -278,9 +356,11 @@ static int prepare(struct ctx *c, const skit_prompt_item *items)
 			e->fixed = LIT("- ") + 1; /* 1: the line break */
 			break;
 		default:
-			loc_chars =
-			        str_chars(c->format, t + e->loc, e->loc_len) +
-			        2;
+			loc_chars = (s3[2].chars != SIZE_MAX
+			                     ? s3[2].chars
+			                     : str_chars(c->format, e->loc,
+			                                 e->loc_len)) +
+			            2;
 			name_chars += 2; /* the quotes */
 			e->fixed = LIT(JSON_NAME) + LIT(JSON_DESC) +
 			           LIT(JSON_LOC) + LIT("}") + 1; /* 1: "," */
@@ -288,7 +368,10 @@ static int prepare(struct ctx *c, const skit_prompt_item *items)
 		}
 		e->fixed = sat_add(e->fixed, sat_add(name_chars, loc_chars));
 	}
-	return 0;
+	error = 0;
+out:
+	skitx_free(sp);
+	return error;
 }
 
 /*
@@ -304,7 +387,7 @@ static int prepare(struct ctx *c, const skit_prompt_item *items)
 static size_t cut(const struct ctx *c, const struct entry *e, size_t limit,
                   size_t *chars)
 {
-	const char *d = skitx_buf_cstr(&c->text) + e->desc;
+	const char *d = e->desc;
 	size_t from = limit - limit / 5, i = 0, k = 0, sum = 0;
 	size_t keep = 0, keep_chars = 0, best = SIZE_MAX, best_chars = 0, n;
 	int32_t cp;
@@ -464,7 +547,7 @@ static int desc_text(struct skitx_buf *tmp, const struct ctx *c,
 	size_t chars, keep;
 	int error;
 
-	*s = skitx_buf_cstr(&c->text) + e->desc;
+	*s = e->desc;
 	*len = e->desc_len;
 	if (e->desc_cps <= limit)
 		return 0;
@@ -523,7 +606,7 @@ static int render_xml(struct skitx_buf *out, const struct ctx *c, size_t k,
                       size_t limit)
 {
 	struct skitx_buf tmp = SKITX_BUF_INIT;
-	const char *t = skitx_buf_cstr(&c->text), *d;
+	const char *d;
 	char buf[128];
 	size_t dlen;
 	int error;
@@ -536,15 +619,22 @@ static int render_xml(struct skitx_buf *out, const struct ctx *c, size_t k,
 		if (error >= 0)
 			error = skitx_buf_puts(out, XML_SKILL);
 		if (error >= 0)
-			error = put_xml_escaped(out, t + e->name, e->name_len);
+			error = e->name_esc ? put_xml_escaped(out, e->name,
+			                                      e->name_len)
+			                    : skitx_buf_add(out, e->name,
+			                                    e->name_len);
 		if (error >= 0)
 			error = skitx_buf_puts(out, XML_NAME_END);
+		/* a description shown whole needs escaping only if it has
+		 * a special character */
 		if (error >= 0)
-			error = put_xml_escaped(out, d, dlen);
+			error = e->desc_esc || d != e->desc
+			                ? put_xml_escaped(out, d, dlen)
+			                : skitx_buf_add(out, d, dlen);
 		if (error >= 0)
 			error = skitx_buf_puts(out, XML_DESC_END);
 		if (error >= 0)
-			error = skitx_buf_add(out, t + e->loc, e->loc_len);
+			error = skitx_buf_add(out, e->loc, e->loc_len);
 		if (error >= 0)
 			error = skitx_buf_puts(out, XML_SKILL_END);
 	}
@@ -562,7 +652,7 @@ static int render_markdown(struct skitx_buf *out, const struct ctx *c, size_t k,
                            size_t limit)
 {
 	struct skitx_buf tmp = SKITX_BUF_INIT;
-	const char *t = skitx_buf_cstr(&c->text), *d;
+	const char *d;
 	char buf[128];
 	size_t dlen;
 	int error = 0;
@@ -576,7 +666,7 @@ static int render_markdown(struct skitx_buf *out, const struct ctx *c, size_t k,
 		if (error >= 0)
 			error = skitx_buf_puts(out, "- ");
 		if (error >= 0)
-			error = skitx_buf_add(out, t + e->name, e->name_len);
+			error = skitx_buf_add(out, e->name, e->name_len);
 		if (error >= 0 && dlen)
 			error = skitx_buf_puts(out, ": ");
 		if (error >= 0)
@@ -608,7 +698,7 @@ static int render_json(struct skitx_buf *out, const struct ctx *c, size_t k,
                        size_t limit, size_t shortened)
 {
 	struct skitx_buf tmp = SKITX_BUF_INIT;
-	const char *t = skitx_buf_cstr(&c->text), *d;
+	const char *d;
 	json_t *root = json_object(), *list = json_array(), *obj;
 	char buf[128];
 	size_t dlen, len;
@@ -626,11 +716,9 @@ static int render_json(struct skitx_buf *out, const struct ctx *c, size_t k,
 		obj = json_object();
 		if (!obj || json_array_append_new(list, obj))
 			goto out;
-		if (!set_new(obj, "name",
-		             json_stringn(t + e->name, e->name_len)) ||
+		if (!set_new(obj, "name", json_stringn(e->name, e->name_len)) ||
 		    !set_new(obj, "description", json_stringn(d, dlen)) ||
-		    !set_new(obj, "location",
-		             json_stringn(t + e->loc, e->loc_len)))
+		    !set_new(obj, "location", json_stringn(e->loc, e->loc_len)))
 			goto out;
 	}
 	/* From here on `root` owns `list`. */

@@ -1010,7 +1010,8 @@ static void load_folder(const struct scan *sc, size_t ri, const char *folder,
 	 * fstatat() a folder, on the loading threads. Only a folder that
 	 * gives an entry is reported.
 	 */
-	if (fstatat(sc->fds[ri], folder, &st, 0) == 0 &&
+	if (!sc->reg->diags_unread &&
+	    fstatat(sc->fds[ri], folder, &st, 0) == 0 &&
 	    unsafe_why(&st, sc->euid, why, sizeof(why))) {
 		out->unsafe = skit__arena_strdup(a, why);
 		if (!out->unsafe) {
@@ -1668,7 +1669,7 @@ static int finish(struct scan *sc)
 	error = resolve_names(sc);
 	if (error < 0)
 		goto out;
-	error = report_collisions(sc);
+	error = sc->reg->diags_unread ? 0 : report_collisions(sc);
 	if (error < 0)
 		goto out;
 
@@ -2280,6 +2281,47 @@ static size_t prompt_parents(struct pload *pl, const skit_registry *reg,
 }
 
 /*
+ * Fill `item` from its three strings in one allocation (name, then
+ * description, then location, each NUL-terminated; `item->name` owns the
+ * block, as skit_registry_prompt_items_free() expects). The location is
+ * `dir` with "/" and `file` appended (file NULL: `dir` alone).
+ */
+static int item_fill(skit_prompt_item *item, const char *name, size_t nlen,
+                     const char *desc, size_t dlen, const char *dir,
+                     const char *file)
+{
+	size_t rlen = strlen(dir), flen = file ? strlen(file) + 1 : 0, size;
+	char *p;
+
+	if (skitx_add_overflow(nlen, dlen, &size) ||
+	    skitx_add_overflow(size, rlen, &size) ||
+	    skitx_add_overflow(size, flen, &size) ||
+	    skitx_add_overflow(size, 3, &size))
+		return SKIT_ENOMEM;
+	p = skitx_malloc(size);
+	if (!p)
+		return SKIT_ENOMEM;
+	item->name = p;
+	memcpy(p, name, nlen);
+	p += nlen;
+	*p++ = '\0';
+	item->description = p;
+	memcpy(p, desc, dlen);
+	p += dlen;
+	*p++ = '\0';
+	item->location = p;
+	memcpy(p, dir, rlen);
+	p += rlen;
+	if (file) {
+		*p++ = '/';
+		memcpy(p, file, flen - 1);
+		p += flen - 1;
+	}
+	*p = '\0';
+	return 0;
+}
+
+/*
  * Folder i from its parent's cache: a record for its name, active, whose
  * key matches the folder's identity and SKILL.md's stat() now (one
  * fstatat() of SKILL.md, and of the folder unless the parent was listed;
@@ -2299,7 +2341,6 @@ static bool prompt_cached(struct pload *pl, size_t i)
 	uint64_t dev, ino;
 	size_t len;
 	long ri;
-	char *loc;
 
 	if (sl->parent == NO_ITEM)
 		return false;
@@ -2343,13 +2384,9 @@ static bool prompt_cached(struct pload *pl, size_t i)
 	                                      : rec->str[SKIT__CACHE_NAME];
 	len = rec->str[SKIT__CACHE_NAME_RAW] ? rec->len[SKIT__CACHE_NAME_RAW]
 	                                     : rec->len[SKIT__CACHE_NAME];
-	item->name = skitx_strndup(name, len);
-	item->description = skitx_strndup(rec->str[SKIT__CACHE_DESCRIPTION],
-	                                  rec->len[SKIT__CACHE_DESCRIPTION]);
-	/* records are never of a lowercase skill.md */
-	loc = skitx_path_join(dir, "SKILL.md");
-	item->location = loc;
-	if (!item->name || !item->description || !loc)
+	/* records are never of a lowercase skill.md; `dir` is plain */
+	if (item_fill(item, name, len, rec->str[SKIT__CACHE_DESCRIPTION],
+	              rec->len[SKIT__CACHE_DESCRIPTION], dir, "SKILL.md") < 0)
 		sl->error = SKIT_ENOMEM;
 	sl->hit = true;
 	return true;
@@ -2388,8 +2425,9 @@ static void prompt_load(struct pload *pl, size_t i)
 	skit_prompt_item *item = &pl->items[i];
 	skit_error err = { 0 };
 	skit_skill *s = NULL;
-	const char *base;
+	const char *base, *name, *desc;
 	size_t blen;
+	char *loc;
 	int error;
 
 	opts.flags = SKIT_SKILL_LENIENT;
@@ -2408,14 +2446,15 @@ static void prompt_load(struct pload *pl, size_t i)
 		return;
 	}
 	base = skitx_path_name(skit_skill_file(s), &blen);
-	item->location = skitx_path_join(skit_skill_dir(s), base);
-	item->name =
-	        skitx_strdup(skit_skill_name_raw(s) ? skit_skill_name_raw(s)
-	                                            : skit_skill_dir_name(s));
-	item->description = skitx_strdup(skit_skill_description(s));
-	skit_skill_free(s);
-	if (!item->location || !item->name || !item->description)
+	loc = skitx_path_join(skit_skill_dir(s), base);
+	name = skit_skill_name_raw(s) ? skit_skill_name_raw(s)
+	                              : skit_skill_dir_name(s);
+	desc = skit_skill_description(s);
+	if (!loc || item_fill(item, name, strlen(name), desc, strlen(desc), loc,
+	                      NULL) < 0)
 		prompt_fail(pl, i, SKIT_ENOMEM, NULL);
+	skitx_free(loc);
+	skit_skill_free(s);
 }
 
 /* Folders [begin, end) from the cache, where it holds (a thread). */
@@ -2507,6 +2546,7 @@ static void prompt_scan_parent(struct pload *pl, skit_registry *reg, size_t p,
 	    skit_registry_add_root(tmp, "parent", pp->path, NULL) < 0)
 		goto out;
 	tmp->threads = reg->threads;
+	tmp->diags_unread = true;
 	if (skit_registry_scan(tmp, NULL) < 0)
 		goto out;
 	reg->cache_stats.written += tmp->cache_stats.written;
@@ -2525,7 +2565,7 @@ static void prompt_scan_parent(struct pload *pl, skit_registry *reg, size_t p,
 		struct pslot *sl = &pl->slots[i];
 		skit_prompt_item *item = &pl->items[i];
 		const struct skit__item *it;
-		const char *folder;
+		const char *folder, *name;
 		uint32_t *k;
 
 		if (sl->parent != p || !sl->miss)
@@ -2535,12 +2575,12 @@ static void prompt_scan_parent(struct pload *pl, skit_registry *reg, size_t p,
 		if (!k)
 			continue;
 		it = &ix->all[*k];
-		item->name =
-		        skitx_strdup(it->name_raw ? it->name_raw : it->e.name);
-		item->description = skitx_strdup(it->e.description);
-		item->location = skitx_path_join(pl->dirs[i], "SKILL.md");
+		name = it->name_raw ? it->name_raw : it->e.name;
 		sl->miss = false;
-		if (!item->name || !item->description || !item->location)
+		/* `dirs[i]` is plain (it has a parent) */
+		if (item_fill(item, name, strlen(name), it->e.description,
+		              strlen(it->e.description), pl->dirs[i],
+		              "SKILL.md") < 0)
 			prompt_fail(pl, i, SKIT_ENOMEM, NULL);
 	}
 out:
@@ -2637,11 +2677,9 @@ void skit_registry_prompt_items_free(skit_prompt_item *items, size_t n)
 {
 	if (!items)
 		return;
-	for (size_t i = 0; i < n; i++) {
+	/* each item's strings are one block, which its name starts */
+	for (size_t i = 0; i < n; i++)
 		skitx_free((char *)items[i].name);
-		skitx_free((char *)items[i].description);
-		skitx_free((char *)items[i].location);
-	}
 	skitx_free(items);
 }
 

@@ -117,6 +117,14 @@ struct skit_registry {
 
 	/* The index cache (registry_cache.h): off when `no_cache` is set. */
 	bool no_cache;
+	/*
+	 * A scan whose diagnostics nobody reads (to-prompt's scan of a
+	 * parent folder) skips the checks whose only product is a
+	 * diagnostic: each skill folder's owner and mode ("unsafe-folder",
+	 * a stat() a folder) and the names that collide or look alike. No
+	 * entry, state or cache record differs.
+	 */
+	bool diags_unread;
 	struct skit__cache_stats {
 		size_t hits;    /* entries taken from the cache */
 		size_t stored;  /* records in the cache files written */

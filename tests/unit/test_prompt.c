@@ -6,6 +6,8 @@
  */
 #include "common.h"
 
+#include <stdarg.h>
+
 #include "harness.h"
 #include "skit/prompt.h"
 #include "util/buf.h"
@@ -741,6 +743,116 @@ static void test_prompt__ascii_unchanged(void)
 	}
 }
 
+/* A new string from a format (the test fails without memory). */
+static char *fmt(const char *f, ...)
+{
+	va_list ap;
+	char *p;
+	int n;
+
+	va_start(ap, f);
+	n = vsnprintf(NULL, 0, f, ap);
+	va_end(ap);
+	p = malloc((size_t)n + 1);
+	ASSERT(p);
+	va_start(ap, f);
+	vsnprintf(p, (size_t)n + 1, f, ap);
+	va_end(ap);
+	return p;
+}
+
+/*
+ * Strings that sanitising leaves as they are are used in place, and the
+ * rest are copied (prepare()): a mix of both, where the copies grow past
+ * the first allocation (each invalid byte becomes three), renders each
+ * item's own text in every format, escaped where it must be, and the
+ * predicted size is still the real one.
+ */
+static void test_prompt__kept_and_copied(void)
+{
+	enum { N = 300 };
+	static const skit_prompt_format formats[] = { SKIT_PROMPT_XML,
+		                                      SKIT_PROMPT_MARKDOWN,
+		                                      SKIT_PROMPT_JSON };
+	skit_prompt_item items[N];
+	char *names[N], *descs[N], *locs[N];
+	char bad[65];
+
+	memset(bad, 0xFF, sizeof(bad) - 1);
+	bad[sizeof(bad) - 1] = '\0';
+	for (size_t i = 0; i < N; i++) {
+		names[i] = fmt("skill-%zu", i);
+		switch (i % 3) {
+		case 0:
+			descs[i] = fmt("Plain text %zu.", i);
+			break;
+		case 1:
+			descs[i] = fmt("%sbad %zu", bad, i);
+			break;
+		default:
+			descs[i] = fmt("Tom & Jerry's <%zu>", i);
+			break;
+		}
+		locs[i] = fmt("/r/skill-%zu/SKILL.md", i);
+		items[i].name = names[i];
+		items[i].description = descs[i];
+		items[i].location = locs[i];
+	}
+	for (size_t f = 0; f < SKIT_ARRAY_SIZE(formats); f++) {
+		skit_prompt_stats st;
+		char *out = render(items, N, formats[f], 0, &st, NULL);
+		char *want;
+
+		ASSERT(out);
+		ASSERT_EQ(st.chars, cps(out));
+		for (size_t i = 0; i < N; i++) {
+			if (i % 3 == 0)
+				want = fmt("Plain text %zu.", i);
+			else if (i % 3 == 1)
+				want = fmt("\xEF\xBF\xBD\xEF\xBF"
+				           "\xBD"
+				           "bad %zu",
+				           i);
+			else if (formats[f] == SKIT_PROMPT_XML)
+				want = fmt("Tom &amp; Jerry&#x27;s "
+				           "&lt;%zu&gt;",
+				           i);
+			else
+				want = fmt("Tom & Jerry's <%zu>", i);
+			ASSERT_CONTAINS(out, want);
+			free(want);
+			want = fmt(formats[f] == SKIT_PROMPT_MARKDOWN
+			                   ? "- skill-%zu: "
+			           : formats[f] == SKIT_PROMPT_XML
+			                   ? "<name>\nskill-%zu\n</name>"
+			                   : "\"name\":\"skill-%zu\"",
+			           i);
+			ASSERT_CONTAINS(out, want);
+			free(want);
+			if (formats[f] != SKIT_PROMPT_MARKDOWN) {
+				ASSERT_CONTAINS(out, locs[i]);
+			}
+		}
+		skit_free(out);
+	}
+	/* with a budget, the cut descriptions are escaped too */
+	{
+		skit_prompt_stats st;
+		char *out = render(items, N, SKIT_PROMPT_XML, 20000, &st, NULL);
+
+		ASSERT(out);
+		ASSERT(cps(out) <= 20000);
+		ASSERT_EQ(st.chars, cps(out));
+		ASSERT(!strstr(out, "Jerry's"));
+		skit_free(out);
+	}
+	for (size_t i = 0; i < N; i++) {
+		free(names[i]);
+		free(descs[i]);
+		free(locs[i]);
+	}
+}
+
 /* clang-format off */
 TEST_MAIN(
 	TEST(test_prompt__xml_golden)
@@ -765,5 +877,6 @@ TEST_MAIN(
 	TEST(test_prompt__bad_options)
 	TEST(test_prompt__hidden_characters)
 	TEST(test_prompt__ascii_unchanged)
+	TEST(test_prompt__kept_and_copied)
 )
 /* clang-format on */

@@ -912,11 +912,9 @@ static bool same_str(const char *a, const char *b)
 }
 
 /* `a` and `b` hold the same entries, diagnostics and counts, in order. */
-static void assert_same_index(const skit_registry *a, const skit_registry *b)
+/* The same entries, in the same order, and the same counts a root. */
+static void assert_same_entries(const skit_registry *a, const skit_registry *b)
 {
-	const skit_diag *da, *db;
-	size_t na, nb;
-
 	ASSERT_EQ(skit_registry_all_count(a), skit_registry_all_count(b));
 	ASSERT_EQ(skit_registry_count(a), skit_registry_count(b));
 	for (size_t i = 0; i < skit_registry_all_count(a); i++) {
@@ -946,6 +944,14 @@ static void assert_same_index(const skit_registry *a, const skit_registry *b)
 		skit_registry_root(b, r, NULL, NULL, NULL, &sb);
 		ASSERT_EQ(sa, sb);
 	}
+}
+
+static void assert_same_index(const skit_registry *a, const skit_registry *b)
+{
+	const skit_diag *da, *db;
+	size_t na, nb;
+
+	assert_same_entries(a, b);
 	da = skit_registry_diags(a, &na);
 	db = skit_registry_diags(b, &nb);
 	ASSERT_EQ(na, nb);
@@ -1027,6 +1033,57 @@ static void varied_tree(int n)
 	/* a loop and a file beside the skills */
 	ASSERT_OK(symlink("..", at("p/up")));
 	write_file(at("p/README.md"), "not a skill\n");
+}
+
+/*
+ * A scan whose diagnostics are not read (to-prompt's scan of a parent)
+ * skips the checks that only make diagnostics (unsafe folders, colliding
+ * and look-alike names) and nothing else: the same entries, states and
+ * order as a full scan, on every kind of folder, and it writes the same
+ * cache (a later full scan served from it finds the same index).
+ */
+static void backdate(const char *root);
+
+static void test_registry__diags_unread_same_entries(void)
+{
+	skit_registry *full, *quiet, *again;
+
+	fresh("diags-unread");
+	varied_tree(200);
+	/* others may write this folder: an "unsafe-folder" diagnostic */
+	ASSERT_OK(chmod(at("p/skill-008"), 0777));
+	backdate("p"); /* old enough to be cached */
+	backdate("u");
+
+	full = reg_new();
+	skit__registry_set_no_cache(full, true);
+	add_root(full, "project", "p");
+	add_root(full, "user", "u");
+	scan(full);
+	ASSERT(diag(full, "unsafe-folder", "/p/skill-008"));
+	ASSERT(diag(full, "name-collision", NULL));
+
+	quiet = reg_new();
+	quiet->diags_unread = true;
+	add_root(quiet, "project", "p");
+	add_root(quiet, "user", "u");
+	scan(quiet);
+	assert_same_entries(full, quiet);
+	ASSERT(!diag(quiet, "unsafe-folder", NULL));
+	ASSERT(!diag(quiet, "name-collision", NULL));
+	ASSERT(diag(quiet, "symlink-loop", "/p/up")); /* others stay */
+
+	/* the cache it wrote serves a full scan, which reports them all */
+	again = reg_new();
+	add_root(again, "project", "p");
+	add_root(again, "user", "u");
+	scan(again);
+	ASSERT(again->cache_stats.hits > 100);
+	assert_same_index(full, again);
+	ASSERT_OK(chmod(at("p/skill-008"), 0755));
+	skit_registry_free(again);
+	skit_registry_free(quiet);
+	skit_registry_free(full);
 }
 
 /*
@@ -2010,6 +2067,7 @@ TEST_MAIN(
 	TEST(test_registry__removed_mid_scan)
 	TEST(test_registry__rescan_keeps_old_index)
 	TEST(test_registry__parallel_same_as_sequential)
+	TEST(test_registry__diags_unread_same_entries)
 	TEST(test_registry__parallel_out_of_memory)
 	TEST(test_registry__cache_same_as_uncached)
 	TEST(test_registry__cache_hostile)
