@@ -96,7 +96,8 @@ static void test_skill__index_reads_frontmatter_only(void)
 	total = head + body;
 	s = load(make_skill("big", text, total), SKIT_SKILL_LENIENT);
 	ASSERT(skit_skill_valid(s));
-	ASSERT(skit__skill_bytes_read(s) <= 4096);
+	/* a short frontmatter: the first read (2 KiB) alone */
+	ASSERT(skit__skill_bytes_read(s) <= 2048);
 	ASSERT_EQ(skit_skill_body(s, &body_out, NULL, NULL), SKIT_EENCODING);
 	skit_skill_free(s);
 
@@ -107,6 +108,46 @@ static void test_skill__index_reads_frontmatter_only(void)
 	ASSERT_EQ(strlen(body_out), body);
 	ASSERT(skit__skill_bytes_read(s) >= total);
 	skit_skill_free(s);
+	free(text);
+}
+
+/*
+ * A frontmatter whose closing fence falls on either side of the first
+ * read (2 KiB) or of the next block, or across one, loads the same: the
+ * whole description, the body after it, the right body line.
+ */
+static void test_skill__fence_across_reads(void)
+{
+	static const size_t ends[] = { 2048, 2048 + 4096 };
+	char *text = malloc(16384);
+
+	ASSERT(text);
+	for (size_t e = 0; e < SKIT_ARRAY_SIZE(ends); e++) {
+		for (size_t at = ends[e] - 12; at <= ends[e] + 12; at++) {
+			/* "---\nname: f\ndescription: <pad>\n" then the fence
+			 * at offset `at` */
+			const char *lead = "---\nname: f\ndescription: ";
+			size_t len = strlen(lead), pad = at - len - 1;
+			const char *body;
+			skit_skill *s;
+
+			memcpy(text, lead, len);
+			memset(text + len, 'd', pad);
+			len += pad;
+			text[len++] = '\n';
+			ASSERT_EQ(len, at);
+			memcpy(text + len, "---\nThe body.\n", 14);
+			len += 14;
+			s = load(make_skill("f", text, len),
+			         SKIT_SKILL_LENIENT);
+			ASSERT_STR(skit_skill_name(s), "f");
+			ASSERT_EQ(strlen(skit_skill_description(s)), pad);
+			ASSERT_EQ(skit_skill_body_line(s), 5);
+			ASSERT_OK(skit_skill_body(s, &body, NULL, NULL));
+			ASSERT_STR(body, "The body.");
+			skit_skill_free(s);
+		}
+	}
 	free(text);
 }
 
@@ -773,13 +814,13 @@ static void test_skill__loading_rules(void)
 
 TEST_MAIN(
         TEST(test_skill__valid_minimal) TEST(test_skill__index_reads_frontmatter_only) TEST(
-                test_skill__line_endings_equivalent) TEST(test_skill__fences_are_whole_lines)
-                TEST(test_skill__yaml_refusals) TEST(test_skill__yaml_bombs) TEST(
-                        test_skill__scalars_stay_strings) TEST(test_skill__name_rules_in_order)
-                        TEST(test_skill__name_nfkc) TEST(
-                                test_skill__description_and_compatibility)
-                                TEST(test_skill__unknown_fields) TEST(
-                                        test_skill__allowed_tools_and_metadata)
+                test_skill__fence_across_reads) TEST(test_skill__line_endings_equivalent)
+                TEST(test_skill__fences_are_whole_lines) TEST(
+                        test_skill__yaml_refusals) TEST(test_skill__yaml_bombs)
+                        TEST(test_skill__scalars_stay_strings) TEST(
+                                test_skill__name_rules_in_order) TEST(test_skill__name_nfkc)
+                                TEST(test_skill__description_and_compatibility) TEST(
+                                        test_skill__unknown_fields) TEST(test_skill__allowed_tools_and_metadata)
                                         TEST(test_skill__properties_json) TEST(
                                                 test_skill__encoding_errors)
                                                 TEST(test_skill__hostile_files) TEST(
