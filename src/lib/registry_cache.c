@@ -8,18 +8,15 @@
  *
  *   header   "SKITIDX1", u32 format version, u32 byte-order marker,
  *            u64 payload length, u64 checksum, u32 record count,
- *            u32 root count, u32 skit version length, u32 zero
- *   payload  skit version, the roots (each a u32 length and the bytes
- *            of its absolute path), then per record:
- *            thirteen numbers, each an unsigned LEB128 varint (signed
- *            ones zigzag-coded): folder dev, folder ino, SKILL.md dev,
- *            ino, size, mtime s, ctime s, mtime ns, ctime ns, flags,
- *            state, warnings, root number; then seven strings, each a
- *            varint (0: absent, else the length plus one), the bytes and
- *            a NUL: folder (absent: the same bytes as the name), name,
- *            description, when_to_use, argument-hint, skipped reason,
- *            name as written (only when an active skill's name is not
- *            spelled as its NFKC form)
+ *            u32 root count, u32 writer length, u32 zero
+ *   payload  the writer (build_tag()), the roots (each a u32 length and the
+ * bytes of its absolute path), then per record: thirteen numbers, each an
+ * unsigned LEB128 varint (signed ones zigzag-coded): folder dev, folder ino,
+ * SKILL.md dev, ino, size, mtime s, ctime s, mtime ns, ctime ns, flags, state,
+ * warnings, root number; then seven strings, each a varint (0: absent, else the
+ * length plus one), the bytes and a NUL: folder (absent: the same bytes as the
+ * name), name, description, when_to_use, argument-hint, skipped reason, name as
+ * written (only when an active skill's name is not spelled as its NFKC form)
  *
  * Varints and the folder left out when it is the name make a record
  * about 100 bytes smaller than fixed-width fields did: the file is read
@@ -36,7 +33,10 @@
 #define _GNU_SOURCE /* mkostemp: before any header */
 #include "common.h"
 
+#include <elf.h>
 #include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -51,6 +51,84 @@
 #define HEADER_SIZE     48
 /* The fewest bytes a record takes: 13 one-byte numbers, 7 absent strings */
 #define RECORD_MIN 20
+
+/*
+ * Who wrote a cache. Its records are the loader's verdicts, so a skit
+ * with other loading rules must not read them: skit's version, and,
+ * where the program that holds this code has one (gcc and clang on
+ * Linux give every link a GNU build ID), its build ID, which differs for
+ * any other code, such as a rebuilt tree under the same version number.
+ * Without a build ID, the version alone.
+ */
+static char build_tag[sizeof(SKIT_VERSION) + 2 + 2 * 64];
+static pthread_once_t build_tag_once = PTHREAD_ONCE_INIT;
+
+/* The build ID in the notes of the object that holds this code. */
+static int find_build_id(struct dl_phdr_info *info, size_t size, void *data)
+{
+	uintptr_t here = (uintptr_t)(void *)build_tag; /* in this object */
+	char *out = data;
+	bool mine = false;
+
+	(void)size;
+	for (size_t i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && here >= start &&
+		    here - start < ph->p_memsz)
+			mine = true;
+	}
+	if (!mine)
+		return 0;
+	for (size_t i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const unsigned char *p, *end;
+
+		if (ph->p_type != PT_NOTE)
+			continue;
+		p = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
+		end = p + ph->p_memsz;
+		while ((size_t)(end - p) >= sizeof(ElfW(Nhdr))) {
+			const ElfW(Nhdr) *nh =
+			        (const ElfW(Nhdr) *)(const void *)p;
+			size_t name = (nh->n_namesz + 3u) & ~(size_t)3;
+			size_t desc = (nh->n_descsz + 3u) & ~(size_t)3;
+			const unsigned char *d = p + sizeof(*nh) + name;
+
+			if (name > (size_t)(end - p) - sizeof(*nh) ||
+			    desc > (size_t)(end - d))
+				break;
+			if (nh->n_type == NT_GNU_BUILD_ID &&
+			    nh->n_namesz == 4 &&
+			    !memcmp(p + sizeof(*nh), "GNU", 4) &&
+			    nh->n_descsz && nh->n_descsz <= 64) {
+				size_t len = strlen(out);
+
+				out[len++] = '+';
+				for (size_t k = 0; k < nh->n_descsz; k++)
+					len += (size_t)snprintf(out + len, 3,
+					                        "%02x", d[k]);
+				return 1;
+			}
+			p = d + desc;
+		}
+	}
+	return 1; /* this object, without a build ID */
+}
+
+static void build_tag_init(void)
+{
+	snprintf(build_tag, sizeof(build_tag), "%s", SKIT_VERSION);
+	dl_iterate_phdr(find_build_id, build_tag);
+}
+
+const char *skit__cache_build_tag(void)
+{
+	if (pthread_once(&build_tag_once, build_tag_init))
+		return SKIT_VERSION;
+	return build_tag;
+}
 
 /* The largest cache file read or written (64 MiB: ~150k skills). */
 #define CACHE_MAX (64u * 1024 * 1024)
@@ -394,7 +472,8 @@ static bool parse(struct skit__cache *c)
 		return false;
 	/* the skit that wrote it, and the roots it describes */
 	p = take(&cur, vlen);
-	if (!p || vlen != strlen(SKIT_VERSION) || memcmp(p, SKIT_VERSION, vlen))
+	if (!p || vlen != strlen(skit__cache_build_tag()) ||
+	    memcmp(p, skit__cache_build_tag(), vlen))
 		return false;
 	if (nroots != c->nroots)
 		return false;
@@ -787,7 +866,8 @@ static int flush(struct skit__cache_writer *w)
 int skit__cache_writer_open(struct skit__cache_writer *w,
                             const struct skit__cache *c)
 {
-	size_t vlen = strlen(SKIT_VERSION);
+	const char *tag = skit__cache_build_tag();
+	size_t vlen = strlen(tag);
 	char *dir = NULL;
 	int error;
 
@@ -817,7 +897,7 @@ int skit__cache_writer_open(struct skit__cache_writer *w,
 		goto fail;
 	}
 	cksum_init(&w->sum);
-	error = skitx_buf_add(&w->buf, SKIT_VERSION, vlen);
+	error = skitx_buf_add(&w->buf, tag, vlen);
 	for (size_t i = 0; !error && i < c->nroots; i++) {
 		error = put_u32(&w->buf, (uint32_t)strlen(c->roots[i]));
 		if (!error)

@@ -85,6 +85,13 @@ struct skit__cache {
 };
 
 /*
+ * The writer a cache file names and a reader requires: skit's version,
+ * then "+" and the program's GNU build ID in hex when it has one, so that
+ * no other build reads verdicts it did not make. Computed once.
+ */
+const char *skit__cache_build_tag(void);
+
+/*
  * Find and read the cache of the `n` roots `roots` (in scan order) into
  * `c` (which the caller zeroed). `cache_home` is the folder that holds
  * skit's caches ("<XDG_CACHE_HOME>/skit"). Never fails: when the file is

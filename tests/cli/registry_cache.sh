@@ -106,6 +106,24 @@ same "garbage cache"
 run list --all --json --root p --root u
 same "rewritten cache"
 
+# the cache names the skit that wrote it: its version, and the program's
+# GNU build ID (as readelf reads it) where it has one, so that another build
+# of the same version never reads its verdicts (test_registry tests that)
+if command -v readelf >/dev/null 2>&1; then
+	id=$(readelf -n "$SKIT" 2>/dev/null | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p')
+	version=$("$SKIT" --version | sed 's/^skit //')
+	want=$version${id:++$id}
+	found=no
+	for f in "$XDG_CACHE_HOME"/skit/index-*.bin; do
+		grep -aq -- "$want" "$f" && found=yes
+	done
+	if [ "$found" = yes ] && [ -n "$version" ]; then
+		reg_pass
+	else
+		reg_fail "the cache does not name its writer '$want'"
+	fi
+fi
+
 # a cache that cannot be written never fails the scan
 rm -rf "$XDG_CACHE_HOME"
 printf 'a file\n' >"$XDG_CACHE_HOME"

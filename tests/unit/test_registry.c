@@ -1510,6 +1510,56 @@ static void reseal(struct skitx_buf *b)
 }
 
 /*
+ * A cache written by another build of skit holds that build's verdicts:
+ * one whose writer differs from this program's (another build ID under
+ * the same version, or another version) is ignored whole, checksum
+ * good or not, and rewritten. The writer is the version, then the
+ * program's GNU build ID when it has one.
+ */
+static void test_registry__cache_other_build(void)
+{
+	struct skitx_buf buf = SKITX_BUF_INIT;
+	const char *tag = skit__cache_build_tag();
+	size_t tlen = strlen(tag);
+	const skit_entry *e;
+	skit_registry *ref, *c;
+	char *file, *w;
+
+	ASSERT(!strncmp(tag, SKIT_VERSION, strlen(SKIT_VERSION)));
+	ASSERT(tag[strlen(SKIT_VERSION)] == '\0' ||
+	       tag[strlen(SKIT_VERSION)] == '+');
+	fresh("cache-build");
+	varied_tree(20);
+	backdate("p");
+	backdate("u");
+	ref = scan_cache(1, false);
+	file = scan_cache_file();
+
+	/* a consistent file from this build is taken */
+	plant_records(1, -1);
+	c = scan_cache(2, true);
+	e = skit_registry_find(c, "skill-004", "project");
+	ASSERT(e);
+	ASSERT_STR(e->description, "Planted.");
+	skit_registry_free(c);
+
+	/* the same file, said to be written by another build */
+	plant_records(1, -1);
+	ASSERT_OK(skitx_fs_read_file(file, &buf, 1 << 24));
+	w = buf.ptr + SKIT__CACHE_HEADER_SIZE;
+	ASSERT(buf.len > SKIT__CACHE_HEADER_SIZE + tlen);
+	ASSERT(!memcmp(w, tag, tlen));
+	w[tlen - 1] = w[tlen - 1] == '0' ? '1' : '0';
+	reseal(&buf);
+	write_bytes(file, buf.ptr, buf.len, 0600);
+	scan_ignores(ref);
+
+	skitx_buf_release(&buf);
+	skit_registry_free(ref);
+	free(file);
+}
+
+/*
  * Records that a reader must refuse though the file's checksum is good:
  * a root number past the list of roots, a folder twice in one root, a
  * string whose NUL is gone, a varint over 64 bits. Each planted file also
@@ -1563,13 +1613,13 @@ static void test_registry__cache_hostile_records(void)
 	 * The record's first number (the folder's st_dev) spelled in ten
 	 * bytes, the last holding bit 64 (0x02) besides bit 63: a reader
 	 * that dropped the bits past 64 would decode the true value, and
-	 * the record would be a hit. It follows the header, the skit
-	 * version and the two roots.
+	 * the record would be a hit. It follows the header, the writer
+	 * (skit's version and build ID) and the two roots.
 	 */
 	plant_records(1, -1);
 	skitx_buf_clear(&buf);
 	ASSERT_OK(skitx_fs_read_file(file, &buf, 1 << 24));
-	at_rec = SKIT__CACHE_HEADER_SIZE + strlen(SKIT_VERSION) + 4 +
+	at_rec = SKIT__CACHE_HEADER_SIZE + strlen(skit__cache_build_tag()) + 4 +
 	         strlen(at("p")) + 4 + strlen(at("u"));
 	ASSERT(at_rec < buf.len);
 	v = 0;
@@ -2072,6 +2122,7 @@ TEST_MAIN(
 	TEST(test_registry__cache_same_as_uncached)
 	TEST(test_registry__cache_hostile)
 	TEST(test_registry__cache_hostile_records)
+	TEST(test_registry__cache_other_build)
 	TEST(test_registry__prompt_items_cache)
 	TEST(test_registry__default_roots)
 	TEST(test_registry__config_files)
