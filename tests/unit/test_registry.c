@@ -1499,6 +1499,17 @@ static void scan_ignores(const skit_registry *ref)
 	skit_registry_free(c);
 }
 
+/* A scan with the planted cache takes its record of p/skill-004. */
+static void assert_planted_taken(void)
+{
+	skit_registry *c = scan_cache(2, true);
+	const skit_entry *e = skit_registry_find(c, "skill-004", "project");
+
+	ASSERT(e);
+	ASSERT_STR(e->description, "Planted.");
+	skit_registry_free(c);
+}
+
 /* Fix the header's payload length and checksum of a cache in `b`. */
 static void reseal(struct skitx_buf *b)
 {
@@ -1521,8 +1532,7 @@ static void test_registry__cache_other_build(void)
 	struct skitx_buf buf = SKITX_BUF_INIT;
 	const char *tag = skit__cache_build_tag();
 	size_t tlen = strlen(tag);
-	const skit_entry *e;
-	skit_registry *ref, *c;
+	skit_registry *ref;
 	char *file, *w;
 
 	ASSERT(!strncmp(tag, SKIT_VERSION, strlen(SKIT_VERSION)));
@@ -1537,11 +1547,7 @@ static void test_registry__cache_other_build(void)
 
 	/* a consistent file from this build is taken */
 	plant_records(1, -1);
-	c = scan_cache(2, true);
-	e = skit_registry_find(c, "skill-004", "project");
-	ASSERT(e);
-	ASSERT_STR(e->description, "Planted.");
-	skit_registry_free(c);
+	assert_planted_taken();
 
 	/* the same file, said to be written by another build */
 	plant_records(1, -1);
@@ -1570,8 +1576,7 @@ static void test_registry__cache_other_build(void)
 static void test_registry__cache_hostile_records(void)
 {
 	struct skitx_buf buf = SKITX_BUF_INIT, out = SKITX_BUF_INIT;
-	const skit_entry *e;
-	skit_registry *ref, *c;
+	skit_registry *ref;
 	char *file, *p;
 	size_t at_rec, n;
 	uint64_t v;
@@ -1585,11 +1590,7 @@ static void test_registry__cache_hostile_records(void)
 
 	/* the planting works: a consistent file is taken (docs say so) */
 	plant_records(1, -1);
-	c = scan_cache(2, true);
-	e = skit_registry_find(c, "skill-004", "project");
-	ASSERT(e);
-	ASSERT_STR(e->description, "Planted.");
-	skit_registry_free(c);
+	assert_planted_taken();
 
 	plant_records(1, 2); /* root 2 of 2 roots */
 	scan_ignores(ref);
@@ -1643,11 +1644,7 @@ static void test_registry__cache_hostile_records(void)
 	out.ptr[at_rec + 9] &= 0x01;
 	reseal(&out);
 	write_bytes(file, out.ptr, out.len, 0600);
-	c = scan_cache(2, true);
-	e = skit_registry_find(c, "skill-004", "project");
-	ASSERT(e);
-	ASSERT_STR(e->description, "Planted.");
-	skit_registry_free(c);
+	assert_planted_taken();
 
 	free(file);
 	skitx_buf_release(&buf);
