@@ -22,7 +22,7 @@
  */
 #include "common.h"
 
-#include <stdatomic.h>
+#include <pthread.h>
 
 #include <jansson.h>
 
@@ -175,21 +175,16 @@ static size_t str_chars(skit_prompt_format format, const char *s, size_t len)
  * jansson escapes; 0 for every other byte (a control, DEL, non-ASCII).
  */
 enum { W_PLAIN, W_XML, W_JSON };
-static uint8_t widths[3][256];
+static uint8_t widths[3][256]; /* filled once: widths_fill() */
+static pthread_once_t widths_once = PTHREAD_ONCE_INIT;
 
-static void widths_init(void)
+static void widths_fill(void)
 {
-	static atomic_bool done;
-
-	if (atomic_load_explicit(&done, memory_order_acquire))
-		return;
-	/* racing threads write the same bytes */
 	for (int c = 0x20; c < 0x7F; c++) {
 		widths[W_PLAIN][c] = 1;
 		widths[W_XML][c] = (uint8_t)cp_chars(SKIT_PROMPT_XML, c);
 		widths[W_JSON][c] = (uint8_t)cp_chars(SKIT_PROMPT_JSON, c);
 	}
-	atomic_store_explicit(&done, true, memory_order_release);
 }
 
 /* One string of an item, sanitised (prepare()). */
@@ -279,7 +274,10 @@ static int prepare(struct ctx *c, const skit_prompt_item *items)
 	    !(sp = skitx_malloc(size)))
 		goto out;
 
-	widths_init();
+	if (pthread_once(&widths_once, widths_fill)) {
+		error = SKIT_ERROR;
+		goto out;
+	}
 	/* how each format escapes names and descriptions, and locations */
 	w = widths[c->format == SKIT_PROMPT_XML    ? W_XML
 	           : c->format == SKIT_PROMPT_JSON ? W_JSON
