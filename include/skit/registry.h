@@ -284,7 +284,9 @@ SKIT_EXTERN int skit_registry_search(skit_registry *reg, const char *query,
  * and this call never writes one. SKIT_NO_CACHE turns the cache off.
  *
  * @param[out] out  `n` items, owned by the caller; free them with
- *                  skit_registry_prompt_items_free(). NULL on failure.
+ *                  skit_registry_prompt_items_free() (an item's three
+ *                  strings are one allocation: never free or replace
+ *                  one alone). NULL on failure.
  * @param dirs      `n` folder paths (a SKILL.md path means its folder)
  * @param[out] err  on failure, the message of the first folder (in
  *                  order) that failed, as skit_skill_load() or

@@ -623,12 +623,11 @@ static int render_xml(struct skitx_buf *out, const struct ctx *c, size_t k,
 			                                    e->name_len);
 		if (error >= 0)
 			error = skitx_buf_puts(out, XML_NAME_END);
-		/* a description shown whole needs escaping only if it has
-		 * a special character */
+		/* escaped only if it has a special character (so has a
+		 * shortened one: a prefix and an ellipsis) */
 		if (error >= 0)
-			error = e->desc_esc || d != e->desc
-			                ? put_xml_escaped(out, d, dlen)
-			                : skitx_buf_add(out, d, dlen);
+			error = e->desc_esc ? put_xml_escaped(out, d, dlen)
+			                    : skitx_buf_add(out, d, dlen);
 		if (error >= 0)
 			error = skitx_buf_puts(out, XML_DESC_END);
 		if (error >= 0)

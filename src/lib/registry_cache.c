@@ -33,12 +33,15 @@
 #define _GNU_SOURCE /* mkostemp: before any header */
 #include "common.h"
 
-#include <elf.h>
 #include <fcntl.h>
-#include <link.h>
 #include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#ifdef __ELF__
+# include <elf.h>
+# include <link.h>
+#endif
 
 #include "lib/registry_cache.h"
 #include "util/fs.h"
@@ -58,11 +61,14 @@
  * where the program that holds this code has one (gcc and clang on
  * Linux give every link a GNU build ID), its build ID, which differs for
  * any other code, such as a rebuilt tree under the same version number.
- * Without a build ID, the version alone.
+ * Without a build ID (or off ELF), the version alone. Two programs of
+ * different builds on the same roots (the CLI and an embedder's
+ * libskit.so) take turns rewriting the one file: slower, never wrong.
  */
 static char build_tag[sizeof(SKIT_VERSION) + 2 + 2 * 64];
 static pthread_once_t build_tag_once = PTHREAD_ONCE_INIT;
 
+#ifdef __ELF__
 /* The build ID in the notes of the object that holds this code. */
 static int find_build_id(struct dl_phdr_info *info, size_t size, void *data)
 {
@@ -84,16 +90,21 @@ static int find_build_id(struct dl_phdr_info *info, size_t size, void *data)
 	for (size_t i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		const unsigned char *p, *end;
+		size_t align;
 
 		if (ph->p_type != PT_NOTE)
 			continue;
+		/* notes are padded to 4 bytes, or 8 in a segment so aligned */
+		align = ph->p_align == 8 ? 8 : 4;
 		p = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
 		end = p + ph->p_memsz;
 		while ((size_t)(end - p) >= sizeof(ElfW(Nhdr))) {
 			const ElfW(Nhdr) *nh =
 			        (const ElfW(Nhdr) *)(const void *)p;
-			size_t name = (nh->n_namesz + 3u) & ~(size_t)3;
-			size_t desc = (nh->n_descsz + 3u) & ~(size_t)3;
+			size_t name = ((size_t)nh->n_namesz + align - 1) &
+			              ~(align - 1);
+			size_t desc = ((size_t)nh->n_descsz + align - 1) &
+			              ~(align - 1);
 			const unsigned char *d = p + sizeof(*nh) + name;
 
 			if (name > (size_t)(end - p) - sizeof(*nh) ||
@@ -117,10 +128,14 @@ static int find_build_id(struct dl_phdr_info *info, size_t size, void *data)
 	return 1; /* this object, without a build ID */
 }
 
+#endif
+
 static void build_tag_init(void)
 {
 	snprintf(build_tag, sizeof(build_tag), "%s", SKIT_VERSION);
+#ifdef __ELF__
 	dl_iterate_phdr(find_build_id, build_tag);
+#endif
 }
 
 const char *skit__cache_build_tag(void)

@@ -35,7 +35,9 @@
  * copies half as much for nearly every skill; a longer one takes a
  * second read.
  */
-#define FIRST_READ              2048
+#define FIRST_READ 2048
+/* The longest a closing fence line can be: "---" and "\r\n". */
+#define FENCE_LINE_MAX          5
 #define NAME_MAX_CHARS          64
 #define DESCRIPTION_MAX_CHARS   1024
 #define COMPATIBILITY_MAX_CHARS 500
@@ -377,6 +379,24 @@ static int read_frontmatter(struct skit_skill *s, int fd, off_t size,
 			pos = (size_t)(next - raw.ptr);
 			p = next;
 		}
+		/*
+		 * The cap is on the frontmatter: the bytes from the start of
+		 * the file (after a BOM) to its closing fence, whatever the
+		 * read sizes. Every line consumed so far comes before the
+		 * fence; so does the partial line after them, once it is too
+		 * long to be a fence line ("---" and its line break).
+		 */
+		if ((closed                           ? yaml_end
+		     : raw.len - pos > FENCE_LINE_MAX ? raw.len
+		                                      : pos) -
+		            skip >
+		    max) {
+			error = fatal(s, "frontmatter-too-big", 0, 0,
+			              "SKILL.md frontmatter is larger than %zu "
+			              "bytes",
+			              max);
+			goto out;
+		}
 		if (closed)
 			break;
 		if (eof) {
@@ -388,13 +408,6 @@ static int read_frontmatter(struct skit_skill *s, int fd, off_t size,
 				error = fatal(s, "frontmatter-unclosed", 0, 0,
 				              "SKILL.md frontmatter not "
 				              "properly closed with ---");
-			goto out;
-		}
-		if (raw.len - skip > max) {
-			error = fatal(s, "frontmatter-too-big", 0, 0,
-			              "SKILL.md frontmatter is larger than %zu "
-			              "bytes",
-			              max);
 			goto out;
 		}
 		error = skitx_buf_grow(&raw, READ_BLOCK);

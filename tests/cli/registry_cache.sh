@@ -108,8 +108,11 @@ same "rewritten cache"
 
 # the cache names the skit that wrote it: its version, and the program's
 # GNU build ID (as readelf reads it) where it has one, so that another build
-# of the same version never reads its verdicts (test_registry tests that)
-if command -v readelf >/dev/null 2>&1; then
+# of the same version never reads its verdicts (test_registry tests that).
+# readelf comes with binutils, which the C toolchain needs.
+if ! command -v readelf >/dev/null 2>&1; then
+	reg_fail "readelf (binutils) is missing: the writer cannot be checked"
+else
 	id=$(readelf -n "$SKIT" 2>/dev/null | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p')
 	version=$("$SKIT" --version | sed 's/^skit //')
 	want=$version${id:++$id}

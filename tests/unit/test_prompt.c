@@ -789,8 +789,11 @@ static void test_prompt__kept_and_copied(void)
 		case 1:
 			descs[i] = fmt("%sbad %zu", bad, i);
 			break;
-		default:
-			descs[i] = fmt("Tom & Jerry's <%zu>", i);
+		default: /* long enough to be shortened under a budget */
+			descs[i] = fmt("Tom & Jerry's <%zu> and the "
+			               "\"quoted\" rest of a description "
+			               "that goes on & on for a while",
+			               i);
 			break;
 		}
 		locs[i] = fmt("/r/skill-%zu/SKILL.md", i);
@@ -835,15 +838,28 @@ static void test_prompt__kept_and_copied(void)
 		}
 		skit_free(out);
 	}
-	/* with a budget, the cut descriptions are escaped too */
+	/*
+	 * With a budget a little under the whole index, the longest
+	 * descriptions (the ones with special characters) are shortened,
+	 * and escaped too.
+	 */
 	{
 		skit_prompt_stats st;
-		char *out = render(items, N, SKIT_PROMPT_XML, 20000, &st, NULL);
+		char *out = render(items, N, SKIT_PROMPT_XML, 0, &st, NULL);
+		size_t budget = st.chars - 2000;
 
+		skit_free(out);
+		out = render(items, N, SKIT_PROMPT_XML, budget, &st, NULL);
 		ASSERT(out);
-		ASSERT(cps(out) <= 20000);
+		ASSERT(cps(out) <= budget);
 		ASSERT_EQ(st.chars, cps(out));
+		ASSERT(st.shortened >= N / 3);
+		ASSERT_EQ(st.omitted, 0);
+		ASSERT_CONTAINS(out, "Tom &amp; Jerry&#x27;s &lt;2&gt; and the "
+		                     "&quot;quoted&quot;");
+		ASSERT_CONTAINS(out, "\xE2\x80\xA6"); /* the ellipsis */
 		ASSERT(!strstr(out, "Jerry's"));
+		ASSERT(!strstr(out, "\"quoted"));
 		skit_free(out);
 	}
 	for (size_t i = 0; i < N; i++) {

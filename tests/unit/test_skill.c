@@ -151,6 +151,71 @@ static void test_skill__fence_across_reads(void)
 	free(text);
 }
 
+/*
+ * The frontmatter cap is exact, whatever the read sizes: a frontmatter
+ * (from the start of the file to its closing fence) of `max` bytes loads,
+ * one of max + 1 is refused; with the default cap (64 KiB, many reads)
+ * and a small one (inside the first read), and with a BOM, which does not
+ * count.
+ */
+static void test_skill__frontmatter_cap_exact(void)
+{
+	static const size_t caps[] = { 0, 300, 4096 };
+	struct skitx_buf b = SKITX_BUF_INIT;
+
+	for (size_t c = 0; c < SKIT_ARRAY_SIZE(caps); c++) {
+		size_t max = caps[c] ? caps[c] : 64 * 1024;
+
+		for (int bom = 0; bom < 2; bom++) {
+			for (size_t size = max - 3; size <= max + 3; size++) {
+				skit_skill_options opts =
+				        SKIT_SKILL_OPTIONS_INIT;
+				const char *lead = "---\nname: cap\n"
+				                   "description: x\n";
+				skit_skill *s = NULL;
+				skit_error err;
+				size_t left;
+
+				skitx_buf_clear(&b);
+				if (bom)
+					ASSERT_OK(skitx_buf_puts(
+					        &b, "\xEF\xBB\xBF"));
+				ASSERT_OK(skitx_buf_puts(&b, lead));
+				/* comment lines of up to 100 bytes */
+				while ((left = size - (b.len - 3 * bom)) > 0) {
+					size_t n = left > 100 ? 100 : left;
+
+					if (n > 1) {
+						ASSERT_OK(skitx_buf_putc(&b,
+						                         '#'));
+						for (size_t k = 0; k + 2 < n;
+						     k++)
+							ASSERT_OK(
+							        skitx_buf_putc(
+							                &b,
+							                'c'));
+					}
+					ASSERT_OK(skitx_buf_putc(&b, '\n'));
+				}
+				ASSERT_EQ(b.len - 3 * bom, size);
+				ASSERT_OK(skitx_buf_puts(&b, "---\nBody.\n"));
+				opts.max_frontmatter = caps[c];
+				ASSERT_OK(skit_skill_load(
+				        &s, make_skill("cap", b.ptr, b.len),
+				        &opts, &err));
+				if (size <= max) {
+					ASSERT(!find(s, "frontmatter-too-big"));
+					ASSERT_STR(skit_skill_name(s), "cap");
+				} else {
+					ASSERT(find(s, "frontmatter-too-big"));
+				}
+				skit_skill_free(s);
+			}
+		}
+	}
+	skitx_buf_release(&b);
+}
+
 /* LF, CRLF, lone CR and a BOM give the same skill and messages. */
 static void test_skill__line_endings_equivalent(void)
 {
@@ -814,10 +879,10 @@ static void test_skill__loading_rules(void)
 
 TEST_MAIN(
         TEST(test_skill__valid_minimal) TEST(test_skill__index_reads_frontmatter_only) TEST(
-                test_skill__fence_across_reads) TEST(test_skill__line_endings_equivalent)
-                TEST(test_skill__fences_are_whole_lines) TEST(
-                        test_skill__yaml_refusals) TEST(test_skill__yaml_bombs)
-                        TEST(test_skill__scalars_stay_strings) TEST(
+                test_skill__fence_across_reads) TEST(test_skill__frontmatter_cap_exact)
+                TEST(test_skill__line_endings_equivalent) TEST(
+                        test_skill__fences_are_whole_lines) TEST(test_skill__yaml_refusals)
+                        TEST(test_skill__yaml_bombs) TEST(test_skill__scalars_stay_strings) TEST(
                                 test_skill__name_rules_in_order) TEST(test_skill__name_nfkc)
                                 TEST(test_skill__description_and_compatibility) TEST(
                                         test_skill__unknown_fields) TEST(test_skill__allowed_tools_and_metadata)
