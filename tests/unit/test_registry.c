@@ -1510,6 +1510,26 @@ static void assert_planted_taken(void)
 	skit_registry_free(c);
 }
 
+/*
+ * A fresh tree `name` of 20 varied skills with its cache written (the
+ * scan is returned, for scan_ignores), and the file (in `*file`) planted
+ * with one consistent record set, which a scan is shown to take.
+ */
+static skit_registry *planted_tree(const char *name, char **file)
+{
+	skit_registry *ref;
+
+	fresh(name);
+	varied_tree(20);
+	backdate("p");
+	backdate("u");
+	ref = scan_cache(1, false);
+	*file = scan_cache_file();
+	plant_records(1, -1);
+	assert_planted_taken();
+	return ref;
+}
+
 /* Fix the header's payload length and checksum of a cache in `b`. */
 static void reseal(struct skitx_buf *b)
 {
@@ -1560,16 +1580,8 @@ static void test_registry__cache_other_build(void)
 			       "by cli/registry_cache only\n");
 		}
 	}
-	fresh("cache-build");
-	varied_tree(20);
-	backdate("p");
-	backdate("u");
-	ref = scan_cache(1, false);
-	file = scan_cache_file();
-
 	/* a consistent file from this build is taken */
-	plant_records(1, -1);
-	assert_planted_taken();
+	ref = planted_tree("cache-build", &file);
 
 	/* the same file, said to be written by another build */
 	plant_records(1, -1);
@@ -1603,16 +1615,8 @@ static void test_registry__cache_hostile_records(void)
 	size_t at_rec, n;
 	uint64_t v;
 
-	fresh("cache-recs");
-	varied_tree(20);
-	backdate("p");
-	backdate("u");
-	ref = scan_cache(1, false);
-	file = scan_cache_file();
-
 	/* the planting works: a consistent file is taken (docs say so) */
-	plant_records(1, -1);
-	assert_planted_taken();
+	ref = planted_tree("cache-recs", &file);
 
 	plant_records(1, 2); /* root 2 of 2 roots */
 	scan_ignores(ref);
