@@ -225,6 +225,13 @@ struct plan {
 	 */
 	char **hide, **rebind, **ro;
 	size_t nhide, nrebind, nro;
+	/*
+	 * o->path and o->cwd as real paths, for a mount namespace: a `..`
+	 * or a link in the given ones may pass through a hidden folder
+	 * (a skill root given as "/tmp/x/evals/../skills"), which C could
+	 * no longer walk. NULL: as given.
+	 */
+	char *path, *cwd;
 	bool nocaps;      /* drop the capabilities in C */
 	char pid_max[24]; /* B writes it to its namespace's pid_max; "" */
 	char **made;      /* placeholders for missing protected folders */
@@ -444,7 +451,8 @@ static void exec_program(const struct skit__run_opts *o, const struct plan *p,
 #endif
 	report(REP_LAYERS, (int)layers);
 	skit__close_from(3);
-	execve(o->path, o->argv, p->envp ? p->envp : o->envp);
+	execve(p->path ? p->path : o->path, o->argv,
+	       p->envp ? p->envp : o->envp);
 	say("skit: cannot execute the program\n");
 	_exit(errno == ENOENT ? 127 : 126);
 }
@@ -823,7 +831,7 @@ static void confined_child(const struct skit__run_opts *o, const struct plan *p,
 #endif
 	/* After the mounts: a folder entered before them would keep a way
 	 * around the read-only binds. */
-	if (o->cwd && chdir(o->cwd) < 0) {
+	if (o->cwd && chdir(p->cwd ? p->cwd : o->cwd) < 0) {
 		say("skit: cannot enter the work folder\n");
 		_exit(127);
 	}
@@ -1686,6 +1694,22 @@ static bool protect_one(struct plan *p, const struct skit__run_opts *o,
 }
 
 /*
+ * `*out` = the real path of `path` (an allocated copy), or NULL when
+ * `path` is NULL or cannot be resolved (it is then used as given). False
+ * only when out of memory.
+ */
+static bool real_copy(char **out, const char *path)
+{
+	char real[PATH_MAX];
+
+	*out = NULL;
+	if (!path || !realpath(path, real))
+		return true;
+	*out = skitx_strdup(real);
+	return *out != NULL;
+}
+
+/*
  * What A mounts (mount_setup()): the host folders to hide, the run's own
  * folders beneath them, and the protected paths that exist beneath a
  * writable folder (the others cannot be written anyway). False when a
@@ -1701,6 +1725,8 @@ static bool plan_mounts(struct plan *p, const struct skit__run_opts *o)
 
 	/* full-access: the host's file system as it is, /tmp included. */
 	if (o->fs_full)
+		return false;
+	if (!real_copy(&p->path, o->path) || !real_copy(&p->cwd, o->cwd))
 		return false;
 	for (size_t i = 0; ok && i < SKIT_ARRAY_SIZE(hidden); i++)
 		if (!lstat(hidden[i], &st) && S_ISDIR(st.st_mode))
@@ -1763,6 +1789,9 @@ static void plan_release(struct plan *p)
 	strv_drop(p->hide, p->nhide);
 	strv_drop(p->rebind, p->nrebind);
 	strv_drop(p->ro, p->nro);
+	skitx_free(p->path);
+	skitx_free(p->cwd);
+	p->path = p->cwd = NULL;
 	p->hide = p->rebind = p->ro = p->made = NULL;
 	p->nhide = p->nrebind = p->nro = p->nmade = 0;
 }

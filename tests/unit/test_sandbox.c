@@ -1172,6 +1172,59 @@ static void test_sandbox__hostile_unprivileged(void)
 	ASSERT_EQ(WEXITSTATUS(status), 0);
 }
 
+/*
+ * Paths as callers give them, beneath a folder the mount namespace hides
+ * (/tmp): a skill root reached through `..` (an eval file's
+ * "skills: ../skills"), a project reached through a link. The program and
+ * its folder are run by their real paths, which the namespace binds back;
+ * the given ones pass through folders it no longer shows.
+ */
+static void test_sandbox__hidden_loose_paths(void)
+{
+	char top[64] = "/tmp/skit-sbx-loose-XXXXXX";
+	char dir[PATH_MAX], script[PATH_MAX + 64], skill_dir[PATH_MAX];
+	char proj[PATH_MAX], link[PATH_MAX], want[PATH_MAX + 64];
+	char *argv[] = { script, NULL };
+	const char *rp[] = { skill_dir, NULL }, *wp[] = { proj, NULL };
+	struct skit__run_result res;
+	struct skit__run_opts o;
+	skit_error err = { 0 };
+
+	fresh();
+	ASSERT(mkdtemp(top));
+	snprintf(dir, sizeof(dir), "%s/evals", top);
+	ASSERT_OK(mkdir(dir, 0755));
+	snprintf(dir, sizeof(dir), "%s/skills/s", top);
+	ASSERT_OK(skitx_fs_mkdir_p(dir, 0755));
+	snprintf(proj, sizeof(proj), "%s/proj", top);
+	ASSERT_OK(mkdir(proj, 0755));
+	snprintf(link, sizeof(link), "%s/link", top);
+	ASSERT_OK(symlink("proj", link));
+	put_at(dir, "ok.txt", "beside-the-script\n");
+	snprintf(script, sizeof(script), "%s/run.sh", dir);
+	put(script, "#!/bin/sh\necho ran; pwd; cat \"${0%/*}/ok.txt\"\n");
+	ASSERT_OK(chmod(script, 0755));
+	/* the same files, named loosely */
+	snprintf(skill_dir, sizeof(skill_dir), "%s/evals/../skills/s", top);
+	snprintf(script, sizeof(script), "%s/evals/../skills/s/run.sh", top);
+	opts_init(&o, argv);
+	o.read_paths = rp;
+	o.write_paths = wp;
+	o.cwd = link;
+	ASSERT_OK(skit__run(&res, &o, &err));
+	if (res.exit_code != 0)
+		printf("stderr: %s\n", skitx_buf_cstr(&res.err));
+	ASSERT_EQ(res.exit_code, 0);
+	snprintf(want, sizeof(want), "ran\n%s\nbeside-the-script\n", proj);
+	ASSERT_STR(skitx_buf_cstr(&res.out), want);
+	if (avail & SKIT_SANDBOX_MOUNTNS)
+		ASSERT(res.layers & SKIT_SANDBOX_MOUNTNS);
+	else
+		note("hidden loose paths", SKIT_SANDBOX_MOUNTNS);
+	skit__run_result_release(&res);
+	rm_rf(top);
+}
+
 static void test_sandbox__no_cgroup_left(void)
 {
 	char tag[64];
@@ -1767,5 +1820,6 @@ TEST_MAIN(
 	TEST(test_sandbox__netns_alone)
 	TEST(test_sandbox__web_proxy)
 	TEST(test_sandbox__web_proxy_unprivileged)
-	TEST(test_sandbox__keyrings_unprivileged))
+	TEST(test_sandbox__keyrings_unprivileged)
+	TEST(test_sandbox__hidden_loose_paths))
 /* clang-format on */
