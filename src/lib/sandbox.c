@@ -1726,7 +1726,10 @@ static bool plan_mounts(struct plan *p, const struct skit__run_opts *o)
 	/* full-access: the host's file system as it is, /tmp included. */
 	if (o->fs_full)
 		return false;
-	if (!real_copy(&p->path, o->path) || !real_copy(&p->cwd, o->cwd))
+	/* A relative program is found from the folder C enters: as given. */
+	if ((o->path && o->path[0] == '/' &&
+	     !real_copy(&p->path, o->path)) ||
+	    !real_copy(&p->cwd, o->cwd))
 		return false;
 	for (size_t i = 0; ok && i < SKIT_ARRAY_SIZE(hidden); i++)
 		if (!lstat(hidden[i], &st) && S_ISDIR(st.st_mode))
