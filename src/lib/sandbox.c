@@ -73,6 +73,7 @@
 #include "lib/error.h"
 #include "lib/netproxy.h"
 #include "lib/sandbox_int.h"
+#include "lib/syscalls.h"
 #include "util/clock.h"
 
 #define DEFAULT_GRACE_MS 2000L
@@ -216,6 +217,9 @@ struct plan {
 #ifdef __linux__
 	struct sock_fprog prog;  /* len 0: no filter */
 	struct sock_fprog modes; /* the file-mode filter; len 0: none */
+	/* ENOSYS for calls newer than skit examined (syscalls.h), under
+	 * both filters above; len 0: none (then neither counts). */
+	struct sock_fprog newer;
 #endif
 	/*
 	 * The mount namespace, set up by A (mount_setup()): `hide` are
@@ -415,7 +419,7 @@ static void exec_program(const struct skit__run_opts *o, const struct plan *p,
 {
 	struct sigaction dfl;
 	sigset_t none;
-	bool ok = true;
+	bool ok = true, newer = true;
 
 	/* Ignored signals survive execve; the program gets defaults. */
 	memset(&dfl, 0, sizeof(dfl));
@@ -438,14 +442,21 @@ static void exec_program(const struct skit__run_opts *o, const struct plan *p,
 	if (p->ruleset_fd >= 0 && (layers & SKIT_SANDBOX_NO_NEW_PRIVS) &&
 	    !syscall(SYS_landlock_restrict_self, FD_RULESET, 0))
 		layers |= p->ll_bits;
-	if (p->prog.len && (layers & SKIT_SANDBOX_NO_NEW_PRIVS) &&
+	/* A call newer than the filters below know of must not pass them
+	 * unexamined: without this filter neither layer counts. */
+	if (!p->newer.len || !(layers & SKIT_SANDBOX_NO_NEW_PRIVS) ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &p->newer, 0, 0))
+		newer = false;
+	if (newer && p->prog.len &&
 	    !prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &p->prog, 0, 0))
 		layers |= SKIT_SANDBOX_SECCOMP;
 	/* No setuid or setgid bit on any file: without it, a root-owned
 	 * copy of a shell left in the project would be a way back to
-	 * root for any local user (capabilities cannot stop the owner). */
+	 * root for any local user (capabilities cannot stop the owner).
+	 * As root, the layer stands only with a complete file-mode
+	 * filter (fsmode_build() refuses to build a partial one). */
 	if ((layers & SKIT_SANDBOX_NOCAPS) && p->modes.len &&
-	    ((layers & SKIT_SANDBOX_NO_NEW_PRIVS) == 0 ||
+	    (!newer ||
 	     prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &p->modes, 0, 0)))
 		layers &= ~(unsigned int)SKIT_SANDBOX_NOCAPS;
 #endif
@@ -1027,9 +1038,11 @@ static void ll_build(struct plan *p, const struct skit__run_opts *o)
  * System calls refused with EPERM in every confined run: at least what
  * the reference profile for untrusted containers (Docker's default)
  * refuses a container without extra capabilities, and a few more. The
- * reason for each group is in docs/sandbox.md. A name this libseccomp
- * does not know, or that the native architecture lacks (vm86, stime on
- * x86_64), is skipped: every other architecture is killed anyway.
+ * reason for each group is in docs/sandbox.md. Names are resolved by
+ * skit__syscall_nr() (libseccomp, else skit's own table); a name the
+ * native architecture lacks (vm86, stime on x86_64) is skipped: every
+ * other architecture is killed anyway, and calls newer than skit's
+ * table get ENOSYS from the filter of syscalls.h.
  */
 static const char *const refused[] = {
 	/* Reading other processes and the kernel. */
@@ -1092,6 +1105,7 @@ static const char *const refused[] = {
 	"move_mount",
 	"open_tree",
 	"mount_setattr",
+	"open_tree_attr",
 	"fanotify_init",
 	/* Hardware ports, old ABIs and obsolete calls. */
 	"iopl",
@@ -1160,9 +1174,9 @@ static int refuse_personality(scmp_filter_ctx ctx, int nr)
 static void seccomp_build(struct plan *p, const struct skit__run_opts *o)
 {
 	const scmp_datum_t ioctls[] = { TIOCSTI, TIOCLINUX };
-	const int urings[] = { SCMP_SYS(io_uring_setup),
-		               SCMP_SYS(io_uring_enter),
-		               SCMP_SYS(io_uring_register) };
+	const int urings[] = { skit__syscall_nr("io_uring_setup"),
+		               skit__syscall_nr("io_uring_enter"),
+		               skit__syscall_nr("io_uring_register") };
 	struct sock_filter *code = NULL;
 	scmp_filter_ctx ctx;
 	int pfd[2] = { -1, -1 }, rc = 0;
@@ -1185,7 +1199,7 @@ static void seccomp_build(struct plan *p, const struct skit__run_opts *o)
 			rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS),
 			                       urings[i], 0);
 	for (size_t i = 0; i < SKIT_ARRAY_SIZE(refused); i++) {
-		int nr = seccomp_syscall_resolve_name(refused[i]);
+		int nr = skit__syscall_nr(refused[i]);
 
 		if (nr >= 0)
 			rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr,
@@ -1198,9 +1212,9 @@ static void seccomp_build(struct plan *p, const struct skit__run_opts *o)
 		rc |= seccomp_rule_add(
 		        ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
 		        SCMP_A0(SCMP_CMP_MASKED_EQ, clone_ns[i], clone_ns[i]));
-	if (SCMP_SYS(clone3) >= 0)
+	if (skit__syscall_nr("clone3") >= 0)
 		rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS),
-		                       SCMP_SYS(clone3), 0);
+		                       skit__syscall_nr("clone3"), 0);
 	rc |= refuse_personality(ctx, SCMP_SYS(personality));
 	/* AF_VSOCK reaches the hypervisor, whatever the network says. */
 	rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 1,
@@ -1312,27 +1326,36 @@ static void fsmode_build(struct plan *p)
 {
 	const scmp_datum_t bits[] = { S_ISUID, S_ISGID };
 	/* system call, index of the mode argument, index of the flags
-	 * argument (-1: none; else only with O_CREAT or O_TMPFILE) */
+	 * argument (-1: none; else only with O_CREAT or O_TMPFILE), and
+	 * whether every architecture has it (then a name that cannot be
+	 * resolved leaves no filter at all: the layer reports missing). */
 	const struct {
-		int nr, mode, flags;
+		const char *name;
+		int mode, flags;
+		bool everywhere;
 	} calls[] = {
-		{ SCMP_SYS(chmod), 1, -1 },    { SCMP_SYS(fchmod), 1, -1 },
-		{ SCMP_SYS(fchmodat), 2, -1 }, { SCMP_SYS(creat), 1, -1 },
-		{ SCMP_SYS(mknod), 1, -1 },    { SCMP_SYS(mknodat), 2, -1 },
-		{ SCMP_SYS(open), 2, 1 },      { SCMP_SYS(openat), 3, 2 },
-#  ifdef __NR_fchmodat2
-		{ __NR_fchmodat2, 2, -1 },
-#  endif
+		{ "chmod", 1, -1, false },   { "fchmod", 1, -1, true },
+		{ "fchmodat", 2, -1, true }, { "fchmodat2", 2, -1, true },
+		{ "creat", 1, -1, false },   { "mknod", 1, -1, false },
+		{ "mknodat", 2, -1, true },  { "open", 2, 1, false },
+		{ "openat", 3, 2, true },
 	};
 	const scmp_datum_t creating[] = { O_CREAT, O_TMPFILE };
-	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-	int rc = 0;
+	scmp_filter_ctx ctx;
+	int rc = 0, nr;
 
+	if (!skit__syscall_arch_known())
+		return;
+	ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (!ctx)
 		return;
 	for (size_t i = 0; i < SKIT_ARRAY_SIZE(calls); i++) {
-		if (calls[i].nr < 0)
+		nr = skit__syscall_nr(calls[i].name);
+		if (nr < 0) {
+			if (calls[i].everywhere)
+				rc = -1;
 			continue;
+		}
 		for (size_t b = 0; b < SKIT_ARRAY_SIZE(bits); b++) {
 			struct scmp_arg_cmp m = { (unsigned int)calls[i].mode,
 				                  SCMP_CMP_MASKED_EQ, bits[b],
@@ -1340,8 +1363,7 @@ static void fsmode_build(struct plan *p)
 
 			if (calls[i].flags < 0) {
 				rc |= seccomp_rule_add_array(
-				        ctx, SCMP_ACT_ERRNO(EPERM), calls[i].nr,
-				        1, &m);
+				        ctx, SCMP_ACT_ERRNO(EPERM), nr, 1, &m);
 				continue;
 			}
 			for (size_t c = 0; c < SKIT_ARRAY_SIZE(creating); c++) {
@@ -1353,14 +1375,15 @@ static void fsmode_build(struct plan *p)
 				};
 
 				rc |= seccomp_rule_add_array(
-				        ctx, SCMP_ACT_ERRNO(EPERM), calls[i].nr,
-				        2, two);
+				        ctx, SCMP_ACT_ERRNO(EPERM), nr, 2, two);
 			}
 		}
 	}
-	if (SCMP_SYS(openat2) >= 0)
-		rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS),
-		                       SCMP_SYS(openat2), 0);
+	nr = skit__syscall_nr("openat2");
+	if (nr < 0)
+		rc = -1;
+	else
+		rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0);
 	if (!rc)
 		export_bpf(ctx, &p->modes);
 	seccomp_release(ctx);
@@ -1727,8 +1750,7 @@ static bool plan_mounts(struct plan *p, const struct skit__run_opts *o)
 	if (o->fs_full)
 		return false;
 	/* A relative program is found from the folder C enters: as given. */
-	if ((o->path && o->path[0] == '/' &&
-	     !real_copy(&p->path, o->path)) ||
+	if ((o->path && o->path[0] == '/' && !real_copy(&p->path, o->path)) ||
 	    !real_copy(&p->cwd, o->cwd))
 		return false;
 	for (size_t i = 0; ok && i < SKIT_ARRAY_SIZE(hidden); i++)
@@ -1783,6 +1805,8 @@ static void plan_release(struct plan *p)
 	p->prog.len = 0;
 	skitx_free(p->modes.filter);
 	p->modes.filter = NULL;
+	skitx_free(p->newer.filter);
+	p->newer.filter = NULL;
 	p->modes.len = 0;
 #endif
 	/* Placeholders, once no process of the run can see them. */
@@ -1914,6 +1938,9 @@ static void plan_build(struct plan *p, const struct skit__run_opts *o)
 	if (!(skit__sandbox_disabled & SKIT_SANDBOX_NOCAPS))
 		fsmode_build(p);
 # endif
+	if ((p->prog.len || p->modes.len) &&
+	    skit__syscall_newer_filter(&p->newer))
+		p->newer.len = 0;
 	/*
 	 * The process bound: the PID namespace's pid_max where the kernel
 	 * has one per namespace (no cgroup to create, and no cgroup v1

@@ -26,7 +26,10 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
 #include <linux/keyctl.h>
+#include <linux/seccomp.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -37,6 +40,8 @@
 #include "support/procs.h"
 #include "skit/sandbox.h"
 #include "lib/sandbox_int.h"
+#include "lib/syscalls.h"
+#include "util/alloc.h"
 #include "util/fs.h"
 
 static char base[PATH_MAX / 4], skill[PATH_MAX / 2], work[PATH_MAX / 2];
@@ -943,15 +948,27 @@ static void hostile_check(const struct hostile *h,
                           const struct skit__run_result *res, bool root)
 {
 	static const char *const refusals[] = {
-		"git-config: refused",    "git-hook: refused",
-		"git-rename: refused",    "git-rmtree: refused",
-		"skit-json: refused",     "skit-json-unlink: refused",
-		"plant-skill: refused",   "plant-claude: refused",
-		"git-userns: refused",    "host-socket: refused",
-		"run-file: refused",      "chmod-suid: refused",
-		"chmod-sgid: refused",    "create-suid: refused",
-		"mknod-char: refused",    "mknod-block: refused",
-		"chown-other: refused",   "sethostname: refused",
+		"git-config: refused",
+		"git-hook: refused",
+		"git-rename: refused",
+		"git-rmtree: refused",
+		"skit-json: refused",
+		"skit-json-unlink: refused",
+		"plant-skill: refused",
+		"plant-claude: refused",
+		"git-userns: refused",
+		"host-socket: refused",
+		"run-file: refused",
+		"chmod-suid: refused",
+		"chmod-sgid: refused",
+		"create-suid: refused",
+		"fchmodat2-suid: refused EPERM",
+		"fchmodat2-nofollow-sgid: refused EPERM",
+		"newer-call: refused ENOSYS",
+		"mknod-char: refused",
+		"mknod-block: refused",
+		"chown-other: refused",
+		"sethostname: refused",
 		"clock-settime: refused",
 	};
 	const char *out = skitx_buf_cstr(&res->out);
@@ -969,6 +986,7 @@ static void hostile_check(const struct hostile *h,
 	ASSERT_CONTAINS(out, "project-write: ok");
 	ASSERT_CONTAINS(out, "tmp-write: ok");
 	ASSERT_CONTAINS(out, "chmod-plain: ok");
+	ASSERT_CONTAINS(out, "fchmodat2-plain: ok");
 	ASSERT_CONTAINS(out, "mkfifo: ok");
 	ASSERT_CONTAINS(out, "caps: none");
 	ASSERT_CONTAINS(out, "securebits: 239");
@@ -1078,6 +1096,94 @@ static void scratch_restore(const char *top, char *saved)
 	setenv("SKIT_TEST_DIR", saved, 1);
 	free(saved);
 	rm_rf(top);
+}
+
+/* Run the classic-BPF program `prog` on one seccomp_data: the few
+ * instructions a seccomp filter of skit's uses (loads, jumps, returns). */
+static uint32_t bpf_eval(const struct sock_fprog *prog,
+                         const struct seccomp_data *d)
+{
+	uint32_t a = 0;
+
+	for (unsigned pc = 0; pc < prog->len; pc++) {
+		const struct sock_filter *f = &prog->filter[pc];
+		bool t;
+
+		switch (f->code) {
+		case BPF_LD | BPF_W | BPF_ABS:
+			ASSERT(f->k + 4 <= sizeof(*d));
+			memcpy(&a, (const char *)d + f->k, 4);
+			continue;
+		case BPF_RET | BPF_K:
+			return f->k;
+		case BPF_JMP | BPF_JEQ | BPF_K:
+			t = a == f->k;
+			break;
+		case BPF_JMP | BPF_JGT | BPF_K:
+			t = a > f->k;
+			break;
+		case BPF_JMP | BPF_JGE | BPF_K:
+			t = a >= f->k;
+			break;
+		default:
+			HARNESS_FAIL("instruction %#x not expected", f->code);
+		}
+		pc += t ? f->jt : f->jf;
+	}
+	HARNESS_FAIL("the program ran off its end");
+	return 0;
+}
+
+/*
+ * Calls newer than the build's headers: skit names them itself (fchmodat2
+ * is 452 whatever <sys/syscall.h> says), and every number above the last
+ * one examined gets ENOSYS from the filter stacked under the others.
+ */
+static void test_sandbox__syscalls_beyond_headers(void)
+{
+	struct sock_fprog prog = { 0, NULL };
+	struct seccomp_data d;
+	const uint32_t enosys = SECCOMP_RET_ERRNO | ENOSYS;
+
+	if (!skit__syscall_arch_known()) {
+		printf("note: no syscall table for this architecture\n");
+		ASSERT(skit__syscall_newer_filter(&prog) < 0);
+		return;
+	}
+	ASSERT_EQ(skit__syscall_nr("fchmodat2"), 452);
+	ASSERT_EQ(skit__syscall_nr("openat2"), 437);
+	ASSERT_EQ(skit__syscall_nr("listmount"), 458);
+	ASSERT_EQ(skit__syscall_nr("open_tree_attr"), 467);
+	ASSERT_EQ(skit__syscall_nr("file_setattr"), SKIT__SYSCALL_EXAMINED);
+	ASSERT_EQ(skit__syscall_nr("no_such_call"), -1);
+	ASSERT_EQ(skit__syscall_nr("openat"), SYS_openat);
+
+	ASSERT_OK(skit__syscall_newer_filter(&prog));
+	memset(&d, 0, sizeof(d));
+#if defined(__x86_64__)
+	d.arch = AUDIT_ARCH_X86_64;
+#elif defined(__aarch64__)
+	d.arch = AUDIT_ARCH_AARCH64;
+#endif
+	if (d.arch) {
+		d.nr = SKIT__SYSCALL_EXAMINED;
+		ASSERT_EQ(bpf_eval(&prog, &d), SECCOMP_RET_ALLOW);
+		d.nr = 452;
+		ASSERT_EQ(bpf_eval(&prog, &d), SECCOMP_RET_ALLOW);
+		d.nr = SYS_read;
+		ASSERT_EQ(bpf_eval(&prog, &d), SECCOMP_RET_ALLOW);
+		d.nr = SKIT__SYSCALL_EXAMINED + 1;
+		ASSERT_EQ(bpf_eval(&prog, &d), enosys);
+		d.nr = 0x7fffffff;
+		ASSERT_EQ(bpf_eval(&prog, &d), enosys);
+		d.nr = 0x40000000 | SYS_read; /* x32 on x86_64 */
+		ASSERT_EQ(bpf_eval(&prog, &d), enosys);
+		/* Another architecture: left to libseccomp's filter. */
+		d.arch ^= 0x1;
+		d.nr = SKIT__SYSCALL_EXAMINED + 1;
+		ASSERT_EQ(bpf_eval(&prog, &d), SECCOMP_RET_ALLOW);
+	}
+	skitx_free(prog.filter);
 }
 
 static void test_sandbox__hostile_root(void)
@@ -1821,5 +1927,6 @@ TEST_MAIN(
 	TEST(test_sandbox__web_proxy)
 	TEST(test_sandbox__web_proxy_unprivileged)
 	TEST(test_sandbox__keyrings_unprivileged)
-	TEST(test_sandbox__hidden_loose_paths))
+	TEST(test_sandbox__hidden_loose_paths)
+	TEST(test_sandbox__syscalls_beyond_headers))
 /* clang-format on */
