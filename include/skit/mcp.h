@@ -41,9 +41,14 @@ typedef struct {
 	bool allow_scripts;
 	size_t max_message; /**< largest JSON-RPC message; 0: 4 MiB */
 	size_t page_size;   /**< skills per list page; 0: 100 */
-	/** Scripts' working folder; NULL: a fresh temporary folder. */
+	/** Scripts' private `HOME` and `TMPDIR`; NULL: a fresh temporary
+	 *  folder per session. */
 	const char *workdir;
-	const char *project_dir; /**< NULL: the registry's project */
+	/** Where scripts run and what they may write. NULL: the registry's
+	 *  project, else the current folder as skit_project_for_run()
+	 *  finds it; when there is none (the home folder, `/`, a system
+	 *  folder) each session gets a private folder of its own. */
+	const char *project_dir;
 } skit_mcp_options;
 
 /* clang-format off */
@@ -137,8 +142,11 @@ typedef struct {
  * Serve the Streamable HTTP transport (libmicrohttpd) until `*stop`
  * becomes non-zero. Requests with a foreign `Origin` get 403, without
  * the token 401; each `initialize` opens a session (`Mcp-Session-Id`).
- * @return SKIT_ECANCELED when stopped; SKIT_EUSAGE for a bad address;
- *         SKIT_EIO when the port cannot be bound.
+ * A server that allows scripts needs a token: any local user can reach
+ * the port.
+ * @return SKIT_ECANCELED when stopped; SKIT_EUSAGE for a bad address,
+ *         or for scripts allowed without `opts->token`; SKIT_EIO when
+ *         the port cannot be bound.
  */
 SKIT_EXTERN int skit_mcp_serve_http(skit_mcp_server *srv,
                                     const skit_mcp_http_options *opts,

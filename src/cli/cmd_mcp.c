@@ -57,7 +57,9 @@ static void help(void)
 	       "                      origins are always allowed)\n"
 	       "  --allow-scripts     offer run_skill_script: scripts run in "
 	       "the sandbox\n"
-	       "                      under the same policy as `skit run`\n" CLI_ROOTS_HELP
+	       "                      under the same policy as `skit run` "
+	       "(over HTTP\n"
+	       "                      only with --token-file)\n" CLI_ROOTS_HELP
 	       "  -h, --help          show this help\n\n"
 	       "Exit status: 0 at end of input or on SIGINT/SIGTERM, 1 on "
 	       "failure, 2 on a\nusage error.\n");
@@ -238,6 +240,11 @@ int cmd_mcp(int argc, char **argv)
 		                       http);
 	if (token_file && !http)
 		return cli_usage_error(argv[0], "--token-file needs --http");
+	if (http && mo.allow_scripts && !token_file)
+		return cli_usage_error(argv[0],
+		                       "--allow-scripts over HTTP needs "
+		                       "--token-file: any local user could "
+		                       "run the scripts");
 	if (token_file) {
 		status = read_token(token_file, &token, argv[0]);
 		if (status)

@@ -37,6 +37,7 @@
 #include "error.h"
 #include "mcp_int.h"
 #include "model_int.h"
+#include "pack_int.h" /* skit__tree_remove */
 #include "tools_int.h"
 #include "util/buf.h"
 #include "util/fs.h"
@@ -116,6 +117,9 @@ static void session_free(struct skit__mcp_session *s)
 	if (!s)
 		return;
 	skit_agent_free(s->agent);
+	if (s->scratch)
+		(void)skit__tree_remove(AT_FDCWD, s->scratch, NULL);
+	skitx_free(s->scratch);
 	json_decref(s->queue);
 	skitx_free(s);
 }
@@ -285,9 +289,45 @@ static skit_approve_answer approve(const skit_approval *req, void *payload)
 	return SKIT_APPROVE_NO_ASK;
 }
 
-static int new_agent(skit_agent **out, skit_mcp_server *srv, skit_error *err)
+/*
+ * A fresh private folder under $TMPDIR (else /tmp) for the session's
+ * scripts to work in, in `s->scratch`.
+ */
+static int make_scratch(struct skit__mcp_session *s, skit_error *err)
+{
+	const char *tmp = getenv("TMPDIR");
+	struct skitx_buf b = SKITX_BUF_INIT;
+
+	if (!tmp || tmp[0] != '/')
+		tmp = "/tmp";
+	if (skitx_buf_printf(&b, "%s/skit-mcp-XXXXXX", tmp) < 0)
+		return skit__error_oom(err);
+	if (!mkdtemp(b.ptr)) {
+		skitx_buf_release(&b);
+		return skit__error_set(err, SKIT_EIO, 0,
+		                       "cannot create a temporary folder in "
+		                       "%s: %s",
+		                       tmp, strerror(errno));
+	}
+	s->scratch = skitx_buf_detach(&b, NULL);
+	return s->scratch ? 0 : skit__error_oom(err);
+}
+
+/*
+ * The session's agent. Its project folder (where scripts run and what
+ * they may write) follows `skit run`'s rules: the one given, else the
+ * registry's project, else the folder the server started in unless that
+ * is the home folder, / or a system folder (skit_project_for_run()).
+ * MCP clients often start servers in just those folders; there the
+ * session gets a private folder of its own instead, so a script can
+ * write nothing of the user's.
+ */
+static int new_agent(skit_agent **out, skit_mcp_server *srv,
+                     struct skit__mcp_session *s, skit_error *err)
 {
 	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
+	char *found = NULL;
+	int rc = 0;
 
 	ao.registry = srv->reg;
 	ao.model = srv->model;
@@ -295,13 +335,27 @@ static int new_agent(skit_agent **out, skit_mcp_server *srv, skit_error *err)
 	ao.policy = srv->policy;
 	ao.workdir = srv->workdir;
 	ao.project_dir = srv->project_dir;
+	if (!ao.project_dir)
+		ao.project_dir = skit_registry_project_dir(srv->reg);
+	if (!ao.project_dir) {
+		rc = skit_project_for_run(&found, NULL, err);
+		if (rc == SKIT_ENOTFOUND) {
+			rc = s->scratch ? 0 : make_scratch(s, err);
+			found = NULL;
+		}
+		if (rc)
+			return rc;
+		ao.project_dir = found ? found : s->scratch;
+	}
 	ao.file_tools = false;
 	/* Without --allow-scripts no one approves: run_skill_script is
 	 * neither offered nor disclosed after an activation. */
 	if (srv->allow_scripts)
 		ao.hooks.on_approve = approve;
 	ao.hooks.payload = srv;
-	return skit_agent_new(out, &ao, err);
+	rc = skit_agent_new(out, &ao, err);
+	skit_free(found);
+	return rc;
 }
 
 static int session_agent(skit_mcp_server *srv, struct skit__mcp_session *s,
@@ -309,7 +363,7 @@ static int session_agent(skit_mcp_server *srv, struct skit__mcp_session *s,
 {
 	if (s->agent)
 		return 0;
-	return new_agent(&s->agent, srv, err);
+	return new_agent(&s->agent, srv, s, err);
 }
 
 /* ---- skill entries (the Skills extension) ---------------------------- */
@@ -1046,7 +1100,6 @@ static int m_prompts_get(skit_mcp_server *srv, struct skit__mcp_session *s,
 	skit_error ae = { 0 };
 	int rc;
 
-	(void)s;
 	if (!name)
 		return fail(f, RPC_PARAMS, "missing \"name\"");
 	if (args && !json_is_object(args))
@@ -1061,7 +1114,7 @@ static int m_prompts_get(skit_mcp_server *srv, struct skit__mcp_session *s,
 	 * A prompt is the body as `/name args` gives it: a fresh agent, so
 	 * that a skill already activated by a tool call still renders.
 	 */
-	rc = new_agent(&a, srv, &ae);
+	rc = new_agent(&a, srv, s, &ae);
 	skitx_buf_init(&out, 0);
 	if (!rc)
 		rc = skit__agent_activate(a, name, NULL, json_string_value(v),
@@ -1577,6 +1630,11 @@ int skit_mcp_serve_stdio(skit_mcp_server *srv, int in_fd, int out_fd,
 	}
 	skitx_buf_release(&in);
 	return rc;
+}
+
+bool skit__mcp_scripts_allowed(const skit_mcp_server *srv)
+{
+	return srv->allow_scripts;
 }
 
 void skit_mcp_server_free(skit_mcp_server *srv)

@@ -350,6 +350,12 @@ int skit_mcp_serve_http(skit_mcp_server *srv, const skit_mcp_http_options *opts,
 	assert(srv && opts);
 	if (opts->version != SKIT_MCP_HTTP_VERSION || opts->port > 65535)
 		return skit__error_set(err, SKIT_EUSAGE, 0, "bad HTTP options");
+	/* Any local user can reach a loopback port: without a token, that
+	 * user would run the scripts, with arguments of their choosing. */
+	if (skit__mcp_scripts_allowed(srv) && (!opts->token || !*opts->token))
+		return skit__error_set(err, SKIT_EUSAGE, 0,
+		                       "scripts over HTTP need a token: any "
+		                       "local user could run them");
 	host = opts->host ? opts->host : "127.0.0.1";
 	memset(&a4, 0, sizeof(a4));
 	memset(&a6, 0, sizeof(a6));

@@ -22,6 +22,10 @@ struct skit__mcp_session {
 	skit_agent *agent;  /* the skill tools' state; made on first use */
 	json_t *queue;      /* notifications waiting to be sent */
 	unsigned long seen; /* last use, to drop the oldest */
+	/* The private folder scripts work in when the server has no
+	 * project (started in home, / or a system folder); removed with
+	 * the session. NULL when there is a project. */
+	char *scratch;
 };
 
 /* Open a new session with a random id. NULL on out of memory. */
@@ -44,6 +48,9 @@ char *skit__mcp_next(struct skit__mcp_session *s);
 
 /* The largest message accepted, in bytes. */
 size_t skit__mcp_max_message(const skit_mcp_server *srv);
+
+/* Whether the server offers run_skill_script (--allow-scripts). */
+bool skit__mcp_scripts_allowed(const skit_mcp_server *srv);
 
 /* Whether `v` names a protocol revision the server speaks. */
 bool skit__mcp_version_ok(const char *v);

@@ -77,6 +77,39 @@ expect_rc 0 "stdio session with --allow-scripts"
 sed -n 4p "$T/out" | grep -q 'run_skill_script' && reg_pass ||
 	reg_fail "stdio: run_skill_script not offered with --allow-scripts"
 
+# Issue 28.4: MCP clients often start servers in the home folder or in
+# /. There a script's run gets no writable project: it works in a fresh
+# private folder, and the folder it was started in stays untouched.
+skill r writer "Writes where it runs."
+mkdir -p r/writer/scripts
+printf '#!/bin/sh\necho x >"$PWD/pwned" && echo "WROTE:$PWD"\n' \
+	>r/writer/scripts/w.sh
+chmod +x r/writer/scripts/w.sh
+printf '%s\n' \
+	'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}' \
+	'{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+	'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"use_skill","arguments":{"name":"writer"}}}' \
+	'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"run_skill_script","arguments":{"skill":"writer","path":"scripts/w.sh"}}}' \
+	>writer.jsonl
+(cd "$HOME" && timeout 60 "$SKIT" mcp --no-config --root "$W/r" \
+	--allow-scripts <"$W/writer.jsonl" >"$T/out" 2>"$T/err")
+rc=$?
+expect_rc 0 "stdio session with --allow-scripts in the home folder"
+has "$T/out" "WROTE:" "the script ran"
+[ -e "$HOME/pwned" ] && reg_fail "a script wrote the home folder it was started in" ||
+	reg_pass
+lacks "$T/out" "WROTE:$HOME" "the home folder is not the script's working folder"
+
+# Scripts over HTTP need a token: without one, any local user could run
+# them.
+timeout 20 "$SKIT" mcp --no-config --root r --http 127.0.0.1:0 \
+	--allow-scripts >"$T/out" 2>"$T/err"
+rc=$?
+expect_rc 2 "--allow-scripts over HTTP without --token-file"
+has "$T/err" "--allow-scripts over HTTP needs --token-file" \
+	"one line says why"
+lacks "$T/err" "listening" "it does not listen"
+
 # Started in a folder the user has not trusted, the server leaves that
 # project's skills out, as the agent does, and says so in one line on
 # stderr; once trusted, they are served.

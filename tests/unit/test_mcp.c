@@ -559,6 +559,35 @@ static void test_mcp__stdio_framing(void)
 	close_fixture(&f);
 }
 
+/*
+ * Scripts over HTTP need a token: without one any local user could run
+ * them with arguments of their choosing. The server refuses before it
+ * listens.
+ */
+static void test_mcp__http_scripts_need_token(void)
+{
+	skit_mcp_options mo = SKIT_MCP_OPTIONS_INIT;
+	skit_mcp_http_options ho = SKIT_MCP_HTTP_INIT;
+	skit_registry *reg;
+	skit_mcp_server *srv;
+	skit_error err = { 0 };
+	volatile int stop = 1;
+
+	ASSERT_OK(skit_registry_new(&reg, NULL));
+	ASSERT_OK(skit_registry_add_root(reg, "root", fixture_root(), NULL));
+	ASSERT_OK(skit_registry_scan(reg, NULL));
+	mo.registry = reg;
+	mo.allow_scripts = true;
+	ASSERT_OK(skit_mcp_server_new(&srv, &mo, NULL));
+	ASSERT_EQ(skit_mcp_serve_http(srv, &ho, &stop, &err), SKIT_EUSAGE);
+	ASSERT_CONTAINS(err.message, "scripts over HTTP need a token");
+	/* with a token it serves (and stops at once: `stop` is set) */
+	ho.token = "0123456789abcdef";
+	ASSERT_EQ(skit_mcp_serve_http(srv, &ho, &stop, &err), SKIT_ECANCELED);
+	skit_mcp_server_free(srv);
+	skit_registry_free(reg);
+}
+
 /* clang-format off */
 TEST_MAIN(
 	TEST(test_mcp__before_initialize)
@@ -572,5 +601,6 @@ TEST_MAIN(
 	TEST(test_mcp__frontmatter_json)
 	TEST(test_mcp__progress_and_logging)
 	TEST(test_mcp__stdio_framing)
+	TEST(test_mcp__http_scripts_need_token)
 )
 /* clang-format on */
