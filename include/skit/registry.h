@@ -173,8 +173,9 @@ SKIT_EXTERN int skit_project_find(char **out, skit_error *err);
 /**
  * The project folder of an agent run started in `cwd`: the folder
  * skit_project_find() would find from there; with none, `cwd` itself,
- * unless it is the home folder, `/` or a system folder, which are never
- * a project (their files would be the model's to read).
+ * unless it is the home folder, `/`, a system folder, or a hidden folder
+ * of the home folder or one beneath it (`~/.ssh`, `~/.config/gh`), which
+ * are never a project (their files would be the model's to read).
  *
  * @param[out] out  the absolute path, owned by the caller (skit_free())
  * @param cwd       where the run starts; NULL: the current folder

@@ -65,6 +65,7 @@ struct skit_audit {
 	char *dir, *id;
 	char started[64];
 	int fd;
+	int dirfd; /* the run folder, opened once: run.json goes there */
 	unsigned long long seq;
 	size_t events;
 	char *secrets[MAX_SECRETS]; /* longest first */
@@ -465,48 +466,133 @@ static int parse_object(json_t **out, const char *text, const char *what,
  * and is left alone; a folder we cannot write fails the run folder's own
  * creation just after, with the error that matters.
  */
-static void keep_out_of_git(const char *runs_dir)
+static void keep_out_of_git(int runs_fd)
 {
-	char *path = skitx_path_join(runs_dir, ".gitignore");
-	int fd;
+	int fd = openat(runs_fd, ".gitignore",
+	                O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	                0600);
 
-	if (!path)
-		return;
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-	          0600);
-	skitx_free(path);
 	if (fd < 0)
 		return;
 	(void)skitx_fs_write_all(fd, "*\n", 2);
 	close(fd);
 }
 
+/*
+ * Make (if missing) and open the folder `name` in `dirfd`, never through
+ * a link: a link there (a cloned repository's `.agents/runs ->
+ * /elsewhere`) fails with ELOOP or ENOTDIR.
+ */
+static int open_dir_at(int dirfd, const char *name, bool make)
+{
+	if (make && mkdirat(dirfd, name, 0700) < 0 && errno != EEXIST)
+		return -1;
+	return openat(dirfd, name,
+	              O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/*
+ * Open the runs folder. Links are followed in the folders above its
+ * parent, never in its parent or itself (`.agents` and `runs` in a
+ * project, where a cloned repository or a script may have planted one).
+ * -1 with errno and `*what` the path that failed.
+ */
+static int open_runs_dir(const char *runs_dir, char **what)
+{
+	char *copy = skitx_strdup(runs_dir), *base, *parent, *slash;
+	int top = -1, mid = -1, fd = -1;
+
+	*what = NULL;
+	if (!copy) {
+		errno = ENOMEM;
+		return -1;
+	}
+	/* Drop trailing slashes; split off the last two components. */
+	for (size_t n = strlen(copy); n > 1 && copy[n - 1] == '/'; n--)
+		copy[n - 1] = '\0';
+	slash = strrchr(copy, '/');
+	base = slash ? slash + 1 : copy;
+	if (slash)
+		*slash = '\0';
+	parent = slash ? copy : NULL;
+	if (!*base || !strcmp(base, ".") || !strcmp(base, "..")) {
+		errno = EINVAL;
+		goto out;
+	}
+	if (!parent) {
+		top = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	} else if (!*parent) {
+		top = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	} else {
+		const char *pbase;
+
+		slash = strrchr(parent, '/');
+		pbase = slash ? slash + 1 : parent;
+		if (slash == parent) {
+			top = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		} else if (slash) {
+			*slash = '\0';
+			if (skitx_fs_mkdir_p(parent, 0700) < 0 &&
+			    errno != EEXIST)
+				goto out;
+			top = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		} else {
+			top = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		}
+		if (top >= 0 && *pbase && strcmp(pbase, ".")) {
+			mid = open_dir_at(top, pbase, true);
+			close(top);
+			top = mid;
+			mid = -1;
+		}
+	}
+	if (top >= 0)
+		fd = open_dir_at(top, base, true);
+out:
+	if (fd < 0) {
+		int keep = errno;
+
+		*what = copy;
+		copy = NULL;
+		errno = keep;
+	}
+	if (top >= 0)
+		close(top);
+	skitx_free(copy);
+	return fd;
+}
+
 int skit_audit_open(skit_audit **out, const char *runs_dir, skit_error *err)
 {
 	skit_audit *a = NULL;
-	char *events = NULL;
-	char stamp[32], name[64];
+	char stamp[32], name[64], *what = NULL;
 	unsigned char rnd[4];
 	bool made = false;
-	int error;
+	int error, runs_fd = -1;
 
 	assert(out && runs_dir);
 	*out = NULL;
 	a = skitx_calloc(1, sizeof(*a));
 	if (!a)
 		return skit__error_oom(err);
-	a->fd = -1;
+	a->fd = a->dirfd = -1;
 
-	error = skitx_fs_mkdir_p(runs_dir, 0700);
-	if (error == SKIT_ENOMEM)
-		goto out;
-	if (error < 0) {
-		error = skit__error_set(err, SKIT_EIO, 0,
-		                        "cannot create %s: %s", runs_dir,
-		                        strerror(errno));
+	runs_fd = open_runs_dir(runs_dir, &what);
+	if (runs_fd < 0) {
+		if (errno == ENOMEM) {
+			error = SKIT_ENOMEM;
+			goto out;
+		}
+		error = skit__error_set(
+		        err, SKIT_EIO, 0,
+		        "cannot use %s as the runs folder: %s", runs_dir,
+		        errno == ELOOP || errno == ENOTDIR
+		                ? "it or its parent is a symbolic link or not "
+		                  "a folder (give the real path)"
+		                : strerror(errno));
 		goto out;
 	}
-	keep_out_of_git(runs_dir);
+	keep_out_of_git(runs_fd);
 	for (int tries = 0;; tries++) {
 		now_text(a->started, stamp);
 		error = random_bytes(rnd, sizeof(rnd));
@@ -523,7 +609,9 @@ int skit_audit_open(skit_audit **out, const char *runs_dir, skit_error *err)
 			error = SKIT_ENOMEM;
 			goto out;
 		}
-		if (mkdir(a->dir, 0700) == 0) {
+		/* A name that exists (even as a planted link) is never
+		 * reused: a new id is drawn. */
+		if (mkdirat(runs_fd, name, 0700) == 0) {
 			made = true;
 			break;
 		}
@@ -537,19 +625,20 @@ int skit_audit_open(skit_audit **out, const char *runs_dir, skit_error *err)
 		a->dir = NULL;
 	}
 	a->id = skitx_strdup(name);
-	events = skitx_path_join(a->dir, "events.jsonl");
-	if (!a->id || !events) {
+	if (!a->id) {
 		error = SKIT_ENOMEM;
 		goto out;
 	}
-	a->fd = open(events,
-	             O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC |
-	                     O_NOFOLLOW,
-	             0600);
+	a->dirfd = open_dir_at(runs_fd, name, false);
+	if (a->dirfd >= 0)
+		a->fd = openat(a->dirfd, "events.jsonl",
+		               O_WRONLY | O_CREAT | O_EXCL | O_APPEND |
+		                       O_CLOEXEC | O_NOFOLLOW,
+		               0600);
 	if (a->fd < 0) {
 		error = skit__error_set(err, SKIT_EIO, 0,
-		                        "cannot create %s: %s", events,
-		                        strerror(errno));
+		                        "cannot create %s/events.jsonl: %s",
+		                        a->dir, strerror(errno));
 		goto out;
 	}
 	/*
@@ -566,8 +655,10 @@ out:
 	if (error == SKIT_ENOMEM)
 		skit__error_oom(err);
 	if (a && made)
-		rmdir(a->dir); /* still empty: events.jsonl was not created */
-	skitx_free(events);
+		unlinkat(runs_fd, name, AT_REMOVEDIR);
+	if (runs_fd >= 0)
+		close(runs_fd);
+	skitx_free(what);
 	skit_audit_free(a);
 	return error;
 }
@@ -768,7 +859,10 @@ int skit__audit_close_json(skit_audit *a, json_t *summary, skit_error *err)
 	if (error < 0)
 		goto out;
 	(void)fsync(a->fd);
-	error = skitx_fs_write_atomic(path, text.ptr, text.len, 0600);
+	/* In the folder opened at the start, whatever its path leads to
+	 * now. */
+	error = skitx_fs_write_atomic_at(a->dirfd, "run.json", text.ptr,
+	                                 text.len, 0600);
 	if (error < 0 && error != SKIT_ENOMEM)
 		error = skit__error_set(err, SKIT_EIO, 0, "cannot write %s: %s",
 		                        path, strerror(errno));
@@ -810,6 +904,8 @@ void skit_audit_free(skit_audit *a)
 		return;
 	if (a->fd >= 0)
 		close(a->fd);
+	if (a->dirfd >= 0)
+		close(a->dirfd);
 	for (size_t i = 0; i < a->nsecrets; i++) {
 		/* do not leave the key lying in freed memory */
 		memset(a->secrets[i], 0, a->secret_len[i]);

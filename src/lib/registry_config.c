@@ -684,6 +684,27 @@ int skit_project_find(char **out, skit_error *err)
 	return error == SKIT_ENOMEM ? skit__error_oom(err) : error;
 }
 
+/*
+ * Whether `dir` is, or lies beneath, a hidden folder of the home folder
+ * (`~/.ssh`, `~/.config/gh`, `~/.aws`): such a folder holds keys and
+ * settings, and with no project marker of its own it is never the
+ * project a run reads and writes (docs/permissions.md).
+ */
+static bool in_hidden_home(const char *dir, const char *home,
+                           const char *home_real)
+{
+	const char *homes[2] = { home, home_real };
+
+	for (int i = 0; i < 2; i++) {
+		size_t n = homes[i] ? strlen(homes[i]) : 0;
+
+		if (n > 1 && !strncmp(dir, homes[i], n) && dir[n] == '/' &&
+		    dir[n + 1] == '.')
+			return true;
+	}
+	return false;
+}
+
 int skit_project_for_run(char **out, const char *cwd, skit_error *err)
 {
 	const char *home = getenv("HOME"), *why;
@@ -709,6 +730,9 @@ int skit_project_for_run(char **out, const char *cwd, skit_error *err)
 	if (!error && !*out) {
 		error = home_spellings(home, &home_abs, &home_real);
 		why = error ? NULL : not_a_project(dir, home_abs, home_real);
+		if (!error && !why && in_hidden_home(dir, home_abs, home_real))
+			why = "a hidden folder of the home folder, with no "
+			      "project marker (.git, .agents)";
 		if (why)
 			error = skit__error_set(err, SKIT_ENOTFOUND, 0,
 			                        "no project: %.300s is %s", dir,

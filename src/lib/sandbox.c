@@ -230,6 +230,15 @@ struct plan {
 	char **hide, **rebind, **ro;
 	size_t nhide, nrebind, nro;
 	/*
+	 * The folders from a writable root down to each of `ro`'s parents,
+	 * bound over themselves (writable) before `ro`, shortest first: a
+	 * mount point cannot be renamed or removed (EBUSY), so `mv .agents
+	 * .x` cannot carry the protected paths away and leave room for new
+	 * ones.
+	 */
+	char **pin;
+	size_t npin;
+	/*
 	 * o->path and o->cwd as real paths, for a mount namespace: a `..`
 	 * or a link in the given ones may pass through a hidden folder
 	 * (a skill root given as "/tmp/x/evals/../skills"), which C could
@@ -597,6 +606,8 @@ static bool mount_setup(const struct plan *p)
 		            MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID |
 		                    MS_NODEV | MS_NOEXEC,
 		            NULL);
+	for (i = 0; ok && i < p->npin; i++)
+		ok = !mount(p->pin[i], p->pin[i], NULL, MS_BIND | MS_REC, NULL);
 	for (i = 0; ok && i < p->nro; i++)
 		ok = !mount(p->ro[i], p->ro[i], NULL, MS_BIND | MS_REC, NULL) &&
 		     !mount(NULL, p->ro[i], NULL,
@@ -1659,8 +1670,49 @@ static const char *write_root(const struct skit__run_opts *o, const char *real,
 	return NULL;
 }
 
-static bool ro_push(struct plan *p, const char *real)
+/* Pin `dir` (see struct plan), once. */
+static bool pin_push(struct plan *p, const char *dir)
 {
+	size_t at;
+
+	for (size_t i = 0; i < p->npin; i++)
+		if (!strcmp(p->pin[i], dir))
+			return true;
+	if (!strv_push(&p->pin, &p->npin, dir))
+		return false;
+	/* Shortest first: a folder is bound before those beneath it. */
+	for (at = p->npin - 1;
+	     at > 0 && strlen(p->pin[at - 1]) > strlen(p->pin[at]); at--) {
+		char *t = p->pin[at];
+
+		p->pin[at] = p->pin[at - 1];
+		p->pin[at - 1] = t;
+	}
+	return true;
+}
+
+/*
+ * Bind `real` read-only, and pin every folder from the writable root
+ * `root` (included) down to its parent.
+ */
+static bool ro_push(struct plan *p, const char *root, const char *real)
+{
+	char dir[PATH_MAX];
+	size_t n = strlen(root);
+	bool ok = true;
+
+	if (!beneath(real, root) || strlen(real) >= sizeof(dir))
+		return false;
+	memcpy(dir, real, strlen(real) + 1);
+	for (char *cut = strrchr(dir, '/'); ok && cut && cut - dir >= (long)n;
+	     cut = strrchr(dir, '/')) {
+		*cut = '\0';
+		if (!*dir || strlen(dir) < n)
+			break;
+		ok = pin_push(p, dir);
+	}
+	if (!ok)
+		return false;
 	for (size_t i = 0; i < p->nro; i++)
 		if (!strcmp(p->ro[i], real))
 			return true;
@@ -1684,7 +1736,7 @@ static bool protect_one(struct plan *p, const struct skit__run_opts *o,
 	const char *rest;
 
 	if (realpath(path, real))
-		return !write_root(o, real, root) || ro_push(p, real);
+		return !write_root(o, real, root) || ro_push(p, root, real);
 	if (n >= sizeof(pre) || path[0] != '/')
 		return true;
 	/* The longest existing prefix, and the component after it. */
@@ -1702,7 +1754,7 @@ static bool protect_one(struct plan *p, const struct skit__run_opts *o,
 		return true;
 	rest = path + cut;
 	if (!strchr(rest, '/') && n > 5 && !strcmp(path + n - 5, ".json"))
-		return !strcmp(real, root) || ro_push(p, real);
+		return !strcmp(real, root) || ro_push(p, root, real);
 	if ((size_t)snprintf(made, sizeof(made), "%s/%.*s", real,
 	                     (int)strcspn(rest, "/"), rest) >= sizeof(made))
 		return true;
@@ -1710,10 +1762,10 @@ static bool protect_one(struct plan *p, const struct skit__run_opts *o,
 	 * (it runs as our uid, without capabilities). */
 	if (mkdir(made, 0755) < 0) {
 		if (errno == EEXIST)
-			return ro_push(p, made);
+			return ro_push(p, root, made);
 		return errno == EACCES || errno == EPERM || errno == EROFS;
 	}
-	return strv_push(&p->made, &p->nmade, made) && ro_push(p, made);
+	return strv_push(&p->made, &p->nmade, made) && ro_push(p, root, made);
 }
 
 /*
@@ -1816,6 +1868,9 @@ static void plan_release(struct plan *p)
 	strv_drop(p->hide, p->nhide);
 	strv_drop(p->rebind, p->nrebind);
 	strv_drop(p->ro, p->nro);
+	strv_drop(p->pin, p->npin);
+	p->pin = NULL;
+	p->npin = 0;
 	skitx_free(p->path);
 	skitx_free(p->cwd);
 	p->path = p->cwd = NULL;

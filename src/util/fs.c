@@ -5,6 +5,9 @@
 #include "common.h"
 
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util/fs.h"
@@ -170,6 +173,44 @@ out:
 	if (error < 0 && tmp.len)
 		unlink(tmp.ptr);
 	skitx_buf_release(&tmp);
+	return error;
+}
+
+int skitx_fs_write_atomic_at(int dirfd, const char *name, const void *data,
+                             size_t len, mode_t mode)
+{
+	static unsigned long counter;
+	char tmp[NAME_MAX + 1];
+	int fd = -1, error = 0;
+
+	if (strchr(name, '/') || strlen(name) > NAME_MAX - 24) {
+		errno = EINVAL;
+		return SKIT_EIO;
+	}
+	for (int tries = 0; fd < 0; tries++) {
+		snprintf(tmp, sizeof(tmp), ".%s.tmp-%ld-%lu", name,
+		         (long)getpid(),
+		         __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED));
+		fd = openat(dirfd, tmp,
+		            O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+		                    O_CLOEXEC,
+		            0600);
+		if (fd < 0 && (errno != EEXIST || tries >= 16))
+			return SKIT_EIO;
+	}
+	error = skitx_fs_write_all(fd, data, len);
+	if (!error && (fchmod(fd, mode) < 0 || fsync(fd) < 0))
+		error = SKIT_EIO;
+	if (close(fd) < 0 && !error)
+		error = SKIT_EIO;
+	if (!error && renameat(dirfd, tmp, dirfd, name) < 0)
+		error = SKIT_EIO;
+	if (error < 0) {
+		int keep = errno;
+
+		unlinkat(dirfd, tmp, 0);
+		errno = keep;
+	}
 	return error;
 }
 

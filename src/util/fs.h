@@ -54,6 +54,14 @@ int skitx_fs_write_all(int fd, const void *data, size_t len);
 int skitx_fs_write_atomic(const char *path, const void *data, size_t len,
                           mode_t mode);
 
+/*
+ * The same in the folder `dirfd`: `name` (one component) is replaced by a
+ * temporary file beside it, created there without following a link, and
+ * renamed within the folder; no path outside `dirfd` is looked up.
+ */
+int skitx_fs_write_atomic_at(int dirfd, const char *name, const void *data,
+                             size_t len, mode_t mode);
+
 /* mkdir -p with `mode`; 0 or a negative status (errno kept). */
 int skitx_fs_mkdir_p(const char *path, mode_t mode);
 

@@ -51,6 +51,29 @@ hrun "$T/up.jsonl"
 expect_rc 0 "a plain folder under home is a project"
 lacks "$T/req.jsonl" "PRIVATE-KEY-MARKER" "the key stays out of reach"
 
+# A hidden folder of the home folder, or one beneath it, with no marker
+# of its own, is no project: started in ~/.ssh, read_file id_ed25519
+# never runs.
+printf '%s\n' '{"tool_calls": [{"id": "r1", "name": "read_file", "arguments": {"path": "id_ed25519"}}]}' \
+	'{"text": "DONE"}' >"$T/here.jsonl"
+cd "$HOME/.ssh" || exit 1
+hrun "$T/here.jsonl"
+expect_rc 2 "run in ~/.ssh is a usage error"
+has "$T/err" "skit run: no project: $HOME/.ssh is a hidden folder of the home folder" \
+	"the refusal names the hidden folder"
+lines "$T/err" 1 "in one line"
+[ ! -e "$T/req.jsonl" ] || lacks "$T/req.jsonl" "PRIVATE-KEY-MARKER" \
+	"the key in ~/.ssh never reaches the model"
+mkdir -p "$HOME/.config/tool/sub"
+cd "$HOME/.config/tool/sub" || exit 1
+hrun "$T/here.jsonl"
+expect_rc 2 "beneath a hidden folder of home too"
+# With a marker of its own (a dotfiles repository), it is a project.
+mkdir -p "$HOME/.config/nvim/.git"
+cd "$HOME/.config/nvim" || exit 1
+hrun "$T/here.jsonl"
+expect_rc 0 "a hidden folder holding .git is a project"
+
 # Started in /: refused; and a system folder too.
 cd / || exit 1
 hrun "$T/shadow.jsonl"

@@ -709,6 +709,62 @@ static void test_audit__sigkill(void)
 	skit_runs_free(list, n);
 }
 
+/*
+ * Links in the trail's path (issue 28): a cloned repository's
+ * `.agents/runs -> /elsewhere` or `.agents -> /elsewhere` is refused, not
+ * followed; a link planted where the run folder was (a script that moved
+ * it) does not redirect run.json, which goes to the folder opened at the
+ * start.
+ */
+static void test_audit__no_links(void)
+{
+	const char *dir = fresh("links");
+	char proj[PATH_MAX], runs[PATH_MAX], elsewhere[PATH_MAX];
+	char moved[PATH_MAX], planted[PATH_MAX];
+	skit_error err = { 0 };
+	skit_audit *a = NULL;
+	struct stat st;
+
+	snprintf(proj, sizeof(proj), "%s/proj", dir);
+	snprintf(elsewhere, sizeof(elsewhere), "%s/elsewhere", dir);
+	ASSERT_OK(mkdir(proj, 0755));
+	ASSERT_OK(mkdir(elsewhere, 0755));
+	snprintf(runs, sizeof(runs), "%s/proj/.agents", dir);
+	ASSERT_OK(mkdir(runs, 0755));
+
+	/* .agents/runs -> elsewhere */
+	snprintf(runs, sizeof(runs), "%s/proj/.agents/runs", dir);
+	ASSERT_OK(symlink(elsewhere, runs));
+	ASSERT_EQ(skit_audit_open(&a, runs, &err), SKIT_EIO);
+	ASSERT(a == NULL);
+	ASSERT_CONTAINS(err.message, "symbolic link");
+	ASSERT(access(at(elsewhere, ".gitignore"), F_OK) < 0);
+	memset(&err, 0, sizeof(err));
+	ASSERT_OK(unlink(runs));
+
+	/* .agents -> elsewhere */
+	ASSERT_OK(rmdir(at(proj, ".agents")));
+	ASSERT_OK(symlink(elsewhere, at(proj, ".agents")));
+	ASSERT_EQ(skit_audit_open(&a, runs, &err), SKIT_EIO);
+	ASSERT(access(at(elsewhere, "runs"), F_OK) < 0);
+	memset(&err, 0, sizeof(err));
+	ASSERT_OK(unlink(at(proj, ".agents")));
+
+	/* Both made when missing; a run folder swapped for a link. */
+	ASSERT_OK(skit_audit_open(&a, runs, &err));
+	ASSERT_OK(lstat(at(proj, ".agents/runs"), &st));
+	ASSERT(S_ISDIR(st.st_mode));
+	snprintf(planted, sizeof(planted), "%s", skit_audit_dir(a));
+	snprintf(moved, sizeof(moved), "%s/moved", dir);
+	ASSERT_OK(rename(planted, moved));
+	ASSERT_OK(symlink(elsewhere, planted));
+	ASSERT_OK(skit_audit_event(a, "note", "{\"text\":\"x\"}", &err));
+	ASSERT_OK(skit_audit_close(a, "{}", &err));
+	ASSERT(access(at(elsewhere, "run.json"), F_OK) < 0);
+	ASSERT_OK(access(at(moved, "run.json"), F_OK));
+	ASSERT_OK(access(at(moved, "events.jsonl"), F_OK));
+}
+
 /* Every allocation failure is SKIT_ENOMEM, never a crash or a leak. */
 static void test_audit__out_of_memory(void)
 {
@@ -770,5 +826,6 @@ TEST_MAIN(
 	TEST(test_audit__run_find)
 	TEST(test_audit__foreach_torn)
 	TEST(test_audit__sigkill)
+	TEST(test_audit__no_links)
 	TEST(test_audit__out_of_memory))
 /* clang-format on */

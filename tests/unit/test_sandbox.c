@@ -853,6 +853,9 @@ static void hostile_setup(struct hostile *h)
 	ASSERT_OK(skitx_fs_mkdir_p(p, 0755));
 	put_at(h->proj, ".git/config", "[core]\n\tbare = false\n");
 	put_at(h->proj, ".agents/skit.json", "{}\n");
+	snprintf(p, sizeof(p), "%s/dots/skit", h->proj);
+	ASSERT_OK(skitx_fs_mkdir_p(p, 0755));
+	put_at(h->proj, "dots/skit/config.json", "{}\n");
 	snprintf(h->tmp, sizeof(h->tmp), "/tmp/skit-sbx-XXXXXX");
 	ASSERT(mkdtemp(h->tmp));
 	snprintf(h->sock, sizeof(h->sock), "/tmp/skit-sbx-sock-%ld",
@@ -913,8 +916,8 @@ static void hostile_run(struct hostile *h, struct skit__run_result *res,
 		         tmpenv, NULL };
 	const char *rp[] = { skill, NULL };
 	const char *wp[] = { h->proj, h->tmp, NULL };
-	char g[PATH_MAX], j[PATH_MAX], m[PATH_MAX], c[PATH_MAX];
-	const char *pp[] = { g, j, m, c, NULL };
+	char g[PATH_MAX], j[PATH_MAX], m[PATH_MAX], c[PATH_MAX], u[PATH_MAX];
+	const char *pp[] = { g, j, m, c, u, NULL };
 	struct skit__run_opts o;
 	skit_error err = { 0 };
 
@@ -923,6 +926,8 @@ static void hostile_run(struct hostile *h, struct skit__run_result *res,
 	snprintf(j, sizeof(j), "%s/.agents/skit.json", h->proj);
 	snprintf(m, sizeof(m), "%s/.agents/skills", h->proj);
 	snprintf(c, sizeof(c), "%s/.claude/skills", h->proj);
+	/* A user config kept in a dotfiles folder inside the project. */
+	snprintf(u, sizeof(u), "%s/dots/skit/config.json", h->proj);
 	memset(&o, 0, sizeof(o));
 	o.path = argv[0];
 	o.argv = argv;
@@ -956,6 +961,10 @@ static void hostile_check(const struct hostile *h,
 		"skit-json-unlink: refused",
 		"plant-skill: refused",
 		"plant-claude: refused",
+		"rename-agents: refused EBUSY",
+		"rename-dots: refused EBUSY",
+		"rename-dots-skit: refused EBUSY",
+		"rmdir-dots-skit: refused",
 		"git-userns: refused",
 		"host-socket: refused",
 		"run-file: refused",
@@ -1008,6 +1017,10 @@ static void hostile_check(const struct hostile *h,
 	free(text);
 	snprintf(p, sizeof(p), "%s/.git/hooks/pre-commit", h->proj);
 	ASSERT(access(p, F_OK) < 0);
+	snprintf(p, sizeof(p), "%s/.agents/skit.json", h->proj);
+	ASSERT_OK(access(p, F_OK));
+	snprintf(p, sizeof(p), "%s/dots/skit/config.json", h->proj);
+	ASSERT_OK(access(p, F_OK));
 	/* The placeholders for the missing ones are gone again. */
 	snprintf(p, sizeof(p), "%s/.agents/skills", h->proj);
 	ASSERT(access(p, F_OK) < 0);
