@@ -5,7 +5,8 @@
  *
  * The rule that matters here: repository content (a project's config)
  * may make the sandbox stricter but never turn it off, so full-access
- * from an untrusted file is skipped and flagged for the caller to say so.
+ * from an untrusted file is skipped and flagged for the caller to say so,
+ * and a disk cap above the user's (or the default) is skipped.
  */
 #include "common.h"
 
@@ -78,9 +79,17 @@ static int load_sandbox(skit_sandbox_config *cfg, const char *path, json_t *sb,
 				        "%s: \"sandbox.disk_cap\" must be a "
 				        "positive number of bytes",
 				        path);
-			/* A project may lower the cap, not raise it. */
-			if (!trusted && cfg->disk_cap &&
-			    (uint64_t)json_integer_value(v) > cfg->disk_cap)
+			/*
+			 * A project may lower the cap, not raise it. The
+			 * bound is the cap the user's files set or, when
+			 * they set none (0), the default the run would use:
+			 * "no cap yet" must not read as "no limit".
+			 */
+			if (!trusted &&
+			    (uint64_t)json_integer_value(v) >
+			            (cfg->disk_cap
+			                     ? cfg->disk_cap
+			                     : SKIT_SANDBOX_DEFAULT_DISK_CAP))
 				continue;
 			cfg->disk_cap = (uint64_t)json_integer_value(v);
 		} else {

@@ -94,6 +94,15 @@ bare --yes
 expect_rc 1 "a bad config pattern fails the run"
 has "$T/err" "permissions.deny[0]: unknown tool 'Bsh'" "and says where"
 lines "$T/err" 1 "in one line"
+# Nor may it raise the disk cap, even when the user set none (issue 28:
+# 2^50 was taken as it stood). doctor shows the cap a run would use.
+printf '{"sandbox": {"disk_cap": 1125899906842624}}\n' >"$W/.agents/skit.json"
+run doctor --json
+has "$T/out" "\"project\": \"$W\"" "doctor reads the trusted project"
+has "$T/out" '"disk_cap": 1073741824' "a project's config cannot raise the disk cap"
+printf '{"sandbox": {"disk_cap": 1048576}}\n' >"$W/.agents/skit.json"
+run doctor --json
+has "$T/out" '"disk_cap": 1048576' "it may lower it"
 rm -rf "$W/.agents"
 
 # Bad flags are usage errors, in one line.
