@@ -842,6 +842,19 @@ static bool cw_putc(struct cmdwords *cw, char c)
 	return true;
 }
 
+/* Close the word begun at buf[start]; one that does not fit is dropped
+ * and the command marked cut. */
+static void cw_end_word(struct cmdwords *cw, size_t start, bool odd)
+{
+	if (cw->n == SCAN_WORDS || !cw_putc(cw, '\0')) {
+		cw->cut = true;
+		cw->used = start;
+		return;
+	}
+	cw->w[cw->n] = cw->buf + start;
+	cw->odd[cw->n++] = odd;
+}
+
 /* The end of a "$(" substitution opened before `s`: its ")" or `e`. */
 static const char *paren_close(const char *s, const char *e)
 {
@@ -944,13 +957,7 @@ static void read_word(struct scan *sc, const char **sp, const char *e,
 		s++;
 	}
 	*sp = s;
-	if (cw->n == SCAN_WORDS || !cw_putc(cw, '\0')) {
-		cw->cut = true;
-		cw->used = start;
-		return;
-	}
-	cw->w[cw->n] = cw->buf + start;
-	cw->odd[cw->n++] = odd;
+	cw_end_word(cw, start, odd);
 }
 
 /*
@@ -1000,6 +1007,189 @@ static void scan_words_as_scripts(struct scan *sc, const struct cmdwords *cw,
 			            depth + 1);
 }
 
+/* ---- env -S ----------------------------------------------------------- */
+
+/*
+ * env -S STRING (--split-string, -vS, --split=...; the shebang form)
+ * splits STRING into words by rules of its own and parses them as if they
+ * had stood on the command line in its place: options first (another -S,
+ * -u, -C), then NAME=VALUE words, then the program. A program in there is
+ * one word of the outer line, "rm -v x", so the split is done here as env
+ * does it and the words are checked as a command of their own.
+ */
+
+static bool env_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' ||
+	       c == '\r';
+}
+
+/*
+ * Split `s` the way GNU env -S does, appending the words to `cw`. Outside
+ * single quotes: \_ separates words (a space inside double quotes), \c
+ * ends the string (env refuses it inside double quotes), \f \n \r \t \v
+ * are those bytes, \# \$ \" \' \\ the character; a word opening with #
+ * starts a comment; ${NAME} is expanded, so the word is unreadable. Inside
+ * single quotes only \\ and \' are escapes. Whatever env would refuse
+ * (another escape, a lone $, an open quote) marks the word unreadable too:
+ * when in doubt, the word could be anything.
+ */
+static void env_split(struct cmdwords *cw, const char *s)
+{
+	while (*s) {
+		bool sq = false, dq = false, odd = false, stop = false;
+		size_t start = cw->used;
+
+		while (env_space(*s) || (s[0] == '\\' && s[1] == '_'))
+			s += *s == '\\' ? 2 : 1;
+		if (!*s || *s == '#')
+			return;
+		for (; *s; s++) {
+			char ch = *s, n = s[1];
+
+			if (!sq && !dq && env_space(ch))
+				break;
+			if (ch == '\'' && !dq) {
+				sq = !sq;
+			} else if (ch == '"' && !sq) {
+				dq = !dq;
+			} else if (ch == '\\' && sq) {
+				if (n == '\\' || n == '\'')
+					ch = *++s;
+				cw_putc(cw, ch);
+			} else if (ch == '\\') {
+				if (n == '_' && !dq)
+					break;
+				if (n == 'c') {
+					odd |= dq;
+					stop = true;
+					break;
+				}
+				s++;
+				if (!n || !strchr("_fnrtv#$\"'\\", n)) {
+					odd = true;
+					if (!n)
+						break;
+				}
+				cw_putc(cw, n == '_'   ? ' '
+				            : n == 'f' ? '\f'
+				            : n == 'n' ? '\n'
+				            : n == 'r' ? '\r'
+				            : n == 't' ? '\t'
+				            : n == 'v' ? '\v'
+				                       : n);
+			} else {
+				odd |= ch == '$' && !sq;
+				cw_putc(cw, ch);
+			}
+		}
+		cw_end_word(cw, start, odd || sq || dq);
+		if (stop)
+			return;
+	}
+}
+
+/* Whether long option `w` ("--name[=value]") is env's `opt`, abbreviated
+ * or not (getopt takes any unambiguous prefix). */
+static bool env_long(const char *w, const char *opt)
+{
+	size_t n = strcspn(w + 2, "=");
+
+	return n && n <= strlen(opt) && !strncmp(w + 2, opt, n);
+}
+
+static void check_command(struct scan *sc, const struct cmdwords *cw,
+                          int depth);
+
+/*
+ * The command env runs once its split string `arg` is read: "env", the
+ * split words (env parses them for options again), then the words of `cw`
+ * from `next` on. Checked as a command of its own, one level deeper.
+ */
+static void env_resplit(struct scan *sc, const struct cmdwords *cw,
+                        const char *arg, size_t next, int depth)
+{
+	struct cmdwords nw;
+	size_t len = strlen(arg);
+
+	if (depth >= SCAN_DEPTH || len > sc->budget) {
+		sc->hit = true; /* too deep or too much to read: refuse */
+		return;
+	}
+	sc->budget -= len;
+	nw.n = 0;
+	nw.used = 0;
+	nw.cut = cw->cut;
+	nw.w[nw.n] = "env";
+	nw.odd[nw.n++] = false;
+	env_split(&nw, arg);
+	for (size_t j = next; j < cw->n; j++) {
+		if (nw.n == SCAN_WORDS) {
+			nw.cut = true;
+			break;
+		}
+		nw.w[nw.n] = cw->w[j];
+		nw.odd[nw.n++] = cw->odd[j];
+	}
+	check_command(sc, &nw, depth + 1);
+}
+
+/*
+ * Walk the options of the env at word `k` as getopt does ("+C:iS:u:v0":
+ * options end at the first other word) and check what a split string
+ * makes of the line. An option word that cannot be read ("$OPTS") could
+ * be -S: refused.
+ */
+static void scan_env(struct scan *sc, const struct cmdwords *cw, size_t k,
+                     int depth)
+{
+	for (size_t j = k + 1; j < cw->n && !sc->hit; j++) {
+		const char *w = cw->w[j], *arg = NULL;
+
+		if (cw->odd[j]) {
+			if (!is_name_char(w[0], false) && w[0] != '/' &&
+			    w[0] != '.')
+				sc->hit = true;
+			return;
+		}
+		if (w[0] != '-' || !w[1] || !strcmp(w, "--"))
+			return;
+		if (w[1] == '-') {
+			const char *eq = strchr(w, '=');
+
+			if (env_long(w, "split-string"))
+				arg = eq              ? eq + 1
+				      : j + 1 < cw->n ? cw->w[++j]
+				                      : "";
+			else if (!eq &&
+			         (env_long(w, "unset") || env_long(w, "chdir")))
+				j++;
+		} else {
+			for (const char *c = w + 1; *c; c++) {
+				if (*c == 'u' || *c == 'C') {
+					j += !c[1];
+					break;
+				}
+				if (*c == 'S') {
+					arg = c[1]            ? c + 1
+					      : j + 1 < cw->n ? cw->w[++j]
+					                      : "";
+					break;
+				}
+			}
+		}
+		if (arg) {
+			if (j < cw->n && cw->odd[j])
+				sc->hit = true; /* -S "$X": any program */
+			else
+				env_resplit(sc, cw, arg, j + 1, depth);
+			return;
+		}
+	}
+	if (cw->cut)
+		sc->hit = true; /* the options went on past what was read */
+}
+
 /* A program started by a runner may sit at any later word. */
 static void scan_suffixes(struct scan *sc, const struct cmdwords *cw,
                           size_t from, int depth)
@@ -1011,6 +1201,8 @@ static void scan_suffixes(struct scan *sc, const struct cmdwords *cw,
 		         in_list(base_name(cw->w[j]), script_takers,
 		                 SKIT_ARRAY_SIZE(script_takers)))
 			scan_words_as_scripts(sc, cw, j + 1, depth);
+		else if (!cw->odd[j] && !strcmp(base_name(cw->w[j]), "env"))
+			scan_env(sc, cw, j, depth);
 	}
 }
 
@@ -1058,6 +1250,8 @@ static void check_command(struct scan *sc, const struct cmdwords *cw, int depth)
 	prog = base_name(cw->w[k]);
 	if (in_list(prog, script_takers, SKIT_ARRAY_SIZE(script_takers)))
 		scan_words_as_scripts(sc, cw, k + 1, depth);
+	if (!strcmp(prog, "env"))
+		scan_env(sc, cw, k, depth);
 	if (in_list(prog, runners, SKIT_ARRAY_SIZE(runners)))
 		scan_suffixes(sc, cw, k + 1, depth);
 	else if (!strcmp(prog, "find")) {
@@ -1262,7 +1456,7 @@ static bool runs_other_code(const struct cmdwords *cw)
 
 	if (!cw->n || cw->cut)
 		return true;
-	prog = cw->w[0];
+	prog = base_name(cw->w[0]); /* "/usr/bin/env" runs what env does */
 	if (in_list(prog, runners, SKIT_ARRAY_SIZE(runners)))
 		return true;
 	if (!strcmp(prog, "git"))

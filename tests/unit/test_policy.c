@@ -1141,6 +1141,126 @@ static void test_policy__shell_table(void)
 	ASSERT(!skit_policy_simple_command("env id"));
 }
 
+/*
+ * `cmd` under `levels` nested "env -S": each inner level quotes the one
+ * inside it for env (single quotes, \\ and \' escaped), the outermost
+ * quotes for sh (double quotes). The caller frees the line.
+ */
+static char *nested_env_split(int levels, const char *cmd)
+{
+	struct skitx_buf in = SKITX_BUF_INIT, out = SKITX_BUF_INIT;
+
+	ASSERT_OK(skitx_buf_puts(&in, cmd));
+	for (int i = 1; i < levels; i++) {
+		skitx_buf_clear(&out);
+		ASSERT_OK(skitx_buf_puts(&out, "env -S '"));
+		for (const char *c = in.ptr; *c; c++) {
+			if (*c == '\\' || *c == '\'')
+				ASSERT_OK(skitx_buf_putc(&out, '\\'));
+			ASSERT_OK(skitx_buf_putc(&out, *c));
+		}
+		ASSERT_OK(skitx_buf_putc(&out, '\''));
+		skitx_buf_clear(&in);
+		ASSERT_OK(skitx_buf_puts(&in, out.ptr));
+	}
+	skitx_buf_clear(&out);
+	ASSERT_OK(skitx_buf_puts(&out, "env -S \""));
+	for (const char *c = in.ptr; *c; c++) {
+		if (strchr("\\\"$`", *c))
+			ASSERT_OK(skitx_buf_putc(&out, '\\'));
+		ASSERT_OK(skitx_buf_putc(&out, *c));
+	}
+	ASSERT_OK(skitx_buf_putc(&out, '"'));
+	skitx_buf_release(&in);
+	return skitx_buf_detach(&out, NULL);
+}
+
+/*
+ * env -S (--split-string) splits its argument into words and runs them:
+ * the split string is a command like any other, so a deny pattern names
+ * the program in it, however the option is spelled, and env's options
+ * that take an argument (-u NAME, -C DIR) do not end the search for it.
+ * No allow pattern pre-approves it (env runs what it is given).
+ */
+static void test_policy__env_split_string(void)
+{
+	static const char *const denied[] = {
+		"env -S 'rm -v x'",
+		"env -S\"rm -v x\"",
+		"env -vS 'rm -v x'",
+		"env -ivS'rm -v x'",
+		"env --split-string='rm -v x'",
+		"env --split-string 'rm -v x'",
+		"env --split='rm -v x'",
+		"env --s 'rm -v x'",
+		"env -u HOME -S 'rm -v x'",
+		"env -uHOME -S 'rm -v x'",
+		"env --unset HOME -S 'rm -v x'",
+		"env -C /tmp -S 'rm -v x'",
+		"env --chdir /tmp --split-string 'rm -v x'",
+		"/usr/bin/env -S 'rm -v x'",
+		"sudo env -S 'rm -v x'",
+		"nice -n 5 env -S 'rm -v x'",
+		"env -S 'FOO=1 rm -v x'",
+		"env -S '-u X -C /tmp rm x'",
+		"env -S '-S\"rm x\"'",
+		"env -S 'rm\\_-v\\_x'",
+		"env -S '\"r\"m x'",
+		"env -S 'sh -c \"rm x\"'",
+		"env -S '${CMD} x'",
+		"env -S \"$CMD\"",
+		"env \"$OPTS\" 'rm x'",
+		"env -S 'rm' x",
+	};
+	static const char *const not_denied[] = {
+		"env -S 'ls -l'",
+		"env -S 'echo hi'",
+		"env -S 'ls #rm x'",
+		"env -S 'ls \\c rm x'",
+		"env -u S 'ls -l'",
+		"env -C S 'ls -l'",
+		/* FOO=1 ends env's options: "-S" is the program's name */
+		"env -i FOO=1 -S 'rm -v x'",
+	};
+	size_t bad = 0;
+
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(denied); i++) {
+		if (!refuses("Bash(rm:*)", "shell", denied[i])) {
+			fprintf(stderr, "  not denied: %s\n", denied[i]);
+			bad++;
+		}
+		if (grants("Bash(env:*)", "shell", denied[i])) {
+			fprintf(stderr, "  pre-approved: %s\n", denied[i]);
+			bad++;
+		}
+	}
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(not_denied); i++) {
+		if (refuses("Bash(rm:*)", "shell", not_denied[i])) {
+			fprintf(stderr, "  denied: %s\n", not_denied[i]);
+			bad++;
+		}
+	}
+	ASSERT_EQ(bad, 0);
+	/* a runner named by its path is no simple command either */
+	ASSERT(!grants("Bash(/usr/bin/env:*)", "shell",
+	               "/usr/bin/env -S 'rm -v x'"));
+	ASSERT(!skit_policy_simple_command("/usr/bin/env -S 'rm x'"));
+	/* a split string nested past the depth limit is refused, though
+	 * the innermost command is harmless (checked: GNU env runs it) */
+	{
+		char *line = nested_env_split(6, "echo deep");
+
+		ASSERT(refuses("Bash(rm:*)", "shell", line));
+		skitx_free(line);
+		line = nested_env_split(4, "rm -v x");
+		ASSERT(refuses("Bash(rm:*)", "shell", line));
+		skitx_free(line);
+		line = nested_env_split(2, "ls -l");
+		ASSERT(!refuses("Bash(rm:*)", "shell", line));
+		skitx_free(line);
+	}
+}
+
 /* The skill a script grant names, and the hint that never widens. */
 static void test_policy__script_grants_and_hints(void)
 {
@@ -1491,6 +1611,7 @@ TEST_MAIN(
 	TEST(test_policy__suggest)
 	TEST(test_policy__approving_flag)
 	TEST(test_policy__shell_table)
+	TEST(test_policy__env_split_string)
 	TEST(test_policy__script_grants_and_hints)
 	TEST(test_policy__load_config)
 	TEST(test_policy__config_network)
