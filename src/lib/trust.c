@@ -446,10 +446,108 @@ void skit_strings_free(char **v, size_t n)
 
 /* ---- the digest set of a skill ---- */
 
+/* What digest_cb() needs: the hash and the skill's canonical folder. */
+struct digest_walk {
+	EVP_MD_CTX *ctx;
+	const char *root;
+};
+
+/*
+ * Hash the record in `line` including its final NUL: the NUL ends each
+ * field, so no path or link text can forge the next one.
+ */
+static int digest_add(EVP_MD_CTX *ctx, const struct skitx_buf *line)
+{
+	return EVP_DigestUpdate(ctx, line->ptr, line->len + 1) == 1 ? 0
+	                                                            : SKIT_EIO;
+}
+
+/*
+ * Where the link at `rel` leads, appended to `line` after its own record:
+ * the link's text, then what it reaches. The walk does not follow links,
+ * yet a script that runs `scripts/impl` runs whatever the link names, so
+ * a link to a regular file contributes that file's bytes, wherever it is
+ * (edit the file and the set changes), and a link to a folder inside the
+ * skill its path there (the walk hashes what that folder holds). A link
+ * to a folder or special file outside the skill is refused: nothing here
+ * could bind what it holds. A link that leads nowhere counts as such, so
+ * creating its target later changes the set too.
+ */
+static int digest_link(const struct digest_walk *dw, const char *rel,
+                       struct skitx_buf *line, skit_error *err)
+{
+	char *path = skitx_path_join(dw->root, rel), *text = NULL;
+	char *real = NULL, hex[65];
+	struct stat st;
+	uint64_t size = 0;
+	ssize_t n;
+	size_t rlen = strlen(dw->root);
+	bool inside;
+	int rc = 0, fd;
+
+	text = skitx_malloc(PATH_MAX);
+	if (!path || !text) {
+		rc = skit__error_oom(err);
+		goto out;
+	}
+	n = readlink(path, text, PATH_MAX - 1);
+	if (n < 0) {
+		rc = skit__error_set(err, SKIT_EIO, 0, "%s: %s", rel,
+		                     strerror(errno));
+		goto out;
+	}
+	text[n] = '\0';
+	if (skitx_buf_puts(line, text) < 0 || skitx_buf_putc(line, '\0') < 0)
+		goto oom;
+	real = realpath(path, NULL);
+	if (!real || stat(real, &st) < 0) {
+		if (skitx_buf_puts(line, "nowhere") < 0)
+			goto oom;
+		goto out;
+	}
+	inside = !strncmp(real, dw->root, rlen) &&
+	         (real[rlen] == '\0' || real[rlen] == '/');
+	if (S_ISREG(st.st_mode)) {
+		fd = open(real, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+		    skit__sha256_fd(fd, hex, &size) < 0) {
+			if (fd >= 0)
+				close(fd);
+			rc = skit__error_set(err, SKIT_EIO, 0,
+			                     "%s: cannot read %s", rel, real);
+			goto out;
+		}
+		close(fd);
+		if (skitx_buf_printf(line, "file %s %c %llu", hex,
+		                     (st.st_mode & 0111) ? 'x' : '-',
+		                     (unsigned long long)size) < 0)
+			goto oom;
+	} else if (inside) {
+		if (skitx_buf_printf(line, "%s %s",
+		                     S_ISDIR(st.st_mode) ? "dir" : "special",
+		                     real[rlen] ? real + rlen + 1 : ".") < 0)
+			goto oom;
+	} else {
+		rc = skit__error_set(
+		        err, SKIT_EUNSAFE, 0,
+		        "%s: a link to %s %s, outside the skill", rel,
+		        S_ISDIR(st.st_mode) ? "the folder" : "the special file",
+		        real);
+	}
+	goto out;
+oom:
+	rc = skit__error_oom(err);
+out:
+	free(real); /* realpath(3) allocates with malloc */
+	skitx_free(text);
+	skitx_free(path);
+	return rc;
+}
+
 static int digest_cb(void *ud, const char *rel, int fd, const struct stat *st,
                      skit_error *err)
 {
-	EVP_MD_CTX *ctx = ud;
+	const struct digest_walk *dw = ud;
 	struct skitx_buf line = SKITX_BUF_INIT;
 	char hex[65];
 	uint64_t size = 0;
@@ -468,10 +566,19 @@ static int digest_cb(void *ud, const char *rel, int fd, const struct stat *st,
 		                      : S_ISLNK(st->st_mode) ? "link"
 		                                             : "special",
 		                      rel);
+		/* a link's record: "link REL", its text, what it reaches */
+		if (rc >= 0 && S_ISLNK(st->st_mode)) {
+			rc = skitx_buf_putc(&line, '\0');
+			if (rc >= 0)
+				rc = digest_link(dw, rel, &line, err);
+			if (rc < 0 && rc != SKIT_ENOMEM) {
+				skitx_buf_release(&line);
+				return rc; /* err is set */
+			}
+		}
 	}
-	/* the NUL ends each record: no path can forge the next one */
-	if (rc >= 0 && EVP_DigestUpdate(ctx, line.ptr, line.len + 1) != 1)
-		rc = SKIT_EIO;
+	if (rc >= 0)
+		rc = digest_add(dw->ctx, &line);
 	skitx_buf_release(&line);
 	if (rc < 0)
 		return rc == SKIT_ENOMEM
@@ -485,6 +592,7 @@ int skit__skill_digest_set(const char *dir, char hex[65], skit_error *err)
 {
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
 	char *c = canonical(dir);
+	struct digest_walk dw;
 	int rc;
 
 	hex[0] = '\0';
@@ -493,11 +601,13 @@ int skit__skill_digest_set(const char *dir, char hex[65], skit_error *err)
 		skitx_free(c);
 		return skit__error_oom(err);
 	}
+	dw.ctx = ctx;
+	dw.root = c;
 	if (EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
 		rc = skit__error_set(err, SKIT_EIO, 0, "SHA-256 unavailable");
 	} else {
 		rc = skit__tree_walk(AT_FDCWD, c, SKIT__WALK_LENIENT, NULL,
-		                     digest_cb, ctx, err);
+		                     digest_cb, &dw, err);
 		if (!rc) {
 			skit__sha256_final(ctx, hex);
 			if (!hex[0])

@@ -160,6 +160,76 @@ static void test_trust__digest_set(void)
 	ASSERT(strcmp(a, b));
 }
 
+/*
+ * Security issue 28: a link inside the skill counted only as "a link at
+ * this path", so editing what it leads to (scripts/impl ->
+ * ../../tools/impl.sh) kept the digest set, and the saved approval ran
+ * the new code. The set now covers where each link leads: the target's
+ * text, and the bytes of a file it reaches wherever that file is; a link
+ * to a folder outside the skill has no digest set at all.
+ */
+static void test_trust__digest_set_follows_links(void)
+{
+	skit_error err = { 0 };
+	char a[65], b[65];
+
+	fresh("digest-links");
+	put("p/skills/s/SKILL.md", "---\nname: s\ndescription: d\n---\n");
+	put("p/skills/s/scripts/run.sh", "exec ./scripts/impl\n");
+	put("p/tools/impl.sh", "echo old\n");
+	put("p/tools/other.sh", "echo old\n");
+	ASSERT_OK(symlink("../../../tools/impl.sh",
+	                  at("p/skills/s/scripts/impl")));
+	ASSERT_OK(skit__skill_digest_set(at("p/skills/s"), a, NULL));
+	ASSERT_EQ(strlen(a), 64);
+	/* the file the link leads to, outside the skill, changes */
+	put("p/tools/impl.sh", "echo new\n");
+	ASSERT_OK(skit__skill_digest_set(at("p/skills/s"), b, NULL));
+	ASSERT(strcmp(a, b));
+	put("p/tools/impl.sh", "echo old\n");
+	ASSERT_OK(skit__skill_digest_set(at("p/skills/s"), b, NULL));
+	ASSERT_STR(a, b);
+	ASSERT_OK(chmod(at("p/tools/impl.sh"), 0755)); /* its exec bit */
+	ASSERT_OK(skit__skill_digest_set(at("p/skills/s"), b, NULL));
+	ASSERT(strcmp(a, b));
+	ASSERT_OK(chmod(at("p/tools/impl.sh"), 0644));
+	/* the link is pointed elsewhere, at a file with the same bytes */
+	ASSERT_OK(unlink(at("p/skills/s/scripts/impl")));
+	ASSERT_OK(symlink("../../../tools/other.sh",
+	                  at("p/skills/s/scripts/impl")));
+	ASSERT_OK(skit__skill_digest_set(at("p/skills/s"), b, NULL));
+	ASSERT(strcmp(a, b));
+	/* a link leading nowhere, then to a file created later */
+	ASSERT_OK(unlink(at("p/skills/s/scripts/impl")));
+	ASSERT_OK(symlink("../../../tools/later.sh",
+	                  at("p/skills/s/scripts/impl")));
+	ASSERT_OK(skit__skill_digest_set(at("p/skills/s"), a, NULL));
+	put("p/tools/later.sh", "echo later\n");
+	ASSERT_OK(skit__skill_digest_set(at("p/skills/s"), b, NULL));
+	ASSERT(strcmp(a, b));
+	/* a link to a folder outside the skill: no digest set */
+	ASSERT_OK(unlink(at("p/skills/s/scripts/impl")));
+	ASSERT_OK(symlink("../../../tools", at("p/skills/s/scripts/lib")));
+	ASSERT_EQ(skit__skill_digest_set(at("p/skills/s"), a, &err),
+	          SKIT_EUNSAFE);
+	ASSERT_CONTAINS(err.message, "scripts/lib");
+	ASSERT_STR(a, "");
+	/* one inside the skill is fine: what it holds is walked anyway */
+	ASSERT_OK(unlink(at("p/skills/s/scripts/lib")));
+	ASSERT_OK(symlink("..", at("p/skills/s/scripts/up")));
+	ASSERT_OK(skit__skill_digest_set(at("p/skills/s"), a, NULL));
+	/* a saved approval stops matching when the linked file changes */
+	ASSERT_OK(unlink(at("p/skills/s/scripts/up")));
+	ASSERT_OK(symlink("../../../tools/impl.sh",
+	                  at("p/skills/s/scripts/impl")));
+	ASSERT_OK(skit__skill_digest_set(at("p/skills/s"), a, NULL));
+	ASSERT_OK(skit__approval_save("s", at("p/skills/s"), "scripts/run.sh",
+	                              a, &err));
+	put("p/tools/impl.sh", "echo evil\n");
+	ASSERT_OK(skit__skill_digest_set(at("p/skills/s"), b, NULL));
+	ASSERT(!skit__approval_saved(at("p/skills/s"), "scripts/run.sh", b));
+}
+
 static void test_trust__saved_approvals(void)
 {
 	skit_saved_approval *v = NULL;
@@ -262,6 +332,7 @@ TEST_MAIN(
 	TEST(test_trust__refuses_everything_folders)
 	TEST(test_trust__hostile_config)
 	TEST(test_trust__digest_set)
+	TEST(test_trust__digest_set_follows_links)
 	TEST(test_trust__saved_approvals)
 	TEST(test_trust__registry_honours_trust))
 /* clang-format on */
