@@ -7,9 +7,11 @@
  * MAX_CONNS). Every wait polls a stop pipe too, and every socket is
  * non-blocking, so skit__netproxy_stop() ends the whole proxy promptly
  * whatever the peers do. The request head is read whole (up to HEAD_MAX
- * bytes) before anything is dialled; after the first request a
- * connection is a plain byte relay to the one host it named, so a second
- * request on it can only reach that same host.
+ * bytes) before anything is dialled. A CONNECT tunnel is then a plain
+ * byte relay to the one host it named. A plain HTTP request is forwarded
+ * alone, with the URL's host as its Host header: its body (Content-Length
+ * bytes) and nothing after, so no second request, with a Host of its
+ * own, rides the connection to an allowed host's server.
  */
 #define _GNU_SOURCE /* accept4 */
 #include "common.h"
@@ -239,8 +241,12 @@ static int dial(struct skit__netproxy *px, const char *host, int port,
 	return fd;
 }
 
-/* Copy bytes both ways until both sides are done, or stop, or idle. */
-static void relay(struct skit__netproxy *px, int a, int b)
+/*
+ * Copy bytes both ways until both sides are done, or stop, or idle. At
+ * most `left` bytes go from `a` to `b`; what `a` sends past them is read
+ * and dropped (a request pipelined behind the one forwarded).
+ */
+static void relay(struct skit__netproxy *px, int a, int b, uint64_t left)
 {
 	char buf[16384];
 	bool open_in[2] = { true, true }; /* a readable, b readable */
@@ -277,7 +283,12 @@ static void relay(struct skit__netproxy *px, int a, int b)
 				shutdown(fds[!i], SHUT_WR);
 				continue;
 			}
-			if (send_all(px, fds[!i], buf, (size_t)n))
+			if (!i) {
+				if ((uint64_t)n > left)
+					n = (ssize_t)left;
+				left -= (uint64_t)n;
+			}
+			if (n && send_all(px, fds[!i], buf, (size_t)n))
 				return;
 		}
 	}
@@ -366,18 +377,92 @@ static bool split_authority(const char *s, size_t len, char *host, int *port)
 	return true;
 }
 
-/* A header line ("Name: value\r\n") the proxy drops when forwarding. */
-static bool hop_header(const char *line, size_t len)
+/* Whether the header named by `name` (`len` bytes) is `want`. */
+static bool header_is(const char *name, size_t len, const char *want)
 {
-	static const char *const drop[] = { "connection:", "proxy-connection:",
-		                            "proxy-authorization:",
-		                            "keep-alive:" };
+	return len == strlen(want) && !strncasecmp(name, want, len);
+}
+
+/* A header the proxy drops when forwarding: hop-by-hop ones, and Host,
+ * which it writes itself. */
+static bool dropped_header(const char *name, size_t len)
+{
+	static const char *const drop[] = { "connection", "proxy-connection",
+		                            "proxy-authorization", "keep-alive",
+		                            "host" };
 
 	for (size_t i = 0; i < SKIT_ARRAY_SIZE(drop); i++)
-		if (len >= strlen(drop[i]) &&
-		    !strncasecmp(line, drop[i], strlen(drop[i])))
+		if (header_is(name, len, drop[i]))
 			return true;
 	return false;
+}
+
+/* A byte of a header name (RFC 9110 "tchar"). */
+static bool tchar(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || (c && strchr("!#$%&'*+-.^_`|~", c));
+}
+
+/*
+ * The headers of a plain HTTP request, from `line` to the blank line at
+ * `end`, copied to `out` as the proxy forwards them; NULL, or why the
+ * request is refused. Only what a server would read one way is passed:
+ * a folded line, a bare CR or LF, a name with a blank or a missing colon
+ * could be read by the server as a header the proxy did not see (a Host
+ * of its own), so they are refused rather than guessed at. The body's
+ * length comes from Content-Length (none: 0); a chunked body is refused,
+ * since its end could only be found by decoding it.
+ */
+static const char *copy_headers(struct skitx_buf *out, const char *line,
+                                const char *end, uint64_t *body, int *rc)
+{
+	bool have_len = false;
+
+	*body = 0;
+	while (line < end) {
+		const char *next = strstr(line, "\r\n");
+		size_t len = (size_t)(next - line), nlen;
+		const char *colon = memchr(line, ':', len);
+
+		if (line[0] == ' ' || line[0] == '\t')
+			return "folded header line";
+		if (memchr(line, '\n', len) || memchr(line, '\r', len))
+			return "bare CR or LF in a header";
+		if (!colon || colon == line)
+			return "malformed header";
+		nlen = (size_t)(colon - line);
+		for (size_t i = 0; i < nlen; i++)
+			if (!tchar(line[i]))
+				return "malformed header name";
+		if (header_is(line, nlen, "transfer-encoding"))
+			return "a chunked request body is not forwarded over "
+			       "http:// (use https)";
+		if (header_is(line, nlen, "content-length")) {
+			const char *v = colon + 1, *e = next;
+			uint64_t n = 0;
+
+			while (v < e && (*v == ' ' || *v == '\t'))
+				v++;
+			while (e > v && (e[-1] == ' ' || e[-1] == '\t'))
+				e--;
+			if (v == e || e - v > 15)
+				return "bad Content-Length";
+			for (; v < e; v++) {
+				if (*v < '0' || *v > '9')
+					return "bad Content-Length";
+				n = n * 10 + (uint64_t)(*v - '0');
+			}
+			if (have_len && n != *body)
+				return "conflicting Content-Length";
+			have_len = true;
+			*body = n;
+		}
+		if (!dropped_header(line, nlen))
+			*rc |= skitx_buf_add(out, line, len + 2);
+		line = next + 2;
+	}
+	return NULL;
 }
 
 static void serve(struct skit__netproxy *px, int fd)
@@ -385,6 +470,7 @@ static void serve(struct skit__netproxy *px, int fd)
 	char head[HEAD_MAX + 1], host[HOST_MAX + 1], norm[HOST_MAX + 1];
 	const char *sp1, *sp2, *eol, *target, *path = "/", *why;
 	size_t got, hlen, tlen, plen = 1;
+	uint64_t body = UINT64_MAX;
 	bool tunnel;
 	int port = 80, up;
 	struct skitx_buf out;
@@ -444,25 +530,17 @@ static void serve(struct skit__netproxy *px, int fd)
 		answer(px, fd, 403, "only ports 80 and 443", host);
 		return;
 	}
-	up = dial(px, norm, port, &why);
-	if (up < 0) {
-		answer(px, fd, strcmp(why, "address not allowed") ? 502 : 403,
-		       why, host);
-		return;
-	}
 	skitx_buf_init(&out, HEAD_MAX * 2);
-	if (tunnel) {
-		static const char ok[] =
-		        "HTTP/1.1 200 Connection established\r\n\r\n";
-
-		if (send_all(px, fd, ok, sizeof(ok) - 1) ||
-		    send_all(px, up, head + hlen, got - hlen))
-			goto out;
-	} else {
-		/* Origin form, the headers minus hop-by-hop ones, and
-		 * "Connection: close": one request per connection. */
+	if (!tunnel) {
+		/*
+		 * Origin form, the headers minus hop-by-hop ones and Host,
+		 * then the URL's own host as Host (RFC 9112 3.2.2: a proxy
+		 * replaces the Host of an absolute-form request), and
+		 * "Connection: close": one request per connection. A Host
+		 * naming another site would otherwise reach it on an allowed
+		 * site's server (a shared front end routes by Host).
+		 */
 		int rc = skitx_buf_add(&out, head, (size_t)(sp1 - head) + 1);
-		const char *line = eol + 2;
 
 		if (path[0] == '/') {
 			rc |= skitx_buf_add(&out, path, plen);
@@ -472,21 +550,51 @@ static void serve(struct skit__netproxy *px, int fd)
 				rc |= skitx_buf_add(&out, path, plen);
 		}
 		rc |= skitx_buf_add(&out, sp2, (size_t)(eol - sp2) + 2);
-		while (!rc && line < head + hlen - 2) {
-			const char *next = strstr(line, "\r\n") + 2;
-
-			if (!hop_header(line, (size_t)(next - line)))
-				rc |= skitx_buf_add(&out, line,
-				                    (size_t)(next - line));
-			line = next;
+		why = copy_headers(&out, eol + 2, head + hlen - 2, &body, &rc);
+		if (why) {
+			answer(px, fd, 400, why, NULL);
+			skitx_buf_release(&out);
+			return;
 		}
-		rc |= skitx_buf_puts(&out, "Connection: close\r\n\r\n");
-		rc |= skitx_buf_add(&out, head + hlen, got - hlen);
-		if (rc ||
+		rc |= skitx_buf_printf(
+		        &out, strchr(norm, ':') ? "Host: [%s]" : "Host: %s",
+		        norm);
+		if (port != 80)
+			rc |= skitx_buf_printf(&out, ":%d", port);
+		rc |= skitx_buf_puts(&out, "\r\nConnection: close\r\n\r\n");
+		if (rc) {
+			skitx_buf_release(&out);
+			return;
+		}
+	}
+	up = dial(px, norm, port, &why);
+	if (up < 0) {
+		answer(px, fd, strcmp(why, "address not allowed") ? 502 : 403,
+		       why, host);
+		skitx_buf_release(&out);
+		return;
+	}
+	if (tunnel) {
+		static const char ok[] =
+		        "HTTP/1.1 200 Connection established\r\n\r\n";
+
+		if (send_all(px, fd, ok, sizeof(ok) - 1) ||
+		    send_all(px, up, head + hlen, got - hlen))
+			goto out;
+	} else {
+		/* The body's bytes read with the head, and no more: what
+		 * follows it is another request, which would name its own
+		 * Host. */
+		size_t early = got - hlen;
+
+		if ((uint64_t)early > body)
+			early = (size_t)body;
+		body -= early;
+		if (skitx_buf_add(&out, head + hlen, early) ||
 		    send_all(px, up, skitx_buf_cstr(&out), skitx_buf_len(&out)))
 			goto out;
 	}
-	relay(px, fd, up);
+	relay(px, fd, up, body);
 out:
 	skitx_buf_release(&out);
 	close(up);

@@ -6,7 +6,8 @@
  * proxy's test resolver), another name is refused, a denied subdomain
  * is refused, an allowed name that resolves to this host without the
  * mapping is refused, other ports are refused, malformed requests get a
- * 400; and the host rules on their own.
+ * 400; and the host rules on their own. A plain HTTP request reaches a
+ * bare local listener with the URL's host as its one Host header.
  */
 #include "common.h"
 
@@ -205,4 +206,152 @@ static void test_netproxy__serve(void)
 	httpd_stop(h);
 }
 
-TEST_MAIN(TEST(test_netproxy__rules) TEST(test_netproxy__serve))
+/*
+ * What the upstream listener `ufd` receives for one request sent through
+ * the proxy on port `pport`: the client sends `req`, the server reads
+ * until the client's bytes stop (200 ms quiet), answers and closes. The
+ * bytes the server got are in `got`, the proxy's answer in `answer`.
+ */
+static void through(int pport, int ufd, const char *req, char *got, size_t cap,
+                    char *answer, size_t acap)
+{
+	static const char resp[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n"
+	                           "Connection: close\r\n\r\nok";
+	struct pollfd p = { ufd, POLLIN, 0 };
+	int cfd = dial_local(pport), sfd;
+	size_t n = 0;
+
+	ASSERT_EQ(send(cfd, req, strlen(req), MSG_NOSIGNAL),
+	          (ssize_t)strlen(req));
+	ASSERT(poll(&p, 1, 10000) == 1);
+	sfd = accept(ufd, NULL, NULL);
+	ASSERT(sfd >= 0);
+	got[0] = '\0';
+	for (;;) {
+		struct pollfd q = { sfd, POLLIN, 0 };
+		ssize_t r;
+
+		if (poll(&q, 1, n ? 200 : 10000) <= 0)
+			break;
+		r = recv(sfd, got + n, cap - 1 - n, 0);
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+		got[n] = '\0';
+	}
+	ASSERT_EQ(send(sfd, resp, sizeof(resp) - 1, MSG_NOSIGNAL),
+	          (ssize_t)sizeof(resp) - 1);
+	close(sfd);
+	read_until(cfd, answer, acap, NULL);
+	close(cfd);
+}
+
+/* How many times `needle` occurs in `hay`, ignoring case. */
+static int count_ci(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+	int k = 0;
+
+	for (; *hay; hay++)
+		if (!strncasecmp(hay, needle, n))
+			k++;
+	return k;
+}
+
+/*
+ * Security issue 28: a request for an allowed host carrying
+ * "Host: evil.example" was forwarded with that Host, so a server that
+ * routes by Host (a CDN, a shared front end) served the other site. The
+ * proxy now writes the URL's host as the only Host, forwards one
+ * request and its body and nothing after (no pipelined second request
+ * with a Host of its own), and refuses header lines a server could read
+ * as a Host the proxy did not see.
+ */
+static void test_netproxy__host_header(void)
+{
+	const char *const domains[] = { "allowed.test", NULL };
+	const char *const resolve[] = { "allowed.test=127.0.0.1", NULL };
+	struct skit__netproxy_opts o = { domains, resolve };
+	static const char *const refused[] = {
+		/* a folded line, a bare LF, a blank in a name */
+		"X-A: 1\r\n Host: evil.example\r\n",
+		"X-A: 1\nHost: evil.example\r\n",
+		"Host : evil.example\r\n",
+		"X-A 1\r\n",
+		"Transfer-Encoding: chunked\r\n",
+		"Content-Length: 1\r\nContent-Length: 2\r\n",
+		"Content-Length: x\r\n",
+	};
+	struct skit__netproxy *px;
+	char req[1024], got[4096], ans[4096], want[128];
+	int pport, lfd, ufd, uport;
+
+	ufd = listener(&uport);
+	lfd = listener(&pport);
+	ASSERT_OK(skit__netproxy_start(&px, lfd, &o, NULL));
+	snprintf(want, sizeof(want), "\r\nHost: allowed.test:%d\r\n", uport);
+
+	/* Another site's Host: replaced by the URL's. */
+	snprintf(req, sizeof(req),
+	         "GET http://allowed.test:%d/x HTTP/1.1\r\n"
+	         "Host: evil.example\r\nAccept: */*\r\n\r\n",
+	         uport);
+	through(pport, ufd, req, got, sizeof(got), ans, sizeof(ans));
+	ASSERT_CONTAINS(ans, "HTTP/1.1 200");
+	ASSERT(!strstr(got, "evil.example"));
+	ASSERT_CONTAINS(got, "GET /x HTTP/1.1\r\n");
+	ASSERT_CONTAINS(got, want);
+	ASSERT_EQ(count_ci(got, "\nhost:"), 1);
+	ASSERT_CONTAINS(got, "Accept: */*\r\n");
+
+	/* Two Host headers, in any case, and none at all. */
+	snprintf(req, sizeof(req),
+	         "GET http://ALLOWED.test:%d/x HTTP/1.1\r\n"
+	         "hOST: evil.example\r\nHost: allowed.test:%d\r\n\r\n",
+	         uport, uport);
+	through(pport, ufd, req, got, sizeof(got), ans, sizeof(ans));
+	ASSERT(!strstr(got, "evil.example"));
+	ASSERT_CONTAINS(got, want);
+	ASSERT_EQ(count_ci(got, "\nhost:"), 1);
+	snprintf(req, sizeof(req),
+	         "GET http://allowed.test:%d/x HTTP/1.1\r\n\r\n", uport);
+	through(pport, ufd, req, got, sizeof(got), ans, sizeof(ans));
+	ASSERT_CONTAINS(got, want);
+
+	/* A second request pipelined behind the first never leaves. */
+	snprintf(req, sizeof(req),
+	         "POST http://allowed.test:%d/a HTTP/1.1\r\n"
+	         "Content-Length: 5\r\n\r\nhello"
+	         "GET /b HTTP/1.1\r\nHost: evil.example\r\n\r\n",
+	         uport);
+	through(pport, ufd, req, got, sizeof(got), ans, sizeof(ans));
+	ASSERT_CONTAINS(got, "POST /a HTTP/1.1\r\n");
+	ASSERT_CONTAINS(got, "\r\n\r\nhello");
+	ASSERT(!strstr(got, "evil.example"));
+	ASSERT(!strstr(got, "GET /b"));
+	snprintf(req, sizeof(req),
+	         "GET http://allowed.test:%d/a HTTP/1.1\r\n\r\n"
+	         "GET /b HTTP/1.1\r\nHost: evil.example\r\n\r\n",
+	         uport);
+	through(pport, ufd, req, got, sizeof(got), ans, sizeof(ans));
+	ASSERT(!strstr(got, "GET /b"));
+
+	/* Header lines a server could read another way: 400, and nothing
+	 * is dialled. */
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(refused); i++) {
+		struct pollfd p = { ufd, POLLIN, 0 };
+
+		snprintf(req, sizeof(req),
+		         "GET http://allowed.test:%d/x HTTP/1.1\r\n%s\r\n",
+		         uport, refused[i]);
+		ask(pport, req, ans, sizeof(ans), NULL);
+		if (!strstr(ans, "HTTP/1.1 400"))
+			HARNESS_FAIL("not refused: %s", refused[i]);
+		ASSERT_EQ(poll(&p, 1, 100), 0);
+	}
+	skit__netproxy_stop(px);
+	close(ufd);
+}
+
+TEST_MAIN(TEST(test_netproxy__rules) TEST(test_netproxy__serve)
+                  TEST(test_netproxy__host_header))
