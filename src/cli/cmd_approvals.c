@@ -2,12 +2,15 @@
 /*
  * cmd_approvals.c - `skit approvals list [--json]`, `skit approvals
  * revoke [ID]`: the "always" approvals of skill scripts saved in the user
- * config, each bound to the digest set of its skill (docs/permissions.md).
+ * config, each bound to the digest set of its skill (docs/permissions.md),
+ * and the remembered approvals of projects' MCP servers, each bound to
+ * the project, the definition and the files it runs (docs/mcp.md).
  */
 #include "common.h"
 
 #include <getopt.h>
 
+#include "skit/mcp_client.h"
 #include "skit/policy.h"
 #include "cli/cmd.h"
 #include "cli/error.h"
@@ -24,18 +27,57 @@ static void help(void)
 	       "again. 'list' shows them (\"changed\" when the\nskill no longer "
 	       "matches); 'revoke ID' removes one, 'revoke' with no ID\n"
 	       "removes them all.\n\n"
+	       "The same goes for a project's MCP server approved on a "
+	       "terminal (key\n\"mcpApproved\"), bound to the project, the "
+	       "server's definition and the\nfiles its command line names "
+	       "(docs/mcp.md); 'list' shows it as\n\"mcp SERVER\" with "
+	       "the project below.\n\n"
 	       "Options:\n"
 	       "  --json              with list: a JSON array\n"
 	       "  -h, --help          show this help\n");
 }
 
+/* The MCP records after the scripts' (`any`: some were printed). */
+static void list_mcp(const skit_mcp_approval *v, size_t n, bool json, bool any)
+{
+	for (size_t i = 0; i < n; i++) {
+		const skit_mcp_approval *a = &v[i];
+
+		if (!json) {
+			/* without its project a record cannot be checked */
+			printf("%s  %s  mcp ", a->id,
+			       a->current    ? "ok     "
+			       : *a->project ? "changed"
+			                     : "?      ");
+			cli_put_text(stdout, a->server, true, 64);
+			printf("  %s\n    ", a->time);
+			cli_put_text(stdout, *a->project ? a->project : "?",
+			             true, 0);
+			fputc('\n', stdout);
+			continue;
+		}
+		fputs(any || i ? ",\n  {\n" : "\n  {\n", stdout);
+		cli_put_json_kv(stdout, "    ", "id", a->id, true);
+		cli_put_json_kv(stdout, "    ", "kind", "mcp_server", true);
+		cli_put_json_kv(stdout, "    ", "server", a->server, true);
+		cli_put_json_kv(stdout, "    ", "project", a->project, true);
+		cli_put_json_kv(stdout, "    ", "digest", a->digest, true);
+		cli_put_json_kv(stdout, "    ", "time", a->time, true);
+		printf("    \"current\": %s\n  }",
+		       a->current ? "true" : "false");
+	}
+}
+
 static int list(bool json)
 {
 	skit_saved_approval *v = NULL;
+	skit_mcp_approval *m = NULL;
 	skit_error err = { 0 };
-	size_t n = 0;
+	size_t n = 0, nm = 0;
 
-	if (skit_saved_approvals_list(&v, &n, &err) < 0) {
+	if (skit_saved_approvals_list(&v, &n, &err) < 0 ||
+	    skit_mcp_approvals_list(NULL, &m, &nm, &err) < 0) {
+		skit_saved_approvals_free(v, n);
 		cli_error("approvals", "%s", err.message);
 		return CLI_FAIL;
 	}
@@ -65,9 +107,11 @@ static int list(bool json)
 		printf("    \"current\": %s\n  }",
 		       a->current ? "true" : "false");
 	}
+	list_mcp(m, nm, json, n > 0);
 	if (json)
-		fputs(n ? "\n]\n" : "]\n", stdout);
+		fputs(n || nm ? "\n]\n" : "]\n", stdout);
 	skit_saved_approvals_free(v, n);
+	skit_mcp_approvals_free(m, nm);
 	return CLI_OK;
 }
 
@@ -120,10 +164,21 @@ int cmd_approvals(int argc, char **argv)
 		return cli_usage_error(argv[0],
 		                       "unexpected extra argument '%s'",
 		                       argv[optind + 1]);
-	if (skit_saved_approvals_revoke(optind < argc ? argv[optind] : NULL,
-	                                &removed, &err) < 0) {
-		cli_error(argv[0], "%s", err.message);
-		return CLI_FAIL;
+	{
+		const char *id = optind < argc ? argv[optind] : NULL;
+		size_t mcp = 0;
+		int rc = skit_mcp_approvals_revoke(NULL, id, &mcp, &err);
+
+		/* an id names a script's approval or a server's */
+		if (rc == SKIT_ENOTFOUND && id)
+			rc = 0;
+		if (!rc && (!id || !mcp))
+			rc = skit_saved_approvals_revoke(id, &removed, &err);
+		if (rc < 0) {
+			cli_error(argv[0], "%s", err.message);
+			return CLI_FAIL;
+		}
+		removed += mcp;
 	}
 	printf("revoked %zu approval%s\n", removed, removed == 1 ? "" : "s");
 	return CLI_OK;

@@ -363,12 +363,52 @@ rc=$?
 expect_rc 0 "approval on a terminal"
 has "$T/screen" "MCP server 'proj'" "the terminal asks about the server"
 has "$T/screen" "python3 $FAKE" "the prompt shows the whole definition"
-has "$XDG_CONFIG_HOME/skit/config.json" '"proj": "sha256:' \
+has "$XDG_CONFIG_HOME/skit/config.json" '"server": "proj"' \
 	"the approval is remembered in the user config"
 mrun final.jsonl
 lacks "$T/err" "is off" "an approved server starts without a terminal"
 the_run
 has "$RUN/events.jsonl" '"type":"mcp_server","name":"proj"' "the approved server started"
+# Issue 28.3: the approval covers the project files the server's command
+# line names. A sandboxed call that rewrote the server's file would have
+# its code started unsandboxed by the next run: it is off again.
+cp "$FAKE" "$T/fake.keep"
+printf '\n# rewritten\n' >>"$FAKE"
+mrun final.jsonl
+has "$T/err" "skit: MCP server 'proj' ($W/.mcp.json) is off" \
+	"a rewritten server file needs a new approval"
+no_leftover "the rewritten server did not start"
+cp "$T/fake.keep" "$FAKE"
+mrun final.jsonl
+lacks "$T/err" "is off" "the approved content starts again"
+# ...and the project: another project with the same server name and
+# definition runs that project's files, and is asked about.
+mkdir -p "$W/other/.git"
+cp "$W/.mcp.json" "$W/other/.mcp.json"
+run trust "$W/other"
+FOO_SECRET=leak timeout 120 "$SKIT" run --project "$W/other" \
+	--root "project=$W/skills" --runs-dir "$W/runs" --workdir "$W/work" \
+	--quiet --model "replay:$CASS/final.jsonl" go </dev/null >"$T/out" 2>"$T/err"
+rc=$?
+expect_rc 0 "a run in another project"
+has "$T/err" "skit: MCP server 'proj' ($W/other/.mcp.json) is off" \
+	"another project's server of the same definition is not approved"
+no_leftover "the other project's server did not start"
+# skit approvals lists the remembered approval and revokes it.
+run approvals list
+expect_rc 0 "approvals list with an MCP approval"
+has "$T/out" " mcp proj  " "the server's approval is listed"
+run approvals list --json
+json_ok "$T/out" "approvals list --json with an MCP approval is JSON"
+[ "$(json_get "$T/out" '[0]["kind"]')" = mcp_server ] && reg_pass ||
+	reg_fail "kind: $(json_get "$T/out" '[0]["kind"]')"
+ID=$(json_get "$T/out" '[0]["id"]')
+run approvals revoke "$ID"
+expect_rc 0 "approvals revoke of an MCP approval"
+has "$T/out" "revoked 1 approval" "one revoked"
+mrun final.jsonl
+has "$T/err" "skit: MCP server 'proj' ($W/.mcp.json) is off" \
+	"a revoked approval no longer starts the server"
 # A changed definition needs a new approval.
 printf '{"mcpServers": {"proj": {"command": "python3", "args": ["%s", "x"]}}}\n' \
 	"$FAKE" >"$W/.mcp.json"

@@ -106,6 +106,263 @@ static void test_mcp_client__config(void)
 	skit_mcp_config_free(c);
 }
 
+/* A project folder `name` under the test folder, with `mcp` as its
+ * .mcp.json; its path in `out`. */
+static void project(char *out, size_t len, const char *name, const char *mcp)
+{
+	char p[1200];
+
+	snprintf(out, len, "%s/%s", dir(), name);
+	ASSERT_OK(skitx_fs_mkdir_p(out, 0755));
+	snprintf(p, sizeof(p), "%s/.mcp.json", out);
+	write_text(p, mcp);
+}
+
+/* Write `text` to `rel` beneath the folder `top`, making its folders. */
+static void put(const char *top, const char *rel, const char *text)
+{
+	char p[1200], *slash;
+
+	snprintf(p, sizeof(p), "%s/%s", top, rel);
+	slash = strrchr(p, '/');
+	*slash = '\0';
+	ASSERT_OK(skitx_fs_mkdir_p(p, 0755));
+	*slash = '/';
+	write_text(p, text);
+}
+
+/* Is project server `name` of project `proj` approved with the user
+ * config `user`? */
+static bool approved(const char *user, const char *proj, const char *name)
+{
+	char p[1200];
+	skit_mcp_server_info si;
+	skit_mcp_config *c;
+	skit_error err = { 0 };
+	bool yes = false;
+
+	snprintf(p, sizeof(p), "%s/.mcp.json", proj);
+	ASSERT_OK(skit_mcp_config_new(&c, &err));
+	ASSERT_OK(skit_mcp_config_load(c, user, false, &err));
+	ASSERT_OK(skit_mcp_config_load(c, p, true, &err));
+	for (size_t i = 0; i < skit_mcp_config_count(c); i++) {
+		skit_mcp_config_server(c, i, &si);
+		if (!strcmp(si.name, name)) {
+			ASSERT(si.project);
+			yes = si.approved;
+		}
+	}
+	skit_mcp_config_free(c);
+	return yes;
+}
+
+/* Approve every server of project `proj` in the user config `user`, as
+ * a "yes" on a terminal does. */
+static void approve_all(const char *user, const char *proj)
+{
+	char p[1200];
+	skit_mcp_server_info si;
+	skit_mcp_config *c;
+	skit_error err = { 0 };
+
+	snprintf(p, sizeof(p), "%s/.mcp.json", proj);
+	ASSERT_OK(skit_mcp_config_new(&c, &err));
+	ASSERT_OK(skit_mcp_config_load(c, p, true, &err));
+	for (size_t i = 0; i < skit_mcp_config_count(c); i++) {
+		skit_mcp_config_server(c, i, &si);
+		ASSERT_OK(
+		        skit_mcp_approval_save(user, si.name, si.digest, &err));
+	}
+	skit_mcp_config_free(c);
+}
+
+/*
+ * Issue 28.3: an approval covers the content of the project files the
+ * server's command line names, so a file a sandboxed call rewrote (or
+ * created) is asked about again.
+ */
+static void test_mcp_client__approval_covers_files(void)
+{
+	char user[1024], proj[1024];
+
+	snprintf(user, sizeof(user), "%s/user-files.json", dir());
+	remove(user);
+	project(proj, sizeof(proj), "files",
+	        "{\"mcpServers\": {"
+	        "\"py\": {\"command\": \"python3\", \"args\": [\"srv.py\"]},"
+	        "\"later\": {\"command\": \"python3\", \"args\": "
+	        "[\"later.py\"]},"
+	        "\"opt\": {\"command\": \"node\", \"args\": "
+	        "[\"--import=./dist/hook.js\", \"dist/index.js\"]},"
+	        "\"sh\": {\"command\": \"./run.sh\"},"
+	        "\"mod\": {\"command\": \"python3\", \"args\": [\"-m\", "
+	        "\"pkg.srv\"]},"
+	        "\"npx\": {\"command\": \"npx\", \"args\": [\"-y\", "
+	        "\"@acme/tool@1.2\"]},"
+	        "\"dir\": {\"command\": \"node\", \"args\": [\"lib\"]}}}");
+	put(proj, "srv.py", "print(1)\n");
+	{
+		char later[1200];
+
+		snprintf(later, sizeof(later), "%s/later.py", proj);
+		remove(later); /* from an earlier run of the test */
+	}
+	put(proj, "dist/index.js", "1\n");
+	put(proj, "dist/hook.js", "1\n");
+	put(proj, "run.sh", "#!/bin/sh\n");
+	put(proj, "pkg/srv.py", "1\n");
+	put(proj, "node_modules/@acme/tool/package.json",
+	    "{\"name\": \"@acme/tool\", \"bin\": {\"tool\": \"cli.js\"}, "
+	    "\"main\": \"main.js\"}");
+	put(proj, "node_modules/@acme/tool/cli.js", "1\n");
+	put(proj, "node_modules/@acme/tool/main.js", "1\n");
+	put(proj, "lib/package.json", "{\"main\": \"start.js\"}");
+	put(proj, "lib/start.js", "1\n");
+	approve_all(user, proj);
+	ASSERT(approved(user, proj, "py"));
+	ASSERT(approved(user, proj, "later"));
+	ASSERT(approved(user, proj, "npx"));
+
+	/* one rewritten file revokes that server's approval only */
+	put(proj, "srv.py", "print(2)\n");
+	ASSERT(!approved(user, proj, "py"));
+	ASSERT(approved(user, proj, "opt"));
+	/* a file named on the command line that appears later */
+	put(proj, "later.py", "print(1)\n");
+	ASSERT(!approved(user, proj, "later"));
+	put(proj, "dist/hook.js", "2\n");
+	ASSERT(!approved(user, proj, "opt"));
+	put(proj, "run.sh", "#!/bin/sh\necho x\n");
+	ASSERT(!approved(user, proj, "sh"));
+	put(proj, "pkg/srv.py", "2\n");
+	ASSERT(!approved(user, proj, "mod"));
+	put(proj, "node_modules/@acme/tool/cli.js", "2\n");
+	ASSERT(!approved(user, proj, "npx"));
+	put(proj, "lib/start.js", "2\n");
+	ASSERT(!approved(user, proj, "dir"));
+	/* approved again, the new content holds */
+	approve_all(user, proj);
+	ASSERT(approved(user, proj, "py"));
+	ASSERT(approved(user, proj, "npx"));
+}
+
+/*
+ * An approval is tied to the project: the same server name and
+ * definition in another project runs that project's code, and is asked
+ * about again.
+ */
+static void test_mcp_client__approval_per_project(void)
+{
+	static const char mcp[] = "{\"mcpServers\": {\"tool\": {\"command\": "
+	                          "\"python3\", \"args\": [\"srv.py\"]}}}";
+	char user[1024], a[1024], b[1024];
+
+	snprintf(user, sizeof(user), "%s/user-proj.json", dir());
+	remove(user);
+	project(a, sizeof(a), "proj-a", mcp);
+	project(b, sizeof(b), "proj-b", mcp);
+	put(a, "srv.py", "print(1)\n");
+	put(b, "srv.py", "print(1)\n");
+	approve_all(user, a);
+	ASSERT(approved(user, a, "tool"));
+	ASSERT(!approved(user, b, "tool"));
+	/* approving B keeps A's approval */
+	approve_all(user, b);
+	ASSERT(approved(user, a, "tool"));
+	ASSERT(approved(user, b, "tool"));
+}
+
+/*
+ * The records `skit approvals` lists and revokes: one per server of a
+ * project, renewed in place, "current" while the project and its files
+ * still match; an older skit's "NAME": "DIGEST" approves nothing and is
+ * dropped by the next save.
+ */
+static void test_mcp_client__approvals_list_revoke(void)
+{
+	char user[1024], proj[1024], mcp[1200], *real;
+	skit_mcp_approval *v;
+	skit_mcp_config *c;
+	skit_error err = { 0 };
+	size_t n, removed;
+
+	snprintf(user, sizeof(user), "%s/user-list.json", dir());
+	project(proj, sizeof(proj), "listed",
+	        "{\"mcpServers\": {\"tool\": {\"command\": \"python3\", "
+	        "\"args\": [\"srv.py\"]}}}");
+	put(proj, "srv.py", "print(1)\n");
+	write_text(user, "{\"mcpApproved\": {\"tool\": \"sha256:00\"}}");
+	ASSERT(!approved(user, proj, "tool"));
+	ASSERT_OK(skit_mcp_approvals_list(user, &v, &n, &err));
+	ASSERT_EQ(n, 0);
+	skit_mcp_approvals_free(v, n);
+
+	snprintf(mcp, sizeof(mcp), "%s/.mcp.json", proj);
+	for (int round = 0; round < 2; round++) {
+		ASSERT_OK(skit_mcp_config_new(&c, &err));
+		ASSERT_OK(skit_mcp_config_load(c, mcp, true, &err));
+		ASSERT_OK(skit_mcp_approval_save_server(c, 0, user, &err));
+		skit_mcp_config_free(c);
+	}
+	ASSERT(approved(user, proj, "tool"));
+	ASSERT_OK(skit_mcp_approvals_list(user, &v, &n, &err));
+	ASSERT_EQ(n, 1); /* renewed, not added */
+	real = realpath(proj, NULL);
+	ASSERT(real);
+	ASSERT_STR(v[0].server, "tool");
+	ASSERT_STR(v[0].project, real);
+	ASSERT_EQ(strlen(v[0].id), 12);
+	ASSERT(v[0].current);
+	free(real);
+	skit_mcp_approvals_free(v, n);
+	{
+		struct skitx_buf b = SKITX_BUF_INIT;
+
+		ASSERT_OK(skitx_fs_read_file(user, &b, 1 << 20));
+		ASSERT(!strstr(skitx_buf_cstr(&b), "sha256:00"));
+		skitx_buf_release(&b);
+	}
+	/* run-time refusal wins over the record */
+	ASSERT_OK(skit_mcp_config_new(&c, &err));
+	ASSERT_OK(skit_mcp_config_load(c, user, false, &err));
+	ASSERT_OK(skit_mcp_config_load(c, mcp, true, &err));
+	skit_mcp_config_set_approved(c, 0, false);
+	{
+		skit_mcp_server_info si;
+
+		skit_mcp_config_server(c, 0, &si);
+		ASSERT(!si.approved);
+	}
+	skit_mcp_config_free(c);
+
+	put(proj, "srv.py", "print(2)\n");
+	ASSERT_OK(skit_mcp_approvals_list(user, &v, &n, &err));
+	ASSERT_EQ(n, 1);
+	ASSERT(!v[0].current);
+	ASSERT_EQ(
+	        skit_mcp_approvals_revoke(user, "000000000000", &removed, &err),
+	        SKIT_ENOTFOUND);
+	ASSERT_OK(skit_mcp_approvals_revoke(user, v[0].id, &removed, &err));
+	ASSERT_EQ(removed, 1);
+	skit_mcp_approvals_free(v, n);
+	ASSERT_OK(skit_mcp_approvals_list(user, &v, &n, &err));
+	ASSERT_EQ(n, 0);
+	skit_mcp_approvals_free(v, n);
+	/* revoke all takes an older skit's leftovers too */
+	write_text(user, "{\"mcpApproved\": {\"tool\": \"sha256:00\"}}");
+	ASSERT_OK(skit_mcp_approvals_revoke(user, NULL, &removed, &err));
+	ASSERT_EQ(removed, 0);
+	{
+		struct skitx_buf b = SKITX_BUF_INIT;
+
+		ASSERT_OK(skitx_fs_read_file(user, &b, 1 << 20));
+		ASSERT(!strstr(skitx_buf_cstr(&b), "sha256:00"));
+		skitx_buf_release(&b);
+	}
+	write_text(user, "{\"mcpApproved\": []}");
+	ASSERT_EQ(skit_mcp_approvals_list(user, &v, &n, &err), SKIT_EINVALID);
+}
+
 static void test_mcp_client__refusals(void)
 {
 	static const struct {
@@ -379,5 +636,9 @@ static void test_mcp_client__http(void)
 	json_decref(hdrs);
 }
 
-TEST_MAIN(TEST(test_mcp_client__config) TEST(test_mcp_client__refusals)
-                  TEST(test_mcp_client__http))
+TEST_MAIN(TEST(test_mcp_client__config)
+                  TEST(test_mcp_client__approval_covers_files)
+                          TEST(test_mcp_client__approval_per_project)
+                                  TEST(test_mcp_client__approvals_list_revoke)
+                                          TEST(test_mcp_client__refusals)
+                                                  TEST(test_mcp_client__http))
