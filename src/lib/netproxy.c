@@ -483,9 +483,25 @@ static void serve(struct skit__netproxy *px, int fd)
 	eol = strstr(head, "\r\n");
 	sp1 = memchr(head, ' ', (size_t)(eol - head));
 	sp2 = sp1 ? memchr(sp1 + 1, ' ', (size_t)(eol - sp1 - 1)) : NULL;
-	if (!sp2 || strncmp(sp2 + 1, "HTTP/1.", 7)) {
+	if (!sp2 || sp1 == head || eol - sp2 != 9 ||
+	    strncmp(sp2 + 1, "HTTP/1.", 7) || sp2[8] < '0' || sp2[8] > '9') {
 		answer(px, fd, 400, "not an HTTP/1 request", NULL);
 		return;
+	}
+	/* The line goes out in pieces: none may hold a control byte (a
+	 * bare LF would start a header line at the server). */
+	for (const char *c = head; c < eol; c++) {
+		if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+			answer(px, fd, 400, "control byte in the request line",
+			       NULL);
+			return;
+		}
+	}
+	for (const char *c = head; c < sp1; c++) {
+		if (!tchar(*c)) {
+			answer(px, fd, 400, "bad method", NULL);
+			return;
+		}
 	}
 	target = sp1 + 1;
 	tlen = (size_t)(sp2 - target);

@@ -349,6 +349,24 @@ static void test_netproxy__host_header(void)
 			HARNESS_FAIL("not refused: %s", refused[i]);
 		ASSERT_EQ(poll(&p, 1, 100), 0);
 	}
+	/* The same in the request line: a bare LF there would start a
+	 * header line of its own at the server. */
+	for (int i = 0; i < 3; i++) {
+		struct pollfd p = { ufd, POLLIN, 0 };
+
+		snprintf(req, sizeof(req),
+		         i == 0   ? "GET http://allowed.test:%d/x HTTP/1.1\n"
+		                    "Host: evil.example\r\n\r\n"
+		         : i == 1 ? "GET http://allowed.test:%d/x\nHost:evil "
+		                    "HTTP/1.1\r\n\r\n"
+		                  : "G\tT http://allowed.test:%d/x HTTP/1.1"
+		                    "\r\n\r\n",
+		         uport);
+		ask(pport, req, ans, sizeof(ans), NULL);
+		if (!strstr(ans, "HTTP/1.1 400"))
+			HARNESS_FAIL("request line %d not refused", i);
+		ASSERT_EQ(poll(&p, 1, 100), 0);
+	}
 	skit__netproxy_stop(px);
 	close(ufd);
 }
