@@ -188,6 +188,9 @@ static const char *const system_ro[] = {
 	"/etc/shells",
 	"/etc/terminfo",
 	"/etc/fonts",
+	/* git stops at a system config it may not read. */
+	"/etc/gitconfig",
+	"/etc/gitattributes",
 	"/dev/random",
 	"/dev/urandom",
 };

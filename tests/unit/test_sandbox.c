@@ -398,6 +398,44 @@ static void test_sandbox__environment(void)
 	skit__run_result_release(&res);
 }
 
+/* Git works in a script as outside: /etc/gitconfig is readable (git
+ * stops at a config file it may not read), config writes go where git
+ * puts them. */
+static void test_sandbox__git_works(void)
+{
+	char home[PATH_MAX + 16], henv[PATH_MAX + 32];
+	char *argv[] = {
+		"/bin/sh", "-c",
+		"git config --global user.email t@example.org && "
+		"git init -q repo && cd repo && "
+		"git config user.name tester && git config --get user.name && "
+		"git status --short && echo GIT-OK",
+		NULL
+	};
+	char *envp[] = { "PATH=/usr/bin:/bin", henv, "LANG=C", NULL };
+	struct skit__run_opts o;
+	struct skit__run_result res;
+
+	fresh();
+	if (access("/usr/bin/git", X_OK)) {
+		printf("note: no git here; skipped\n");
+		return;
+	}
+	snprintf(home, sizeof(home), "%s/home", work);
+	ASSERT_OK(mkdir(home, 0700));
+	snprintf(henv, sizeof(henv), "HOME=%s", home);
+	opts_init(&o, argv);
+	o.envp = envp;
+	ASSERT_OK(skit__run(&res, &o, NULL));
+	if (res.exit_code)
+		printf("stderr: %s\n", skitx_buf_cstr(&res.err));
+	ASSERT_EQ(res.exit_code, 0);
+	ASSERT_CONTAINS(skitx_buf_cstr(&res.out), "tester\nGIT-OK\n");
+	ASSERT(!strstr(skitx_buf_cstr(&res.err), "unable to access"));
+	ASSERT(!strstr(skitx_buf_cstr(&res.err), "warning"));
+	skit__run_result_release(&res);
+}
+
 static void short_timeout(struct skit__run_opts *o)
 {
 	o->timeout_ms = 1500;
@@ -1941,5 +1979,6 @@ TEST_MAIN(
 	TEST(test_sandbox__web_proxy_unprivileged)
 	TEST(test_sandbox__keyrings_unprivileged)
 	TEST(test_sandbox__hidden_loose_paths)
-	TEST(test_sandbox__syscalls_beyond_headers))
+	TEST(test_sandbox__syscalls_beyond_headers)
+	TEST(test_sandbox__git_works))
 /* clang-format on */
