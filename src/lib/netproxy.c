@@ -50,6 +50,7 @@ struct skit__netproxy {
 	pthread_t acceptor;
 	char **domains, **resolve;
 	struct slot slots[MAX_CONNS];
+	unsigned long forwarded, refused; /* atomic */
 };
 
 /* ---- host rules ------------------------------------------------------- */
@@ -182,6 +183,7 @@ static void answer(struct skit__netproxy *px, int fd, int code,
 	                               : "Bad Request",
 	                 what, host ? ": " : "", host ? host : "");
 
+	__atomic_add_fetch(&px->refused, 1, __ATOMIC_RELAXED);
 	if (n > 0)
 		send_all(px, fd, msg,
 		         (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1);
@@ -590,6 +592,7 @@ static void serve(struct skit__netproxy *px, int fd)
 		skitx_buf_release(&out);
 		return;
 	}
+	__atomic_add_fetch(&px->forwarded, 1, __ATOMIC_RELAXED);
 	if (tunnel) {
 		static const char ok[] =
 		        "HTTP/1.1 200 Connection established\r\n\r\n";
@@ -741,7 +744,7 @@ int skit__netproxy_start(struct skit__netproxy **out, int lfd,
 	if (fl < 0 || fcntl(lfd, F_SETFL, fl | O_NONBLOCK) < 0 ||
 	    pipe2(px->stop, O_CLOEXEC) < 0) {
 		px->stop[0] = px->stop[1] = -1;
-		skit__netproxy_stop(px);
+		skit__netproxy_stop(px, NULL);
 		return skit__error_set(err, SKIT_EIO, 0, "proxy: %s",
 		                       strerror(errno));
 	}
@@ -749,7 +752,7 @@ int skit__netproxy_start(struct skit__netproxy **out, int lfd,
 		close(px->stop[0]);
 		close(px->stop[1]);
 		px->stop[0] = px->stop[1] = -1;
-		skit__netproxy_stop(px);
+		skit__netproxy_stop(px, NULL);
 		return skit__error_set(err, SKIT_EIO, 0,
 		                       "proxy: cannot start a thread");
 	}
@@ -757,8 +760,11 @@ int skit__netproxy_start(struct skit__netproxy **out, int lfd,
 	return 0;
 }
 
-void skit__netproxy_stop(struct skit__netproxy *px)
+void skit__netproxy_stop(struct skit__netproxy *px,
+                         struct skit__netproxy_counts *counts)
 {
+	if (counts)
+		counts->forwarded = counts->refused = 0;
 	if (!px)
 		return;
 	if (px->stop[1] >= 0) {
@@ -771,6 +777,12 @@ void skit__netproxy_stop(struct skit__netproxy *px)
 		close(px->stop[1]);
 	}
 	close(px->lfd);
+	if (counts) {
+		counts->forwarded =
+		        __atomic_load_n(&px->forwarded, __ATOMIC_ACQUIRE);
+		counts->refused =
+		        __atomic_load_n(&px->refused, __ATOMIC_ACQUIRE);
+	}
 	strv_free(px->domains);
 	strv_free(px->resolve);
 	skitx_free(px);

@@ -54,8 +54,18 @@ struct skit__netproxy_opts {
 int skit__netproxy_start(struct skit__netproxy **out, int lfd,
                          const struct skit__netproxy_opts *o, skit_error *err);
 
-/* Close every connection, wait for the threads, free. NULL is allowed. */
-void skit__netproxy_stop(struct skit__netproxy *px);
+/* What the proxy did for the run: requests forwarded (a tunnel opened
+ * or a request sent on) and refused (any 4xx or 5xx answer). */
+struct skit__netproxy_counts {
+	unsigned long forwarded, refused;
+};
+
+/*
+ * Close every connection, wait for the threads, then fill `counts` (may
+ * be NULL) and free. NULL `px` is allowed (counts are zeroed).
+ */
+void skit__netproxy_stop(struct skit__netproxy *px,
+                         struct skit__netproxy_counts *counts);
 
 /* Whether `host` is allowed by `domains` (as in skit__netproxy_opts). */
 bool skit__netproxy_host_allowed(const char *const *domains, const char *host);

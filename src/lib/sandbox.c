@@ -2442,8 +2442,14 @@ int skit__run(struct skit__run_result *res, const struct skit__run_opts *o,
 	}
 	res->layers = run.layers;
 	res->missing = o->confine ? plan.want & ~run.layers : 0;
-out:
-	skit__netproxy_stop(proxy);
+out : {
+	struct skit__netproxy_counts pc;
+
+	skit__netproxy_stop(proxy, &pc);
+	res->web = proxy != NULL;
+	res->web_forwarded = pc.forwarded;
+	res->web_refused = pc.refused;
+}
 	if (o->confine)
 		plan_release(&plan);
 	if (run.report >= 0)

@@ -98,6 +98,9 @@ struct skit__run_result {
 	uint64_t disk_added;         /* bytes the file systems grew by */
 	unsigned int layers;         /* SKIT_SANDBOX_* bits applied */
 	unsigned int missing;        /* requested (confine) but unavailable */
+	bool web;                    /* the web proxy was the network */
+	unsigned long web_forwarded; /* its requests forwarded */
+	unsigned long web_refused;   /* and refused */
 };
 
 #define SKIT__LIMIT_CPU_MARGIN 5L /* seconds over the timeout */

@@ -850,6 +850,31 @@ static int confine(struct skit__tool_ctx *c, struct skit__run_opts *ro,
 	return left ? 0 : SKIT_ELIMIT;
 }
 
+/*
+ * The network a run had, for the trail: "network" is whether it had any
+ * (the whole network, or the web proxy); `*web` (NULL without the proxy)
+ * what the proxy was granted and what it did ({"domains": [...],
+ * "forwarded": N, "refused": N}).
+ */
+static bool net_record(const struct skit__run_opts *ro,
+                       const struct skit__run_result *res, json_t **web)
+{
+	json_t *d;
+
+	*web = NULL;
+	if (ro->allow_network)
+		return true;
+	if (!ro->web_domains || !ro->web_domains[0])
+		return false;
+	d = json_array();
+	for (size_t i = 0; d && ro->web_domains[i]; i++)
+		json_array_append_new(d, json_string(ro->web_domains[i]));
+	*web = json_pack("{s:o?, s:I, s:I}", "domains", d, "forwarded",
+	                 (json_int_t)res->web_forwarded, "refused",
+	                 (json_int_t)res->web_refused);
+	return true;
+}
+
 static void web_domains_done(struct skit__run_opts *ro)
 {
 	skit_policy_web_domains_free((char **)ro->web_domains);
@@ -970,6 +995,8 @@ static int do_run_script(struct skit__tool_ctx *c, json_t *args,
 	const char *readable[3] = { NULL, NULL, NULL };
 	struct stat st;
 	size_t i, nargs;
+	json_t *web = NULL;
+	bool net;
 	int fd, rc;
 
 	s = need_active(c, args, out, is_error, &rc);
@@ -1057,11 +1084,13 @@ static int do_run_script(struct skit__tool_ctx *c, json_t *args,
 	skit__tool_trace(c, SKIT_TRACE_TOOL, "run %s/%s%s", s->name, path,
 	                 nargs ? " ..." : "");
 	rc = skit__run(&res, &ro, err);
+	net = net_record(&ro, &res, &web);
 	web_domains_done(&ro);
 	skitx_free(argv);
 	strv_free(env);
 	skitx_free(cwd);
 	if (rc) {
+		json_decref(web);
 		skitx_free(full);
 		skit__run_result_release(&res);
 		if (rc == SKIT_ENOMEM)
@@ -1073,7 +1102,7 @@ static int do_run_script(struct skit__tool_ctx *c, json_t *args,
 	rc = put_run_result(c, &res, out, is_error, outsum, errsum);
 	ev = json_pack(
 	        "{s:s, s:s, s:o?, s:i, s:i, s:b, s:I, s:s, s:s, s:I, "
-	        "s:I, s:b, s:b, s:s, s:I, s:b}",
+	        "s:I, s:b, s:b, s:o?, s:s, s:I, s:b}",
 	        "skill", s->name, "path", path, "args",
 	        jargs ? json_incref(jargs) : json_array(), "exit_code",
 	        res.exit_code, "signal", res.signal, "timed_out", res.timed_out,
@@ -1083,7 +1112,7 @@ static int do_run_script(struct skit__tool_ctx *c, json_t *args,
 	        (json_int_t)res.err_total, "truncated",
 	        res.out_total > skitx_buf_len(&res.out) ||
 	                res.err_total > skitx_buf_len(&res.err),
-	        "network", ro.allow_network, "sandbox",
+	        "network", net, "web", web, "sandbox",
 	        skit_sandbox_mode_name(c->sandbox_mode), "disk_added",
 	        (json_int_t)res.disk_added, "disk_capped", res.disk_capped);
 	skit__tool_audit(c, "script_run", ev);
@@ -1111,6 +1140,8 @@ int skit__tool_shell(struct skit__tool_ctx *c, json_t *args,
 	char outsum[65], errsum[65], **env, *cwd;
 	struct skit__run_opts ro;
 	struct skit__run_result res;
+	json_t *web = NULL;
+	bool net;
 	int rc;
 
 	if (!cmd || !*cmd || strlen(cmd) > SHELL_MAX ||
@@ -1140,10 +1171,12 @@ int skit__tool_shell(struct skit__tool_ctx *c, json_t *args,
 	ro.envp = env;
 	skit__tool_trace(c, SKIT_TRACE_TOOL, "shell: %.120s", cmd);
 	rc = skit__run(&res, &ro, err);
+	net = net_record(&ro, &res, &web);
 	web_domains_done(&ro);
 	strv_free(env);
 	skitx_free(cwd);
 	if (rc) {
+		json_decref(web);
 		skit__run_result_release(&res);
 		if (rc == SKIT_ENOMEM)
 			return rc;
@@ -1154,17 +1187,16 @@ int skit__tool_shell(struct skit__tool_ctx *c, json_t *args,
 	skit__tool_audit(
 	        c, "shell_run",
 	        json_pack("{s:s, s:i, s:i, s:b, s:I, s:s, s:s, s:I, s:I, "
-	                  "s:b, s:s, s:I, s:b}",
+	                  "s:b, s:o?, s:s, s:I, s:b}",
 	                  "command", cmd, "exit_code", res.exit_code, "signal",
 	                  res.signal, "timed_out", res.timed_out, "duration_ms",
 	                  (json_int_t)res.duration_ms, "stdout_sha256", outsum,
 	                  "stderr_sha256", errsum, "stdout_bytes",
 	                  (json_int_t)res.out_total, "stderr_bytes",
-	                  (json_int_t)res.err_total, "network",
-	                  ro.allow_network, "sandbox",
-	                  skit_sandbox_mode_name(c->sandbox_mode), "disk_added",
-	                  (json_int_t)res.disk_added, "disk_capped",
-	                  res.disk_capped));
+	                  (json_int_t)res.err_total, "network", net, "web", web,
+	                  "sandbox", skit_sandbox_mode_name(c->sandbox_mode),
+	                  "disk_added", (json_int_t)res.disk_added,
+	                  "disk_capped", res.disk_capped));
 	skit__tool_trace(c, SKIT_TRACE_TOOL, "shell: %s %d (%ld ms)",
 	                 res.signal ? "signal" : "exit",
 	                 res.signal ? res.signal : res.exit_code,

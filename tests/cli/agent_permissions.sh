@@ -160,4 +160,21 @@ if command -v script >/dev/null 2>&1; then
 	has "$T/tty" "network: on: the whole network (--network)" \
 		"the prompt says the network will be on"
 fi
+# The trail records the network a program had and what it did with it
+# (issue 28): with WebFetch(domain:example.com) a shell call's request to
+# another host goes through skit's proxy and is refused there.
+printf '%s\n' '{"tool_calls": [{"id": "w1", "name": "shell", "arguments": {"command": "python3 -c \"import urllib.request as u\ntry:\n  u.urlopen(\u0027http://not-allowed.test/\u0027, timeout=20)\nexcept Exception as e:\n  print(\u0027WEB-REFUSED\u0027, e)\""}}]}' \
+	'{"text": "DONE"}' >"$T/web.jsonl"
+rm -rf "$W/runs"
+rm -f "$T/req.jsonl"
+timeout 60 "$SKIT" run --yes --root "project=$W/skills" --runs-dir "$W/runs" \
+	--workdir "$W/work" --quiet --request-log "$T/req.jsonl" \
+	--allow 'WebFetch(domain:example.com)' --model "replay:$T/web.jsonl" go \
+	</dev/null >"$T/out" 2>"$T/err"
+rc=$?
+expect_rc 0 "a shell call with the web proxy"
+has "$T/req.jsonl" "WEB-REFUSED HTTP Error 403" "the proxy refused the other host"
+the_run
+has "$RUN/events.jsonl" '"network":true,"web":{"domains":["example.com"],"forwarded":0,"refused":1}' \
+	"the trail records the proxy's grant and what it did"
 reg_done

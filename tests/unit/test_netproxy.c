@@ -199,9 +199,17 @@ static void test_netproxy__serve(void)
 	ask(pport, "garbage\r\n\r\n", buf, sizeof(buf), NULL);
 	ASSERT_CONTAINS(buf, "HTTP/1.1 400");
 
-	/* Stop with a connection still open and idle. */
+	/* Stop with a connection still open and idle; what it did is
+	 * counted (the audit trail records it): the two forwarded, the
+	 * four refused and four malformed requests. */
 	fd = dial_local(pport);
-	skit__netproxy_stop(px);
+	{
+		struct skit__netproxy_counts pc = { 99, 99 };
+
+		skit__netproxy_stop(px, &pc);
+		ASSERT_EQ(pc.forwarded, 2);
+		ASSERT_EQ(pc.refused, 8);
+	}
 	close(fd);
 	httpd_stop(h);
 }
@@ -367,7 +375,7 @@ static void test_netproxy__host_header(void)
 			HARNESS_FAIL("request line %d not refused", i);
 		ASSERT_EQ(poll(&p, 1, 100), 0);
 	}
-	skit__netproxy_stop(px);
+	skit__netproxy_stop(px, NULL);
 	close(ufd);
 }
 
