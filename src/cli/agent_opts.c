@@ -641,7 +641,8 @@ static char *user_config_path(void)
 
 /* On a terminal: may the project's server `si` start? Remembered in the
  * user config `user` (when known) for this exact definition. */
-static bool approve_server(struct cli_agent *ca, const skit_mcp_server_info *si,
+static bool approve_server(struct cli_agent *ca, const skit_mcp_config *mc,
+                           size_t i, const skit_mcp_server_info *si,
                            const char *user)
 {
 	skit_error err = { 0 };
@@ -661,7 +662,7 @@ static bool approve_server(struct cli_agent *ca, const skit_mcp_server_info *si,
 	line[strcspn(line, "\r\n")] = '\0';
 	if (strcmp(line, "y") && strcmp(line, "yes"))
 		return false;
-	if (user && skit_mcp_approval_save(user, si->name, si->digest, &err))
+	if (user && skit_mcp_approval_save_server(mc, i, user, &err))
 		fprintf(stderr, "skit: warning: approval not remembered: %s\n",
 		        err.message);
 	return true;
@@ -732,7 +733,7 @@ static int open_mcp(struct cli_agent *ca, const char *verb)
 		skit_mcp_config_server(mc, i, &si);
 		if (si.approved)
 			continue;
-		if (tty && approve_server(ca, &si, files[0])) {
+		if (tty && approve_server(ca, mc, i, &si, files[0])) {
 			skit_mcp_config_set_approved(mc, i, true);
 			continue;
 		}

@@ -398,6 +398,8 @@ no_leftover "the other project's server did not start"
 run approvals list
 expect_rc 0 "approvals list with an MCP approval"
 has "$T/out" " mcp proj  " "the server's approval is listed"
+has "$T/out" "$(cd "$W" && pwd -P)" \
+	"with its project (the terminal's approval records it)"
 run approvals list --json
 json_ok "$T/out" "approvals list --json with an MCP approval is JSON"
 [ "$(json_get "$T/out" '[0]["kind"]')" = mcp_server ] && reg_pass ||
