@@ -154,7 +154,10 @@ typedef struct {
  * top-level keys are left to their readers. A file that is not `trusted`
  * (a project's own `.agents/skit.json`, i.e. repository content) may
  * choose read-only or workspace-write, never full-access: that request is
- * skipped and flagged in `cfg->full_access_refused`.
+ * skipped and flagged in `cfg->full_access_refused`; nor may it raise
+ * `disk_cap` above the cap loaded so far, or above
+ * SKIT_SANDBOX_DEFAULT_DISK_CAP when none was set (such a value is
+ * skipped).
  *
  * @return SKIT_OK; SKIT_ENOTFOUND when the file does not exist;
  *         SKIT_EINVALID for bad JSON, an unknown key under `sandbox`, a
