@@ -271,6 +271,60 @@ static bool covers(const char *t, const char *dir)
 	return !strncmp(dir, t, n) && (dir[n] == '\0' || dir[n] == '/');
 }
 
+/* Whether `dir` holds a project marker: `.agents/`, `.agent/`, `.claude/`
+ * or a `.git` entry (docs/registry.md, "Roots and precedence"). */
+static bool has_marker(const char *dir)
+{
+	static const char *const marks[] = { ".agents", ".agent", ".claude",
+		                             ".git" };
+	char p[PATH_MAX];
+	struct stat st;
+
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(marks); i++) {
+		if ((size_t)snprintf(p, sizeof(p), "%s/%s", dir, marks[i]) >=
+		    sizeof(p))
+			return true; /* cannot tell: as if it were one */
+		if (!lstat(p, &st) && (i == 3 || S_ISDIR(st.st_mode)))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Trust passes from the trusted folder `t` down to `dir`, but not past a
+ * project: when `dir` holds a project marker and so does `t` or a folder
+ * between them, `dir` is a project nested in a project, where a program
+ * of an earlier run may have planted it (`src/.agents/skills/x` in a
+ * trusted repository), and it must be trusted itself.
+ */
+static bool passes_down(const char *t, const char *dir)
+{
+	char p[PATH_MAX];
+	size_t n = strlen(t);
+	char *cut;
+
+	while (n > 1 && t[n - 1] == '/')
+		n--;
+	/* `dir` is `t` itself, or no project: nothing of it is loaded. */
+	if (strlen(dir) <= n || !has_marker(dir))
+		return true;
+	if (strlen(dir) >= sizeof(p))
+		return false;
+	memcpy(p, dir, strlen(dir) + 1);
+	for (;;) {
+		cut = strrchr(p, '/');
+		if (!cut || (size_t)(cut - p) < n)
+			return true;
+		*cut = '\0';
+		if (!*p)
+			return true;
+		if (has_marker(p))
+			return false;
+		if (strlen(p) <= n)
+			return true;
+	}
+}
+
 static bool trusted_in(json_t *cfg, const char *dir)
 {
 	json_t *a = cfg ? json_object_get(cfg, "trusted") : NULL, *item;
@@ -285,7 +339,7 @@ static bool trusted_in(json_t *cfg, const char *dir)
 		/* only absolute entries count: a relative one has no meaning
 		 * and must not match every folder */
 		if (t && t[0] == '/' && strlen(t) == json_string_length(item) &&
-		    covers(t, dir))
+		    covers(t, dir) && passes_down(t, dir))
 			return true;
 	}
 	return false;

@@ -104,6 +104,23 @@ has "$T/req.jsonl" "PROJ-SKILL-DESC" "a trusted project's skill is in the index"
 run list
 has "$T/out" "projskill  project:agents  PROJ-SKILL-DESC" "list: no mark once trusted"
 lacks "$T/err" "untrusted" "list: no line once trusted"
+# Issue 28: a skill root planted in a folder of the trusted project (as a
+# script of an earlier run could) makes that folder a project of its own,
+# and trust does not pass down into it: `cd src && skit list` marks it,
+# and the agent leaves it out until the user trusts it by name.
+mkdir -p "$P/src"
+skill "$P/src/.agents/skills" helper "PLANTED-HELPER-DESC for anything."
+cd "$P/src" || exit 1
+run list
+has "$T/out" "helper  project:agents  [untrusted] PLANTED-HELPER-DESC" \
+	"a nested project is not trusted by inheritance"
+rm -f "$T/req.jsonl"
+run run --runs-dir "$W/runs" --request-log "$T/req.jsonl" \
+	--model "replay:$CASS/final.jsonl" go </dev/null
+has "$T/err" "skit: the skills and config of $P/src are not loaded (not a trusted folder); to trust it, run: skit trust $P/src" \
+	"run says how to trust the nested project"
+lacks "$T/req.jsonl" "PLANTED-HELPER-DESC" "the planted skill is not in the index"
+rm -rf "$P/src"
 cd "$P" || exit 1
 
 # skit trust --list / --remove / DIR.

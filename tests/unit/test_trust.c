@@ -97,6 +97,42 @@ static void test_trust__covers_subfolders_only(void)
 	ASSERT_EQ(skit_trust_remove(at("src/app"), &err), SKIT_ENOTFOUND);
 }
 
+/*
+ * Trust passes down to the projects beneath a trusted folder, but not
+ * past a project (issue 28): a script of a trusted repository that
+ * planted src/.agents/skills/helper does not get it loaded as trusted by
+ * a later `cd src && skit run`.
+ */
+static void test_trust__not_past_a_project(void)
+{
+	skit_error err = { 0 };
+
+	fresh("nested");
+	ASSERT_OK(skitx_fs_mkdir_p(at("src/app/.git"), 0755));
+	ASSERT_OK(skitx_fs_mkdir_p(at("src/app/src/.agents/skills/helper"),
+	                           0755));
+	ASSERT_OK(skitx_fs_mkdir_p(at("src/app/docs/deep"), 0755));
+	ASSERT_OK(skitx_fs_mkdir_p(at("src/lib/.claude"), 0755));
+	ASSERT_OK(skit_trust_add(at("src"), &err));
+	/* A plain folder of repositories passes trust to them... */
+	ASSERT(trusted(at("src/app")));
+	ASSERT(trusted(at("src/lib")));
+	/* ...and a project to its plain folders... */
+	ASSERT(trusted(at("src/app/docs/deep")));
+	/* ...but not to a project nested in it. */
+	ASSERT(!trusted(at("src/app/src")));
+	ASSERT_OK(skit_trust_add(at("src/app"), &err));
+	ASSERT(!trusted(at("src/app/src")));
+	/* Trusted by name, it is. */
+	ASSERT_OK(skit_trust_add(at("src/app/src"), &err));
+	ASSERT(trusted(at("src/app/src")));
+	/* A .git file (a worktree, a submodule) marks a project too. */
+	ASSERT_OK(skitx_fs_mkdir_p(at("w/sub/.agents"), 0755));
+	put("w/.git", "gitdir: /elsewhere\n");
+	ASSERT_OK(skit_trust_add(at("w"), &err));
+	ASSERT(!trusted(at("w/sub")));
+}
+
 static void test_trust__refuses_everything_folders(void)
 {
 	skit_error err = { 0 };
@@ -329,6 +365,7 @@ static void test_trust__registry_honours_trust(void)
 /* clang-format off */
 TEST_MAIN(
 	TEST(test_trust__covers_subfolders_only)
+	TEST(test_trust__not_past_a_project)
 	TEST(test_trust__refuses_everything_folders)
 	TEST(test_trust__hostile_config)
 	TEST(test_trust__digest_set)
