@@ -220,6 +220,20 @@ SKIT_EXTERN const char *skit_agent_active_skill(const skit_agent *agent,
                                                 size_t i);
 
 /**
+ * What the programs of the last task (skit_agent_send()) created or
+ * changed in the project that runs code or loads skills later: nested
+ * `.git` entries (a repository's hooks and `core.fsmonitor` run when the
+ * user types `git` there) and `.agents`, `.agent` or `.claude` folders
+ * below the project's top level, as project-relative paths, at most 32.
+ * The sandbox keeps the paths that exist read-only but cannot name those
+ * not yet made; the host should show these to the user (the CLI prints
+ * a warning). Each is also an audit event `planted`. Borrowed strings,
+ * valid until the next skit_agent_send().
+ */
+SKIT_EXTERN size_t skit_agent_planted_count(const skit_agent *agent);
+SKIT_EXTERN const char *skit_agent_planted(const skit_agent *agent, size_t i);
+
+/**
  * The run status for a skit_agent_send() result, as run.json records it:
  * "ok" (0), "limit" (SKIT_ELIMIT), "canceled" (SKIT_ECANCELED), else
  * "error". Static storage.

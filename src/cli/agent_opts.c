@@ -997,3 +997,27 @@ int cli_agent_close(struct cli_agent *ca, int rc, const char *verb)
 	ca->runs_dir_owned = NULL;
 	return status;
 }
+
+void cli_agent_warn_planted(struct cli_agent *ca, const char *verb)
+{
+	size_t n = ca->agent ? skit_agent_planted_count(ca->agent) : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *p = skit_agent_planted(ca->agent, i);
+		const char *name = strrchr(p, '/') ? strrchr(p, '/') + 1 : p;
+		bool git = !strcmp(name, ".git");
+
+		fflush(stdout);
+		fprintf(stderr,
+		        "skit %s: warning: a program of this task created "
+		        "or changed ",
+		        verb);
+		cli_put_exact(stderr, p, &ca->style);
+		fprintf(stderr,
+		        " in the project: %s; look at it before you %s\n",
+		        git ? "git runs a repository's hooks and config there"
+		            : "skit loads the skills and config it holds there",
+		        git ? "use git in that folder"
+		            : "trust or run skit in that folder");
+	}
+}

@@ -217,4 +217,8 @@ void cli_agent_end_stream(struct cli_agent *ca);
 /* Finish the run (run.json), free everything, say where the trail is. */
 int cli_agent_close(struct cli_agent *ca, int rc, const char *verb);
 
+/* After a task: one warning line on stderr for each entry its programs
+ * planted in the project (skit_agent_planted()). */
+void cli_agent_warn_planted(struct cli_agent *ca, const char *verb);
+
 #endif

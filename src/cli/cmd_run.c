@@ -154,6 +154,7 @@ int cmd_run(int argc, char **argv)
 		cli_agent_end_stream(&ca);
 	if (rc)
 		cli_error(argv[0], "%s", err.message);
+	cli_agent_warn_planted(&ca, argv[0]);
 	if (json) {
 		if (skit_agent_run_dir(ca.agent))
 			run_dir = skitx_strdup(skit_agent_run_dir(ca.agent));

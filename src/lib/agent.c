@@ -21,6 +21,7 @@
 #include "lib/error.h"
 #include "lib/model_int.h"
 #include "lib/pack_int.h"
+#include "lib/planted.h"
 #include "lib/protect.h"
 #include "util/path.h"
 #include "util/utf8.h"
@@ -1300,6 +1301,64 @@ static int take_action(struct skit_agent *a, skit_model_response *resp,
 	return rc;
 }
 
+/* At most this many planted entries are reported a task. */
+#define PLANTED_MAX 32
+
+static void planted_clear(skit_agent *a)
+{
+	for (size_t i = 0; i < a->nplanted; i++)
+		skitx_free(a->planted[i]);
+	skitx_free(a->planted);
+	a->planted = NULL;
+	a->nplanted = 0;
+	a->planted_partial = false;
+}
+
+/*
+ * After a task whose programs could write the project: what they left
+ * there that runs code or loads skills later (a nested `.git`, a skill
+ * root), reported in the trail, the trace and skit_agent_planted(). The
+ * sandbox cannot protect paths that do not exist yet (planted.h).
+ */
+static int planted_check(skit_agent *a)
+{
+	struct skitx_vec found = SKITX_VEC_INIT;
+	bool partial = false;
+	int rc;
+
+	planted_clear(a);
+	if (!a->tc.task_scripts || !a->project_dir ||
+	    a->sandbox_mode == SKIT_SANDBOX_READ_ONLY)
+		return 0;
+	rc = skit__planted_scan(a->project_dir, &a->task_since, &found,
+	                        PLANTED_MAX, &partial);
+	a->planted = (char **)found.items;
+	a->nplanted = found.len;
+	a->planted_partial = partial;
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < a->nplanted; i++) {
+		skit__agent_audit(a, "planted",
+		                  json_pack("{s:s}", "path", a->planted[i]));
+		skit__agent_trace(a, SKIT_TRACE_NOTE,
+		                  "a program of this task created or changed "
+		                  "%s (it runs code or loads skills later)",
+		                  a->planted[i]);
+	}
+	return 0;
+}
+
+size_t skit_agent_planted_count(const skit_agent *agent)
+{
+	return agent->nplanted;
+}
+
+const char *skit_agent_planted(const skit_agent *agent, size_t i)
+{
+	assert(i < agent->nplanted);
+	return agent->planted[i];
+}
+
 int skit_agent_send(skit_agent *a, const char *input, char **answer,
                     skit_error *err)
 {
@@ -1321,6 +1380,9 @@ int skit_agent_send(skit_agent *a, const char *input, char **answer,
 		return skit__error_oom(err);
 	a->task_turns = a->task_calls = a->tc.task_scripts = 0;
 	a->tc.task_disk_used = 0;
+	if (clock_gettime(CLOCK_REALTIME_COARSE, &a->task_since) < 0)
+		a->task_since.tv_sec = time(NULL) - 1;
+	planted_clear(a);
 	a->turn_activations = 0;
 	skitx_buf_init(&msg, 0);
 	skitx_buf_init(&out, 0);
@@ -1370,6 +1432,9 @@ int skit_agent_send(skit_agent *a, const char *input, char **answer,
 	skitx_free(views);
 	skitx_buf_release(&msg);
 	skitx_buf_release(&out);
+	/* Whatever ended the task, what its programs planted is told. */
+	if (planted_check(a) == SKIT_ENOMEM && !rc)
+		rc = skit__error_oom(err);
 	if (rc && answer && *answer) {
 		skitx_free(*answer);
 		*answer = NULL;
@@ -1488,6 +1553,7 @@ void skit_agent_free(skit_agent *agent)
 	}
 	skitx_free(agent->active);
 	skitx_free(agent->view);
+	planted_clear(agent);
 	for (size_t i = 0; i < agent->tc.nplan; i++)
 		skitx_free(agent->tc.plan[i].text);
 	skitx_free(agent->tc.plan);

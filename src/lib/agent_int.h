@@ -9,6 +9,7 @@
 #define SKIT_LIB_AGENT_INT_H
 
 #include <jansson.h>
+#include <time.h>
 
 #include "skit/agent.h"
 #include "skit/audit.h"
@@ -74,6 +75,10 @@ struct skit_agent {
 
 	/* Per task (one skit_agent_send) and per turn. */
 	unsigned int task_turns, task_calls;
+	struct timespec task_since; /* CLOCK_REALTIME_COARSE at its start */
+	char **planted;             /* what its programs left (planted.h) */
+	size_t nplanted;
+	bool planted_partial;
 	unsigned int turn_activations;
 	unsigned int turn;
 

@@ -138,4 +138,26 @@ prun "$T/full.jsonl" --allow 'Write(**)' --sandbox full-access
 expect_rc 0 "a full-access run"
 has "$P/.git/hooks/post-merge" "FULL" "full-access: write_file may write .git"
 
+# What the sandbox cannot protect, because it does not exist yet, is told
+# (issue 28): a shell call that plants a nested repository and a nested
+# skill root gets a warning for each after the task, and trail events.
+printf '%s\n' '{"tool_calls": [{"id": "p1", "name": "shell", "arguments": {"command": "mkdir -p docs/.git/hooks src/.agents/skills/helper notes/plain && echo PLANTED"}}]}' \
+	'{"text": "DONE"}' >"$T/plant.jsonl"
+prun "$T/plant.jsonl" --yes
+expect_rc 0 "a run whose shell call plants"
+has "$T/req.jsonl" "PLANTED" "the call ran"
+has "$T/err" "skit run: warning: a program of this task created or changed docs/.git in the project: git runs a repository's hooks and config there; look at it before you use git in that folder" \
+	"the nested repository is told"
+has "$T/err" "skit run: warning: a program of this task created or changed src/.agents in the project: skit loads the skills and config it holds there" \
+	"the nested skill root is told"
+lacks "$T/err" "notes/plain" "a plain folder is not"
+lacks "$T/err" "changed .agents " "nor the project's own .agents (its trail)"
+cat "$P"/.agents/runs/*/events.jsonl >"$T/all-events"
+has "$T/all-events" '"type":"planted","path":"docs/.git"' "the trail records it"
+# A task with no program run does not look.
+printf '{"text": "QUIET"}\n' >"$T/quiet.jsonl"
+prun "$T/quiet.jsonl"
+lacks "$T/err" "warning" "no program, no warning"
+rm -rf "$P/docs" "$P/src"
+
 reg_done
