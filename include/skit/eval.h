@@ -23,7 +23,7 @@
  * skills:
  *   - ../skills
  * files:
- *   - ../skills/csv-report/assets/sample.csv
+ *   - data/sample.csv               # inside the case's folder
  * cassette: cassettes/csv.jsonl
  * trials: 1
  * expected:
@@ -53,7 +53,21 @@
  *
  * Relative paths in a case resolve against the case file's folder. Case
  * files are untrusted: at most 1 MiB, unknown keys and wrong types are
- * refused with "file:line: ..." messages.
+ * refused with "file:line: ..." messages. A case's `files` must be inside
+ * its folder: an absolute path, a `..` component, a symbolic link (even
+ * one pointing inside), a file of another type or with other hard links
+ * is refused, and the copy opens each file beneath the folder again
+ * (openat2 RESOLVE_BENEATH, or one O_NOFOLLOW step per component), so a
+ * folder swapped for a link after loading is refused too.
+ *
+ * With `honour_trust` (as `skit eval` runs), a suite runs only when every
+ * case file is in a folder the user trusts (skit_trust_check();
+ * docs/evals.md, "Folder trust"): a case names the skills whose scripts
+ * run and the cassette that drives the calls, so a cloned repository's
+ * cases are someone else's code. No trial's program
+ * gets the network: the policy of every trial is the one of
+ * `--no-network`, so a skill's `allowed-tools` (a
+ * `WebFetch(domain:...)`) grants nothing either.
  *
  * Each trial is one agent (one conversation, one run folder with its own
  * audit trail) working in a folder of its own ("work-*" next to the run
@@ -127,6 +141,24 @@ SKIT_EXTERN const char *skit_eval_suite_case_name(const skit_eval_suite *s,
 SKIT_EXTERN const char *skit_eval_suite_case_file(const skit_eval_suite *s,
                                                   size_t i);
 
+/**
+ * Folder trust: whether every case file of the suite is in a folder the
+ * user trusts (skit_trust_check(): the folder, or one holding it, is in
+ * the user config's "trusted" list). A case file names the skills whose
+ * scripts a trial runs and the cassette that drives its calls, so the
+ * cases of a cloned repository are someone else's code, as its skills
+ * are for a run.
+ *
+ * @param[out] out  NULL when every case file is in a trusted folder;
+ *                  else the folder to trust for the first one that is
+ *                  not: its project, found as for a run started in the
+ *                  case file's folder (skit_project_for_run()), or that
+ *                  folder itself. Owned by the caller (skit_free()).
+ * @return SKIT_OK; SKIT_ENOMEM.
+ */
+SKIT_EXTERN int skit_eval_suite_untrusted(char **out, const skit_eval_suite *s,
+                                          skit_error *err);
+
 /** Free the suite. NULL is a no-op. */
 SKIT_EXTERN void skit_eval_suite_free(skit_eval_suite *s);
 
@@ -174,11 +206,21 @@ typedef struct {
 	 * The trials share a 429's retry-after pause either way.
 	 */
 	unsigned int rpm, tpm;
+	/**
+	 * Honour folder trust, as `skit eval` does: a suite with a case
+	 * file outside the folders the user trusts
+	 * (skit_eval_suite_untrusted()) is refused with SKIT_EDENIED. For
+	 * a caller running case files it did not write (a cloned
+	 * repository's). false: the caller vouches for every case file, as
+	 * `--root` does for a run (skit_roots_options.honour_trust is the
+	 * registry's same switch).
+	 */
+	bool honour_trust;
 } skit_eval_options;
 
 /* clang-format off */
 #define SKIT_EVAL_OPTIONS_VERSION 1
-#define SKIT_EVAL_OPTIONS_INIT { SKIT_EVAL_OPTIONS_VERSION, NULL, 0, NULL, 0, 0, NULL, NULL, NULL, -1.0, 0, 0, 0, 0 }
+#define SKIT_EVAL_OPTIONS_INIT { SKIT_EVAL_OPTIONS_VERSION, NULL, 0, NULL, 0, 0, NULL, NULL, NULL, -1.0, 0, 0, 0, 0, false }
 /* clang-format on */
 
 /**
@@ -187,8 +229,10 @@ typedef struct {
  *
  * @param[out] out  the report, owned by the caller; NULL on failure
  * @return SKIT_OK; SKIT_EUSAGE for bad options or a case with no
- *         cassette and no model; SKIT_EIO when the runs folder cannot be
- *         made; SKIT_ECANCELED; SKIT_ENOMEM.
+ *         cassette and no model; SKIT_EDENIED, with `honour_trust`,
+ *         for a case file outside the folders the user trusts (the
+ *         message names the folder to trust); SKIT_EIO when the runs
+ *         folder cannot be made; SKIT_ECANCELED; SKIT_ENOMEM.
  */
 SKIT_EXTERN int skit_eval_run(skit_eval_report **out, const skit_eval_suite *s,
                               const skit_eval_options *opts, skit_error *err);

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/agent_opts.h"
 #include "cli/cmd.h"
 #include "cli/error.h"
 #include "cli/roots.h"
@@ -73,9 +74,12 @@ static void help(void)
 	       "'skit eval merge' combines the JSON reports of every shard of "
 	       "one suite into\nthe report of an unsharded run; it takes "
 	       "--report, --json, -o and\n--min-pass-rate.\n\n"
+	       "Case files must be in a folder you trust (skit trust DIR); "
+	       "on a terminal,\nskit eval asks. No trial's program gets the "
+	       "network.\n\n"
 	       "Exit status: 0 the pass rate is met, 1 it is not (or a run "
-	       "failed), 2 usage,\na case file that does not load, or "
-	       "reports that do not merge.\n");
+	       "failed), 2 usage,\na case file that does not load or is not "
+	       "in a trusted folder, or reports that\ndo not merge.\n");
 }
 
 static void progress(size_t done, size_t total, const char *name, bool passed,
@@ -131,6 +135,95 @@ static int eval_runs_dir(char **out)
 	skitx_free(base);
 	*out = skitx_buf_detach(&b, NULL);
 	return *out ? 0 : -1;
+}
+
+/* "skit eval: DIR is not a trusted folder: ...; to trust it, run: ..." */
+static void refuse_untrusted(const char *dir, const struct cli_style *st)
+{
+	fputs("skit eval: ", stderr);
+	cli_put_exact(stderr, dir, st);
+	fputs(" is not a trusted folder: its cases were not run; to trust "
+	      "it, run: skit trust ",
+	      stderr);
+	cli_put_exact(stderr, dir, st);
+	fputc('\n', stderr);
+}
+
+/* On a terminal: whether the user trusts `dir` now (recorded). */
+static bool ask_trust(const char *dir, const struct cli_style *st)
+{
+	skit_error err = { 0 };
+	char line[64];
+
+	fprintf(stderr, "%sskit eval: ", st->bold);
+	cli_put_exact(stderr, dir, st);
+	fprintf(stderr,
+	        " is not a trusted folder%s\n"
+	        "  Its eval cases name the skills whose scripts run and the "
+	        "cassettes that\n"
+	        "  drive the calls: someone else's code until you trust "
+	        "it.\n",
+	        st->reset);
+	for (;;) {
+		fputs("Trust this folder? [y]es, [n]o: ", stderr);
+		fflush(stderr);
+		if (!fgets(line, sizeof(line), stdin)) {
+			fputc('\n', stderr);
+			return false;
+		}
+		line[strcspn(line, "\r\n")] = '\0';
+		if (!strcmp(line, "n") || !strcmp(line, "no") || !line[0])
+			return false;
+		if (strcmp(line, "y") && strcmp(line, "yes"))
+			continue;
+		if (skit_trust_add(dir, &err) < 0) {
+			cli_error("eval", "%s", err.message);
+			return false;
+		}
+		fputs("skit eval: trusted ", stderr);
+		cli_put_exact(stderr, dir, st);
+		fputs(" (skit trust --remove DIR undoes it)\n", stderr);
+		return true;
+	}
+}
+
+/*
+ * Folder trust (docs/evals.md): a case file names the skills whose
+ * scripts run and the cassette that drives the calls, so every one must
+ * be in a folder the user trusts, as a project must be for `skit run`
+ * to load its skills. On a terminal, ask about each untrusted folder
+ * (yes records the trust); else, or on no, refuse in one line that says
+ * how to trust it. CLI_OK when the whole suite may run.
+ */
+static int check_trust(const skit_eval_suite *suite)
+{
+	struct cli_style st;
+	skit_error err = { 0 };
+	char *dir = NULL, *asked = NULL;
+	bool tty = isatty(STDIN_FILENO) && isatty(STDERR_FILENO);
+
+	cli_style_init(&st, cli_color(stderr));
+	for (;;) {
+		if (skit_eval_suite_untrusted(&dir, suite, &err) < 0) {
+			cli_error("eval", "%s", err.message);
+			skit_free(asked);
+			return CLI_FAIL;
+		}
+		if (!dir) {
+			skit_free(asked);
+			return CLI_OK;
+		}
+		/* Trusted just now and still not: do not ask again. */
+		if (!tty || (asked && !strcmp(asked, dir)) ||
+		    !ask_trust(dir, &st))
+			break;
+		skit_free(asked);
+		asked = dir;
+	}
+	refuse_untrusted(dir, &st);
+	skit_free(dir);
+	skit_free(asked);
+	return CLI_USAGE;
 }
 
 /* "I/N" with 1 <= I <= N <= 10000. */
@@ -415,6 +508,13 @@ int cmd_eval(int argc, char **argv)
 		skitx_free(runs_owned);
 		return CLI_USAGE;
 	}
+	status = check_trust(suite);
+	if (status != CLI_OK) {
+		skit_eval_suite_free(suite);
+		return status;
+	}
+	/* And again as the trials start: trust may have been removed. */
+	opts.honour_trust = true;
 	if (!opts.runs_dir) {
 		if (eval_runs_dir(&runs_owned) < 0) {
 			cli_error(argv[0], "cannot create a folder for the "

@@ -11,10 +11,12 @@
 #include "common.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -28,6 +30,7 @@
 #include "lib/error.h"
 #include "lib/eval_int.h"
 #include "lib/rx.h"
+#include "lib/tools_int.h"
 #include "lib/yaml.h"
 #include "util/alloc.h"
 #include "util/buf.h"
@@ -45,6 +48,7 @@
 #define TRIALS_TOTAL_MAX 100000u
 #define SHOW_MAX         SKIT__EVAL_SHOW_MAX
 #define ANSWER_SHOWN     80
+#define CASE_FILE_MAX    (64u * 1024 * 1024) /* bytes of a copied file */
 
 /* ---- loading ----------------------------------------------------------- */
 
@@ -240,6 +244,71 @@ int skit__eval_count(struct eval_loader *ld, const struct skit__ynode *map,
 	return 0;
 }
 
+/*
+ * Open the entry `rel` of a case's `files` beneath the case's folder
+ * `dir`. Case files are untrusted input, and skit copies their files
+ * itself, outside any sandbox, into the work folder that the trial's
+ * programs and the model read: an absolute path, a '..' or a symbolic
+ * link would name any file the user can read (a key, a token). So the
+ * path is judged lexically first, for a clear message, then opened with
+ * skit__open_beneath() (openat2 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS,
+ * or one O_NOFOLLOW step per component), which leaves the folder at no
+ * step and follows no link, not even one that points inside: one rule,
+ * nothing to resolve, and no window between a check and the open. Only
+ * a regular file with no other hard link is taken, since a hard link is
+ * the one way left to give a file outside the folder a name inside it.
+ *
+ * Returns the descriptor, or -1 with *why set (static text).
+ */
+static int open_case_file(const char *dir, const char *rel, const char **why)
+{
+	const char *lexical = skit__check_rel_path(rel);
+	struct stat st;
+	int dfd, fd, e;
+
+	if (lexical) {
+		*why = rel[0] == '/' ? "is an absolute path; a case's files "
+		                       "must be inside its folder"
+		       : !rel[0]     ? "is empty"
+		       : strstr(lexical, "..")
+		               ? "leaves the case folder ('..'); a case's "
+		                 "files must be inside its folder"
+		               : "is too long";
+		return -1;
+	}
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		*why = "cannot be opened: the case's folder cannot be";
+		return -1;
+	}
+	fd = skit__open_beneath(dfd, rel, O_RDONLY | O_NONBLOCK);
+	e = errno;
+	close(dfd);
+	if (fd < 0) {
+		*why = e == ENOENT ? "does not exist"
+		       : e == ELOOP || e == EXDEV
+		               ? "goes through a symbolic link; a case's "
+		                 "files must be inside its folder"
+		       : e == ENOTDIR ? "does not exist, or goes through a "
+		                        "symbolic link"
+		       : e == EACCES  ? "cannot be read (permission denied)"
+		                      : "cannot be opened";
+		return -1;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		*why = "is not a regular file";
+		return -1;
+	}
+	if (st.st_nlink > 1) {
+		close(fd);
+		*why = "has other hard links; copy the file into the case's "
+		       "folder";
+		return -1;
+	}
+	return fd;
+}
+
 /* A path of the case, against the case file's folder. */
 const char *skit__eval_resolve(struct eval_loader *ld, const char *rel)
 {
@@ -262,13 +331,17 @@ int skit__eval_paths(struct eval_loader *ld, const struct skit__ynode *map,
 		if (!p)
 			return skit__error_oom(ld->err);
 		if (!skills) {
-			struct stat st;
+			/* Kept relative: copied from beneath `dir` again. */
+			const struct skit__ynode *item =
+			        node->kind == SKIT_YSEQ ? node->items[i] : node;
+			const char *why;
+			int fd = open_case_file(ld->dir, out->v[i], &why);
 
-			if (stat(p, &st) < 0 || !S_ISREG(st.st_mode))
-				return skit__eval_bad(
-				        ld, node, "'%s': no such file '%.*s'",
-				        key, SHOW_MAX, out->v[i]);
-			out->v[i] = p;
+			if (fd < 0)
+				return skit__eval_bad(ld, item,
+				                      "'%s': '%.*s' %s", key,
+				                      SHOW_MAX, out->v[i], why);
+			close(fd);
 			continue;
 		}
 		if (!skitx_fs_is_dir(p))
@@ -708,6 +781,49 @@ int skit_eval_suite_load(skit_eval_suite **out, const char *const *paths,
 	return 0;
 }
 
+/*
+ * The folder the user would trust for case files in `dir`: their
+ * project, as for a run started there, or `dir` itself when that is no
+ * project (the home folder, say, which cannot be trusted: the user then
+ * learns why from `skit trust`).
+ */
+static int trust_target(char **out, const char *dir, skit_error *err)
+{
+	int rc = skit_project_for_run(out, dir, NULL);
+
+	if (rc == SKIT_ENOMEM)
+		return skit__error_oom(err);
+	if (rc || !*out) {
+		*out = skitx_strdup(dir);
+		if (!*out)
+			return skit__error_oom(err);
+	}
+	return 0;
+}
+
+int skit_eval_suite_untrusted(char **out, const skit_eval_suite *s,
+                              skit_error *err)
+{
+	const char *last = NULL;
+
+	assert(out && s);
+	*out = NULL;
+	for (size_t i = 0; i < s->n; i++) {
+		const char *dir = s->cases[i].dir;
+		bool trusted = false;
+
+		/* The entries of one folder are next to each other. */
+		if (last && !strcmp(last, dir))
+			continue;
+		last = dir;
+		if (skit_trust_check(&trusted, dir, err) < 0)
+			return SKIT_ENOMEM;
+		if (!trusted)
+			return trust_target(out, dir, err);
+	}
+	return 0;
+}
+
 size_t skit_eval_suite_count(const skit_eval_suite *s)
 {
 	return s->n;
@@ -1000,27 +1116,48 @@ static int check_skills(struct eval_trial *t)
 	return rc;
 }
 
-/* Copy the case's files into the trial's work folder. */
+/*
+ * Copy the case's files into the trial's work folder. Each is opened
+ * beneath the case's folder again, as when loading (open_case_file()):
+ * the folder may have changed since, and a checked path is not a
+ * checked file.
+ */
 static int copy_files(struct eval_trial *t, const char *work, skit_error *err)
 {
+	const struct eval_case *c = t->c;
 	struct skitx_buf data;
 	int rc = 0;
 
-	for (size_t i = 0; !rc && i < t->c->files.n; i++) {
-		const char *src = t->c->files.v[i], *base;
+	for (size_t i = 0; !rc && i < c->files.n; i++) {
+		const char *rel = c->files.v[i], *base, *why = NULL;
 		size_t blen;
 		char *dst;
+		int fd;
 
-		base = skitx_path_name(src, &blen);
+		base = skitx_path_name(rel, &blen);
 		dst = skitx_path_join(work, base);
 		skitx_buf_init(&data, 0);
-		rc = dst ? skitx_fs_read_file(src, &data, 64u * 1024 * 1024)
-		         : SKIT_ENOMEM;
+		fd = dst ? open_case_file(c->dir, rel, &why) : -1;
+		if (!dst)
+			rc = SKIT_ENOMEM;
+		else if (fd < 0)
+			rc = SKIT_EUNSAFE;
+		else
+			rc = skitx_fs_read_fd(fd, &data, CASE_FILE_MAX);
+		if (fd >= 0)
+			close(fd);
 		if (!rc)
 			rc = skitx_fs_write_atomic(dst, skitx_buf_cstr(&data),
 			                           skitx_buf_len(&data), 0600);
-		if (rc)
-			rc = skit__error_set(err, rc, 0, "cannot copy %s", src);
+		if (rc == SKIT_ENOMEM)
+			rc = skit__error_oom(err);
+		else if (rc)
+			rc = skit__error_set(
+			        err, rc, 0, "%s: 'files': '%.*s' %s", c->file,
+			        SHOW_MAX, rel,
+			        why                  ? why
+			        : rc == SKIT_ETOOBIG ? "is larger than 64 MiB"
+			                             : "cannot be copied");
 		skitx_buf_release(&data);
 		skitx_free(dst);
 	}
@@ -1108,6 +1245,16 @@ static int run_trial(struct eval_runner *r, struct eval_trial *t)
 	if (rc)
 		goto fail;
 	skit_policy_set_yes(pol, !c->skill);
+	/*
+	 * No program of a trial gets the network. An eval reads no config
+	 * and takes no network flag, so nothing the user said grants it;
+	 * and a skill's `allowed-tools` must not either. The policy lets a
+	 * skill's WebFetch(domain:HOST) through its proxy when the user's
+	 * rules would allow WebFetch there without asking, and the approval
+	 * above (the --yes of an unattended run) would count as that: the
+	 * repository under test would grant itself the network.
+	 */
+	skit_policy_set_no_network(pol, true);
 	if (c->skill && !skit_registry_find(reg, c->skill, NULL)) {
 		rc = skit__error_set(&err, SKIT_ENOTFOUND, 0,
 		                     "skill '%.*s' is not among the loaded "
@@ -1715,6 +1862,21 @@ int skit_eval_run(skit_eval_report **out, const skit_eval_suite *s,
 		        "at most %u",
 		        opts->shard_index, opts->shard_count,
 		        SKIT__EVAL_SHARDS_MAX);
+	/* Folder trust first: nothing of an untrusted suite runs. */
+	if (opts->honour_trust) {
+		char *dir = NULL;
+
+		rc = skit_eval_suite_untrusted(&dir, s, err);
+		if (!rc && dir)
+			rc = skit__error_set(err, SKIT_EDENIED, 0,
+			                     "%s is not a trusted folder: its "
+			                     "eval cases do not run until the "
+			                     "user trusts it",
+			                     dir);
+		skitx_free(dir);
+		if (rc)
+			return rc;
+	}
 	for (size_t i = 0; !opts->model && i < s->n; i++)
 		if (!s->cases[i].cassette)
 			return skit__error_set(

@@ -36,7 +36,8 @@ struct eval_case {
 	const char *name, *file, *dir;
 	const char *input;
 	struct eval_strv skills; /* absolute roots */
-	struct eval_strv files;  /* absolute files copied into work/ */
+	struct eval_strv files;  /* copied into work/: relative to `dir`,
+	                            checked to stay in it (eval.c) */
 	const char *cassette;    /* absolute, or NULL */
 	unsigned int trials;
 	double threshold; /* < 0: the run's default */

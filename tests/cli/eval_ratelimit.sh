@@ -43,6 +43,9 @@ stub_stop() {
 
 # case TRIALS: a case of TRIALS trials, one model call each.
 mkdir -p "$W/suite"
+# The user's own suite: its folder is trusted (docs/evals.md).
+run trust "$W/suite"
+expect_rc 0 "trust the suite's folder"
 printf '%s\n' 'input: Say hello' 'skills:' \
 	"  - $SKIT_SOURCE_DIR/examples/skills" 'trials: 8' 'expected:' \
 	'  output:' '    contains: hello' >"$W/suite/hello.yaml"

@@ -3,7 +3,8 @@
 # docs/evals.md (a Kubernetes Indexed Job, a GitHub Actions matrix), taken
 # from the doc as written and run as the scheduler would run them: one
 # process per shard (JOB_COMPLETION_INDEX, the matrix value), the reports
-# in one folder, then the merge step. The model is a local
+# in one folder, then the merge step (each shard trusts the suite's folder
+# first, as the recipes do). The model is a local
 # OpenAI-compatible server (tests/support/openai_stub.py).
 . "$SKIT_SOURCE_DIR/tests/cli/registry_lib.inc"
 

@@ -21,6 +21,10 @@ export SKIT_RUNS_DIR
 # merged too.
 mkdir -p "$W/suite/cassettes"
 cp "$EV"/*.yaml "$EV"/*.json "$W/suite/"
+cp -R "$EV/data" "$W/suite/"
+# The user's own suite: its folder is trusted (docs/evals.md).
+run trust "$W/suite"
+expect_rc 0 "trust the suite's folder"
 cp "$EV"/cassettes/*.jsonl "$W/suite/cassettes/"
 sed -i "s|\.\./skills|$SKIT_SOURCE_DIR/examples/skills|" "$W/suite"/*.yaml \
 	"$W/suite"/*.json
@@ -123,6 +127,7 @@ python3 "$W/cmp.py" "$T/merged.json" "$T/out" >"$T/cmp.txt" && reg_pass ||
 # Stable: a new case and a reordered folder move no other entry.
 mkdir -p "$W/more"
 cp -r "$W/suite/." "$W/more/"
+run trust "$W/more"
 sed 's/^input: .*/input: Summarise sales.csv again/' "$W/suite/wrong.yaml" \
 	>"$W/more/0-new.yaml"
 for i in 1 2 3; do

@@ -14,6 +14,13 @@ SKIT_RUNS_DIR=$W/audit
 TMPDIR=$W/tmp
 export SKIT_RUNS_DIR TMPDIR
 mkdir -p "$TMPDIR"
+# The suites run here are the user's own: their folders are trusted
+# (docs/evals.md, "Folder trust"; eval_trust.sh tests the refusal).
+for d in "$EV" "$W/suite" "$W/trig" "$W/long"; do
+	mkdir -p "$d"
+	run trust "$d"
+	expect_rc 0 "trust $d"
+done
 
 # The shipped suite: every case passes.
 run eval --runs-dir "$T/runs" "$EV"
@@ -51,6 +58,7 @@ lacks "$T/out" '<failure' "no failures"
 # A broken cassette: the model answers without csv-report.
 mkdir -p "$W/suite/cassettes"
 cp "$EV/no-skill.yaml" "$W/suite/"
+cp -R "$EV/data" "$W/suite/"
 cp "$EV/cassettes/no-skill.jsonl" "$W/suite/cassettes/"
 sed "s|\.\./skills|$SKIT_SOURCE_DIR/examples/skills|" "$EV/csv-report.yaml" \
 	>"$W/suite/csv-report.yaml"

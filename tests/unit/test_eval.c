@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_eval.c - evals through the library API: case files refused for
- * unknown keys, wrong types, a missing input and size; the examples/evals
+ * unknown keys, wrong types, a missing input and size; a case's files
+ * kept inside its folder (at load and at the copy); a suite outside the
+ * folders the user trusts refused; the examples/evals
  * suite passing offline with sane metrics; a broken cassette failing with
  * the right reasons; --jobs 2 agreeing with --jobs 1; the JSON and JUnit
  * reports. Trigger sets: their load errors, rates and metrics, the
@@ -24,6 +26,7 @@
 #include "harness.h"
 #include "skit/eval.h"
 #include "skit/model.h"
+#include "skit/registry.h"
 #include "lib/ratelimit.h"
 #include "support/httpd.h"
 #include "util/clock.h"
@@ -68,6 +71,16 @@ static void setup(const char *name)
 	snprintf(dir, sizeof(dir), "%s/%s", base ? base : "/tmp/test_eval",
 	         name);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s' && mkdir -p '%s'", dir, dir);
+	ASSERT_OK(system(cmd));
+}
+
+/* examples' sample.csv, copied into the test's folder. */
+static void copy_sample(void)
+{
+	char cmd[PATH_MAX * 2 + 16];
+
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'",
+	         src("examples/evals/data/sample.csv"), dir);
 	ASSERT_OK(system(cmd));
 }
 
@@ -177,6 +190,155 @@ static void test_eval__folder_order(void)
 	ASSERT_CONTAINS(skit_eval_suite_case_file(s, 8),
 	                "triggers-csv-report.yaml");
 	skit_eval_suite_free(s);
+}
+
+/* `files` entry `entry` of a case in `dir` is refused at load, with a
+ * message naming the case file, the line, the entry and `why`. */
+static void refused_file(const char *name, const char *entry, const char *why)
+{
+	char text[PATH_MAX + 64], want[PATH_MAX + 256];
+	skit_error err;
+
+	snprintf(text, sizeof(text),
+	         "input: Read it.\ncassette: answer.jsonl\nfiles:\n"
+	         "  - data/in.csv\n  - %s\n",
+	         entry);
+	ASSERT_EQ(load_text(name, text, &err), SKIT_EINVALID);
+	snprintf(want, sizeof(want), "%s:5: 'files': '%.60s' %s", at(name),
+	         entry, why);
+	ASSERT_CONTAINS(err.message, want);
+}
+
+/*
+ * A case's files stay inside the case's folder (docs/evals.md, "What an
+ * eval protects"): whatever leads out is refused at load, and the copy
+ * opens each file beneath the folder again, so a folder swapped for a
+ * link after loading is refused too and nothing of the secret reaches
+ * the work folder.
+ */
+static void test_eval__files_contained(void)
+{
+	char secret[PATH_MAX / 2 + 16], path[PATH_MAX], cmd[PATH_MAX * 4];
+	const skit_eval_case_result *c;
+	skit_eval_suite *s = NULL;
+	skit_eval_report *r = NULL;
+	skit_eval_options o = SKIT_EVAL_OPTIONS_INIT;
+	skit_error err = { 0 };
+	const char *p;
+	struct stat st;
+
+	setup("files");
+	/* A secret next to the case folder, and the case's own files. */
+	snprintf(secret, sizeof(secret), "%s-secret", dir);
+	snprintf(cmd, sizeof(cmd),
+	         "rm -rf '%s' && mkdir -p '%s' '%s/data' '%s/sub2' && "
+	         "echo SECRET-BYTES > '%s/in.csv'",
+	         secret, secret, dir, dir, secret);
+	ASSERT_OK(system(cmd));
+	put(at("data/in.csv"), "a,b\n1,2\n");
+	put(at("sub2/in.csv"), "c,d\n3,4\n");
+	put(at("answer.jsonl"), "{\"text\": \"DONE\"}\n");
+	snprintf(path, sizeof(path), "%s/in.csv", secret);
+
+	refused_file("abs.yaml", path, "is an absolute path");
+	refused_file("up.yaml", "../files-secret/in.csv",
+	             "leaves the case folder ('..')");
+	refused_file("up2.yaml", "data/../../files-secret/in.csv",
+	             "leaves the case folder ('..')");
+	ASSERT_OK(symlink(path, at("link.csv")));
+	refused_file("link.yaml", "link.csv", "goes through a symbolic link");
+	ASSERT_OK(symlink(secret, at("sub")));
+	refused_file("dirlink.yaml", "sub/in.csv",
+	             "goes through a symbolic link");
+	/* A link that points inside is refused too: no link is followed. */
+	ASSERT_OK(symlink("data/in.csv", at("alias.csv")));
+	refused_file("inlink.yaml", "alias.csv",
+	             "goes through a symbolic link");
+	ASSERT_OK(link(path, at("hard.csv")));
+	refused_file("hard.yaml", "hard.csv", "has other hard links");
+	refused_file("dir.yaml", "data", "is not a regular file");
+	refused_file("none.yaml", "nope.csv", "does not exist");
+
+	/* Loaded while sub2 is a folder; then sub2 becomes a link to the
+	 * secret's folder: the copy refuses it. */
+	put(at("swap.yaml"), "input: Read it.\ncassette: answer.jsonl\n"
+	                     "files:\n  - data/in.csv\n  - sub2/in.csv\n");
+	p = at("swap.yaml");
+	ASSERT_OK(skit_eval_suite_load(&s, &p, 1, &err));
+	snprintf(cmd, sizeof(cmd), "mv '%s' '%s'", at("sub2"), at("sub2-old"));
+	ASSERT_OK(system(cmd));
+	ASSERT_OK(symlink(secret, at("sub2")));
+	o.runs_dir = at("runs");
+	ASSERT_OK(skit_eval_run(&r, s, &o, &err));
+	c = skit_eval_report_case(r, 0);
+	ASSERT(!c->passed);
+	ASSERT_EQ(c->reason_count, 1);
+	ASSERT_CONTAINS(c->reasons[0],
+	                "'files': 'sub2/in.csv' goes through a symbolic link");
+	snprintf(cmd, sizeof(cmd), "! grep -r -q SECRET-BYTES '%s'",
+	         at("runs"));
+	ASSERT_OK(system(cmd));
+	/* Nothing was written into the case folder or the secret's. */
+	ASSERT(stat(at("in.csv"), &st) < 0);
+	skit_eval_report_free(r);
+	skit_eval_suite_free(s);
+}
+
+/*
+ * Folder trust (docs/evals.md): with `honour_trust` (as `skit eval`
+ * runs), a suite whose case files are not in a folder the user trusts
+ * does not run, and the library names the folder to trust: the case
+ * file's project.
+ */
+static void test_eval__untrusted_refused(void)
+{
+	skit_eval_options o = SKIT_EVAL_OPTIONS_INIT;
+	skit_eval_suite *s = NULL;
+	skit_eval_report *r = NULL;
+	skit_error err = { 0 };
+	char *want = NULL, xdg[PATH_MAX];
+	const char *p;
+	struct stat st;
+
+	setup("untrusted");
+	/* A user config that trusts nothing; the project is `dir`. */
+	snprintf(xdg, sizeof(xdg), "%s/xdg-none", dir);
+	setenv("XDG_CONFIG_HOME", xdg, 1);
+	ASSERT_OK(mkdir(at(".git"), 0755));
+	ASSERT_OK(mkdir(at("evals"), 0755));
+	put(at("evals/answer.jsonl"), "{\"text\": \"DONE\"}\n");
+	put(at("evals/a.yaml"), "input: Hi.\ncassette: answer.jsonl\n");
+	p = at("evals");
+	ASSERT_OK(skit_eval_suite_load(&s, &p, 1, &err));
+	ASSERT_OK(skit_eval_suite_untrusted(&want, s, &err));
+	ASSERT(want);
+	ASSERT_STR(want, dir);
+	skit_free(want);
+
+	o.runs_dir = at("runs");
+	o.honour_trust = true;
+	ASSERT_EQ(skit_eval_run(&r, s, &o, &err), SKIT_EDENIED);
+	ASSERT(!r);
+	ASSERT_CONTAINS(err.message, dir);
+	ASSERT_CONTAINS(err.message, "is not a trusted folder");
+	ASSERT(stat(at("runs"), &st) < 0); /* nothing ran */
+
+	/* A caller that vouches for its files. */
+	o.honour_trust = false;
+	ASSERT_OK(skit_eval_run(&r, s, &o, &err));
+	ASSERT(skit_eval_report_case(r, 0)->passed);
+	skit_eval_report_free(r);
+
+	/* Trusted: the check passes. */
+	o.honour_trust = true;
+	ASSERT_OK(skit_trust_add(dir, &err));
+	ASSERT_OK(skit_eval_suite_untrusted(&want, s, &err));
+	ASSERT(!want);
+	ASSERT_OK(skit_eval_run(&r, s, &o, &err));
+	ASSERT(skit_eval_report_case(r, 0)->passed);
+	skit_eval_report_free(r);
+	skit_eval_suite_free(s);
+	unsetenv("XDG_CONFIG_HOME");
 }
 
 static skit_eval_report *run_suite(const char *const *paths, size_t n,
@@ -386,9 +548,10 @@ static void write_broken(void)
 	    "\"output_tokens\": 6}}\n");
 	snprintf(cmd, sizeof(cmd),
 	         "sed -e 's|cassettes/csv-report.jsonl|%s|' "
-	         "-e 's|\\.\\./skills|%s|' '%s' > '%s'",
+	         "-e 's|\\.\\./skills|%s|' '%s' > '%s' && cp -R '%s' '%s'",
 	         at("cassettes/broken.jsonl"), src("examples/skills"),
-	         src("examples/evals/csv-report.yaml"), at("broken.yaml"));
+	         src("examples/evals/csv-report.yaml"), at("broken.yaml"),
+	         src("examples/evals/data"), dir);
 	ASSERT_OK(system(cmd));
 }
 
@@ -968,14 +1131,14 @@ static void test_eval__openai_model(void)
 	setup("openai");
 	snprintf(text, sizeof(text),
 	         "input: What is in sample.csv?\n"
-	         "skills: %s\nfiles: %s\n"
+	         "skills: %s\nfiles: sample.csv\n"
 	         "expected:\n  skills: csv-report\n  steps:\n"
 	         "    - use_skill:csv-report\n"
 	         "    - run_skill_script:csv-report/scripts/report.py\n"
 	         "  output:\n    contains: 12 rows\n",
-	         src("examples/skills"),
-	         src("examples/skills/csv-report/assets/sample.csv"));
+	         src("examples/skills"));
 	put(at("a-case.yaml"), text);
+	copy_sample();
 	snprintf(text, sizeof(text),
 	         "skill: csv-report\nskills: %s\ntrials: 2\nqueries:\n"
 	         "  - query: Profile sales.csv for me\n    should_trigger: "
@@ -1397,13 +1560,16 @@ static void test_eval__ratelimit_shared_429(void)
 }
 
 TEST_MAIN(
-        TEST(test_eval__load_errors) TEST(test_eval__folder_order) TEST(
-                test_eval__examples_pass) TEST(test_eval__broken_cassette)
-                TEST(test_eval__jobs_agree) TEST(test_eval__trigger_load_errors) TEST(
-                        test_eval__trigger_rates) TEST(test_eval__trigger_split)
-                        TEST(test_eval__report_hides_controls) TEST(
-                                test_eval__openai_model)
-                                TEST(test_eval__anthropic_model) TEST(
-                                        test_eval__shard_merge)
-                                        TEST(test_eval__ratelimit_buckets) TEST(
-                                                test_eval__ratelimit_shared_429))
+        TEST(test_eval__load_errors) TEST(test_eval__files_contained) TEST(
+                test_eval__untrusted_refused) TEST(test_eval__folder_order)
+                TEST(test_eval__examples_pass) TEST(
+                        test_eval__broken_cassette) TEST(test_eval__jobs_agree)
+                        TEST(test_eval__trigger_load_errors) TEST(
+                                test_eval__trigger_rates)
+                                TEST(test_eval__trigger_split) TEST(
+                                        test_eval__report_hides_controls)
+                                        TEST(test_eval__openai_model) TEST(
+                                                test_eval__anthropic_model)
+                                                TEST(test_eval__shard_merge) TEST(
+                                                        test_eval__ratelimit_buckets)
+                                                        TEST(test_eval__ratelimit_shared_429))
