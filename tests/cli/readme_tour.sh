@@ -61,6 +61,7 @@ net	skit push tools.skill oci://ghcr.io/org/skills:v1 # an OCI artifact; install
 0	skit uninstall csv-report
 0	skit scan tests/fixtures/scan/benign/vendor-cli
 1	skit scan --format sarif tests/fixtures/scan/malicious > scan.sarif
+0	skit trust .                                   # evals run only in a folder you trust
 0	skit eval examples/evals                       # offline, with the cases' cassettes
 1	skit eval --model openai:gpt-4.1-mini --jobs 4 --report junit --out evals.xml evals/
 1	skit eval --model openai:gpt-4.1-mini examples/evals/triggers-csv-report.yaml
