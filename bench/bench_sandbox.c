@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "skit/sandbox.h"
-#include "lib/sandbox_int.h"
+#include "lib/sandbox/sandbox_int.h"
 
 #define MAX_RUNS 10000
 

@@ -17,7 +17,7 @@
 #include <time.h>
 
 #include "skit/model.h"
-#include "lib/sse.h"
+#include "lib/model/sse.h"
 #include "util/buf.h"
 
 #define CHUNK (16 * 1024)

@@ -22,8 +22,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "lib/registry_cache.h"
-#include "lib/registry_int.h"
+#include "lib/registry/registry_cache.h"
+#include "lib/registry/registry_int.h"
 #include "skit/registry.h"
 #include "util/buf.h"
 #include "util/utf8.h"

@@ -8,7 +8,7 @@
  */
 #include "common.h"
 
-#include "lib/pack_int.h"
+#include "lib/pack/pack_int.h"
 #include "fuzz.h"
 
 static bool same_str(const char *a, const char *b)

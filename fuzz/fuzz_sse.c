@@ -8,7 +8,7 @@
  */
 #include "common.h"
 
-#include "lib/sse.h"
+#include "lib/model/sse.h"
 #include "util/buf.h"
 #include "fuzz.h"
 

@@ -13,7 +13,7 @@
 
 #include <curl/curl.h>
 
-#include "lib/fetch_int.h"
+#include "lib/pack/fetch_int.h"
 #include "fuzz.h"
 
 static void one_line(const char *msg)

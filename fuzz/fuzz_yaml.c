@@ -2,7 +2,7 @@
 /*
  * fuzz_yaml.c - the frontmatter YAML parser's two paths. skit parses the
  * simplest frontmatter shape itself and hands every other text to
- * libyaml (src/lib/yaml.c). Properties, for any bytes:
+ * libyaml (src/lib/skill/yaml.c). Properties, for any bytes:
  *   - when the fast path takes a text, libyaml accepts it too and builds
  *     the same tree (kinds, positions, bytes, styles);
  *   - skit__yaml_parse_flags() gives the same verdict and tree whether
@@ -14,7 +14,7 @@
 
 #include <string.h>
 
-#include "lib/yaml.h"
+#include "lib/skill/yaml.h"
 #include "util/pool.h"
 #include "fuzz.h"
 

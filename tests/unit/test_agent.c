@@ -27,7 +27,7 @@
 #include "skit/model.h"
 #include "skit/registry.h"
 #include "skit/sandbox.h"
-#include "lib/sandbox_int.h"
+#include "lib/sandbox/sandbox_int.h"
 
 #define MARKED_COUNT 5
 

@@ -21,7 +21,7 @@
 
 #include "harness.h"
 #include "skit/audit.h"
-#include "lib/audit_int.h"
+#include "lib/agent/audit_int.h"
 #include "util/buf.h"
 #include "util/fs.h"
 

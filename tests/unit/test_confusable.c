@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "lib/confusable.h"
+#include "lib/core/confusable.h"
 #include "util/buf.h"
 
 /* Cyrillic р, о, с among Latin letters */

@@ -27,7 +27,7 @@
 #include "skit/eval.h"
 #include "skit/model.h"
 #include "skit/registry.h"
-#include "lib/ratelimit.h"
+#include "lib/model/ratelimit.h"
 #include "support/httpd.h"
 #include "util/clock.h"
 

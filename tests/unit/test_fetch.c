@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_fetch.c - install sources (src/lib/fetch.c). Downloads from the
+ * test_fetch.c - install sources (src/lib/pack/fetch.c). Downloads from the
  * scripted server of tests/support/httpd.c on 127.0.0.1 (no test reaches
  * the internet): the body and its SHA-256, HTTP errors, the size cap with
  * and without Content-Length, the scheme rule before any connection and
@@ -21,7 +21,7 @@
 #include "harness.h"
 #include "support/httpd.h"
 #include "support/procs.h"
-#include "lib/fetch_int.h"
+#include "lib/pack/fetch_int.h"
 #include "util/fs.h"
 
 /* git for the fixtures: no config of the user's, a fixed identity. */

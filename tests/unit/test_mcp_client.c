@@ -10,7 +10,7 @@
 #include "common.h"
 
 #include "harness.h"
-#include "lib/mcp_client_http.h"
+#include "lib/mcp/mcp_client_http.h"
 #include "skit/mcp_client.h"
 #include "support/httpd.h"
 #include "util/fs.h"

@@ -19,7 +19,7 @@
 
 #include "harness.h"
 #include "support/httpd.h"
-#include "lib/netproxy.h"
+#include "lib/sandbox/netproxy.h"
 
 static int listener(int *port)
 {

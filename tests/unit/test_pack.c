@@ -18,8 +18,8 @@
 
 #include "harness.h"
 #include "support/httpd.h"
-#include "lib/fetch_int.h"
-#include "lib/pack_int.h"
+#include "lib/pack/fetch_int.h"
+#include "lib/pack/pack_int.h"
 #include "skit/skit.h"
 #include "util/fs.h"
 

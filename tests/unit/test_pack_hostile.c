@@ -52,7 +52,7 @@
 
 #include "harness.h"
 #include "support/zipcraft.h"
-#include "lib/winnames.h"
+#include "lib/core/winnames.h"
 #include "skit/pack.h"
 #include "util/fs.h"
 

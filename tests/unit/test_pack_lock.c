@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "lib/pack_int.h"
+#include "lib/pack/pack_int.h"
 #include "skit/skit.h"
 #include "util/alloc.h"
 #include "util/fs.h"

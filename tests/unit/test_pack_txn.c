@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "lib/pack_int.h"
+#include "lib/pack/pack_int.h"
 #include "skit/skit.h"
 #include "util/fs.h"
 

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "lib/planted.h"
+#include "lib/agent/planted.h"
 #include "util/alloc.h"
 #include "util/fs.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_protect.c - the protected paths of a run (src/lib/protect.c): the
+ * test_protect.c - the protected paths of a run (src/lib/agent/protect.c): the
  * list the sandbox is given, the check by name, and the check by
  * identity that a second spelling of a protected folder cannot pass.
  */
@@ -14,7 +14,7 @@
 #include "skit/agent.h"
 #include "skit/model.h"
 #include "skit/registry.h"
-#include "lib/protect.h"
+#include "lib/agent/protect.h"
 #include "util/fs.h"
 
 static char top[1024];

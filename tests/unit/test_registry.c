@@ -18,8 +18,8 @@
 
 #include "harness.h"
 #include "skit/registry.h"
-#include "lib/registry_int.h"
-#include "lib/registry_cache.h"
+#include "lib/registry/registry_int.h"
+#include "lib/registry/registry_cache.h"
 #include "util/fs.h"
 
 static char base[PATH_MAX / 4];

@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "lib/agent_int.h"
-#include "lib/rx.h"
+#include "lib/agent/agent_int.h"
+#include "lib/core/rx.h"
 #include "skit/skit.h"
 #include "util/buf.h"
 #include "util/fs.h"

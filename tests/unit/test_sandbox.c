@@ -39,8 +39,8 @@
 #include "support/httpd.h"
 #include "support/procs.h"
 #include "skit/sandbox.h"
-#include "lib/sandbox_int.h"
-#include "lib/syscalls.h"
+#include "lib/sandbox/sandbox_int.h"
+#include "lib/sandbox/syscalls.h"
 #include "util/alloc.h"
 #include "util/fs.h"
 

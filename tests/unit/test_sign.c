@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_sign.c - Ed25519 keys and pack signatures (src/lib/sign.c): key
+ * test_sign.c - Ed25519 keys and pack signatures (src/lib/pack/sign.c): key
  * files and their modes, the key id, sign and verify, tampered messages
  * and signatures, the wrong key, keys of other types (RSA, EC, an
  * encrypted key), hostile key files and malformed base64.
@@ -16,7 +16,7 @@
 
 #include "harness.h"
 #include "skit/pack.h"
-#include "lib/sign_int.h"
+#include "lib/pack/sign_int.h"
 #include "util/fs.h"
 
 #define DIGEST \

@@ -12,7 +12,7 @@
 
 #include "harness.h"
 #include "skit/skill.h"
-#include "lib/skill_int.h"
+#include "lib/skill/skill_int.h"
 #include "util/fs.h"
 
 static char dir[PATH_MAX / 2];

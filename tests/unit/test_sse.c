@@ -6,7 +6,7 @@
 #include "common.h"
 
 #include "harness.h"
-#include "lib/sse.h"
+#include "lib/model/sse.h"
 #include "util/buf.h"
 
 /* Events flattened as "[type|id|data]" for comparison. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_tool_provider.c - a tiny tool provider registered with the agent
- * through src/lib/tool_provider.h, called by a scripted (replay) model:
+ * through src/lib/tools/tool_provider.h, called by a scripted (replay) model:
  * its tools reach the model after the skill tools and only as the policy
  * lets them be seen; each call is routed to it by name, decided by the
  * agent's one gate (policy, then the approval hook) and audited there
@@ -20,7 +20,7 @@
 #include "skit/agent.h"
 #include "skit/model.h"
 #include "skit/registry.h"
-#include "lib/tool_provider.h"
+#include "lib/tools/tool_provider.h"
 
 /* The probe provider's state, owned by the test (so it outlives the
  * agent and the test can read what happened). */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_trust.c - the user config's trusted folders and saved approvals
- * (src/lib/trust.c): what a trusted folder covers, what cannot be
+ * (src/lib/registry/trust.c): what a trusted folder covers, what cannot be
  * trusted, a hostile or malformed config, the digest set of a skill, and
  * the registry leaving an untrusted project's skills out.
  */
@@ -13,7 +13,7 @@
 #include "harness.h"
 #include "skit/policy.h"
 #include "skit/registry.h"
-#include "lib/trust_int.h"
+#include "lib/registry/trust_int.h"
 #include "util/buf.h"
 #include "util/fs.h"
 

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 
 #include "harness.h"
-#include "lib/yaml.h"
+#include "lib/skill/yaml.h"
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/pool.h"

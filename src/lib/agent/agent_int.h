@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * agent_int.h - the agent's state, shared by agent.c (the loop, the
+ * conversation, activation) and agent_tools.c (its tool providers, the
+ * tool list, routing and the permission gate). Tools never include it:
+ * they see the run through struct skit__tool_ctx (tool_provider.h).
+ */
+#ifndef SKIT_LIB_AGENT_INT_H
+#define SKIT_LIB_AGENT_INT_H
+
+#include <jansson.h>
+#include <time.h>
+
+#include "skit/agent.h"
+#include "skit/audit.h"
+#include "lib/tools/tool_provider.h"
+#include "util/buf.h"
+
+/* One message of the conversation; every string is owned. */
+struct agent_msg {
+	skit_role role;
+	char *text;
+	skit_tool_call *calls; /* strings owned */
+	size_t ncalls;
+	char *call_id, *tool_name;
+	bool is_error;
+};
+
+/* An "always" answer: calls of `tool` for `skill` whose key (program,
+ * script or path) is `key` run without asking for the rest of the run. */
+struct agent_memo {
+	char *tool, *skill, *key;
+};
+
+enum agent_trigger {
+	TRIGGER_MODEL,
+	TRIGGER_USER,
+	TRIGGER_MENTION,
+};
+
+struct skit_agent {
+	skit_registry *reg;
+	skit_model *model;
+	skit_agent_hooks hooks;
+	const volatile int *cancel;
+	bool json_actions, search_tool;
+	unsigned int max_turns, max_tool_calls, max_script_runs;
+	unsigned int max_skills_per_turn, max_output_tokens;
+	uint64_t max_tokens;
+	long script_timeout_ms;
+	size_t script_output_cap, resource_cap;
+	char *workdir;     /* the private folder: HOME and TMPDIR */
+	bool workdir_made; /* created by the agent (removed at the end) */
+	bool keep_temp;    /* ... unless the user keeps it */
+	skit_sandbox_mode sandbox_mode;
+	uint64_t disk_cap, task_disk_cap; /* bytes a run, a task may add */
+	char **protect;    /* paths no program may write, NULL-ended */
+	char *project_dir; /* the file tools' folder */
+	bool file_tools;
+	const skit_policy *policy;
+	skit_policy *own_policy; /* the empty default, when none was given */
+	struct agent_memo *memos;
+	size_t nmemos;
+	bool saved_approvals; /* "always" for a script: the user config */
+
+	char *system; /* base prompt + index (+ action protocol) */
+	char *task;   /* the first message: what the run is about */
+	skit_agent_stats stats;
+
+	struct agent_msg *msgs;
+	size_t nmsgs, msgs_cap;
+	struct skit__active_skill *active;
+	skit_active_skill *view; /* the same skills, for the policy */
+	size_t nactive;
+
+	/* Per task (one skit_agent_send) and per turn. */
+	unsigned int task_turns, task_calls;
+	struct timespec task_since; /* CLOCK_REALTIME_COARSE at its start */
+	char **planted;             /* what its programs left (planted.h) */
+	size_t nplanted;
+	bool planted_partial;
+	unsigned int turn_activations;
+	unsigned int turn;
+
+	/* The tool providers, in the order their tools are offered, and
+	 * what they see of the run (the plan and the program counters of
+	 * the task live there). */
+	struct agent_provider *prov;
+	size_t nprov;
+	struct skit__tool_ctx tc;
+
+	skit_audit *audit; /* NULL without a trail */
+	int audit_rc;      /* first audit failure, sticky */
+	skit_error audit_err;
+};
+
+/* Record an event (steals `fields`); failures are kept in a->audit_rc. */
+void skit__agent_audit(struct skit_agent *a, const char *type, json_t *fields);
+
+/* Report one trace line through the hooks (printf-style). */
+void skit__agent_trace(struct skit_agent *a, skit_trace_kind kind,
+                       const char *fmt, ...) SKIT_PRINTF(3, 4);
+
+/*
+ * Activate the skill `name` (from `source` when not NULL) with `args`,
+ * and write what the model is to see into `out`: the framed body with
+ * the arguments substituted and the list of the skill's files. Returns 0,
+ * or a negative status with a message for the model in `err`.
+ */
+int skit__agent_activate(struct skit_agent *a, const char *name,
+                         const char *source, const char *args,
+                         enum agent_trigger trigger, struct skitx_buf *out,
+                         skit_error *err);
+
+/* The active skills as the policy sees them (nactive entries). */
+const skit_active_skill *skit__agent_policy_view(struct skit_agent *a);
+
+/* The active skill called `name`, or NULL. */
+struct skit__active_skill *skit__agent_find_active(struct skit_agent *a,
+                                                   const char *name);
+
+/* The tool context filled from the agent's settings, and the skill and
+ * project providers added (agent_tools.c). 0 or SKIT_ENOMEM. */
+int skit__agent_tools_init(struct skit_agent *a, skit_error *err);
+
+/* Release every provider (MCP servers stop). */
+void skit__agent_tools_release(struct skit_agent *a);
+
+/* The tools offered to the model this turn, from every provider, as the
+ * policy lets them be seen (`max` at least SKIT__TOOLS_MAX; the strings
+ * are borrowed from the providers). */
+size_t skit__tools_schemas(struct skit_agent *a, skit_tool_schema *out,
+                           size_t max);
+
+/*
+ * Route the call of tool `name` with `args` (a JSON object) to its
+ * provider, once the policy and, when it must be asked, the user allow
+ * it (every decision audited). The result for the
+ * model goes to `out`; *is_error tells whether it is an error message.
+ * Returns 0 once the call was handled (even as an error the model sees),
+ * or a negative status that must end the task (SKIT_ELIMIT, SKIT_ENOMEM,
+ * SKIT_ECANCELED), with `err` set.
+ */
+int skit__tools_call(struct skit_agent *a, const char *name, json_t *args,
+                     struct skitx_buf *out, bool *is_error, skit_error *err);
+
+#endif

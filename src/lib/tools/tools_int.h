@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools_int.h - what the tool handlers share (library-internal): tools.c
+ * holds the skill tools' provider, scripts and shell; tools_fs.c the
+ * project tools' provider (read_file, list_dir, grep, write_file, and
+ * shell). Both see the run through struct skit__tool_ctx
+ * (tool_provider.h); the permission gate is the agent's.
+ */
+#ifndef SKIT_LIB_TOOLS_INT_H
+#define SKIT_LIB_TOOLS_INT_H
+
+#include <jansson.h>
+
+#include "lib/core/digest.h"
+#include "skit/common.h"
+#include "skit/model.h"
+#include "util/buf.h"
+
+struct skit__tool_ctx;
+
+/* Longest path a tool accepts, in bytes. */
+#define SKIT__TOOL_PATH_MAX 4096
+
+/* Replace `out` with an error message for the model; sets *is_error.
+ * Returns 0, or SKIT_ENOMEM. */
+int skit__tool_error(struct skitx_buf *out, bool *is_error, const char *fmt,
+                     ...) SKIT_PRINTF(3, 4);
+
+/* The string argument `key`, or NULL when absent or not a string. */
+const char *skit__str_arg(json_t *args, const char *key);
+
+/* Append text for the model (file contents, script output, tool results)
+ * with every hidden character (skitx_utf8_is_hidden(): controls, bidi,
+ * zero-width, TAG...) and invalid UTF-8 replaced by U+FFFD (tab and
+ * newline kept). 0 or SKIT_ENOMEM. */
+int skit__put_clean(struct skitx_buf *out, const char *s, size_t len);
+
+/* NULL when `p` is a relative path that stays inside its folder
+ * (lexically), else why not. */
+const char *skit__check_rel_path(const char *p);
+
+/* Open `rel` under `dirfd` without leaving it or following a symbolic
+ * link (openat2 RESOLVE_BENEATH, or one O_NOFOLLOW step per component).
+ * A descriptor, or -1 with errno set. */
+int skit__open_beneath(int dirfd, const char *rel, int flags);
+
+/* The model-facing wording of an open failure. */
+const char *skit__open_failure(int e);
+
+/* List the folder open at `fd` (taken) into `out`. 0 or SKIT_ENOMEM. */
+int skit__list_folder(int fd, struct skitx_buf *out, const char *rel);
+
+/* What skit__tool_read() read, for the audit trail. */
+struct skit__read_info {
+	bool read; /* a file's content was read (not a folder, no error) */
+	size_t first;
+	bool truncated;
+	long long file_bytes;
+	bool hardlinked;
+};
+
+/*
+ * Read the lines `args` asks for ("offset", "limit") of the file `path`
+ * under `dirfd` into `out` (a folder is listed instead; a binary file is
+ * described). Errors the model can act on become error results.
+ */
+int skit__tool_read(struct skit__tool_ctx *c, int dirfd, const char *path,
+                    json_t *args, struct skitx_buf *out, bool *is_error,
+                    struct skit__read_info *ri, skit_error *err);
+
+/* The schema of the skill tool or script tool `name` (use_skill,
+ * read_skill_resource, search_skills, update_plan, run_skill_script),
+ * whether offered now or not; NULL for another name. Static storage. */
+const skit_tool_schema *skit__tool_schema(const char *name);
+
+/* The shell tool (tools.c, where the other programs run), offered by
+ * the project tools' provider. A call already allowed; the contract of
+ * struct skit__tool_provider_ops' call. */
+int skit__tool_shell(struct skit__tool_ctx *c, json_t *args,
+                     struct skitx_buf *out, bool *is_error, skit_error *err);
+
+#endif
