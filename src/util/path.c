@@ -2,6 +2,8 @@
 /* path.c - lexical path helpers. */
 #include "common.h"
 
+#include <limits.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "util/buf.h"
@@ -127,4 +129,19 @@ char *skitx_path_clean(const char *path)
 oom:
 	skitx_buf_release(&b);
 	return NULL;
+}
+
+char *skitx_path_real(const char *path)
+{
+	char *abs = skitx_path_absolute(path), *real, *out;
+
+	if (!abs)
+		return NULL;
+	real = realpath(abs, NULL);
+	if (!real)
+		return abs;
+	skitx_free(abs);
+	out = skitx_strdup(real);
+	free(real); /* realpath(3) allocates with malloc */
+	return out;
 }

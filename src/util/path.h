@@ -25,6 +25,13 @@ char *skitx_path_dirname(const char *path);
 char *skitx_path_absolute(const char *path);
 
 /*
+ * skitx_path_absolute(), then resolved (links and all) where it exists:
+ * the spelling under which a folder is recorded and compared (a link to
+ * a folder names the folder it leads to). skitx_malloc'd; NULL on OOM.
+ */
+char *skitx_path_real(const char *path);
+
+/*
  * Python's pathlib spelling of `path`: repeated slashes folded, "."
  * components and trailing slashes dropped ("." when nothing is left). The
  * reference prints paths this way, and the registry and the skill module

@@ -13,7 +13,7 @@
 #include "harness.h"
 #include "skit/policy.h"
 #include "skit/registry.h"
-#include "lib/registry/trust_int.h"
+#include "lib/agent/approvals.h"
 #include "util/buf.h"
 #include "util/fs.h"
 

@@ -16,7 +16,7 @@
 #include "lib/agent/protect.h"
 #include "lib/tools/tool_provider.h"
 #include "lib/tools/tools_int.h"
-#include "lib/registry/trust_int.h"
+#include "lib/agent/approvals.h"
 
 /* Longest key of an "always" answer (a program, a script, a path). */
 #define KEY_MAX 4096

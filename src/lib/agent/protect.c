@@ -22,7 +22,7 @@
 
 #include "lib/agent/agent_int.h"
 #include "lib/agent/protect.h"
-#include "lib/registry/trust_int.h"
+#include "lib/core/userconfig.h"
 #include "util/buf.h"
 #include "util/path.h"
 

@@ -37,7 +37,7 @@
 #include "lib/mcp/mcp_client_http.h"
 #include "lib/mcp/mcp_client_int.h"
 #include "lib/tools/tools_int.h"
-#include "lib/registry/trust_int.h"
+#include "lib/core/userconfig.h"
 #include "util/fs.h"
 #include "util/path.h"
 
@@ -1023,91 +1023,23 @@ void skit_mcp_config_set_approved(skit_mcp_config *c, size_t i, bool approved)
 #define MAX_APPROVALS 256
 
 /*
- * The user config under its folder's lock, as trust.c edits it (the
- * same lock, so the two never lose each other's change). `path` NULL:
- * the user's own file.
+ * The user config under its folder's lock (core/userconfig.h: the same
+ * lock as folder trust and script approvals, so none loses another's
+ * change), with "mcpApproved" an object when present. `path` NULL: the
+ * user's own file.
  */
-struct cfg_edit {
-	char *path; /* the file itself: a link is followed */
-	int lockfd;
-	json_t *root;
-};
-
-static void cfg_end(struct cfg_edit *e)
+static int cfg_begin(struct skit__userconfig_edit *e, const char *path,
+                     bool create, skit_error *err)
 {
-	if (e->lockfd >= 0)
-		close(e->lockfd); /* releases the flock */
-	json_decref(e->root);
-	skitx_free(e->path);
-}
+	int rc = skit__userconfig_begin(e, path, create, err);
 
-static int cfg_begin(struct cfg_edit *e, const char *path, bool create,
-                     skit_error *err)
-{
-	char *dir, *real;
-	bool missing;
-	int rc;
-
-	memset(e, 0, sizeof(*e));
-	e->lockfd = -1;
-	if (path)
-		e->path = skitx_strdup(path);
-	else if (skit__user_config_path(&e->path) < 0)
-		return skit__error_oom(err);
-	else if (!e->path)
-		return skit__error_set(err, SKIT_ENOTFOUND, 0,
-		                       "no user config: neither "
-		                       "XDG_CONFIG_HOME nor HOME is set");
-	if (!e->path)
-		return skit__error_oom(err);
-	real = realpath(e->path, NULL);
-	if (real) {
-		skitx_free(e->path);
-		e->path = skitx_strdup(real);
-		free(real); /* realpath(3) allocates with malloc */
-		if (!e->path)
-			return skit__error_oom(err);
-	}
-	dir = skitx_path_dirname(e->path);
-	if (!dir)
-		return skit__error_oom(err);
-	if (create)
-		(void)skitx_fs_mkdir_p(dir, 0700);
-	e->lockfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (e->lockfd >= 0 && flock(e->lockfd, LOCK_EX) < 0) {
-		close(e->lockfd);
-		e->lockfd = -1;
-	}
-	skitx_free(dir);
-	rc = read_json(&e->root, e->path, true, &missing, err);
 	if (rc)
 		return rc;
-	if (missing && !(e->root = json_object()))
-		return skit__error_oom(err);
-	if (json_object_get(e->root, "mcpApproved") &&
-	    !json_is_object(json_object_get(e->root, "mcpApproved")))
+	if (json_object_get(e->json, "mcpApproved") &&
+	    !json_is_object(json_object_get(e->json, "mcpApproved")))
 		return skit__error_set(err, SKIT_EINVALID, 0,
 		                       "%s: \"mcpApproved\" must be an object",
 		                       e->path);
-	return 0;
-}
-
-static int cfg_commit(struct cfg_edit *e, skit_error *err)
-{
-	char *text = json_dumps(e->root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	struct stat st;
-	mode_t mode = 0600;
-	int rc;
-
-	if (!text)
-		return skit__error_oom(err);
-	if (!stat(e->path, &st))
-		mode = st.st_mode & 0777; /* keep the user's choice */
-	rc = skitx_fs_write_atomic(e->path, text, strlen(text), mode);
-	free(text);
-	if (rc < 0)
-		return skit__error_set(err, SKIT_EIO, 0, "%s: %s", e->path,
-		                       strerror(errno));
 	return 0;
 }
 
@@ -1134,7 +1066,7 @@ static void record_id(const char *name, const char *project, const char *digest,
 static int save_record(const char *path, const char *name, const char *project,
                        const char *digest, skit_error *err)
 {
-	struct cfg_edit e;
+	struct skit__userconfig_edit e;
 	json_t *appr, *rec;
 	char id[13], when[32];
 	time_t now = time(NULL);
@@ -1147,10 +1079,10 @@ static int save_record(const char *path, const char *name, const char *project,
 	rc = cfg_begin(&e, path, true, err);
 	if (rc)
 		goto out;
-	appr = json_object_get(e.root, "mcpApproved");
+	appr = json_object_get(e.json, "mcpApproved");
 	if (!appr) {
 		appr = json_object();
-		if (!appr || json_object_set_new(e.root, "mcpApproved", appr)) {
+		if (!appr || json_object_set_new(e.json, "mcpApproved", appr)) {
 			rc = skit__error_oom(err);
 			goto out;
 		}
@@ -1175,9 +1107,9 @@ static int save_record(const char *path, const char *name, const char *project,
 		rc = skit__error_oom(err);
 		goto out;
 	}
-	rc = cfg_commit(&e, err);
+	rc = skit__userconfig_commit(&e, err);
 out:
-	cfg_end(&e);
+	skit__userconfig_end(&e);
 	return rc;
 }
 
@@ -1240,7 +1172,7 @@ static bool still_current(const char *proj, const char *name,
 int skit_mcp_approvals_list(const char *path, skit_mcp_approval **out,
                             size_t *n, skit_error *err)
 {
-	struct cfg_edit e;
+	struct skit__userconfig_edit e;
 	skit_mcp_approval *v = NULL;
 	json_t *appr, *rec;
 	const char *k;
@@ -1252,10 +1184,10 @@ int skit_mcp_approvals_list(const char *path, skit_mcp_approval **out,
 	*n = 0;
 	rc = cfg_begin(&e, path, false, err);
 	if (rc == SKIT_ENOTFOUND && !path) {
-		cfg_end(&e);
+		skit__userconfig_end(&e);
 		return 0; /* no user config: nothing remembered */
 	}
-	appr = rc ? NULL : json_object_get(e.root, "mcpApproved");
+	appr = rc ? NULL : json_object_get(e.json, "mcpApproved");
 	if (!rc && json_object_size(appr) &&
 	    !(v = skitx_calloc(json_object_size(appr), sizeof(*v))))
 		rc = skit__error_oom(err);
@@ -1284,7 +1216,7 @@ int skit_mcp_approvals_list(const char *path, skit_mcp_approval **out,
 			a->current =
 			        proj && still_current(proj, server, digest);
 	}
-	cfg_end(&e);
+	skit__userconfig_end(&e);
 	if (rc) {
 		skit_mcp_approvals_free(v, k_);
 		return rc;
@@ -1297,7 +1229,7 @@ int skit_mcp_approvals_list(const char *path, skit_mcp_approval **out,
 int skit_mcp_approvals_revoke(const char *path, const char *id, size_t *removed,
                               skit_error *err)
 {
-	struct cfg_edit e;
+	struct skit__userconfig_edit e;
 	json_t *appr, *v;
 	const char *k;
 	size_t count = 0;
@@ -1309,10 +1241,10 @@ int skit_mcp_approvals_revoke(const char *path, const char *id, size_t *removed,
 		*removed = 0;
 	rc = cfg_begin(&e, path, false, err);
 	if (rc == SKIT_ENOTFOUND && !path && !id) {
-		cfg_end(&e);
+		skit__userconfig_end(&e);
 		return 0; /* no user config: nothing to revoke */
 	}
-	appr = rc ? NULL : json_object_get(e.root, "mcpApproved");
+	appr = rc ? NULL : json_object_get(e.json, "mcpApproved");
 	json_object_foreach_safe(appr, tmp, k, v)
 	{
 		if (id && (strcmp(k, id) || !json_is_object(v)))
@@ -1327,8 +1259,8 @@ int skit_mcp_approvals_revoke(const char *path, const char *id, size_t *removed,
 		                     "no saved MCP approval with id '%.64s'",
 		                     id);
 	if (!rc && changed)
-		rc = cfg_commit(&e, err);
-	cfg_end(&e);
+		rc = skit__userconfig_commit(&e, err);
+	skit__userconfig_end(&e);
 	if (!rc && removed)
 		*removed = count;
 	return rc;

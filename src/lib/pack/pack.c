@@ -34,7 +34,7 @@
 #include "lib/pack/fetch_int.h"
 #include "lib/pack/oci_int.h"
 #include "lib/pack/pack_int.h"
-#include "lib/scan/scan_int.h"
+#include "lib/pack/scan_install.h"
 #include "lib/pack/sign_int.h"
 #include "skit/errors.h"
 #include "skit/skill.h"

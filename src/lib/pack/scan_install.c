@@ -8,7 +8,7 @@
  */
 #include "common.h"
 
-#include "lib/scan/scan_int.h"
+#include "lib/pack/scan_install.h"
 #include "lib/core/error.h"
 #include "util/buf.h"
 

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * scan_int.h - the scan step of an install or update (scan_install.c).
+ * scan_install.h - the scan step of an install or update (scan_install.c),
+ * inside the pack subsystem: it runs the scanner (lib/scan) on a staged
+ * skill. Included by pack.c and scan_install.c only.
  */
-#ifndef SKIT_LIB_SCAN_INT_H
-#define SKIT_LIB_SCAN_INT_H
+#ifndef SKIT_LIB_PACK_SCAN_INSTALL_H
+#define SKIT_LIB_PACK_SCAN_INSTALL_H
 
 #include "skit/pack.h"
 #include "lib/pack/pack_int.h"
