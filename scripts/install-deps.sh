@@ -1,5 +1,6 @@
 #!/bin/sh
-# Install the Debian packages skit builds and tests with (DESIGN.md §10).
+# Install the Debian packages skit builds and tests with (README.md, "make
+# demo" and "make test" run it first; the list is PKGS below).
 # Idempotent: when every package is present it only runs dpkg-query.
 set -eu
 

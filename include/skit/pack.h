@@ -37,7 +37,8 @@
  * Every function here takes the root lock while it works and releases it
  * before returning. None prints; failures fill the caller's skit_error
  * with one line. Untrusted input (archives, downloads, cloned trees) is
- * capped and checked as HOSTILE.md parts A and F describe.
+ * capped and checked as docs/install.md ("Checks before anything is
+ * written") describes.
  */
 
 SKIT_BEGIN_DECL

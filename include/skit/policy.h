@@ -7,7 +7,8 @@
 
 /**
  * @file skit/policy.h
- * @brief Permission patterns and the one decision procedure of DESIGN §6:
+ * @brief Permission patterns and the one decision procedure of
+ *        docs/permissions.md:
  *        may this tool call run, run after approval, or not at all?
  *
  * Three inputs decide a call: the global policy (config `allow`, `deny`
@@ -47,7 +48,7 @@ typedef enum {
 	SKIT_POLICY_DENY = 2,  /**< do not run it */
 } skit_verdict;
 
-/** Risk classes of DESIGN §6 (network is split out of write/network). */
+/** Risk classes (docs/permissions.md, "Tools and risk classes"). */
 typedef enum {
 	SKIT_RISK_READ = 0,    /**< read-only, including the skill tools */
 	SKIT_RISK_EXECUTE = 1, /**< runs a program */

@@ -83,7 +83,8 @@ SKIT_EXTERN int skit_registry_add_root(skit_registry *reg, const char *source,
                                        const char *path, skit_error *err);
 
 /**
- * Append the default roots of DESIGN.md §4, as overridden by the
+ * Append the default roots (docs/registry.md, "Roots and precedence"),
+ * as overridden by the
  * project config `.agents/skit.json` and the user config
  * `${XDG_CONFIG_HOME:-~/.config}/skit/config.json` (key "roots": an object
  * whose "project", "user" and "builtin" members are arrays of paths).

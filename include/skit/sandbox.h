@@ -9,7 +9,7 @@
  * @brief Which confinement layers this system gives the scripts a skill
  *        runs, and their names.
  *
- * Every script and shell call runs confined (DESIGN §7, docs/sandbox.md):
+ * Every script and shell call runs confined (docs/sandbox.md):
  * the library applies each layer below that the running kernel provides
  * and reports the ones it could not apply, so that a missing layer is a
  * warning and never a silent gap. This header is the probe behind
@@ -103,7 +103,7 @@ SKIT_EXTERN const char *skit_sandbox_layer_name(unsigned int bit);
 SKIT_EXTERN int skit_sandbox_landlock_abi(void);
 
 /**
- * What scripts and shell calls may write (DESIGN §7, docs/sandbox.md).
+ * What scripts and shell calls may write (docs/sandbox.md).
  * Every mode confines processes the same way (no capabilities, seccomp,
  * namespaces, limits); the modes differ in the file system only.
  */

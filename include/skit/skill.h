@@ -16,7 +16,8 @@
  *
  * Findings about the skill are data, not failures: a skill that breaks the
  * spec still loads, and its diagnostics say why. Verdicts and messages follow
- * the reference implementation (see SPEC-RULES.md in the design notes).
+ * the reference implementation (docs/format.md says where and why skit
+ * differs).
  */
 
 SKIT_BEGIN_DECL

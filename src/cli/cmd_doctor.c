@@ -575,7 +575,7 @@ out:
 }
 
 /*
- * The confinement layers this kernel gives scripts (DESIGN §7). A missing
+ * The confinement layers this kernel gives scripts (docs/sandbox.md). A missing
  * layer is a warning, not a finding: the run still goes on, with the
  * agent saying which layers it lacks.
  */

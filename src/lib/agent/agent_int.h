@@ -4,6 +4,13 @@
  * conversation, activation) and agent_tools.c (its tool providers, the
  * tool list, routing and the permission gate). Tools never include it:
  * they see the run through struct skit__tool_ctx (tool_provider.h).
+ *
+ * The agent subsystem (src/lib/agent/) owns the loop (agent.c), its tool
+ * gate (agent_tools.c), saved script approvals (approvals.c), the audit
+ * trail (audit.c), the protected paths (protect.c) and what a task's
+ * programs planted (planted.c). It uses tools, model, pack, registry,
+ * policy, core. This header is its door for mcp (the server drives an
+ * agent's tools) and the tests; nothing below the agent includes it.
  */
 #ifndef SKIT_LIB_AGENT_INT_H
 #define SKIT_LIB_AGENT_INT_H

@@ -1,5 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* error.h - filling in the caller-owned skit_error (library-internal). */
+/*
+ * error.h - filling in the caller-owned skit_error (library-internal).
+ *
+ * The core (src/lib/core/) holds the small pieces every subsystem shares:
+ * errors (error.c), the config reader (config.c), the user config
+ * (userconfig.c), digests (digest.c), look-alike names (confusable.c,
+ * winnames.h) and bounded regular expressions (rx.c). It uses only util
+ * and the public headers; any subsystem, the tests and the harnesses may
+ * include its headers.
+ */
 #ifndef SKIT_LIB_ERROR_H
 #define SKIT_LIB_ERROR_H
 

@@ -7,6 +7,14 @@
  * (model_replay.c, model_openai.c, model_anthropic.c) defines one such
  * table. model_http.c holds what the HTTP providers share: the request
  * with retries and backoff, and the error messages.
+ *
+ * The model subsystem (src/lib/model/) owns talking to models: the
+ * provider interface (model.c), the providers (model_openai.c,
+ * model_anthropic.c, model_replay.c), their HTTP layer (model_http.c,
+ * transport_curl.c), Server-Sent Events (sse.c) and rate limits
+ * (ratelimit.c). It uses core, util and pack's download helpers
+ * (fetch_int.h). This header is its door: the agent and mcp (above it)
+ * may include it; sse.h is also shared with the MCP HTTP client.
  */
 #ifndef SKIT_LIB_MODEL_INT_H
 #define SKIT_LIB_MODEL_INT_H

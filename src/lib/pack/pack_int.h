@@ -11,6 +11,13 @@
  *   pack_txn.c    the root lock, staging folders, the journal, commit,
  *                 rollback and crash recovery
  *   pack.c        the public commands, sources and the manifest
+ *
+ * The pack subsystem (src/lib/pack/) owns packs, installs and the lock:
+ * the files listed above, downloads and git (fetch.c), OCI (oci.c),
+ * signatures (sign.c) and the install-time scan (scan_install.c). It uses
+ * scan, sandbox (git runs confined), core and util. This header is its
+ * door: the agent, mcp and model (above it), the fuzz harnesses and the
+ * tests may include it.
  */
 #ifndef SKIT_LIB_PACK_INT_H
 #define SKIT_LIB_PACK_INT_H

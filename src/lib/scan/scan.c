@@ -21,6 +21,11 @@
  * hidden comment, script, decoded blob, example code block, documentation,
  * data); a rule's severity holds in the first five and drops one level in
  * the last three, unless the rule says it must not (docs/scan.md).
+ *
+ * The scan subsystem (src/lib/scan/) is this file: it uses skill (the
+ * frontmatter's YAML), core (bounded regexes) and util, and offers only
+ * the public skit/scan.h (the pack subsystem's install step and the CLI
+ * use it), so it has no internal header.
  */
 #define _GNU_SOURCE /* memmem: before any header */
 #include "common.h"

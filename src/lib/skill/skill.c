@@ -8,7 +8,7 @@
  * is read by skit_skill_body() on demand, and the lints that need the body
  * or the folder's files run only with SKIT_SKILL_LINT (lint.c).
  *
- * Where skit deliberately differs from the reference (SPEC-RULES.md): a
+ * Where skit deliberately differs from the reference (docs/format.md): a
  * UTF-8 BOM is skipped, fences are whole lines, invalid UTF-8 and NUL bytes
  * are clean errors, and a symbolic link named SKILL.md is refused.
  */
@@ -50,7 +50,7 @@ static const char *const allowed_fields[] = {
 
 /*
  * Fields outside the spec that lenient loads know: the four skit honours
- * at run time (DESIGN.md §1) and those other clients use. Known fields
+ * at run time (docs/format.md) and those other clients use. Known fields
  * draw no warning; `skit validate` without --lenient still rejects them,
  * as the reference does.
  */

@@ -3,6 +3,12 @@
  * skill_int.h - the skit_skill structure, shared by skill.c (load and
  * validate), lint.c (warnings that need the body and the folder) and
  * props.c (the reference's read-properties JSON).
+ *
+ * The skill subsystem (src/lib/skill/) owns parsing and validating one
+ * SKILL.md: the frontmatter's YAML (yaml.c), the skit_skill object
+ * (skill.c), the lints (lint.c) and the reference's properties (props.c).
+ * It uses only core and util. This header is its door: the registry
+ * (which builds its index from skit_skill) and the tests may include it.
  */
 #ifndef SKIT_LIB_SKILL_INT_H
 #define SKIT_LIB_SKILL_INT_H

@@ -17,6 +17,12 @@
  *
  * The providers: the skill tools (tools.c), the project tools (tools_fs.c:
  * the file tools and shell) and the tools of MCP servers (mcp_client.c).
+ *
+ * The tools subsystem (src/lib/tools/) owns what a model may call: this
+ * interface, the skill tools, scripts and shell (tools.c) and the project
+ * file tools (tools_fs.c). It uses policy (the checks), sandbox (to run
+ * programs), registry (the skills) and core. This header and tools_int.h
+ * are its doors: the agent, mcp and eval (above it) include them.
  */
 #ifndef SKIT_LIB_TOOL_PROVIDER_H
 #define SKIT_LIB_TOOL_PROVIDER_H
