@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "skit/skit.h"
+#include "cli/output.h"
 
 struct cmd {
 	const char *name;
@@ -96,29 +97,6 @@ struct option;
  */
 int cli_unknown_option(const char *verb, int c, int argc, char **argv,
                        const struct option *longopts);
-
-/* True when colour may be used on `f` (a TTY, and NO_COLOR unset). */
-bool cli_color(FILE *f);
-
-/* The terminal width of stdout, or 0 when stdout is not a TTY. */
-int cli_term_width(void);
-
-/* "skit <verb>: message" on stderr (one line). */
-void cli_error(const char *verb, const char *fmt, ...)
-#if defined(__GNUC__)
-        __attribute__((format(printf, 2, 3)))
-#endif
-        ;
-
-/*
- * A usage error: the message, then "Try 'skit <verb> --help'." on stderr.
- * Returns CLI_USAGE.
- */
-int cli_usage_error(const char *verb, const char *fmt, ...)
-#if defined(__GNUC__)
-        __attribute__((format(printf, 2, 3)))
-#endif
-        ;
 
 /*
  * Options shared by the registry commands (list, show, search, doctor):

@@ -4,7 +4,6 @@
  */
 #include "common.h"
 
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "cli/cmd.h"
@@ -49,49 +48,6 @@ static void usage(FILE *f)
 	           "the version.\n"
 	           "Exit status: 0 ok, 1 a finding or failure, 2 usage or "
 	           "missing input.\n");
-}
-
-bool cli_color(FILE *f)
-{
-	const char *nc = getenv("NO_COLOR");
-
-	if (nc && *nc)
-		return false;
-	return isatty(fileno(f));
-}
-
-int cli_term_width(void)
-{
-	struct winsize ws;
-
-	if (!isatty(STDOUT_FILENO))
-		return 0;
-	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-		return ws.ws_col;
-	return 80;
-}
-
-void cli_error(const char *verb, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "skit %s: ", verb);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-int cli_usage_error(const char *verb, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "skit %s: ", verb);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nTry 'skit %s --help'.\n", verb);
-	return CLI_USAGE;
 }
 
 static const struct cmd *find_command(const char *verb)

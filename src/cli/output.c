@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * output.c - what every command prints the same way: errors, usage
+ * errors, whether to use colour, the terminal's width (output.h).
+ */
+#include "common.h"
+
+#include <stdarg.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "cli/error.h"
+#include "cli/output.h"
+
+bool cli_color(FILE *f)
+{
+	const char *nc = getenv("NO_COLOR");
+
+	if (nc && *nc)
+		return false;
+	return isatty(fileno(f));
+}
+
+int cli_term_width(void)
+{
+	struct winsize ws;
+
+	if (!isatty(STDOUT_FILENO))
+		return 0;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	return 80;
+}
+
+void cli_error(const char *verb, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "skit %s: ", verb);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cli_usage_error(const char *verb, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "skit %s: ", verb);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'skit %s --help'.\n", verb);
+	return CLI_USAGE;
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * output.h - what every command prints the same way (output.c). It
+ * depends on nothing else of the CLI, so any CLI file may include it.
+ */
+#ifndef SKIT_CLI_OUTPUT_H
+#define SKIT_CLI_OUTPUT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* True when colour may be used on `f` (a TTY, and NO_COLOR unset). */
+bool cli_color(FILE *f);
+
+/* The terminal width of stdout, or 0 when stdout is not a TTY. */
+int cli_term_width(void);
+
+/* "skit <verb>: message" on stderr (one line). */
+void cli_error(const char *verb, const char *fmt, ...)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 2, 3)))
+#endif
+        ;
+
+/*
+ * A usage error: the message, then "Try 'skit <verb> --help'." on stderr.
+ * Returns CLI_USAGE.
+ */
+int cli_usage_error(const char *verb, const char *fmt, ...)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 2, 3)))
+#endif
+        ;
+
+#endif
