@@ -1,13 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mcp_client_int.h - the MCP tool provider (mcp_client.c), one provider
- * of tool_provider.h.
+ * mcp_client_int.h - the MCP client's half of the mcp subsystem: the
+ * `mcpServers` configuration and the tool provider (mcp_client.c), one
+ * provider of tool_provider.h, and the approvals of project servers
+ * (mcp_approvals.c: what an approval covers, whether a remembered record
+ * approves a server, saving, listing and revoking records).
+ *
+ * Included by mcp_client.c and mcp_approvals.c only (mcp_int.h says what
+ * the subsystem owns); the HTTP transport has its own mcp_client_http.h.
  */
 #ifndef SKIT_LIB_MCP_CLIENT_INT_H
 #define SKIT_LIB_MCP_CLIENT_INT_H
 
 #include <jansson.h>
 
+#include "skit/mcp_client.h"
 #include "lib/tools/tool_provider.h"
 
 struct skit__mcp;
@@ -21,5 +28,56 @@ extern const struct skit__tool_provider_ops skit__mcp_tools;
 
 /* Shut every server down and free the provider. NULL is a no-op. */
 void skit__mcp_free(struct skit__mcp *m);
+
+/* ---- the configuration (mcp_client.c) --------------------------------- */
+
+/* One server of `mcpServers`, as read from its file. */
+struct skit__mcp_def {
+	char *name, *origin, *command, *url;
+	char *summary;      /* the definition as written, one line */
+	char **args, **env; /* NULL-ended; env as NAME=VALUE */
+	json_t *headers;    /* HTTP: an object of strings, or NULL */
+	char *project_dir;  /* a project's server: the project, real path */
+	/* What an approval covers: for a project's server, its definition,
+	 * the project and the files its command line names (see
+	 * skit__mcp_approval_digest()); for a user's, the definition. */
+	char digest[72];
+	bool project, approved, refused;
+};
+
+struct skit_mcp_config {
+	struct skit__mcp_def *v;
+	size_t n;
+	json_t *approvals; /* mcpApproved of the user files: id -> record */
+};
+
+/* Free what `d` holds (not `d` itself). */
+void skit__mcp_def_release(struct skit__mcp_def *d);
+
+/* A copy of `d` with the ${VAR} references of what runs expanded:
+ * the command, args and env values, the URL and header values. An unset
+ * variable without a default is an error naming it; `x` is to be
+ * released either way. */
+int skit__mcp_expand_def(const struct skit__mcp_def *d, struct skit__mcp_def *x,
+                         skit_error *err);
+
+/* ---- approvals (mcp_approvals.c) -------------------------------------- */
+
+/* The project of a project file: the folder holding `.mcp.json`, or the
+ * one above `.agents/skit.json`, by its real path. skitx_malloc'd; NULL
+ * on OOM. */
+char *skit__mcp_project_of(const char *file);
+
+/* Set d->digest, what approving the project's server `d` (definition
+ * `o`, d->project_dir set) covers: the definition, the project and the
+ * project files its command line names. 0 or SKIT_ENOMEM. */
+int skit__mcp_approval_digest(struct skit__mcp_def *d, json_t *o,
+                              skit_error *err);
+
+/* May `d` start: a user's server, or a project's approved in this run
+ * or by a remembered record of `c` (the same name and digest), and not
+ * refused in this run? */
+bool skit__mcp_def_approved(const skit_mcp_config *c,
+                            const struct skit__mcp_def *d);
 
 #endif

@@ -2,6 +2,19 @@
 /*
  * mcp_int.h - what the MCP server's protocol core (mcp.c) shares with
  * its HTTP transport (mcp_http.c): sessions and the message handler.
+ *
+ * The mcp subsystem (src/lib/mcp/) owns the Model Context Protocol at
+ * both ends. The server (skit/mcp.h): the protocol core with the skills
+ * extension, tools and prompts (mcp.c) and its Streamable HTTP transport
+ * (mcp_http.c). The client (skit/mcp_client.h): the `mcpServers`
+ * configuration and the tool provider of the servers' tools
+ * (mcp_client.c, mcp_client_int.h), the approvals of project servers
+ * (mcp_approvals.c) and the client's HTTP transport (mcp_client_http.c,
+ * mcp_client_http.h). It is the top of the library: it uses agent,
+ * tools, model, pack, skill, core and util, and nothing below includes
+ * it. This header is its door: only the files of src/lib/mcp/ include
+ * it and the other headers here; the CLI sees the public headers, and
+ * the unit tests may reach a transport (test_mcp_client.c).
  */
 #ifndef SKIT_LIB_MCP_INT_H
 #define SKIT_LIB_MCP_INT_H
