@@ -19,7 +19,7 @@
 #include "lib/core/digest.h"
 #include "lib/core/error.h"
 #include "lib/core/userconfig.h"
-#include "lib/registry/trust_int.h"
+#include "lib/registry/project.h"
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/path.h"
