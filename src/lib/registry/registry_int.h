@@ -1,8 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * registry_int.h - the registry's private structures, shared by
- * registry.c (roots, scan, lookup), registry_config.c (default roots and
- * config files) and search.c (BM25).
+ * registry_int.h - the door of the registry subsystem (src/lib/registry/).
+ *
+ * The registry owns skill roots with their precedence and the level-1
+ * index built from them: the object, lookup, listing and shadowing
+ * (registry.c); the scan that walks the roots and loads skills into the
+ * index (registry_scan.c); to-prompt's items (registry_items.c); the
+ * on-disk index cache (registry_cache.c, its own registry_cache.h); the
+ * roots config: default roots and config files (registry_config.c); folder
+ * trust (trust.c); BM25 search (search.c); and prompt.c, which renders the
+ * index as system-prompt text.
+ *
+ * Only the registry's own files include this header, and the registry's
+ * unit tests (for the hooks below); the rest of the library and the CLI
+ * use the public skit/registry.h and skit/prompt.h.
  *
  * A registry owns its roots and one *index*: the result of the last
  * complete scan (entries, their strings, diagnostics, per-root counts, and
@@ -12,6 +23,8 @@
  */
 #ifndef SKIT_LIB_REGISTRY_INT_H
 #define SKIT_LIB_REGISTRY_INT_H
+
+#include <stdarg.h>
 
 #include "skit/registry.h"
 
@@ -26,6 +39,9 @@ struct skit__arena {
 	struct skit__arena_chunk *head;
 };
 
+/* `size` bytes, not aligned (for strings); NULL on out-of-memory. */
+char *skit__arena_alloc(struct skit__arena *a, size_t size);
+
 /* A NUL-terminated copy of `len` bytes at `s`; NULL on out-of-memory. */
 char *skit__arena_strndup(struct skit__arena *a, const char *s, size_t len);
 char *skit__arena_strdup(struct skit__arena *a, const char *s);
@@ -34,13 +50,27 @@ char *skit__arena_printf(struct skit__arena *a, const char *fmt, ...)
         __attribute__((format(printf, 2, 3)))
 #endif
         ;
+char *skit__arena_vprintf(struct skit__arena *a, const char *fmt, va_list ap)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 2, 0)))
+#endif
+        ;
 void skit__arena_release(struct skit__arena *a);
+
+/*
+ * Move every chunk of `src` into `dst`, after dst's head (which stays the
+ * partly used chunk small strings go to). Strings keep their addresses.
+ */
+void skit__arena_splice(struct skit__arena *dst, struct skit__arena *src);
 
 /* A growable list of diagnostics whose strings live in an arena. */
 struct skit__diags {
 	skit_diag *items;
 	size_t len, alloc;
 };
+
+/* Append a copy of `diag` (its strings are not copied). 0 or SKIT_ENOMEM. */
+int skit__diags_push(struct skit__diags *d, const skit_diag *diag);
 
 /*
  * Append a warning about `path` with a printf-style message (formatted
@@ -156,6 +186,27 @@ void skit__registry_set_max_per_root(skit_registry *reg, size_t max);
 
 /* Most folders read from one root; the rest are reported, not scanned. */
 #define SKIT__REGISTRY_MAX_PER_ROOT 262144
+
+/* Fewer folders than this in a root are loaded on the calling thread. */
+#define SKIT__REGISTRY_PARALLEL_MIN 64
+
+/* Folders a loading thread takes at a time, at most. */
+#define SKIT__REGISTRY_PARALLEL_BATCH 256
+
+/*
+ * A value in the scan's identity table that is not an entry; to-prompt's
+ * items use it for a folder with no parent (so no cache).
+ */
+#define SKIT__REGISTRY_NO_ITEM UINT32_MAX
+
+/* Free an index and all it holds (NULL: nothing). registry.c */
+void skit__registry_index_free(struct skit__index *ix);
+
+/*
+ * Whether the index cache is off for `reg`: skit__registry_set_no_cache(),
+ * or SKIT_NO_CACHE set to anything but "" or "0". registry_scan.c
+ */
+bool skit__registry_cache_disabled(const skit_registry *reg);
 
 /* search.c */
 void skit__search_free(struct skit__search *s);
