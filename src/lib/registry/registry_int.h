@@ -7,9 +7,10 @@
  * (registry.c); the scan that walks the roots and loads skills into the
  * index (registry_scan.c); to-prompt's items (registry_items.c); the
  * on-disk index cache (registry_cache.c, its own registry_cache.h); the
- * roots config: default roots and config files (registry_config.c); folder
- * trust (trust.c); BM25 search (search.c); and prompt.c, which renders the
- * index as system-prompt text.
+ * roots config: default roots and config files (registry_config.c); which
+ * folder is the project (project.c, its own project.h); folder trust
+ * (trust.c); BM25 search (search.c); and prompt.c, which renders the index
+ * as system-prompt text.
  *
  * Only the registry's own files include this header, and the registry's
  * unit tests (for the hooks below); the rest of the library and the CLI
