@@ -68,15 +68,8 @@
 # define RENAME_EXCHANGE (1 << 1)
 #endif
 
-long skit__pack_crash_at;
 long skit__pack_fail_at;
 bool skit__pack_no_exchange;
-
-void skit__pack_crash_point(void)
-{
-	if (skit__pack_crash_at > 0 && --skit__pack_crash_at == 0)
-		raise(SIGKILL);
-}
 
 bool skit__pack_fault(void)
 {
