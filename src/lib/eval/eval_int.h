@@ -1,8 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * eval_int.h - what eval.c (loading, running, scoring cases),
- * eval_trigger.c (trigger sets: loading, the held-out split, scoring) and
- * eval_report.c (rendering) share.
+ * eval_int.h - what eval_load.c (loading case files), eval.c (running
+ * and scoring cases), eval_trigger.c (trigger sets: loading, the
+ * held-out split, scoring), eval_report.c (rendering) and eval_merge.c
+ * (merging shard reports) share.
+ *
+ * The eval subsystem (src/lib/eval/) owns evals (skit/eval.h): case
+ * files and trigger sets loaded into a suite, the trials run through the
+ * agent, the checks and scores of each, shards and their merge, and the
+ * report. It uses agent, tools, model, registry, policy, skill, core and
+ * util; the CLI reaches it through skit/eval.h alone. This header is its
+ * door: only the files of src/lib/eval/ include it.
  */
 #ifndef SKIT_LIB_EVAL_INT_H
 #define SKIT_LIB_EVAL_INT_H
@@ -37,7 +45,7 @@ struct eval_case {
 	const char *input;
 	struct eval_strv skills; /* absolute roots */
 	struct eval_strv files;  /* copied into work/: relative to `dir`,
-	                            checked to stay in it (eval.c) */
+	                            checked to stay in it (eval_load.c) */
 	const char *cassette;    /* absolute, or NULL */
 	unsigned int trials;
 	double threshold; /* < 0: the run's default */
@@ -152,7 +160,7 @@ static inline double skit__eval_f1(double precision, double recall)
 	               : 0.0;
 }
 
-/* ---- loading (eval.c) -------------------------------------------------- */
+/* ---- loading (eval_load.c) --------------------------------------------- */
 
 /* Where a case file is being read. */
 struct eval_loader {
@@ -197,6 +205,12 @@ const char *skit__eval_resolve(struct eval_loader *ld, const char *rel);
  * the entry cap. */
 int skit__eval_add(struct eval_loader *ld, skit_eval_suite *s,
                    struct eval_case **out);
+/* Open the entry `rel` of a case's `files` beneath the case's folder
+ * `dir`, as loading checks it and as a trial copies it (eval.c): no
+ * absolute path, '..', symbolic link or hard-linked file. The descriptor,
+ * or -1 with *why set (static text). */
+int skit__eval_open_case_file(const char *dir, const char *rel,
+                              const char **why);
 
 /* ---- trigger sets (eval_trigger.c) ------------------------------------- */
 
