@@ -26,9 +26,7 @@
 #include "util/path.h"
 #include "util/utf8.h"
 
-#define DEFAULT_MAX_FRONTMATTER (64 * 1024)
-#define DEFAULT_MAX_FILE        (8 * 1024 * 1024)
-#define READ_BLOCK              4096
+#define READ_BLOCK 4096
 /*
  * The first read: the frontmatter is all a load reads, and 99% of real
  * ones are under 1.7 KB (docs/bench.md), so a first read of half a block
@@ -1159,7 +1157,7 @@ static int validate(struct skit_skill *s)
 }
 
 /* Errors first, in the order found, then warnings: a stable partition. */
-static int order_diags(struct skit_skill *s)
+int skit__skill_order_diags(struct skit_skill *s)
 {
 	skit_diag *sorted;
 	size_t k = 0;
@@ -1388,8 +1386,8 @@ static enum reread requote_description(const char *y, size_t len,
 	return REREAD_NONE;
 }
 
-static int load(struct skit_skill *s, const char *path, int dirfd,
-                const char *rel)
+int skit__skill_parse(struct skit_skill *s, const char *path, int dirfd,
+                      const char *rel)
 {
 	struct skitx_buf yaml = SKITX_BUF_INIT, requoted = SKITX_BUF_INIT;
 	enum reread reread;
@@ -1500,61 +1498,10 @@ static int load(struct skit_skill *s, const char *path, int dirfd,
 	if (error < 0)
 		goto out;
 	error = validate(s);
-	if (!error && !s->fatal && (s->opts.flags & SKIT_SKILL_LINT))
-		error = skit__skill_lint(s);
 out:
 	skitx_buf_release(&yaml);
 	skitx_buf_release(&requoted);
 	return error;
-}
-
-int skit__skill_load_at(skit_skill **out, int dirfd, const char *rel,
-                        const char *path, const skit_skill_options *opts,
-                        skit_error *err)
-{
-	static const skit_skill_options defaults = SKIT_SKILL_OPTIONS_INIT;
-	struct skit_skill *s;
-	int error;
-
-	assert(out && path);
-	*out = NULL;
-	if (!opts)
-		opts = &defaults;
-	if (opts->version != SKIT_SKILL_OPTIONS_VERSION)
-		return skit__error_set(err, SKIT_EUSAGE, 0,
-		                       "unknown skill options version %u",
-		                       opts->version);
-	s = skitx_calloc(1, sizeof(*s));
-	if (!s)
-		return skit__error_oom(err);
-	skitx_pool_init(&s->pool, 0);
-	s->opts = *opts;
-	if (!s->opts.max_frontmatter)
-		s->opts.max_frontmatter = DEFAULT_MAX_FRONTMATTER;
-	if (!s->opts.max_file)
-		s->opts.max_file = DEFAULT_MAX_FILE;
-
-	error = load(s, path, dirfd, rel);
-	if (error == SKIT_ENOTFOUND) {
-		skit_skill_free(s);
-		return skit__error_set(err, SKIT_ENOTFOUND, 0,
-		                       "Path does not exist: %s", path);
-	}
-	if (!error)
-		error = order_diags(s);
-	if (error < 0) {
-		skit_skill_free(s);
-		return error == SKIT_ENOMEM ? skit__error_oom(err)
-		                            : skit__error_code(err, error);
-	}
-	*out = s;
-	return 0;
-}
-
-int skit_skill_load(skit_skill **out, const char *path,
-                    const skit_skill_options *opts, skit_error *err)
-{
-	return skit__skill_load_at(out, AT_FDCWD, NULL, path, opts, err);
 }
 
 bool skit_skill_valid(const skit_skill *s)

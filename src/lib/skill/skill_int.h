@@ -70,6 +70,15 @@ int skit__skill_diag(struct skit_skill *s, skit_severity sev, const char *code,
 /* The lints of SKIT_SKILL_LINT (lint.c). */
 int skit__skill_lint(struct skit_skill *s);
 
+/* Read, parse and validate SKILL.md into `s` (skill.c), as
+ * skit__skill_load_at() describes; no lints. A fatal finding is a
+ * diagnostic (s->fatal), not an error. 0, SKIT_ENOTFOUND, SKIT_ENOMEM... */
+int skit__skill_parse(struct skit_skill *s, const char *path, int dirfd,
+                      const char *rel);
+
+/* Errors first, in the order found, then warnings: a stable partition. */
+int skit__skill_order_diags(struct skit_skill *s);
+
 /*
  * skit_skill_load() of `path`, which names the same folder as `rel` taken
  * relative to the open folder `dirfd`: SKILL.md is first opened as
