@@ -1,0 +1,874 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * policy_pattern.c - permission patterns: the tool table, the grammar
+ * (what skit_policy_add() and skit_allowed_tools_parse() accept) and what
+ * a parsed pattern covers; command patterns are matched by
+ * policy_shell.c.
+ *
+ * Matching has two moods. Permissive lists (allow, --allow, allowed-tools)
+ * grant, so they match conservatively: `Bash(git:*)` does not match a
+ * command holding shell operators, since "git log; rm -rf ~" is not a git
+ * command. Restrictive lists (deny, --deny, ask) refuse, so they match
+ * eagerly: `Bash(rm:*)` matches any simple command of a compound line.
+ * Neither is a sandbox; sandbox.c is the boundary.
+ */
+#include "common.h"
+
+#include "lib/core/error.h"
+#include "lib/policy/policy_int.h"
+
+/* Tool classes: what a Claude-style pattern name stands for. */
+enum {
+	C_READ = 1u << 0,
+	C_WRITE = 1u << 1,
+	C_EDIT = 1u << 2,
+	C_BASH = 1u << 3,
+	C_GREP = 1u << 4,
+	C_GLOB = 1u << 5,
+	C_LS = 1u << 6,
+	C_WEBFETCH = 1u << 7,
+	C_WEBSEARCH = 1u << 8,
+};
+
+/*
+ * Write and Edit both name "changes a file", and Read also covers the
+ * tools that read files to search or list them (as Claude Code does).
+ */
+const struct tool skit__policy_tools[] = {
+	{ "Read", C_READ, C_READ, ARG_PATH, SKIT_RISK_READ, false },
+	{ "Write", C_WRITE, C_WRITE | C_EDIT, ARG_PATH, SKIT_RISK_WRITE,
+	  false },
+	{ "Edit", C_EDIT, C_WRITE | C_EDIT, ARG_PATH, SKIT_RISK_WRITE, false },
+	{ "Bash", C_BASH, C_BASH, ARG_COMMAND, SKIT_RISK_EXECUTE, false },
+	{ "Grep", C_GREP, C_GREP | C_READ, ARG_PATH, SKIT_RISK_READ, false },
+	{ "Glob", C_GLOB, C_GLOB | C_READ, ARG_PATH, SKIT_RISK_READ, false },
+	{ "LS", C_LS, C_LS | C_READ, ARG_PATH, SKIT_RISK_READ, false },
+	{ "WebFetch", C_WEBFETCH, C_WEBFETCH, ARG_DOMAIN, SKIT_RISK_NETWORK,
+	  false },
+	{ "WebSearch", C_WEBSEARCH, C_WEBSEARCH, ARG_NONE, SKIT_RISK_NETWORK,
+	  false },
+	{ "read_file", 0, C_READ, ARG_PATH, SKIT_RISK_READ, false },
+	{ "list_dir", 0, C_LS | C_READ, ARG_PATH, SKIT_RISK_READ, false },
+	{ "grep", 0, C_GREP | C_READ, ARG_PATH, SKIT_RISK_READ, false },
+	{ "write_file", 0, C_WRITE | C_EDIT, ARG_PATH, SKIT_RISK_WRITE, false },
+	{ "shell", 0, C_BASH, ARG_COMMAND, SKIT_RISK_EXECUTE, false },
+	{ "run_skill_script", 0, C_BASH, ARG_COMMAND, SKIT_RISK_EXECUTE,
+	  false },
+	{ "use_skill", 0, 0, ARG_NONE, SKIT_RISK_READ, true },
+	{ "read_skill_resource", 0, 0, ARG_NONE, SKIT_RISK_READ, true },
+	{ "search_skills", 0, 0, ARG_NONE, SKIT_RISK_READ, true },
+	{ "update_plan", 0, 0, ARG_NONE, SKIT_RISK_READ, true },
+	/* MCP servers' tools (mcp__SERVER__TOOL): the names never parse as
+	 * a pattern's tool name; patterns and calls reach them through
+	 * skit__policy_mcp_name(). Read-only when the server annotates
+	 * readOnlyHint. */
+	{ "mcp (read-only)", 0, 0, ARG_NONE, SKIT_RISK_READ, false },
+	{ "mcp (execute)", 0, 0, ARG_NONE, SKIT_RISK_EXECUTE, false },
+};
+
+#define MCP_PREFIX "mcp__"
+#define MCP_READ_T ((int)SKIT_ARRAY_SIZE(skit__policy_tools) - 2)
+#define MCP_EXEC_T ((int)SKIT_ARRAY_SIZE(skit__policy_tools) - 1)
+
+/* ---- tool table ------------------------------------------------------- */
+
+int skit__policy_tool_index(const char *name, size_t len)
+{
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(skit__policy_tools); i++)
+		if (strlen(skit__policy_tools[i].name) == len &&
+		    !memcmp(skit__policy_tools[i].name, name, len))
+			return (int)i;
+	return -1;
+}
+
+/* For "did you mean": the tool whose name differs only in case. */
+static const char *tool_case_match(const char *name, size_t len)
+{
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(skit__policy_tools); i++) {
+		const char *t = skit__policy_tools[i].name;
+		size_t j;
+
+		if (strlen(t) != len)
+			continue;
+		for (j = 0; j < len; j++) {
+			char a = t[j], b = name[j];
+
+			if (a >= 'A' && a <= 'Z')
+				a = (char)(a - 'A' + 'a');
+			if (b >= 'A' && b <= 'Z')
+				b = (char)(b - 'A' + 'a');
+			if (a != b)
+				break;
+		}
+		if (j == len)
+			return t;
+	}
+	return NULL;
+}
+
+/* ---- pattern parsing -------------------------------------------------- */
+
+static int perr_set(struct perr *pe, int code, size_t pos, const char *fmt, ...)
+        SKIT_PRINTF(4, 5);
+
+static int perr_set(struct perr *pe, int code, size_t pos, const char *fmt, ...)
+{
+	va_list ap;
+
+	pe->code = code;
+	pe->pos = pos;
+	va_start(ap, fmt);
+	vsnprintf(pe->msg, sizeof(pe->msg), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+/*
+ * A path glob, relative to the project folder: repeated slashes and "."
+ * components go, "/" in front and ".." components are refused (a pattern
+ * cannot name what lies outside the project). `off` is the argument's
+ * offset in the pattern, for positions.
+ */
+static int clean_path_arg(char **out, const char *s, size_t len, size_t off,
+                          struct perr *pe)
+{
+	char *buf, *w;
+	size_t i = 0;
+
+	if (s[0] == '/' || s[0] == '~')
+		return perr_set(
+		        pe, SKIT_EINVALID, off,
+		        "path patterns are relative to the project folder");
+	buf = skitx_malloc(len + 1);
+	if (!buf)
+		return SKIT_ENOMEM;
+	w = buf;
+	while (i < len) {
+		size_t start = i, clen;
+
+		while (i < len && s[i] != '/')
+			i++;
+		clen = i - start;
+		if (i < len)
+			i++;
+		if (!clen || (clen == 1 && s[start] == '.'))
+			continue;
+		if (clen == 2 && s[start] == '.' && s[start + 1] == '.') {
+			skitx_free(buf);
+			return perr_set(
+			        pe, SKIT_EINVALID, off + start,
+			        "'..' is not allowed in a path pattern");
+		}
+		/* Several "**" in a row match what one does. */
+		if (clen == 2 && !memcmp(s + start, "**", 2) && w - buf >= 2 &&
+		    !memcmp(w - 2, "**", 2) && (w - buf == 2 || w[-3] == '/'))
+			continue;
+		if (w != buf)
+			*w++ = '/';
+		memcpy(w, s + start, clen);
+		w += clen;
+	}
+	*w = '\0';
+	*out = buf;
+	return 0;
+}
+
+/* A command: blanks folded to single spaces; a trailing ":*" is a prefix. */
+static int clean_command_arg(char **out, bool *prefix, const char *s,
+                             size_t len, size_t off, struct perr *pe)
+{
+	char *buf, *w;
+
+	*prefix = false;
+	while (len && skit__policy_is_blank(s[len - 1]))
+		len--;
+	if (len >= 2 && s[len - 2] == ':' && s[len - 1] == '*') {
+		*prefix = true;
+		len -= 2;
+	}
+	while (len && skit__policy_is_blank(s[len - 1]))
+		len--;
+	while (len && skit__policy_is_blank(*s)) {
+		s++;
+		off++;
+		len--;
+	}
+	if (!len)
+		return perr_set(pe, SKIT_EINVALID, off, "empty command");
+	buf = skitx_malloc(len + 1);
+	if (!buf)
+		return SKIT_ENOMEM;
+	w = buf;
+	for (size_t i = 0; i < len; i++) {
+		if (skit__policy_is_blank(s[i])) {
+			if (w[-1] != ' ')
+				*w++ = ' ';
+			continue;
+		}
+		*w++ = s[i];
+	}
+	*w = '\0';
+	*out = buf;
+	return 0;
+}
+
+/* "domain:HOST": HOST lower-cased; letters, digits, '-' and inner dots. */
+static int clean_domain_arg(char **out, const char *s, size_t len, size_t off,
+                            struct perr *pe)
+{
+	static const char prefix[] = "domain:";
+	size_t plen = sizeof(prefix) - 1;
+	char *buf;
+
+	if (len < plen || memcmp(s, prefix, plen))
+		return perr_set(pe, SKIT_EINVALID, off,
+		                "expected \"domain:HOST\"");
+	s += plen;
+	len -= plen;
+	off += plen;
+	if (!len || len >= HOST_BUF)
+		return perr_set(pe, SKIT_EINVALID, off,
+		                "host name must have 1 to %d bytes",
+		                HOST_BUF - 1);
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		          (c >= '0' && c <= '9') || c == '-' ||
+		          (c == '.' && i && i + 1 < len && s[i - 1] != '.');
+
+		if (!ok)
+			return perr_set(pe, SKIT_EINVALID, off + i,
+			                "invalid character in host name");
+	}
+	buf = skitx_strndup(s, len);
+	if (!buf)
+		return SKIT_ENOMEM;
+	for (char *c = buf; *c; c++)
+		if (*c >= 'A' && *c <= 'Z')
+			*c = (char)(*c - 'A' + 'a');
+	*out = buf;
+	return 0;
+}
+
+/*
+ * run_skill_script(SKILL:PATH...): split off the skill's name, when the
+ * argument starts with one ([a-z0-9-], as skill names are) and a ':'
+ * that neither ends it nor starts ":*". 0 (with *skill NULL when there
+ * is none) or SKIT_ENOMEM.
+ */
+static int split_skill(char **skill, const char **a, size_t *alen, size_t *off)
+{
+	size_t n = 0;
+
+	*skill = NULL;
+	while (n < *alen &&
+	       (((*a)[n] >= 'a' && (*a)[n] <= 'z') ||
+	        ((*a)[n] >= '0' && (*a)[n] <= '9') || (*a)[n] == '-'))
+		n++;
+	if (!n || n + 1 >= *alen || (*a)[n] != ':' || (*a)[n + 1] == '*' ||
+	    skit__policy_is_blank((*a)[n + 1]))
+		return 0;
+	*skill = skitx_strndup(*a, n);
+	if (!*skill)
+		return SKIT_ENOMEM;
+	*a += n + 1;
+	*alen -= n + 1;
+	*off += n + 1;
+	return 0;
+}
+
+/* A character of an MCP server or tool name (as servers spell them). */
+static bool is_mcp_char(char c)
+{
+	return skit__policy_is_name_char(c, false) || c == '-' || c == '.';
+}
+
+/*
+ * The length of the MCP tool pattern at `s` ("mcp__SERVER", optionally
+ * "__TOOL", optionally ending in '*'), or 0 when `s` is not one.
+ */
+size_t skit__policy_mcp_name(const char *s, size_t len)
+{
+	size_t n = strlen(MCP_PREFIX), i;
+
+	if (len <= n || memcmp(s, MCP_PREFIX, n))
+		return 0;
+	for (i = n; i < len && is_mcp_char(s[i]); i++)
+		;
+	if (i < len && s[i] == '*')
+		i++;
+	return i;
+}
+
+/*
+ * Whether MCP pattern `pat` covers the tool `name`: the same name, a
+ * prefix ending in '*', or a bare "mcp__SERVER" for every tool of it.
+ */
+bool skit__policy_mcp_match(const char *pat, const char *name)
+{
+	size_t n = strlen(pat);
+
+	if (n && pat[n - 1] == '*')
+		return !strncmp(pat, name, n - 1);
+	if (!strcmp(pat, name))
+		return true;
+	if (!strstr(pat + strlen(MCP_PREFIX), "__"))
+		return !strncmp(pat, name, n) && !strncmp(name + n, "__", 2);
+	return false;
+}
+
+void skit__policy_pattern_release(struct pattern *pat)
+{
+	skitx_free(pat->text);
+	skitx_free(pat->arg);
+	skitx_free(pat->skill);
+	skitx_free(pat->mcp);
+	pat->text = pat->arg = pat->skill = pat->mcp = NULL;
+}
+
+/*
+ * Parse the `len` bytes at `s` (already split out and trimmed) into
+ * `pat`. An unknown name is reported through `*unknown` when it is not
+ * NULL, and is an error otherwise.
+ */
+int skit__policy_parse_pattern(struct pattern *pat, const char *s, size_t len,
+                               bool *unknown, struct perr *pe)
+{
+	size_t name_len = 0, open, depth = 0, i;
+	const struct tool *t;
+	int error;
+
+	memset(pat, 0, sizeof(*pat));
+	pat->tool = -1;
+	if (!len)
+		return perr_set(pe, SKIT_EINVALID, 0, "empty pattern");
+	if (len > SKIT_POLICY_MAX_PATTERN)
+		return perr_set(pe, SKIT_ETOOBIG, SKIT_POLICY_MAX_PATTERN,
+		                "pattern is %zu bytes, limit is %d", len,
+		                SKIT_POLICY_MAX_PATTERN);
+	for (i = 0; i < len; i++)
+		if (((unsigned char)s[i] < 0x20 && s[i] != '\t') ||
+		    s[i] == 0x7f)
+			return perr_set(pe, SKIT_EINVALID, i,
+			                "control character in pattern");
+	name_len = skit__policy_mcp_name(s, len);
+	if (name_len) {
+		if (name_len < len)
+			return perr_set(
+			        pe, SKIT_EINVALID, name_len,
+			        s[name_len] == '('
+			                ? "an MCP tool takes no argument"
+			                : "unexpected '%c' in an MCP "
+			                  "tool name",
+			        s[name_len]);
+		pat->tool = MCP_EXEC_T;
+		pat->mcp = skitx_strndup(s, len);
+		pat->text = skitx_strndup(s, len);
+		if (!pat->mcp || !pat->text) {
+			skit__policy_pattern_release(pat);
+			return SKIT_ENOMEM;
+		}
+		return 0;
+	}
+	while (name_len < len &&
+	       skit__policy_is_name_char(s[name_len], !name_len))
+		name_len++;
+	if (!name_len)
+		return perr_set(pe, SKIT_EINVALID, 0,
+		                s[0] == '('
+		                        ? "missing tool name"
+		                        : "tool name must start with a letter");
+	if (name_len < len && s[name_len] != '(')
+		return perr_set(pe, SKIT_EINVALID, name_len,
+		                "unexpected '%c' after tool name", s[name_len]);
+
+	/* The argument runs to the ')' that balances the first '('. */
+	open = name_len;
+	if (open < len) {
+		for (i = open; i < len; i++) {
+			if (s[i] == '(')
+				depth++;
+			else if (s[i] == ')' && !--depth)
+				break;
+		}
+		if (i == len)
+			return perr_set(pe, SKIT_EINVALID, open,
+			                "unclosed '('");
+		if (i + 1 != len)
+			return perr_set(pe, SKIT_EINVALID, i + 1,
+			                "unexpected text after ')'");
+		if (i == open + 1)
+			return perr_set(pe, SKIT_EINVALID, open + 1,
+			                "empty argument");
+	}
+
+	pat->tool = skit__policy_tool_index(s, name_len);
+	if (pat->tool < 0) {
+		const char *near = tool_case_match(s, name_len);
+
+		if (!unknown)
+			return near ? perr_set(
+			                      pe, SKIT_EINVALID, 0,
+			                      "unknown tool '%.*s' (did you mean "
+			                      "'%s'?)",
+			                      (int)name_len, s, near)
+			            : perr_set(pe, SKIT_EINVALID, 0,
+			                       "unknown tool '%.*s'",
+			                       (int)name_len, s);
+		*unknown = true;
+	} else if (open < len) {
+		const char *a = s + open + 1;
+		size_t alen = len - open - 2, off = open + 1;
+
+		t = &skit__policy_tools[pat->tool];
+		switch (t->arg) {
+		case ARG_NONE:
+			return perr_set(pe, SKIT_EINVALID, open,
+			                "'%s' takes no argument", t->name);
+		case ARG_PATH:
+			error = clean_path_arg(&pat->arg, a, alen, off, pe);
+			break;
+		case ARG_COMMAND:
+			if (!strcmp(t->name, RUN_SKILL_SCRIPT)) {
+				error = split_skill(&pat->skill, &a, &alen,
+				                    &off);
+				if (error < 0)
+					return error;
+			}
+			error = clean_command_arg(&pat->arg, &pat->prefix, a,
+			                          alen, off, pe);
+			/* run_skill_script(SKILL:PATH): any arguments */
+			if (!error && pat->skill && !strchr(pat->arg, ' '))
+				pat->prefix = true;
+			break;
+		default:
+			error = clean_domain_arg(&pat->arg, a, alen, off, pe);
+			break;
+		}
+		if (error < 0) {
+			/* a skill split out before */
+			skit__policy_pattern_release(pat);
+			return error;
+		}
+	}
+	pat->text = skitx_strndup(s, len);
+	if (!pat->text) {
+		skit__policy_pattern_release(pat);
+		return SKIT_ENOMEM;
+	}
+	return 0;
+}
+
+int skit__policy_plist_push(struct plist *l, struct pattern *pat)
+{
+	if (l->n == l->alloc) {
+		size_t alloc = l->alloc ? l->alloc * 2 : 8;
+		struct pattern *v;
+
+		if (alloc > SKIT_POLICY_MAX_PATTERNS)
+			alloc = SKIT_POLICY_MAX_PATTERNS;
+		v = skitx_realloc(l->v, alloc * sizeof(*v));
+		if (!v)
+			return SKIT_ENOMEM;
+		l->v = v;
+		l->alloc = alloc;
+	}
+	l->v[l->n++] = *pat;
+	return 0;
+}
+
+void skit__policy_plist_release(struct plist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		skit__policy_pattern_release(&l->v[i]);
+	skitx_free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/* ---- matching --------------------------------------------------------- */
+
+/*
+ * `in` relative to the project folder, with "." and ".." resolved
+ * lexically: 0 and the clean path in `buf`; 1 when it is absolute or
+ * climbs out; 2 when it does not fit.
+ */
+int skit__policy_clean_call_path(const char *in, char *buf, size_t cap)
+{
+	size_t w = 0;
+
+	if (in[0] == '/' || in[0] == '~')
+		return 1;
+	while (*in) {
+		size_t clen = strcspn(in, "/");
+
+		if (!clen || (clen == 1 && in[0] == '.')) {
+			/* skip */
+		} else if (clen == 2 && in[0] == '.' && in[1] == '.') {
+			if (!w)
+				return 1;
+			while (w && buf[w - 1] != '/')
+				w--;
+			if (w)
+				w--;
+		} else {
+			if (w + 1 + clen + 1 > cap)
+				return 2;
+			if (w)
+				buf[w++] = '/';
+			memcpy(buf + w, in, clen);
+			w += clen;
+		}
+		in += clen;
+		if (*in)
+			in++;
+	}
+	buf[w] = '\0';
+	return 0;
+}
+
+/* The host of a URL ("https://user@Host:443/x") or of a bare host name. */
+bool skit__policy_call_host(const char *in, char *buf, size_t cap)
+{
+	const char *s = strstr(in, "://"), *end, *at;
+	size_t len;
+
+	s = s ? s + 3 : in;
+	end = s + strcspn(s, "/?#");
+	at = memchr(s, '@', (size_t)(end - s));
+	while (at) {
+		s = at + 1;
+		at = memchr(s, '@', (size_t)(end - s));
+	}
+	if (*s == '[') {
+		const char *close = memchr(s, ']', (size_t)(end - s));
+
+		if (!close)
+			return false;
+		end = close + 1;
+	} else {
+		const char *colon = memchr(s, ':', (size_t)(end - s));
+
+		if (colon)
+			end = colon;
+	}
+	len = (size_t)(end - s);
+	if (len && s[len - 1] == '.')
+		len--;
+	if (!len || len >= cap)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+
+		buf[i] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+	}
+	buf[len] = '\0';
+	return true;
+}
+
+/* Length of the path component at `s`. */
+static size_t comp_len(const char *s)
+{
+	return strcspn(s, "/");
+}
+
+/* The component after the one at `s` (or the terminating NUL). */
+static const char *comp_next(const char *s)
+{
+	s += comp_len(s);
+	return *s ? s + 1 : s;
+}
+
+static bool is_dstar(const char *p)
+{
+	return p[0] == '*' && p[1] == '*' && (p[2] == '/' || !p[2]);
+}
+
+/*
+ * One component against one glob component: `*` is any run, `?` any one
+ * byte. Greedy with one backtrack point, so O(len * len) at worst.
+ */
+static bool seg_match(const char *p, size_t plen, const char *s, size_t slen)
+{
+	size_t pi = 0, si = 0, star = (size_t)-1, mark = 0;
+
+	while (si < slen) {
+		if (pi < plen && (p[pi] == '?' || p[pi] == s[si])) {
+			pi++;
+			si++;
+		} else if (pi < plen && p[pi] == '*') {
+			star = pi++;
+			mark = si;
+		} else if (star != (size_t)-1) {
+			pi = star + 1;
+			si = ++mark;
+		} else {
+			return false;
+		}
+	}
+	while (pi < plen && p[pi] == '*')
+		pi++;
+	return pi == plen;
+}
+
+/*
+ * The same algorithm one level up: components instead of bytes, and a
+ * "**" component matches any run of components. Because "**" is the only
+ * thing that matches a variable number of elements, the greedy single
+ * backtrack point is exact here too.
+ */
+static bool glob_match(const char *p, const char *s)
+{
+	const char *star_p = NULL, *star_s = NULL;
+
+	while (*s) {
+		if (*p && is_dstar(p)) {
+			p = comp_next(p);
+			star_p = p;
+			star_s = s;
+		} else if (*p && seg_match(p, comp_len(p), s, comp_len(s))) {
+			p = comp_next(p);
+			s = comp_next(s);
+		} else if (star_p) {
+			star_s = comp_next(star_s);
+			s = star_s;
+			p = star_p;
+		} else {
+			return false;
+		}
+	}
+	while (*p && is_dstar(p))
+		p = comp_next(p);
+	return !*p;
+}
+
+static bool host_match(const char *pat, const char *host)
+{
+	size_t pl = strlen(pat), hl = strlen(host);
+
+	if (hl == pl)
+		return !strcmp(pat, host);
+	return hl > pl && host[hl - pl - 1] == '.' &&
+	       !strcmp(host + hl - pl, pat);
+}
+
+/*
+ * Whether `pat` covers the call. A target the matcher cannot read (a path
+ * too long, no host) is covered by restrictive patterns only: when in
+ * doubt, refuse. A path outside the project is covered by bare names only.
+ */
+static bool pattern_match(const struct pattern *pat, const struct call *c,
+                          bool restrictive)
+{
+	const struct tool *pt;
+
+	if (pat->tool < 0)
+		return false;
+	if (pat->mcp || c->mcp)
+		return pat->mcp && c->mcp &&
+		       skit__policy_mcp_match(pat->mcp, c->mcp);
+	pt = &skit__policy_tools[pat->tool];
+	if (pt->denotes ? !(pt->denotes & c->tool->classes)
+	                : pat->tool != c->index)
+		return false;
+	if (!pat->arg)
+		return true;
+	switch (pt->arg) {
+	case ARG_PATH:
+		if (c->path_state == 2)
+			return restrictive;
+		return !c->path_state && glob_match(pat->arg, c->path);
+	case ARG_COMMAND:
+		return skit__policy_command_match(pat, c, restrictive);
+	case ARG_DOMAIN:
+		if (!c->host_ok)
+			return restrictive;
+		return host_match(pat->arg, c->host);
+	default:
+		return false;
+	}
+}
+
+const struct pattern *skit__policy_plist_find(const struct plist *l,
+                                              const struct call *c,
+                                              bool restrictive)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (pattern_match(&l->v[i], c, restrictive))
+			return &l->v[i];
+	return NULL;
+}
+
+/* The tool table entry of a call of `name`: -1 when unknown. An MCP
+ * tool is read-only when `mcp_ro`, else execute. */
+int skit__policy_call_index(const char *name, bool mcp_ro, const char **mcp)
+{
+	size_t len = strlen(name);
+
+	*mcp = NULL;
+	if (skit__policy_mcp_name(name, len) == len && !strchr(name, '*') &&
+	    strstr(name + strlen(MCP_PREFIX), "__")) {
+		*mcp = name;
+		return mcp_ro ? MCP_READ_T : MCP_EXEC_T;
+	}
+	return skit__policy_tool_index(name, len);
+}
+
+/* ---- public: allowed-tools -------------------------------------------- */
+
+static bool is_separator(char c)
+{
+	return skit__policy_is_blank(c) || c == ',' || c == '\n' || c == '\r';
+}
+
+static int add_unknown_diag(skit_allowed_tools *at, const char *tok, size_t len,
+                            size_t pos)
+{
+	size_t name_len = 0;
+	const char *near;
+	skit_diag *d;
+	char msg[160];
+
+	while (name_len < len && tok[name_len] != '(')
+		name_len++;
+	if (name_len > 64)
+		name_len = 64;
+	near = tool_case_match(tok, name_len);
+	if (near)
+		snprintf(msg, sizeof(msg),
+		         "Unknown tool '%.*s' in allowed-tools (did you mean "
+		         "'%s'?)",
+		         (int)name_len, tok, near);
+	else
+		snprintf(msg, sizeof(msg),
+		         "Unknown tool '%.*s' in allowed-tools", (int)name_len,
+		         tok);
+	d = skitx_realloc(at->diags, (at->ndiags + 1) * sizeof(*d));
+	if (!d)
+		return SKIT_ENOMEM;
+	at->diags = d;
+	d += at->ndiags;
+	memset(d, 0, sizeof(*d));
+	d->message = skitx_strdup(msg);
+	if (!d->message)
+		return SKIT_ENOMEM;
+	at->ndiags++;
+	d->severity = SKIT_SEVERITY_WARNING;
+	d->code = "allowed-tools-unknown-tool";
+	d->path = "";
+	d->column = (unsigned int)(pos + 1);
+	return 0;
+}
+
+int skit_allowed_tools_parse(skit_allowed_tools **out, const char *skill,
+                             const char *text, skit_error *err)
+{
+	skit_allowed_tools *at;
+	struct pattern pat;
+	struct perr pe;
+	size_t i = 0;
+	int error = 0;
+
+	assert(out && text);
+	*out = NULL;
+	at = skitx_calloc(1, sizeof(*at));
+	if (!at)
+		return skit__error_oom(err);
+	if (skill) {
+		at->skill = skitx_strdup(skill);
+		if (!at->skill) {
+			error = SKIT_ENOMEM;
+			goto out;
+		}
+	}
+
+	while (text[i]) {
+		size_t start, depth = 0;
+		bool unknown = false;
+
+		while (text[i] && is_separator(text[i]))
+			i++;
+		if (!text[i])
+			break;
+		/* A token ends at a separator outside parentheses. */
+		start = i;
+		while (text[i] && (depth || !is_separator(text[i]))) {
+			if (text[i] == '(')
+				depth++;
+			else if (text[i] == ')' && depth)
+				depth--;
+			i++;
+		}
+		if (at->pats.n == SKIT_POLICY_MAX_PATTERNS) {
+			error = skit__error_set(err, SKIT_ETOOBIG, 0,
+			                        "more than %d patterns in "
+			                        "allowed-tools",
+			                        SKIT_POLICY_MAX_PATTERNS);
+			if (err)
+				err->column = (unsigned int)(start + 1);
+			goto out;
+		}
+		error = skit__policy_parse_pattern(&pat, text + start,
+		                                   i - start, &unknown, &pe);
+		if (error == SKIT_ENOMEM)
+			goto out;
+		if (error < 0) {
+			skit__error_set(err, error, 0, "allowed-tools: %s",
+			                pe.msg);
+			if (err)
+				err->column =
+				        (unsigned int)(start + pe.pos + 1);
+			goto out;
+		}
+		error = skit__policy_plist_push(&at->pats, &pat);
+		if (error < 0) {
+			skit__policy_pattern_release(&pat);
+			goto out;
+		}
+		if (unknown) {
+			error = add_unknown_diag(at, text + start, i - start,
+			                         start);
+			if (error < 0)
+				goto out;
+		}
+	}
+
+	*out = at;
+	at = NULL;
+out:
+	if (error == SKIT_ENOMEM)
+		skit__error_oom(err);
+	skit_allowed_tools_free(at);
+	return error;
+}
+
+size_t skit_allowed_tools_count(const skit_allowed_tools *at)
+{
+	assert(at);
+	return at->pats.n;
+}
+
+const char *skit_allowed_tools_pattern(const skit_allowed_tools *at, size_t i)
+{
+	assert(at && i < at->pats.n);
+	return at->pats.v[i].text;
+}
+
+const skit_diag *skit_allowed_tools_diags(const skit_allowed_tools *at,
+                                          size_t *count)
+{
+	assert(at && count);
+	*count = at->ndiags;
+	return at->diags;
+}
+
+void skit_allowed_tools_free(skit_allowed_tools *at)
+{
+	if (!at)
+		return;
+	for (size_t i = 0; i < at->ndiags; i++)
+		skitx_free((char *)at->diags[i].message);
+	skitx_free(at->diags);
+	skit__policy_plist_release(&at->pats);
+	skitx_free(at->skill);
+	skitx_free(at);
+}
