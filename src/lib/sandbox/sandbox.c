@@ -30,7 +30,11 @@
  *
  * What is not here: the environment (the caller builds the allow-list),
  * the choice of paths (the caller passes the skill and work folders), and
- * any policy about whether to run at all.
+ * any policy about whether to run at all. Nor the layers P builds for
+ * itself, each in a file of its own that fills in struct plan
+ * (sandbox_plan.h): the mount namespace (sandbox_mounts.c), the Landlock
+ * ruleset (sandbox_landlock.c) and the seccomp filters
+ * (sandbox_seccomp.c).
  */
 #define _GNU_SOURCE  /* unshare, close_range, O_PATH, pipe2: before any header \
                       */
@@ -51,13 +55,10 @@
 # include <linux/capability.h>
 # include <linux/filter.h>
 # include <linux/keyctl.h>
-# include <linux/landlock.h>
 # include <linux/seccomp.h>
 # include <linux/securebits.h>
 # include <sched.h>
-# include <sys/mount.h>
 # include <sys/statvfs.h>
-# include <sys/vfs.h>
 # include <sys/ioctl.h>
 # include <sys/prctl.h>
 # include <net/if.h>
@@ -65,14 +66,12 @@
 # include <sys/socket.h>
 # include <sys/syscall.h>
 # include <sys/utsname.h>
-# ifdef SKIT_HAVE_SECCOMP
-#  include <seccomp.h>
-# endif
 #endif
 
 #include "lib/core/error.h"
 #include "lib/sandbox/netproxy.h"
 #include "lib/sandbox/sandbox_int.h"
+#include "lib/sandbox/sandbox_plan.h"
 #include "lib/sandbox/syscalls.h"
 #include "util/clock.h"
 
@@ -82,16 +81,15 @@
 #define READY_MS         5000L /* most to wait for the sandbox to start */
 
 /* The descriptors a confined child keeps, at fixed numbers. */
-#define FD_REPORT  3
-#define FD_RULESET 4
-#define FD_CGROUP  5
-#define FD_PROXY   6 /* socketpair to P: the proxy's listener */
+#define FD_REPORT     3
+#define FD_RULESET    4
+#define FD_CGROUP     5
+#define FD_PROXY      6 /* socketpair to P: the proxy's listener */
+#define FD_FIRST_FREE 7
 
-/* Where the web proxy listens inside the run's network namespace (its
- * own loopback: no other process can hold the port). */
-#define SKIT__PROXY_PORT 3128
-#define PROXY_URL        "http://127.0.0.1:3128"
-#define FD_FIRST_FREE    7
+/* The web proxy as the program reaches it: SKIT__PROXY_PORT
+ * (sandbox_plan.h) on the run's own loopback. */
+#define PROXY_URL "http://127.0.0.1:3128"
 
 /* Records on the report pipe, children to P. */
 enum {
@@ -103,160 +101,6 @@ enum {
 
 struct report {
 	int tag, val;
-};
-
-#ifdef __linux__
-/*
- * Landlock rights newer than the kernel headers this may be built with
- * (Debian 12 ships ABI 2). Values are the kernel's UAPI.
- */
-# ifndef LANDLOCK_ACCESS_FS_TRUNCATE
-#  define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14) /* ABI 3 */
-# endif
-# ifndef LANDLOCK_ACCESS_FS_IOCTL_DEV
-#  define LANDLOCK_ACCESS_FS_IOCTL_DEV (1ULL << 15) /* ABI 5 */
-# endif
-# ifndef LANDLOCK_ACCESS_NET_BIND_TCP
-#  define LANDLOCK_ACCESS_NET_BIND_TCP    (1ULL << 0) /* ABI 4 */
-#  define LANDLOCK_ACCESS_NET_CONNECT_TCP (1ULL << 1)
-# endif
-# ifndef LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
-#  define LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0) /* ABI 6 */
-#  define LANDLOCK_SCOPE_SIGNAL               (1ULL << 1)
-# endif
-
-# define LL_FS_ABI1 ((1ULL << 13) - 1) /* EXECUTE .. MAKE_SYM */
-# define LL_RO                                                 \
-  (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE | \
-   LANDLOCK_ACCESS_FS_READ_DIR)
-/* The rights a rule on a file (not a folder) may carry. */
-# define LL_FILE                                                \
-  (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | \
-   LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_TRUNCATE | \
-   LANDLOCK_ACCESS_FS_IOCTL_DEV)
-
-/* struct landlock_ruleset_attr as of ABI 6; older kernels get a prefix. */
-struct ll_ruleset_attr {
-	uint64_t handled_access_fs;
-	uint64_t handled_access_net;
-	uint64_t scoped;
-};
-
-/*
- * Read-only (and executable) for every run: the system folders. /etc is
- * not given whole (it holds host keys and, for root, /etc/shadow): only
- * what the loader, libc, Python, Perl and TLS read. /opt, /home, /root,
- * /tmp, /var, /run, /srv, /mnt, /proc and /sys are not given at all.
- */
-static const char *const system_ro[] = {
-	"/usr",
-	"/bin",
-	"/sbin",
-	"/lib",
-	"/lib32",
-	"/lib64",
-	"/libx32",
-	"/etc/ld.so.cache",
-	"/etc/ld.so.conf",
-	"/etc/ld.so.conf.d",
-	"/etc/ld.so.preload",
-	"/etc/alternatives",
-	"/etc/localtime",
-	"/etc/timezone",
-	"/etc/passwd",
-	"/etc/group",
-	"/etc/nsswitch.conf",
-	"/etc/hosts",
-	"/etc/host.conf",
-	"/etc/resolv.conf",
-	"/etc/gai.conf",
-	"/etc/protocols",
-	"/etc/services",
-	"/etc/ssl",
-	"/etc/ca-certificates",
-	"/etc/pki",
-	"/etc/crypto-policies",
-	"/etc/mime.types",
-	"/etc/magic",
-	"/etc/locale.alias",
-	"/etc/locale.conf",
-	"/etc/os-release",
-	"/etc/debian_version",
-	"/etc/bash.bashrc",
-	"/etc/profile",
-	"/etc/inputrc",
-	"/etc/shells",
-	"/etc/terminfo",
-	"/etc/fonts",
-	/* git stops at a system config it may not read. */
-	"/etc/gitconfig",
-	"/etc/gitattributes",
-	"/dev/random",
-	"/dev/urandom",
-};
-
-/* Folders under /etc given read-only by name prefix (python3.11, perl). */
-static const char *const etc_prefixes[] = { "python", "perl" };
-
-/* Devices a script may also write to (and truncate: `> /dev/null`). */
-static const char *const system_rw_dev[] = { "/dev/null", "/dev/zero",
-	                                     "/dev/full" };
-#endif /* __linux__ */
-
-/* What P prepares for a confined child. Read-only after fork. */
-struct plan {
-	pid_t parent;
-	unsigned int want;    /* layers requested */
-	unsigned int ll_bits; /* Landlock layers the ruleset gives */
-	int ruleset_fd;       /* -1: none */
-	int cgroup_fd;        /* cgroup.procs of our group, -1: none */
-	int ns_flags;         /* CLONE_NEW* to try */
-	int nrl;
-	struct {
-		int resource;
-		struct rlimit lim;
-	} rl[7];
-	char uid_map[48], gid_map[48]; /* "" as root: no user namespace */
-#ifdef __linux__
-	struct sock_fprog prog;  /* len 0: no filter */
-	struct sock_fprog modes; /* the file-mode filter; len 0: none */
-	/* ENOSYS for calls newer than skit examined (syscalls.h), under
-	 * both filters above; len 0: none (then neither counts). */
-	struct sock_fprog newer;
-#endif
-	/*
-	 * The mount namespace, set up by A (mount_setup()): `hide` are
-	 * covered by an empty read-only tmpfs, `rebind` (folders the run
-	 * needs beneath them) are bound back at the same place, then each
-	 * of `ro` is bound read-only over itself. Real paths, NULL-ended.
-	 */
-	char **hide, **rebind, **ro;
-	size_t nhide, nrebind, nro;
-	/*
-	 * The folders from a writable root down to each of `ro`'s parents,
-	 * bound over themselves (writable) before `ro`, shortest first: a
-	 * mount point cannot be renamed or removed (EBUSY), so `mv .agents
-	 * .x` cannot carry the protected paths away and leave room for new
-	 * ones.
-	 */
-	char **pin;
-	size_t npin;
-	/*
-	 * o->path and o->cwd as real paths, for a mount namespace: a `..`
-	 * or a link in the given ones may pass through a hidden folder
-	 * (a skill root given as "/tmp/x/evals/../skills"), which C could
-	 * no longer walk. NULL: as given.
-	 */
-	char *path, *cwd;
-	bool nocaps;      /* drop the capabilities in C */
-	char pid_max[24]; /* B writes it to its namespace's pid_max; "" */
-	char **made;      /* placeholders for missing protected folders */
-	size_t nmade;
-	char cgroup_dir[PATH_MAX];
-	bool cgroup_v2;
-	int proxy_fd;   /* A's end of the socketpair; -1: no proxy */
-	int proxy_peer; /* P's end */
-	char **envp;    /* NULL: o->envp; else it plus the proxy's */
 };
 
 /* P's view of one run. */
@@ -273,7 +117,7 @@ struct run {
 };
 
 /* Whether the run's network is the web proxy (see sandbox_int.h). */
-static bool web_proxy(const struct skit__run_opts *o)
+bool skit__sandbox_web_proxy(const struct skit__run_opts *o)
 {
 	return !o->allow_network && o->web_domains && o->web_domains[0];
 }
@@ -466,7 +310,8 @@ static void exec_program(const struct skit__run_opts *o, const struct plan *p,
 	 * copy of a shell left in the project would be a way back to
 	 * root for any local user (capabilities cannot stop the owner).
 	 * As root, the layer stands only with a complete file-mode
-	 * filter (fsmode_build() refuses to build a partial one). */
+	 * filter (skit__sandbox_fsmode_build() refuses to build a partial one).
+	 */
 	if ((layers & SKIT_SANDBOX_NOCAPS) && p->modes.len &&
 	    (!newer ||
 	     prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &p->modes, 0, 0)))
@@ -490,133 +335,6 @@ static bool write_file(const char *path, const char *s)
 		return false;
 	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
 	close(fd);
-	return ok;
-}
-
-/* "/proc/self/fd/N" into buf (no stdio between fork and exec). */
-static void fd_path(char buf[32], int fd)
-{
-	char digits[12];
-	int n = 0, k = 0;
-
-	do
-		digits[n++] = (char)('0' + fd % 10);
-	while ((fd /= 10) && n < 11);
-	memcpy(buf, "/proc/self/fd/", 14);
-	k = 14;
-	while (n)
-		buf[k++] = digits[--n];
-	buf[k] = '\0';
-}
-
-/* mkdir -p `path` (absolute) and, when `file`, an empty file at its end:
- * a mount point. */
-static bool make_mountpoint(const char *path, bool file)
-{
-	char buf[PATH_MAX];
-	size_t n = strlen(path);
-	int fd;
-
-	if (n >= sizeof(buf))
-		return false;
-	memcpy(buf, path, n + 1);
-	for (size_t i = 1; i <= n; i++) {
-		if (buf[i] != '/' && buf[i] != '\0')
-			continue;
-		if (i == n && file)
-			break;
-		buf[i] = '\0';
-		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-			return false;
-		buf[i] = i == n ? '\0' : '/';
-	}
-	if (!file)
-		return true;
-	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return false;
-	close(fd);
-	return true;
-}
-
-# ifndef ST_VALID
-#  define ST_VALID 0x0020 /* statfs(): f_flags is filled in (the kernel's) */
-# endif
-
-/* The flags of the mount holding `path` that a remount must keep (a
- * user namespace may not clear them). */
-static unsigned long locked_flags(const char *path)
-{
-	struct statfs sf;
-	unsigned long f = 0;
-
-	if (statfs(path, &sf) < 0 || !(sf.f_flags & ST_VALID))
-		return 0;
-	if (sf.f_flags & ST_NOSUID)
-		f |= MS_NOSUID;
-	if (sf.f_flags & ST_NODEV)
-		f |= MS_NODEV;
-	if (sf.f_flags & ST_NOEXEC)
-		f |= MS_NOEXEC;
-	if (sf.f_flags & ST_NOATIME)
-		f |= MS_NOATIME;
-	if (sf.f_flags & ST_NODIRATIME)
-		f |= MS_NODIRATIME;
-	if (sf.f_flags & ST_RELATIME)
-		f |= MS_RELATIME;
-	return f;
-}
-
-/*
- * In A, inside the new mount namespace: nothing we mount propagates to
- * the host; the host's /tmp, /run and /var/run disappear under an empty
- * read-only tmpfs (their AF_UNIX sockets with them), the run's own
- * folders beneath them are bound back at the same paths, and each
- * protected path is bound read-only over itself. False on any failure
- * (the run then lacks the layer).
- */
-# define MAX_REBIND 16
-static bool mount_setup(const struct plan *p)
-{
-	int fds[MAX_REBIND];
-	struct stat st;
-	char src[32];
-	bool ok = true;
-	size_t i;
-
-	if (p->nrebind > MAX_REBIND ||
-	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-		return false;
-	/* Hold the folders to bring back before covering their parents. */
-	for (i = 0; i < p->nrebind; i++)
-		fds[i] = open(p->rebind[i], O_PATH | O_CLOEXEC);
-	for (i = 0; ok && i < p->nhide; i++)
-		ok = !mount("tmpfs", p->hide[i], "tmpfs",
-		            MS_NOSUID | MS_NODEV | MS_NOEXEC,
-		            "size=64k,nr_inodes=256,mode=0755");
-	for (i = 0; ok && i < p->nrebind; i++) {
-		ok = fds[i] >= 0 && !fstat(fds[i], &st) &&
-		     make_mountpoint(p->rebind[i], !S_ISDIR(st.st_mode));
-		fd_path(src, fds[i]);
-		ok = ok &&
-		     !mount(src, p->rebind[i], NULL, MS_BIND | MS_REC, NULL);
-	}
-	for (i = 0; i < p->nrebind; i++)
-		if (fds[i] >= 0)
-			close(fds[i]);
-	for (i = 0; ok && i < p->nhide; i++)
-		ok = !mount(NULL, p->hide[i], NULL,
-		            MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID |
-		                    MS_NODEV | MS_NOEXEC,
-		            NULL);
-	for (i = 0; ok && i < p->npin; i++)
-		ok = !mount(p->pin[i], p->pin[i], NULL, MS_BIND | MS_REC, NULL);
-	for (i = 0; ok && i < p->nro; i++)
-		ok = !mount(p->ro[i], p->ro[i], NULL, MS_BIND | MS_REC, NULL) &&
-		     !mount(NULL, p->ro[i], NULL,
-		            MS_REMOUNT | MS_BIND | MS_RDONLY |
-		                    locked_flags(p->ro[i]),
-		            NULL);
 	return ok;
 }
 
@@ -679,7 +397,7 @@ static unsigned int enter_ns(const struct plan *p)
 {
 	unsigned int got = ns_unshare(p);
 
-	if ((got & SKIT_SANDBOX_MOUNTNS) && !mount_setup(p))
+	if ((got & SKIT_SANDBOX_MOUNTNS) && !skit__sandbox_mount_setup(p))
 		got &= ~(unsigned int)SKIT_SANDBOX_MOUNTNS;
 	return got;
 }
@@ -884,526 +602,13 @@ static void confined_child(const struct skit__run_opts *o, const struct plan *p,
 
 /* ---- in the parent: preparing the layers ------------------------------- */
 
+/* Here: the cgroup, the rlimits, the network and the plan as a whole.
+ * The Landlock ruleset, the seccomp filters and the mounts each have a
+ * file of their own (sandbox_plan.h). */
+
 unsigned int skit__sandbox_disabled;
 
 #ifdef __linux__
-static int ll_abi(void)
-{
-	long v;
-
-	if (skit__sandbox_disabled & SKIT_SANDBOX_LANDLOCK)
-		return 0;
-	v = syscall(SYS_landlock_create_ruleset, NULL, 0,
-	            LANDLOCK_CREATE_RULESET_VERSION);
-
-	return v < 0 ? 0 : (int)v;
-}
-
-/* Every file-system right of this ABI, as the kernel docs prescribe. */
-static uint64_t ll_fs_rights(int abi)
-{
-	uint64_t r = LL_FS_ABI1;
-
-	if (abi >= 2)
-		r |= LANDLOCK_ACCESS_FS_REFER;
-	if (abi >= 3)
-		r |= LANDLOCK_ACCESS_FS_TRUNCATE;
-	if (abi >= 5)
-		r |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
-	return r;
-}
-
-/*
- * Allow `access` (within `handled`) beneath `path`. A path that does not
- * exist grants nothing and is no error; a file gets only file rights.
- */
-static int ll_allow(int rs, const char *path, uint64_t access, uint64_t handled)
-{
-	struct landlock_path_beneath_attr pb;
-	struct stat st;
-	long r;
-	int fd;
-
-	fd = open(path, O_PATH | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT || errno == ENOTDIR || errno == EACCES ||
-		                       errno == ELOOP
-		               ? 0
-		               : -1;
-	if (fstat(fd, &st) < 0) {
-		close(fd);
-		return -1;
-	}
-	if (!S_ISDIR(st.st_mode))
-		access &= LL_FILE;
-	memset(&pb, 0, sizeof(pb));
-	pb.allowed_access = access & handled;
-	pb.parent_fd = fd;
-	r = syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH, &pb,
-	            0);
-	close(fd);
-	return r < 0 ? -1 : 0;
-}
-
-/*
- * With the web proxy, TCP connect() to its port is the one network right
- * (the namespace has nothing else to reach on any port anyway). The
- * struct and rule type are the kernel's UAPI of ABI 4.
- */
-static int ll_allow_proxy_port(int rs)
-{
-	struct {
-		uint64_t allowed_access;
-		uint64_t port;
-	} __attribute__((packed))
-	np = { LANDLOCK_ACCESS_NET_CONNECT_TCP, SKIT__PROXY_PORT };
-
-	return syscall(SYS_landlock_add_rule, rs, 2 /* RULE_NET_PORT */, &np,
-	               0) < 0
-	               ? -1
-	               : 0;
-}
-
-/* Build the ruleset in P; C only has to call landlock_restrict_self(). */
-static void ll_build(struct plan *p, const struct skit__run_opts *o)
-{
-	struct ll_ruleset_attr attr;
-	uint64_t fs, ro, rw;
-	size_t size;
-	struct dirent *de;
-	DIR *etc;
-	int abi = ll_abi(), rs, bad = 0;
-
-	if (abi < 1)
-		return;
-	fs = ll_fs_rights(abi);
-	ro = LL_RO;
-	rw = fs & ~(uint64_t)(LANDLOCK_ACCESS_FS_MAKE_CHAR |
-	                      LANDLOCK_ACCESS_FS_MAKE_BLOCK);
-	memset(&attr, 0, sizeof(attr));
-	attr.handled_access_fs = fs;
-	size = sizeof(attr.handled_access_fs);
-	p->ll_bits = SKIT_SANDBOX_LANDLOCK;
-	if (abi >= 4 && !o->allow_network) {
-		attr.handled_access_net = LANDLOCK_ACCESS_NET_BIND_TCP |
-		                          LANDLOCK_ACCESS_NET_CONNECT_TCP;
-		p->ll_bits |= SKIT_SANDBOX_LANDLOCK_NET;
-	}
-	if (abi >= 4)
-		size = offsetof(struct ll_ruleset_attr, scoped);
-	if (abi >= 6) {
-		attr.scoped = LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET |
-		              LANDLOCK_SCOPE_SIGNAL;
-		size = sizeof(attr);
-		p->ll_bits |= SKIT_SANDBOX_LANDLOCK_SCOPE;
-	}
-	rs = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
-	if (rs < 0) {
-		p->ll_bits = 0;
-		return;
-	}
-	if (p->ll_bits & SKIT_SANDBOX_LANDLOCK_NET && web_proxy(o))
-		bad |= ll_allow_proxy_port(rs);
-	for (size_t i = 0; i < SKIT_ARRAY_SIZE(system_ro); i++)
-		bad |= ll_allow(rs, system_ro[i], ro, fs);
-	for (size_t i = 0; i < SKIT_ARRAY_SIZE(system_rw_dev); i++)
-		bad |= ll_allow(rs, system_rw_dev[i],
-		                ro | LANDLOCK_ACCESS_FS_WRITE_FILE |
-		                        LANDLOCK_ACCESS_FS_TRUNCATE,
-		                fs);
-	/* No /proc: Landlock does not stop a read of another process's
-	 * /proc/PID/environ (only of mem, fd, exe...), and skit's own
-	 * environ holds the API keys. The price: no /dev/fd, no ps. */
-	etc = opendir("/etc");
-	while (etc && (de = readdir(etc))) {
-		char path[300];
-
-		for (size_t i = 0; i < SKIT_ARRAY_SIZE(etc_prefixes); i++) {
-			if (strncmp(de->d_name, etc_prefixes[i],
-			            strlen(etc_prefixes[i])))
-				continue;
-			snprintf(path, sizeof(path), "/etc/%s", de->d_name);
-			bad |= ll_allow(rs, path, ro, fs);
-		}
-	}
-	if (etc)
-		closedir(etc);
-	for (size_t i = 0; o->read_paths && o->read_paths[i]; i++)
-		bad |= ll_allow(rs, o->read_paths[i], ro, fs);
-	/* Writable folders get every right but device nodes: a script
-	 * must never make one (with root's CAP_MKNOD gone it could not
-	 * anyway; this holds whatever the capabilities). */
-	for (size_t i = 0; o->write_paths && o->write_paths[i]; i++)
-		bad |= ll_allow(rs, o->write_paths[i], rw, fs);
-	if (o->fs_full)
-		bad |= ll_allow(rs, "/", rw, fs);
-	if (bad) {
-		/* A half-built ruleset would deny what the caller meant to
-		 * grant: report Landlock missing rather than break the run. */
-		close(rs);
-		p->ll_bits = 0;
-		return;
-	}
-	p->ruleset_fd = rs;
-}
-
-# ifdef SKIT_HAVE_SECCOMP
-/*
- * System calls refused with EPERM in every confined run: at least what
- * the reference profile for untrusted containers (Docker's default)
- * refuses a container without extra capabilities, and a few more. The
- * reason for each group is in docs/sandbox.md. Names are resolved by
- * skit__syscall_nr() (libseccomp, else skit's own table); a name the
- * native architecture lacks (vm86, stime on x86_64) is skipped: every
- * other architecture is killed anyway, and calls newer than skit's
- * table get ENOSYS from the filter of syscalls.h.
- */
-static const char *const refused[] = {
-	/* Reading other processes and the kernel. */
-	"perf_event_open",
-	"bpf",
-	"ptrace",
-	"process_vm_readv",
-	"process_vm_writev",
-	"process_madvise",
-	"kcmp",
-	"pidfd_getfd",
-	"userfaultfd",
-	"syslog",
-	"lookup_dcookie",
-	"open_by_handle_at",
-	"name_to_handle_at",
-	/* Kernel keyrings (the run has its own session keyring too). */
-	"add_key",
-	"request_key",
-	"keyctl",
-	/* Host-wide state: clock, names, accounting, quotas, swap. */
-	"clock_settime",
-	"clock_settime64",
-	"clock_adjtime",
-	"clock_adjtime64",
-	"adjtimex",
-	"settimeofday",
-	"stime",
-	"sethostname",
-	"setdomainname",
-	"acct",
-	"quotactl",
-	"quotactl_fd",
-	"swapon",
-	"swapoff",
-	"reboot",
-	"vhangup",
-	"nfsservctl",
-	/* Kernel modules and kexec. */
-	"init_module",
-	"finit_module",
-	"delete_module",
-	"create_module",
-	"get_kernel_syms",
-	"query_module",
-	"kexec_load",
-	"kexec_file_load",
-	/* Mounts and namespaces, once the sandbox is set up. */
-	"mount",
-	"umount",
-	"umount2",
-	"pivot_root",
-	"chroot",
-	"unshare",
-	"setns",
-	"fsopen",
-	"fsconfig",
-	"fsmount",
-	"fspick",
-	"move_mount",
-	"open_tree",
-	"mount_setattr",
-	"open_tree_attr",
-	"fanotify_init",
-	/* Hardware ports, old ABIs and obsolete calls. */
-	"iopl",
-	"ioperm",
-	"vm86",
-	"vm86old",
-	"uselib",
-	"ustat",
-	"sysfs",
-	"_sysctl",
-	/* NUMA placement of other processes' memory. */
-	"mbind",
-	"set_mempolicy",
-	"set_mempolicy_home_node",
-	"get_mempolicy",
-	"migrate_pages",
-	"move_pages",
-};
-
-/* clone() flags that make a namespace (CLONE_NEWNS .. CLONE_NEWNET). */
-static const scmp_datum_t clone_ns[] = { 0x00020000, 0x02000000, 0x04000000,
-	                                 0x08000000, 0x10000000, 0x20000000,
-	                                 0x40000000 };
-
-/*
- * personality() is allowed only for the values Docker allows: 0
- * (PER_LINUX), 8 (PER_LINUX32), 0x20000 (UNAME26), 0x20008 and
- * 0xffffffff (the query); ADDR_NO_RANDOMIZE, READ_IMPLIES_EXEC,
- * MMAP_PAGE_ZERO and the foreign personas are refused. libseccomp takes
- * one comparison per argument and rule, so the refusal is a ring of
- * rules: "bit i set and bit next(i) clear" over the bits outside 0x20008
- * catches every value with such a bit unless all of them are set; two
- * more rules catch those values when bit 3 or 17 is clear. 0xffffffff
- * matches none.
- */
-static int refuse_personality(scmp_filter_ctx ctx, int nr)
-{
-	const uint32_t ok = 0x20008;
-	uint32_t bits[32];
-	int n = 0, rc = 0;
-
-	for (int b = 0; b < 32; b++)
-		if (!(ok & (1u << b)))
-			bits[n++] = 1u << b;
-	for (int i = 0; i < n; i++) {
-		uint32_t next = bits[(i + 1) % n];
-
-		rc |= seccomp_rule_add(
-		        ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
-		        SCMP_A0(SCMP_CMP_MASKED_EQ, bits[i] | next, bits[i]));
-	}
-	rc |= seccomp_rule_add(
-	        ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
-	        SCMP_A0(SCMP_CMP_MASKED_EQ, ~ok | 0x8u, ~ok & 0xffffffffu));
-	rc |= seccomp_rule_add(
-	        ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
-	        SCMP_A0(SCMP_CMP_MASKED_EQ, ~ok | 0x20000u, ~ok & 0xffffffffu));
-	return rc;
-}
-
-/*
- * Build the filter with libseccomp and export it as BPF through a pipe
- * (libseccomp 2.5 has no export to memory). The program is a few hundred
- * bytes, well below the pipe's buffer.
- */
-static void seccomp_build(struct plan *p, const struct skit__run_opts *o)
-{
-	const scmp_datum_t ioctls[] = { TIOCSTI, TIOCLINUX };
-	const int urings[] = { skit__syscall_nr("io_uring_setup"),
-		               skit__syscall_nr("io_uring_enter"),
-		               skit__syscall_nr("io_uring_register") };
-	struct sock_filter *code = NULL;
-	scmp_filter_ctx ctx;
-	int pfd[2] = { -1, -1 }, rc = 0;
-	size_t len = 0, room = 64 * 1024;
-	ssize_t n;
-
-	ctx = seccomp_init(SCMP_ACT_ALLOW);
-	if (!ctx)
-		return;
-	/* TIOCSTI/TIOCLINUX push keystrokes into a terminal (E2). The
-	 * command is an int: compare its low 32 bits only. */
-	for (size_t i = 0; i < SKIT_ARRAY_SIZE(ioctls); i++)
-		rc |= seccomp_rule_add(
-		        ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
-		        SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, ioctls[i]));
-	/* io_uring can open sockets past a socket() rule. ENOSYS makes
-	 * programs fall back to plain system calls. */
-	for (size_t i = 0; i < SKIT_ARRAY_SIZE(urings); i++)
-		if (urings[i] >= 0)
-			rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS),
-			                       urings[i], 0);
-	for (size_t i = 0; i < SKIT_ARRAY_SIZE(refused); i++) {
-		int nr = skit__syscall_nr(refused[i]);
-
-		if (nr >= 0)
-			rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr,
-			                       0);
-	}
-	/* No new namespace from clone(); clone3() passes its flags in
-	 * memory the filter cannot read, so it gets ENOSYS and libc falls
-	 * back to clone(). */
-	for (size_t i = 0; i < SKIT_ARRAY_SIZE(clone_ns); i++)
-		rc |= seccomp_rule_add(
-		        ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
-		        SCMP_A0(SCMP_CMP_MASKED_EQ, clone_ns[i], clone_ns[i]));
-	if (skit__syscall_nr("clone3") >= 0)
-		rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS),
-		                       skit__syscall_nr("clone3"), 0);
-	rc |= refuse_personality(ctx, SCMP_SYS(personality));
-	/* AF_VSOCK reaches the hypervisor, whatever the network says. */
-	rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 1,
-	                       SCMP_A0(SCMP_CMP_EQ, AF_VSOCK));
-	if (!o->allow_network && web_proxy(o)) {
-		/* Only the proxy: AF_UNIX, and AF_INET stream sockets, whose
-		 * connect() can reach nothing but the namespace's loopback
-		 * (the proxy listens there); no UDP, raw or IPv6 socket. One
-		 * comparison per argument and rule: hence a rule per type. */
-		rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES),
-		                       SCMP_SYS(socket), 1,
-		                       SCMP_A0(SCMP_CMP_GT, AF_INET));
-		rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES),
-		                       SCMP_SYS(socket), 1,
-		                       SCMP_A0(SCMP_CMP_EQ, AF_UNSPEC));
-		for (scmp_datum_t t = 0; t < 16; t++)
-			if (t != SOCK_STREAM)
-				rc |= seccomp_rule_add(
-				        ctx, SCMP_ACT_ERRNO(EACCES),
-				        SCMP_SYS(socket), 2,
-				        SCMP_A0(SCMP_CMP_EQ, AF_INET),
-				        SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, t));
-		rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES),
-		                       SCMP_SYS(sendto), 1,
-		                       SCMP_A4(SCMP_CMP_NE, 0));
-	} else if (!o->allow_network) {
-		/* No socket but AF_UNIX; and no connect() or addressed
-		 * sendto() at all, so that AF_UNIX cannot reach a host
-		 * daemon (a resolver, D-Bus, docker.sock) either. */
-		rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES),
-		                       SCMP_SYS(socket), 1,
-		                       SCMP_A0(SCMP_CMP_NE, AF_UNIX));
-		rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES),
-		                       SCMP_SYS(connect), 0);
-		rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES),
-		                       SCMP_SYS(sendto), 1,
-		                       SCMP_A4(SCMP_CMP_NE, 0));
-	}
-	if (rc || pipe2(pfd, O_CLOEXEC) < 0)
-		goto out;
-	rc = seccomp_export_bpf(ctx, pfd[1]);
-	close(pfd[1]);
-	pfd[1] = -1;
-	code = skitx_malloc(room);
-	if (rc || !code)
-		goto out;
-	while (len < room) {
-		n = read(pfd[0], (char *)code + len, room - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	if (!len || len % sizeof(*code) || len >= room)
-		goto out;
-	p->prog.filter = code;
-	p->prog.len = (unsigned short)(len / sizeof(*code));
-	code = NULL;
-out:
-	skitx_free(code);
-	if (pfd[0] >= 0)
-		close(pfd[0]);
-	if (pfd[1] >= 0)
-		close(pfd[1]);
-	seccomp_release(ctx);
-}
-# endif
-
-# ifdef SKIT_HAVE_SECCOMP
-/* Export a libseccomp filter into `prog` (through a pipe: libseccomp
- * 2.5 has no export to memory). */
-static void export_bpf(scmp_filter_ctx ctx, struct sock_fprog *prog)
-{
-	struct sock_filter *code = NULL;
-	int pfd[2] = { -1, -1 };
-	size_t len = 0, room = 64 * 1024;
-	ssize_t n;
-
-	if (pipe2(pfd, O_CLOEXEC) < 0)
-		return;
-	n = seccomp_export_bpf(ctx, pfd[1]);
-	close(pfd[1]);
-	code = n ? NULL : skitx_malloc(room);
-	while (code && len < room) {
-		n = read(pfd[0], (char *)code + len, room - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	close(pfd[0]);
-	if (!code || !len || len % sizeof(*code) || len >= room) {
-		skitx_free(code);
-		return;
-	}
-	prog->filter = code;
-	prog->len = (unsigned short)(len / sizeof(*code));
-}
-
-/*
- * The file-mode filter: no setuid or setgid bit on a file, by chmod or at
- * creation (EPERM). A second filter, so that it stays apart from the
- * system-call policy of seccomp_build(). openat2() takes its mode in a
- * structure seccomp cannot read: ENOSYS, so callers fall back to openat().
- */
-static void fsmode_build(struct plan *p)
-{
-	const scmp_datum_t bits[] = { S_ISUID, S_ISGID };
-	/* system call, index of the mode argument, index of the flags
-	 * argument (-1: none; else only with O_CREAT or O_TMPFILE), and
-	 * whether every architecture has it (then a name that cannot be
-	 * resolved leaves no filter at all: the layer reports missing). */
-	const struct {
-		const char *name;
-		int mode, flags;
-		bool everywhere;
-	} calls[] = {
-		{ "chmod", 1, -1, false },   { "fchmod", 1, -1, true },
-		{ "fchmodat", 2, -1, true }, { "fchmodat2", 2, -1, true },
-		{ "creat", 1, -1, false },   { "mknod", 1, -1, false },
-		{ "mknodat", 2, -1, true },  { "open", 2, 1, false },
-		{ "openat", 3, 2, true },
-	};
-	const scmp_datum_t creating[] = { O_CREAT, O_TMPFILE };
-	scmp_filter_ctx ctx;
-	int rc = 0, nr;
-
-	if (!skit__syscall_arch_known())
-		return;
-	ctx = seccomp_init(SCMP_ACT_ALLOW);
-	if (!ctx)
-		return;
-	for (size_t i = 0; i < SKIT_ARRAY_SIZE(calls); i++) {
-		nr = skit__syscall_nr(calls[i].name);
-		if (nr < 0) {
-			if (calls[i].everywhere)
-				rc = -1;
-			continue;
-		}
-		for (size_t b = 0; b < SKIT_ARRAY_SIZE(bits); b++) {
-			struct scmp_arg_cmp m = { (unsigned int)calls[i].mode,
-				                  SCMP_CMP_MASKED_EQ, bits[b],
-				                  bits[b] };
-
-			if (calls[i].flags < 0) {
-				rc |= seccomp_rule_add_array(
-				        ctx, SCMP_ACT_ERRNO(EPERM), nr, 1, &m);
-				continue;
-			}
-			for (size_t c = 0; c < SKIT_ARRAY_SIZE(creating); c++) {
-				struct scmp_arg_cmp two[2] = {
-					m,
-					{ (unsigned int)calls[i].flags,
-					  SCMP_CMP_MASKED_EQ, creating[c],
-					  creating[c] },
-				};
-
-				rc |= seccomp_rule_add_array(
-				        ctx, SCMP_ACT_ERRNO(EPERM), nr, 2, two);
-			}
-		}
-	}
-	nr = skit__syscall_nr("openat2");
-	if (nr < 0)
-		rc = -1;
-	else
-		rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0);
-	if (!rc)
-		export_bpf(ctx, &p->modes);
-	seccomp_release(ctx);
-}
-# endif
-
 /*
  * Our cgroup in the hierarchy that has the pids controller: cgroup v2
  * when the controller is enabled for our children there, else the v1
@@ -1634,213 +839,6 @@ static void strv_drop(char **v, size_t n)
 	skitx_free(v);
 }
 
-/* Append a copy of `path` to the list (fails quietly on no memory: the
- * layer is then reported missing, see plan_mounts()). */
-static bool strv_push(char ***v, size_t *n, const char *path)
-{
-	char **nv = skitx_realloc(*v, (*n + 1) * sizeof(*nv));
-	char *c = skitx_strdup(path);
-
-	if (nv)
-		*v = nv;
-	if (!nv || !c) {
-		skitx_free(c);
-		return false;
-	}
-	nv[(*n)++] = c;
-	return true;
-}
-
-/* `path` is `dir` or beneath it (both real paths). */
-static bool beneath(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	if (n == 1 && dir[0] == '/')
-		return true;
-	return !strncmp(path, dir, n) && (path[n] == '/' || !path[n]);
-}
-
-#ifdef __linux__
-/* The writable folder (real path) that `real` is or lies beneath, or
- * NULL. */
-static const char *write_root(const struct skit__run_opts *o, const char *real,
-                              char buf[PATH_MAX])
-{
-	for (size_t w = 0; o->write_paths && o->write_paths[w]; w++)
-		if (realpath(o->write_paths[w], buf) && beneath(real, buf))
-			return buf;
-	return NULL;
-}
-
-/* Pin `dir` (see struct plan), once. */
-static bool pin_push(struct plan *p, const char *dir)
-{
-	size_t at;
-
-	for (size_t i = 0; i < p->npin; i++)
-		if (!strcmp(p->pin[i], dir))
-			return true;
-	if (!strv_push(&p->pin, &p->npin, dir))
-		return false;
-	/* Shortest first: a folder is bound before those beneath it. */
-	for (at = p->npin - 1;
-	     at > 0 && strlen(p->pin[at - 1]) > strlen(p->pin[at]); at--) {
-		char *t = p->pin[at];
-
-		p->pin[at] = p->pin[at - 1];
-		p->pin[at - 1] = t;
-	}
-	return true;
-}
-
-/*
- * Bind `real` read-only, and pin every folder from the writable root
- * `root` (included) down to its parent.
- */
-static bool ro_push(struct plan *p, const char *root, const char *real)
-{
-	char dir[PATH_MAX];
-	size_t n = strlen(root);
-	bool ok = true;
-
-	if (!beneath(real, root) || strlen(real) >= sizeof(dir))
-		return false;
-	memcpy(dir, real, strlen(real) + 1);
-	for (char *cut = strrchr(dir, '/'); ok && cut && cut - dir >= (long)n;
-	     cut = strrchr(dir, '/')) {
-		*cut = '\0';
-		if (!*dir || strlen(dir) < n)
-			break;
-		ok = pin_push(p, dir);
-	}
-	if (!ok)
-		return false;
-	for (size_t i = 0; i < p->nro; i++)
-		if (!strcmp(p->ro[i], real))
-			return true;
-	return strv_push(&p->ro, &p->nro, real);
-}
-
-/*
- * Plan the read-only bind of one protected path, when it lies beneath a
- * writable folder. One that exists is bound over itself. One that does
- * not exist would be created by the first program that tried (a planted
- * `.agents/skills/x/SKILL.md`, a fresh `.git/hooks`), so its first missing
- * folder is made as an empty placeholder, bound read-only and removed
- * after the run (plan_release()); a missing `*.json` file gets its
- * folder bound read-only instead, unless that folder is a writable root.
- */
-static bool protect_one(struct plan *p, const struct skit__run_opts *o,
-                        const char *path)
-{
-	char real[PATH_MAX], pre[PATH_MAX], root[PATH_MAX], made[PATH_MAX];
-	size_t n = strlen(path), cut;
-	const char *rest;
-
-	if (realpath(path, real))
-		return !write_root(o, real, root) || ro_push(p, root, real);
-	if (n >= sizeof(pre) || path[0] != '/')
-		return true;
-	/* The longest existing prefix, and the component after it. */
-	memcpy(pre, path, n + 1);
-	for (cut = n; cut > 1;) {
-		while (cut > 1 && pre[cut - 1] != '/')
-			cut--;
-		if (cut <= 1)
-			break;
-		pre[cut - 1] = '\0';
-		if (realpath(pre, real))
-			break;
-	}
-	if (cut <= 1 || !write_root(o, real, root))
-		return true;
-	rest = path + cut;
-	if (!strchr(rest, '/') && n > 5 && !strcmp(path + n - 5, ".json"))
-		return !strcmp(real, root) || ro_push(p, root, real);
-	if ((size_t)snprintf(made, sizeof(made), "%s/%.*s", real,
-	                     (int)strcspn(rest, "/"), rest) >= sizeof(made))
-		return true;
-	/* A folder we may not create, the program may not create either
-	 * (it runs as our uid, without capabilities). */
-	if (mkdir(made, 0755) < 0) {
-		if (errno == EEXIST)
-			return ro_push(p, root, made);
-		return errno == EACCES || errno == EPERM || errno == EROFS;
-	}
-	return strv_push(&p->made, &p->nmade, made) && ro_push(p, root, made);
-}
-
-/*
- * `*out` = the real path of `path` (an allocated copy), or NULL when
- * `path` is NULL or cannot be resolved (it is then used as given). False
- * only when out of memory.
- */
-static bool real_copy(char **out, const char *path)
-{
-	char real[PATH_MAX];
-
-	*out = NULL;
-	if (!path || !realpath(path, real))
-		return true;
-	*out = skitx_strdup(real);
-	return *out != NULL;
-}
-
-/*
- * What A mounts (mount_setup()): the host folders to hide, the run's own
- * folders beneath them, and the protected paths that exist beneath a
- * writable folder (the others cannot be written anyway). False when a
- * list could not be made: the mount namespace is then not asked for.
- */
-static bool plan_mounts(struct plan *p, const struct skit__run_opts *o)
-{
-	static const char *const hidden[] = { "/tmp", "/run", "/var/run" };
-	const char *const *lists[2] = { o->read_paths, o->write_paths };
-	char real[PATH_MAX];
-	struct stat st;
-	bool ok = true;
-
-	/* full-access: the host's file system as it is, /tmp included. */
-	if (o->fs_full)
-		return false;
-	/* A relative program is found from the folder C enters: as given. */
-	if ((o->path && o->path[0] == '/' && !real_copy(&p->path, o->path)) ||
-	    !real_copy(&p->cwd, o->cwd))
-		return false;
-	for (size_t i = 0; ok && i < SKIT_ARRAY_SIZE(hidden); i++)
-		if (!lstat(hidden[i], &st) && S_ISDIR(st.st_mode))
-			ok = strv_push(&p->hide, &p->nhide, hidden[i]);
-	for (size_t l = 0; ok && l < 2; l++) {
-		for (size_t i = 0; ok && lists[l] && lists[l][i]; i++) {
-			bool under = false, dup = false;
-
-			if (!realpath(lists[l][i], real))
-				continue;
-			for (size_t h = 0; h < p->nhide; h++)
-				under |= beneath(real, p->hide[h]);
-			for (size_t r = 0; r < p->nrebind; r++)
-				dup |= beneath(real, p->rebind[r]);
-			if (!under || dup)
-				continue;
-			/* A folder holding earlier ones replaces them. */
-			for (size_t r = 0; r < p->nrebind;) {
-				if (beneath(p->rebind[r], real)) {
-					skitx_free(p->rebind[r]);
-					p->rebind[r] = p->rebind[--p->nrebind];
-				} else {
-					r++;
-				}
-			}
-			ok = strv_push(&p->rebind, &p->nrebind, real);
-		}
-	}
-	for (size_t i = 0; ok && o->protect_paths && o->protect_paths[i]; i++)
-		ok = protect_one(p, o, o->protect_paths[i]);
-	return ok && p->nrebind <= MAX_REBIND;
-}
-#endif
-
 static void plan_release(struct plan *p)
 {
 	if (p->ruleset_fd >= 0)
@@ -1922,7 +920,7 @@ static void plan_proxy(struct plan *p, const struct skit__run_opts *o)
 	size_t n = 0, k = 0;
 	int sv[2];
 
-	if (!web_proxy(o))
+	if (!skit__sandbox_web_proxy(o))
 		return;
 	while (o->envp && o->envp[n])
 		n++;
@@ -1989,12 +987,12 @@ static void plan_build(struct plan *p, const struct skit__run_opts *o)
 	           SKIT_SANDBOX_PIDNS | SKIT_SANDBOX_CGROUP;
 	if (!o->allow_network)
 		p->want |= SKIT_SANDBOX_LANDLOCK_NET;
-	ll_build(p, o);
+	skit__sandbox_ll_build(p, o);
 # ifdef SKIT_HAVE_SECCOMP
 	if (!(skit__sandbox_disabled & SKIT_SANDBOX_SECCOMP))
-		seccomp_build(p, o);
+		skit__sandbox_seccomp_build(p, o);
 	if (!(skit__sandbox_disabled & SKIT_SANDBOX_NOCAPS))
-		fsmode_build(p);
+		skit__sandbox_fsmode_build(p);
 # endif
 	if ((p->prog.len || p->modes.len) &&
 	    skit__syscall_newer_filter(&p->newer))
@@ -2020,7 +1018,7 @@ static void plan_build(struct plan *p, const struct skit__run_opts *o)
 	p->nocaps = !(skit__sandbox_disabled & SKIT_SANDBOX_NOCAPS);
 	p->want |= SKIT_SANDBOX_NOCAPS;
 	if (!(skit__sandbox_disabled & SKIT_SANDBOX_MOUNTNS) &&
-	    plan_mounts(p, o)) {
+	    skit__sandbox_plan_mounts(p, o)) {
 		p->want |= SKIT_SANDBOX_MOUNTNS;
 		p->ns_flags |= CLONE_NEWNS;
 	}
@@ -2476,7 +1474,7 @@ void skit__run_result_release(struct skit__run_result *res)
 int skit_sandbox_landlock_abi(void)
 {
 #ifdef __linux__
-	return ll_abi();
+	return skit__sandbox_ll_abi();
 #else
 	return 0;
 #endif
@@ -2487,7 +1485,7 @@ unsigned int skit_sandbox_available(void)
 	unsigned int bits = SKIT_SANDBOX_PGROUP | SKIT_SANDBOX_RLIMITS;
 #ifdef __linux__
 	struct plan p;
-	int abi = ll_abi(), status;
+	int abi = skit__sandbox_ll_abi(), status;
 	pid_t pid;
 
 	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) >= 0)

@@ -1,7 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sandbox_int.h - run one program with a timeout and captured output
- * (library-internal).
+ * sandbox_int.h - the door of the sandbox subsystem (src/lib/sandbox/):
+ * run one program with a timeout and captured output (library-internal).
+ *
+ * The subsystem owns running a program and confining it: the spawn
+ * (process group, descriptors, timeout, output caps, the children of a
+ * confined run: sandbox.c), the namespaces and the mount namespace
+ * (sandbox.c, sandbox_mounts.c), Landlock (sandbox_landlock.c), seccomp
+ * (sandbox_seccomp.c, with the system-call numbers of syscalls.c), the
+ * sandbox modes and the `sandbox` object of config files (sandbox_mode.c,
+ * declared in skit/sandbox.h) and the filtering web proxy (netproxy.c).
+ * It uses only core/ and util/.
+ *
+ * Who may include this header: the subsystems above the sandbox that run
+ * programs (DESIGN.md section 3): tools (scripts and shell calls), agent,
+ * mcp, eval and pack (fetch.c, for skit__close_from()); and the tests and
+ * bench_sandbox. sandbox_plan.h is private to the folder; netproxy.h and
+ * syscalls.h are the folder's own too (their unit tests aside).
  *
  * The program gets its own process group, stdin from /dev/null, only the
  * environment it is given, no inherited descriptors beyond 0-2, and the

@@ -1,0 +1,369 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sandbox_mounts.c - the mount namespace of a confined run (docs/
+ * sandbox.md): the host's /tmp, /run and /var/run hidden under an empty
+ * read-only tmpfs, the run's own folders beneath them bound back, and
+ * each protected path beneath a writable folder bound read-only over
+ * itself, with the folders above it pinned so that they cannot be moved
+ * away.
+ *
+ * P plans it before fork() (skit__sandbox_plan_mounts(), called from
+ * plan_build() in sandbox.c): real paths, in lists of struct plan, with
+ * placeholders for protected folders that do not exist yet. A mounts it
+ * between fork and exec (skit__sandbox_mount_setup(), called from
+ * enter_ns() in sandbox.c, once the namespaces are unshared): system
+ * calls only.
+ */
+#define _GNU_SOURCE /* O_PATH: before any header */
+#include "common.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifdef __linux__
+# include <sys/mount.h>
+# include <sys/statvfs.h>
+# include <sys/vfs.h>
+#endif
+
+#include "lib/sandbox/sandbox_int.h"
+#include "lib/sandbox/sandbox_plan.h"
+
+#ifdef __linux__
+/* ---- in A: the mounts -------------------------------------------------- */
+
+/* "/proc/self/fd/N" into buf (no stdio between fork and exec). */
+static void fd_path(char buf[32], int fd)
+{
+	char digits[12];
+	int n = 0, k = 0;
+
+	do
+		digits[n++] = (char)('0' + fd % 10);
+	while ((fd /= 10) && n < 11);
+	memcpy(buf, "/proc/self/fd/", 14);
+	k = 14;
+	while (n)
+		buf[k++] = digits[--n];
+	buf[k] = '\0';
+}
+
+/* mkdir -p `path` (absolute) and, when `file`, an empty file at its end:
+ * a mount point. */
+static bool make_mountpoint(const char *path, bool file)
+{
+	char buf[PATH_MAX];
+	size_t n = strlen(path);
+	int fd;
+
+	if (n >= sizeof(buf))
+		return false;
+	memcpy(buf, path, n + 1);
+	for (size_t i = 1; i <= n; i++) {
+		if (buf[i] != '/' && buf[i] != '\0')
+			continue;
+		if (i == n && file)
+			break;
+		buf[i] = '\0';
+		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+			return false;
+		buf[i] = i == n ? '\0' : '/';
+	}
+	if (!file)
+		return true;
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+# ifndef ST_VALID
+#  define ST_VALID 0x0020 /* statfs(): f_flags is filled in (the kernel's) */
+# endif
+
+/* The flags of the mount holding `path` that a remount must keep (a
+ * user namespace may not clear them). */
+static unsigned long locked_flags(const char *path)
+{
+	struct statfs sf;
+	unsigned long f = 0;
+
+	if (statfs(path, &sf) < 0 || !(sf.f_flags & ST_VALID))
+		return 0;
+	if (sf.f_flags & ST_NOSUID)
+		f |= MS_NOSUID;
+	if (sf.f_flags & ST_NODEV)
+		f |= MS_NODEV;
+	if (sf.f_flags & ST_NOEXEC)
+		f |= MS_NOEXEC;
+	if (sf.f_flags & ST_NOATIME)
+		f |= MS_NOATIME;
+	if (sf.f_flags & ST_NODIRATIME)
+		f |= MS_NODIRATIME;
+	if (sf.f_flags & ST_RELATIME)
+		f |= MS_RELATIME;
+	return f;
+}
+
+/*
+ * In A, inside the new mount namespace: nothing we mount propagates to
+ * the host; the host's /tmp, /run and /var/run disappear under an empty
+ * read-only tmpfs (their AF_UNIX sockets with them), the run's own
+ * folders beneath them are bound back at the same paths, and each
+ * protected path is bound read-only over itself. False on any failure
+ * (the run then lacks the layer).
+ */
+# define MAX_REBIND 16
+bool skit__sandbox_mount_setup(const struct plan *p)
+{
+	int fds[MAX_REBIND];
+	struct stat st;
+	char src[32];
+	bool ok = true;
+	size_t i;
+
+	if (p->nrebind > MAX_REBIND ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return false;
+	/* Hold the folders to bring back before covering their parents. */
+	for (i = 0; i < p->nrebind; i++)
+		fds[i] = open(p->rebind[i], O_PATH | O_CLOEXEC);
+	for (i = 0; ok && i < p->nhide; i++)
+		ok = !mount("tmpfs", p->hide[i], "tmpfs",
+		            MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		            "size=64k,nr_inodes=256,mode=0755");
+	for (i = 0; ok && i < p->nrebind; i++) {
+		ok = fds[i] >= 0 && !fstat(fds[i], &st) &&
+		     make_mountpoint(p->rebind[i], !S_ISDIR(st.st_mode));
+		fd_path(src, fds[i]);
+		ok = ok &&
+		     !mount(src, p->rebind[i], NULL, MS_BIND | MS_REC, NULL);
+	}
+	for (i = 0; i < p->nrebind; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	for (i = 0; ok && i < p->nhide; i++)
+		ok = !mount(NULL, p->hide[i], NULL,
+		            MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID |
+		                    MS_NODEV | MS_NOEXEC,
+		            NULL);
+	for (i = 0; ok && i < p->npin; i++)
+		ok = !mount(p->pin[i], p->pin[i], NULL, MS_BIND | MS_REC, NULL);
+	for (i = 0; ok && i < p->nro; i++)
+		ok = !mount(p->ro[i], p->ro[i], NULL, MS_BIND | MS_REC, NULL) &&
+		     !mount(NULL, p->ro[i], NULL,
+		            MS_REMOUNT | MS_BIND | MS_RDONLY |
+		                    locked_flags(p->ro[i]),
+		            NULL);
+	return ok;
+}
+
+/* ---- in P: planning the mounts ----------------------------------------- */
+
+/* Append a copy of `path` to the list (fails quietly on no memory: the
+ * layer is then reported missing, see skit__sandbox_plan_mounts()). */
+static bool strv_push(char ***v, size_t *n, const char *path)
+{
+	char **nv = skitx_realloc(*v, (*n + 1) * sizeof(*nv));
+	char *c = skitx_strdup(path);
+
+	if (nv)
+		*v = nv;
+	if (!nv || !c) {
+		skitx_free(c);
+		return false;
+	}
+	nv[(*n)++] = c;
+	return true;
+}
+
+/* `path` is `dir` or beneath it (both real paths). */
+static bool beneath(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (n == 1 && dir[0] == '/')
+		return true;
+	return !strncmp(path, dir, n) && (path[n] == '/' || !path[n]);
+}
+
+/* The writable folder (real path) that `real` is or lies beneath, or
+ * NULL. */
+static const char *write_root(const struct skit__run_opts *o, const char *real,
+                              char buf[PATH_MAX])
+{
+	for (size_t w = 0; o->write_paths && o->write_paths[w]; w++)
+		if (realpath(o->write_paths[w], buf) && beneath(real, buf))
+			return buf;
+	return NULL;
+}
+
+/* Pin `dir` (see struct plan), once. */
+static bool pin_push(struct plan *p, const char *dir)
+{
+	size_t at;
+
+	for (size_t i = 0; i < p->npin; i++)
+		if (!strcmp(p->pin[i], dir))
+			return true;
+	if (!strv_push(&p->pin, &p->npin, dir))
+		return false;
+	/* Shortest first: a folder is bound before those beneath it. */
+	for (at = p->npin - 1;
+	     at > 0 && strlen(p->pin[at - 1]) > strlen(p->pin[at]); at--) {
+		char *t = p->pin[at];
+
+		p->pin[at] = p->pin[at - 1];
+		p->pin[at - 1] = t;
+	}
+	return true;
+}
+
+/*
+ * Bind `real` read-only, and pin every folder from the writable root
+ * `root` (included) down to its parent.
+ */
+static bool ro_push(struct plan *p, const char *root, const char *real)
+{
+	char dir[PATH_MAX];
+	size_t n = strlen(root);
+	bool ok = true;
+
+	if (!beneath(real, root) || strlen(real) >= sizeof(dir))
+		return false;
+	memcpy(dir, real, strlen(real) + 1);
+	for (char *cut = strrchr(dir, '/'); ok && cut && cut - dir >= (long)n;
+	     cut = strrchr(dir, '/')) {
+		*cut = '\0';
+		if (!*dir || strlen(dir) < n)
+			break;
+		ok = pin_push(p, dir);
+	}
+	if (!ok)
+		return false;
+	for (size_t i = 0; i < p->nro; i++)
+		if (!strcmp(p->ro[i], real))
+			return true;
+	return strv_push(&p->ro, &p->nro, real);
+}
+
+/*
+ * Plan the read-only bind of one protected path, when it lies beneath a
+ * writable folder. One that exists is bound over itself. One that does
+ * not exist would be created by the first program that tried (a planted
+ * `.agents/skills/x/SKILL.md`, a fresh `.git/hooks`), so its first missing
+ * folder is made as an empty placeholder, bound read-only and removed
+ * after the run (plan_release()); a missing `*.json` file gets its
+ * folder bound read-only instead, unless that folder is a writable root.
+ */
+static bool protect_one(struct plan *p, const struct skit__run_opts *o,
+                        const char *path)
+{
+	char real[PATH_MAX], pre[PATH_MAX], root[PATH_MAX], made[PATH_MAX];
+	size_t n = strlen(path), cut;
+	const char *rest;
+
+	if (realpath(path, real))
+		return !write_root(o, real, root) || ro_push(p, root, real);
+	if (n >= sizeof(pre) || path[0] != '/')
+		return true;
+	/* The longest existing prefix, and the component after it. */
+	memcpy(pre, path, n + 1);
+	for (cut = n; cut > 1;) {
+		while (cut > 1 && pre[cut - 1] != '/')
+			cut--;
+		if (cut <= 1)
+			break;
+		pre[cut - 1] = '\0';
+		if (realpath(pre, real))
+			break;
+	}
+	if (cut <= 1 || !write_root(o, real, root))
+		return true;
+	rest = path + cut;
+	if (!strchr(rest, '/') && n > 5 && !strcmp(path + n - 5, ".json"))
+		return !strcmp(real, root) || ro_push(p, root, real);
+	if ((size_t)snprintf(made, sizeof(made), "%s/%.*s", real,
+	                     (int)strcspn(rest, "/"), rest) >= sizeof(made))
+		return true;
+	/* A folder we may not create, the program may not create either
+	 * (it runs as our uid, without capabilities). */
+	if (mkdir(made, 0755) < 0) {
+		if (errno == EEXIST)
+			return ro_push(p, root, made);
+		return errno == EACCES || errno == EPERM || errno == EROFS;
+	}
+	return strv_push(&p->made, &p->nmade, made) && ro_push(p, root, made);
+}
+
+/*
+ * `*out` = the real path of `path` (an allocated copy), or NULL when
+ * `path` is NULL or cannot be resolved (it is then used as given). False
+ * only when out of memory.
+ */
+static bool real_copy(char **out, const char *path)
+{
+	char real[PATH_MAX];
+
+	*out = NULL;
+	if (!path || !realpath(path, real))
+		return true;
+	*out = skitx_strdup(real);
+	return *out != NULL;
+}
+
+/*
+ * What A mounts (skit__sandbox_mount_setup()): the host folders to hide, the
+ * run's own folders beneath them, and the protected paths that exist beneath a
+ * writable folder (the others cannot be written anyway). False when a
+ * list could not be made: the mount namespace is then not asked for.
+ */
+bool skit__sandbox_plan_mounts(struct plan *p, const struct skit__run_opts *o)
+{
+	static const char *const hidden[] = { "/tmp", "/run", "/var/run" };
+	const char *const *lists[2] = { o->read_paths, o->write_paths };
+	char real[PATH_MAX];
+	struct stat st;
+	bool ok = true;
+
+	/* full-access: the host's file system as it is, /tmp included. */
+	if (o->fs_full)
+		return false;
+	/* A relative program is found from the folder C enters: as given. */
+	if ((o->path && o->path[0] == '/' && !real_copy(&p->path, o->path)) ||
+	    !real_copy(&p->cwd, o->cwd))
+		return false;
+	for (size_t i = 0; ok && i < SKIT_ARRAY_SIZE(hidden); i++)
+		if (!lstat(hidden[i], &st) && S_ISDIR(st.st_mode))
+			ok = strv_push(&p->hide, &p->nhide, hidden[i]);
+	for (size_t l = 0; ok && l < 2; l++) {
+		for (size_t i = 0; ok && lists[l] && lists[l][i]; i++) {
+			bool under = false, dup = false;
+
+			if (!realpath(lists[l][i], real))
+				continue;
+			for (size_t h = 0; h < p->nhide; h++)
+				under |= beneath(real, p->hide[h]);
+			for (size_t r = 0; r < p->nrebind; r++)
+				dup |= beneath(real, p->rebind[r]);
+			if (!under || dup)
+				continue;
+			/* A folder holding earlier ones replaces them. */
+			for (size_t r = 0; r < p->nrebind;) {
+				if (beneath(p->rebind[r], real)) {
+					skitx_free(p->rebind[r]);
+					p->rebind[r] = p->rebind[--p->nrebind];
+				} else {
+					r++;
+				}
+			}
+			ok = strv_push(&p->rebind, &p->nrebind, real);
+		}
+	}
+	for (size_t i = 0; ok && o->protect_paths && o->protect_paths[i]; i++)
+		ok = protect_one(p, o, o->protect_paths[i]);
+	return ok && p->nrebind <= MAX_REBIND;
+}
+#endif /* __linux__ */
