@@ -69,35 +69,6 @@ static const char action_prompt[] =
         "in the next message. Any other reply is your final answer.\n"
         "Tools:\n";
 
-/* ---- audit and trace -------------------------------------------------- */
-
-void skit__agent_audit(struct skit_agent *a, const char *type, json_t *fields)
-{
-	int rc;
-
-	if (!a->audit || a->audit_rc) {
-		json_decref(fields);
-		return;
-	}
-	rc = skit__audit_emit(a->audit, type, fields, &a->audit_err);
-	if (rc)
-		a->audit_rc = rc;
-}
-
-void skit__agent_trace(struct skit_agent *a, skit_trace_kind kind,
-                       const char *fmt, ...)
-{
-	char line[512];
-	va_list ap;
-
-	if (!a->hooks.on_trace)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	a->hooks.on_trace(kind, line, a->hooks.payload);
-}
-
 static int audit_failed(struct skit_agent *a, skit_error *err)
 {
 	return skit__error_set(err, a->audit_rc, 0, "audit trail: %s",
@@ -187,15 +158,6 @@ static int push_result(struct skit_agent *a, const skit_tool_call *call,
 }
 
 /* ---- activation ------------------------------------------------------- */
-
-struct skit__active_skill *skit__agent_find_active(struct skit_agent *a,
-                                                   const char *name)
-{
-	for (size_t i = 0; i < a->nactive; i++)
-		if (!strcmp(a->active[i].name, name))
-			return &a->active[i];
-	return NULL;
-}
 
 /* Split `args` like a shell would (quotes, no expansion) into up to 9. */
 static size_t split_args(const char *args, char out[9][256])
@@ -652,6 +614,47 @@ static int build_system(struct skit_agent *a, const char *base, size_t budget,
 /* ---- public ----------------------------------------------------------- */
 
 /*
+ * ---- the host: what the agent does for its tools ----------------------
+ * Handed to the tool gate (agent_tools.c) when the tools start, so that
+ * the gate never calls back into this file.
+ */
+
+static void host_audit(void *self, const char *type, json_t *fields)
+{
+	skit__agent_audit(self, type, fields);
+}
+
+static void host_trace(void *self, skit_trace_kind kind, const char *line)
+{
+	skit__agent_trace(self, kind, "%s", line);
+}
+
+static int host_activate(void *self, const char *name, const char *source,
+                         const char *args, struct skitx_buf *out,
+                         skit_error *err)
+{
+	return skit__agent_activate(self, name, source, args, TRIGGER_MODEL,
+	                            out, err);
+}
+
+static const char *host_protected_rel(void *self, const char *rel, char *why,
+                                      size_t cap)
+{
+	return skit__protect_check_rel(self, rel, why, cap);
+}
+
+static const char *host_protected_at(void *self, int dirfd, const char *base,
+                                     char *why, size_t cap)
+{
+	return skit__protect_check_at(self, dirfd, base, why, cap);
+}
+
+static const struct skit__tool_host host = {
+	host_audit,         host_trace,        host_activate,
+	host_protected_rel, host_protected_at,
+};
+
+/*
  * The private folder of scripts and shell calls (HOME, TMPDIR): the one
  * given (kept), else a fresh one under $TMPDIR or /tmp, removed at the end
  * of the run unless the user keeps it.
@@ -766,7 +769,7 @@ int skit_agent_new(skit_agent **out, const skit_agent_options *opts,
 			rc = skit__error_oom(err);
 	}
 	if (!rc)
-		rc = skit__agent_tools_init(a, err);
+		rc = skit__agent_tools_init(a, &host, err);
 	if (!rc)
 		rc = build_system(
 		        a, opts->base_prompt ? opts->base_prompt : base_prompt,

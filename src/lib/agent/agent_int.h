@@ -126,9 +126,11 @@ const skit_active_skill *skit__agent_policy_view(struct skit_agent *a);
 struct skit__active_skill *skit__agent_find_active(struct skit_agent *a,
                                                    const char *name);
 
-/* The tool context filled from the agent's settings, and the skill and
- * project providers added (agent_tools.c). 0 or SKIT_ENOMEM. */
-int skit__agent_tools_init(struct skit_agent *a, skit_error *err);
+/* The tool context filled from the agent's settings, with `host` (what
+ * the agent does for its tools: agent.c), and the skill and project
+ * providers added (agent_tools.c). 0 or SKIT_ENOMEM. */
+int skit__agent_tools_init(struct skit_agent *a,
+                           const struct skit__tool_host *host, skit_error *err);
 
 /* Release every provider (MCP servers stop). */
 void skit__agent_tools_release(struct skit_agent *a);

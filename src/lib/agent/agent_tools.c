@@ -26,43 +26,6 @@ struct agent_provider {
 	void *self;
 };
 
-/* ---- the host: what the agent does for tools -------------------------- */
-
-static void host_audit(void *self, const char *type, json_t *fields)
-{
-	skit__agent_audit(self, type, fields);
-}
-
-static void host_trace(void *self, skit_trace_kind kind, const char *line)
-{
-	skit__agent_trace(self, kind, "%s", line);
-}
-
-static int host_activate(void *self, const char *name, const char *source,
-                         const char *args, struct skitx_buf *out,
-                         skit_error *err)
-{
-	return skit__agent_activate(self, name, source, args, TRIGGER_MODEL,
-	                            out, err);
-}
-
-static const char *host_protected_rel(void *self, const char *rel, char *why,
-                                      size_t cap)
-{
-	return skit__protect_check_rel(self, rel, why, cap);
-}
-
-static const char *host_protected_at(void *self, int dirfd, const char *base,
-                                     char *why, size_t cap)
-{
-	return skit__protect_check_at(self, dirfd, base, why, cap);
-}
-
-static const struct skit__tool_host host = {
-	host_audit,         host_trace,        host_activate,
-	host_protected_rel, host_protected_at,
-};
-
 /* ---- providers -------------------------------------------------------- */
 
 int skit__agent_add_provider(skit_agent *a,
@@ -99,7 +62,8 @@ struct skit__tool_ctx *skit__agent_tool_ctx(skit_agent *a)
 	return &a->tc;
 }
 
-int skit__agent_tools_init(struct skit_agent *a, skit_error *err)
+int skit__agent_tools_init(struct skit_agent *a,
+                           const struct skit__tool_host *host, skit_error *err)
 {
 	struct skit__tool_ctx *c = &a->tc;
 	int rc;
@@ -120,7 +84,7 @@ int skit__agent_tools_init(struct skit_agent *a, skit_error *err)
 	c->search_tool = a->search_tool;
 	c->cancel = a->cancel;
 	c->projfd = -1;
-	c->host = &host;
+	c->host = host;
 	c->host_self = a;
 	rc = skit__agent_add_provider(a, &skit__skill_tools, NULL, err);
 	if (!rc)
