@@ -170,8 +170,8 @@ static int send_all(struct skit__netproxy *px, int fd, const char *b, size_t n)
 	return 0;
 }
 
-static void answer(struct skit__netproxy *px, int fd, int code,
-                   const char *what, const char *host)
+static void reply(struct skit__netproxy *px, int fd, int code, const char *what,
+                  const char *host)
 {
 	char msg[512];
 	int n = snprintf(msg, sizeof(msg),
@@ -183,10 +183,17 @@ static void answer(struct skit__netproxy *px, int fd, int code,
 	                               : "Bad Request",
 	                 what, host ? ": " : "", host ? host : "");
 
-	__atomic_add_fetch(&px->refused, 1, __ATOMIC_RELAXED);
 	if (n > 0)
 		send_all(px, fd, msg,
 		         (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1);
+}
+
+/* A request refused: counted for the trail (skit__netproxy_counts). */
+static void answer(struct skit__netproxy *px, int fd, int code,
+                   const char *what, const char *host)
+{
+	__atomic_add_fetch(&px->refused, 1, __ATOMIC_RELAXED);
+	reply(px, fd, code, what, host);
 }
 
 /* A mapped address from the test override, or NULL. */
@@ -479,7 +486,8 @@ static void serve(struct skit__netproxy *px, int fd)
 
 	hlen = read_head(px, fd, head, &got);
 	if (!hlen) {
-		answer(px, fd, 400, "no request", NULL);
+		/* A connection that sent no request is no request refused. */
+		reply(px, fd, 400, "no request", NULL);
 		return;
 	}
 	eol = strstr(head, "\r\n");
