@@ -186,8 +186,10 @@ void skit__registry_index_free(struct skit__index *ix)
 {
 	if (!ix)
 		return;
-	skit__search_free(ix->search[0]);
-	skit__search_free(ix->search[1]);
+	if (ix->search_free) {
+		ix->search_free(ix->search[0]);
+		ix->search_free(ix->search[1]);
+	}
 	skitx_free(ix->all);
 	skitx_free(ix->active);
 	skitx_free(ix->roots);

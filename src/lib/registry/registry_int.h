@@ -121,6 +121,9 @@ struct skit__index {
 	/* the index cache's bytes: entries from it point into them */
 	char *cache_bytes;
 	struct skit__search *search[2]; /* [0] name+description, [1] +body */
+	/* Frees them: set by search.c with the index it builds, so that the
+	 * registry frees what search built without calling into it. */
+	void (*search_free)(struct skit__search *s);
 };
 
 /* Called before each folder of a root is examined (tests only). */
@@ -208,8 +211,5 @@ void skit__registry_index_free(struct skit__index *ix);
  * or SKIT_NO_CACHE set to anything but "" or "0". registry_scan.c
  */
 bool skit__registry_cache_disabled(const skit_registry *reg);
-
-/* search.c */
-void skit__search_free(struct skit__search *s);
 
 #endif

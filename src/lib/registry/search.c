@@ -263,6 +263,21 @@ static int add_body(struct build *b, skit_registry *reg, const skit_entry *e)
 	return error;
 }
 
+static void search_free(struct skit__search *s)
+{
+	if (!s)
+		return;
+	skitx_strmap_release(&s->terms);
+	skit__arena_release(&s->strings);
+	skitx_free(s->start);
+	skitx_free(s->docs);
+	skitx_free(s->tfs);
+	skitx_free(s->norm);
+	skitx_free(s->scores);
+	skitx_free(s->touched);
+	skitx_free(s);
+}
+
 static int build(struct skit__search **out, skit_registry *reg, bool body)
 {
 	struct build b;
@@ -331,7 +346,7 @@ static int build(struct skit__search **out, skit_registry *reg, bool body)
 	*out = s;
 	s = NULL;
 out:
-	skit__search_free(s);
+	search_free(s);
 	skitx_free(lens);
 	skitx_free(b.tf_acc);
 	skitx_free(b.cur);
@@ -493,6 +508,7 @@ int skit_registry_search(skit_registry *reg, const char *query,
 		if (error < 0)
 			return skit__error_oom(err);
 		reg->index->search[body] = s;
+		reg->index->search_free = search_free;
 	}
 	nterms = query_terms(query, terms, lens);
 
@@ -555,19 +571,4 @@ out:
 	for (size_t i = 0; i < ntouched; i++)
 		s->scores[s->touched[i]] = 0;
 	return error;
-}
-
-void skit__search_free(struct skit__search *s)
-{
-	if (!s)
-		return;
-	skitx_strmap_release(&s->terms);
-	skit__arena_release(&s->strings);
-	skitx_free(s->start);
-	skitx_free(s->docs);
-	skitx_free(s->tfs);
-	skitx_free(s->norm);
-	skitx_free(s->scores);
-	skitx_free(s->touched);
-	skitx_free(s);
 }

@@ -116,12 +116,6 @@ struct run {
 	size_t npartial;
 };
 
-/* Whether the run's network is the web proxy (see sandbox_int.h). */
-bool skit__sandbox_web_proxy(const struct skit__run_opts *o)
-{
-	return !o->allow_network && o->web_domains && o->web_domains[0];
-}
-
 static void sleep_ms(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };

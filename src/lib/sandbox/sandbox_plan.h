@@ -91,8 +91,13 @@ struct plan {
 	char **envp;    /* NULL: o->envp; else it plus the proxy's */
 };
 
-/* Whether the run's network is the web proxy (see sandbox_int.h). */
-bool skit__sandbox_web_proxy(const struct skit__run_opts *o);
+/* Whether the run's network is the web proxy (see sandbox_int.h). A
+ * predicate on the options every piece asks, kept here so that none of
+ * them calls back into sandbox.c for it. */
+static inline bool skit__sandbox_web_proxy(const struct skit__run_opts *o)
+{
+	return !o->allow_network && o->web_domains && o->web_domains[0];
+}
 
 #ifdef __linux__
 /* sandbox_landlock.c: the Landlock ABI of this kernel (0: none, or
