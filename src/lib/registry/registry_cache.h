@@ -12,7 +12,8 @@
  * file systems, and users have hundreds of small roots.
  *
  * This module reads, validates and writes the file; it does not decide
- * what is cacheable or when a record is used: registry.c does. The file is
+ * what is cacheable or when a record is used: registry_scan.c does. The
+ * file is
  * untrusted input: it is read with a size cap, and every length, count,
  * number and string is checked before a record is handed out. A file that
  * fails any check is ignored as a whole, never reported.

@@ -11,7 +11,8 @@
  * from the built-in default. The project config is repository content, so
  * it may only set the project tier: it cannot relabel a folder as "user"
  * or hide the user's skills (HOSTILE B8: an untrusted origin never
- * shadows a trusted one). This file only computes paths; registry.c scans.
+ * shadows a trusted one). This file only computes paths; registry_scan.c
+ * scans.
  */
 #include "common.h"
 
