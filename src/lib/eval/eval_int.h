@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * eval_int.h - what eval_load.c (loading case files), eval.c (running
- * and scoring cases), eval_trigger.c (trigger sets: loading, the
- * held-out split, scoring), eval_report.c (rendering) and eval_merge.c
- * (merging shard reports) share.
+ * eval_int.h - what eval_load.c (loading case files and trigger sets),
+ * eval.c (running and scoring cases), eval_trigger.c (trigger sets: the
+ * held-out split, scoring), eval_collect.c (what an entry's trials left,
+ * for its result and the report), eval_report.c (rendering) and
+ * eval_merge.c (merging shard reports) share. The files call one
+ * another one way: eval_merge.c uses eval.c and eval_trigger.c; eval.c
+ * uses eval_load.c, eval_trigger.c, eval_collect.c and eval_report.c;
+ * eval_trigger.c uses eval_collect.c; eval_load.c, eval_collect.c and
+ * eval_report.c use none of them.
  *
  * The eval subsystem (src/lib/eval/) owns evals (skit/eval.h): case
  * files and trigger sets loaded into a suite, the trials run through the
@@ -212,17 +217,24 @@ int skit__eval_add(struct eval_loader *ld, skit_eval_suite *s,
 int skit__eval_open_case_file(const char *dir, const char *rel,
                               const char **why);
 
-/* ---- trigger sets (eval_trigger.c) ------------------------------------- */
-
 /* Add the queries of the trigger set `root` (file name `name`). */
 int skit__eval_load_set(struct eval_loader *ld, skit_eval_suite *s,
                         const struct skit__ynode *root, const char *name);
+
+/* ---- trigger sets (eval_trigger.c) ------------------------------------- */
+
 /* Mark the held-out queries in `held` (one per entry of the suite), with
  * `holdout` >= 0 overriding every set's. 0 or SKIT_ENOMEM. */
 int skit__eval_split(const skit_eval_suite *s, double holdout, bool *held);
 /* Fill rep->queries, rep->triggers and the query totals from the trials. */
 int skit__eval_score_queries(skit_eval_report *rep,
                              const struct eval_runner *r);
+/* Build rep->triggers from rep->queries (in suite order): one row per
+ * skill and split. 0 or SKIT_ENOMEM. */
+int skit__eval_trigger_rows(skit_eval_report *rep);
+
+/* ---- what an entry's trials left (eval_collect.c) ---------------------- */
+
 /* What the trials of one entry left, copied into the report's pool. */
 struct eval_collected {
 	const char **reasons; /* "trial k: ..." with several trials */
@@ -237,9 +249,12 @@ int skit__eval_collect(struct skitx_pool *pool, const struct eval_runner *r,
                        size_t first, unsigned int trials, size_t extra,
                        struct eval_collected *out);
 
-/* Build rep->triggers from rep->queries (in suite order): one row per
- * skill and split. 0 or SKIT_ENOMEM. */
-int skit__eval_trigger_rows(skit_eval_report *rep);
+/* The raw data of entry `ci`, whose trials start at `first`. */
+int skit__eval_raw(struct skitx_pool *pool, const struct eval_runner *r,
+                   size_t ci, size_t first, struct eval_raw *out);
+
+/* ---- scoring (eval.c) -------------------------------------------------- */
+
 /* Add `name`'s counts to the sorted-later skill table (*v, *n, *cap). */
 int skit__eval_add_skill(struct skitx_pool *pool, skit_eval_skill_result **v,
                          size_t *n, size_t *cap, const char *name,
@@ -249,9 +264,7 @@ void skit__eval_finish_skills(skit_eval_skill_result *v, size_t n);
 /* The median of `n` values (sorts `v`); 0 for none. */
 double skit__eval_median(double *v, size_t n);
 
-/* The raw data of entry `ci`, whose trials start at `first`. */
-int skit__eval_raw(struct skitx_pool *pool, const struct eval_runner *r,
-                   size_t ci, size_t first, struct eval_raw *out);
+/* ---- rendering (eval_report.c) ----------------------------------------- */
 
 /* Render `r` in `format` into `out` (skit_eval_report_write()). */
 int skit__eval_render(struct skitx_buf *out, const skit_eval_report *r,

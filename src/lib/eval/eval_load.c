@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * eval_load.c - loading eval case files into a suite (see
- * include/skit/eval.h): the paths given (case files, or folders of them),
- * each file parsed (YAML, or JSON read into the same tree) and checked
- * key by key, a case's `files` kept inside its folder, the suite's caps,
- * and which folder is not trusted to run. The helpers the loader shares
- * with eval_trigger.c (trigger sets) are declared in eval_int.h; running
- * the trials is eval.c's.
+ * eval_load.c - loading eval case files and trigger sets into a suite
+ * (see include/skit/eval.h): the paths given (case files, or folders of
+ * them), each file parsed (YAML, or JSON read into the same tree) and
+ * checked key by key, a trigger set's queries, a case's `files` kept
+ * inside its folder, the suite's caps, and which folder is not trusted to
+ * run. Its key-checking helpers are declared in eval_int.h; running the
+ * trials is eval.c's, and it uses no other file of eval.
  */
 #include "common.h"
 
@@ -36,6 +36,8 @@
 #define NAME_MAX_BYTES   100u
 #define TRIALS_TOTAL_MAX 100000u
 #define SHOW_MAX         SKIT__EVAL_SHOW_MAX
+#define TURNS_MAX        25u /* a trigger set's max_turns */
+#define TURNS_DEFAULT    3u
 
 /* ---- loading ----------------------------------------------------------- */
 
@@ -623,6 +625,119 @@ int skit__eval_add(struct eval_loader *ld, skit_eval_suite *s,
 	*out = c;
 	return 0;
 }
+
+/* ---- trigger sets ------------------------------------------------------ */
+
+static int load_query(struct eval_loader *ld, struct eval_case *c,
+                      const struct skit__ynode *q)
+{
+	static const char *const keys[] = { "query", "should_trigger",
+		                            "cassette", NULL };
+	const char *should = NULL;
+	int rc = skit__eval_keys(ld, q, "a query", keys);
+
+	if (!rc)
+		rc = skit__eval_str(ld, q, "query", &c->input, true);
+	if (!rc && !c->input[0])
+		rc = skit__eval_bad(ld, skit__yaml_get(q, "query"),
+		                    "'query' is empty");
+	if (!rc)
+		rc = skit__eval_str(ld, q, "should_trigger", &should, true);
+	if (!rc && strcmp(should, "true") && strcmp(should, "false"))
+		rc = skit__eval_bad(ld, skit__yaml_get(q, "should_trigger"),
+		                    "'should_trigger' must be true or false");
+	if (!rc)
+		c->should = !strcmp(should, "true");
+	if (!rc)
+		rc = skit__eval_cassette(ld, q, &c->cassette);
+	return rc;
+}
+
+int skit__eval_load_set(struct eval_loader *ld, skit_eval_suite *s,
+                        const struct skit__ynode *root, const char *name)
+{
+	static const char *const keys[] = {
+		"name",     "description", "skill",     "skills",
+		"cassette", "trials",      "threshold", "max_turns",
+		"holdout",  "seed",        "queries",   NULL
+	};
+	const struct skit__ynode *qs = skit__yaml_get(root, "queries");
+	const char *own_name = NULL, *desc = NULL;
+	struct eval_case set;
+	long turns = TURNS_DEFAULT;
+	int rc;
+
+	memset(&set, 0, sizeof(set));
+	set.threshold = 0.5;
+	set.seed = "0";
+	set.trials = 1;
+	rc = skit__eval_keys(ld, root, "a trigger set", keys);
+	if (!rc)
+		rc = skit__eval_name(ld, root, &own_name);
+	if (!rc)
+		rc = skit__eval_str(ld, root, "description", &desc, false);
+	if (!rc)
+		rc = skit__eval_str(ld, root, "skill", &set.skill, true);
+	if (!rc && !set.skill[0])
+		rc = skit__eval_bad(ld, skit__yaml_get(root, "skill"),
+		                    "'skill' is empty");
+	if (!rc && !skit__yaml_get(root, "skills"))
+		rc = skit__eval_bad(ld, root, "missing 'skills'");
+	if (!rc)
+		rc = skit__eval_paths(ld, root, "skills", &set.skills, true);
+	if (!rc)
+		rc = skit__eval_cassette(ld, root, &set.cassette);
+	if (!rc)
+		rc = skit__eval_trials(ld, root, &set.trials);
+	if (!rc)
+		rc = skit__eval_count(ld, root, "max_turns", TURNS_MAX, &turns);
+	if (!rc && turns < 1)
+		rc = skit__eval_bad(ld, skit__yaml_get(root, "max_turns"),
+		                    "'max_turns' must be at least 1");
+	if (!rc)
+		rc = skit__eval_rate(ld, root, "threshold", false,
+		                     &set.threshold);
+	if (!rc && set.threshold <= 0.0)
+		rc = skit__eval_bad(ld, skit__yaml_get(root, "threshold"),
+		                    "'threshold' must be above 0");
+	if (!rc)
+		rc = skit__eval_rate(ld, root, "holdout", true, &set.holdout);
+	if (!rc && skit__yaml_get(root, "seed"))
+		rc = skit__eval_str(ld, root, "seed", &set.seed, true);
+	if (!rc && (qs->kind != SKIT_YSEQ || !qs->n))
+		rc = skit__eval_bad(ld, qs,
+		                    "'queries' must be a non-empty list of "
+		                    "{query, should_trigger}");
+	if (rc)
+		return rc;
+	set.turns = (unsigned int)turns;
+	set.set = ++s->sets;
+	if (own_name)
+		name = own_name;
+	for (size_t i = 0; !rc && i < qs->n; i++) {
+		struct eval_case *c;
+
+		rc = skit__eval_add(ld, s, &c);
+		if (rc)
+			break;
+		c->name = skitx_pool_printf(ld->pool, "%s#%zu", name, i + 1);
+		if (!c->name)
+			return skit__error_oom(ld->err);
+		c->skills = set.skills;
+		c->cassette = set.cassette;
+		c->trials = set.trials;
+		c->threshold = set.threshold;
+		c->skill = set.skill;
+		c->turns = set.turns;
+		c->set = set.set;
+		c->holdout = set.holdout;
+		c->seed = set.seed;
+		rc = load_query(ld, c, qs->items[i]);
+	}
+	return rc;
+}
+
+/* ---- files and folders ------------------------------------------------- */
 
 static int load_file(skit_eval_suite *s, const char *path, skit_error *err)
 {

@@ -1,134 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * eval_trigger.c - trigger sets, for tuning a skill's description:
- * loading the queries marked should / should-not trigger one skill, the
- * stratified held-out split, and the trigger rates per query and per
- * skill. A query runs as eval.c's run_trial does any case, under the
- * policy and the turn budget of a trigger trial.
+ * eval_trigger.c - trigger sets, for tuning a skill's description: the
+ * stratified held-out split of the queries marked should / should-not
+ * trigger one skill, and the trigger rates per query and per skill. The
+ * queries are loaded by eval_load.c; a query runs as eval.c's run_trial
+ * does any case, under the policy and the turn budget of a trigger
+ * trial, and its trials are collected by eval_collect.c.
  */
 #include "common.h"
 
 #include "lib/core/digest.h"
-#include "lib/core/error.h"
 #include "lib/eval/eval_int.h"
 #include "util/alloc.h"
 #include "util/buf.h"
 
-#define SHOW_MAX      SKIT__EVAL_SHOW_MAX
-#define TURNS_MAX     25u
-#define TURNS_DEFAULT 3u
-#define SHOWN_SKILLS  5
-
-/* ---- loading ----------------------------------------------------------- */
-
-static int load_query(struct eval_loader *ld, struct eval_case *c,
-                      const struct skit__ynode *q)
-{
-	static const char *const keys[] = { "query", "should_trigger",
-		                            "cassette", NULL };
-	const char *should = NULL;
-	int rc = skit__eval_keys(ld, q, "a query", keys);
-
-	if (!rc)
-		rc = skit__eval_str(ld, q, "query", &c->input, true);
-	if (!rc && !c->input[0])
-		rc = skit__eval_bad(ld, skit__yaml_get(q, "query"),
-		                    "'query' is empty");
-	if (!rc)
-		rc = skit__eval_str(ld, q, "should_trigger", &should, true);
-	if (!rc && strcmp(should, "true") && strcmp(should, "false"))
-		rc = skit__eval_bad(ld, skit__yaml_get(q, "should_trigger"),
-		                    "'should_trigger' must be true or false");
-	if (!rc)
-		c->should = !strcmp(should, "true");
-	if (!rc)
-		rc = skit__eval_cassette(ld, q, &c->cassette);
-	return rc;
-}
-
-int skit__eval_load_set(struct eval_loader *ld, skit_eval_suite *s,
-                        const struct skit__ynode *root, const char *name)
-{
-	static const char *const keys[] = {
-		"name",     "description", "skill",     "skills",
-		"cassette", "trials",      "threshold", "max_turns",
-		"holdout",  "seed",        "queries",   NULL
-	};
-	const struct skit__ynode *qs = skit__yaml_get(root, "queries");
-	const char *own_name = NULL, *desc = NULL;
-	struct eval_case set;
-	long turns = TURNS_DEFAULT;
-	int rc;
-
-	memset(&set, 0, sizeof(set));
-	set.threshold = 0.5;
-	set.seed = "0";
-	set.trials = 1;
-	rc = skit__eval_keys(ld, root, "a trigger set", keys);
-	if (!rc)
-		rc = skit__eval_name(ld, root, &own_name);
-	if (!rc)
-		rc = skit__eval_str(ld, root, "description", &desc, false);
-	if (!rc)
-		rc = skit__eval_str(ld, root, "skill", &set.skill, true);
-	if (!rc && !set.skill[0])
-		rc = skit__eval_bad(ld, skit__yaml_get(root, "skill"),
-		                    "'skill' is empty");
-	if (!rc && !skit__yaml_get(root, "skills"))
-		rc = skit__eval_bad(ld, root, "missing 'skills'");
-	if (!rc)
-		rc = skit__eval_paths(ld, root, "skills", &set.skills, true);
-	if (!rc)
-		rc = skit__eval_cassette(ld, root, &set.cassette);
-	if (!rc)
-		rc = skit__eval_trials(ld, root, &set.trials);
-	if (!rc)
-		rc = skit__eval_count(ld, root, "max_turns", TURNS_MAX, &turns);
-	if (!rc && turns < 1)
-		rc = skit__eval_bad(ld, skit__yaml_get(root, "max_turns"),
-		                    "'max_turns' must be at least 1");
-	if (!rc)
-		rc = skit__eval_rate(ld, root, "threshold", false,
-		                     &set.threshold);
-	if (!rc && set.threshold <= 0.0)
-		rc = skit__eval_bad(ld, skit__yaml_get(root, "threshold"),
-		                    "'threshold' must be above 0");
-	if (!rc)
-		rc = skit__eval_rate(ld, root, "holdout", true, &set.holdout);
-	if (!rc && skit__yaml_get(root, "seed"))
-		rc = skit__eval_str(ld, root, "seed", &set.seed, true);
-	if (!rc && (qs->kind != SKIT_YSEQ || !qs->n))
-		rc = skit__eval_bad(ld, qs,
-		                    "'queries' must be a non-empty list of "
-		                    "{query, should_trigger}");
-	if (rc)
-		return rc;
-	set.turns = (unsigned int)turns;
-	set.set = ++s->sets;
-	if (own_name)
-		name = own_name;
-	for (size_t i = 0; !rc && i < qs->n; i++) {
-		struct eval_case *c;
-
-		rc = skit__eval_add(ld, s, &c);
-		if (rc)
-			break;
-		c->name = skitx_pool_printf(ld->pool, "%s#%zu", name, i + 1);
-		if (!c->name)
-			return skit__error_oom(ld->err);
-		c->skills = set.skills;
-		c->cassette = set.cassette;
-		c->trials = set.trials;
-		c->threshold = set.threshold;
-		c->skill = set.skill;
-		c->turns = set.turns;
-		c->set = set.set;
-		c->holdout = set.holdout;
-		c->seed = set.seed;
-		rc = load_query(ld, c, qs->items[i]);
-	}
-	return rc;
-}
+#define SHOW_MAX     SKIT__EVAL_SHOW_MAX
+#define SHOWN_SKILLS 5
 
 /* ---- the held-out split ------------------------------------------------ */
 
