@@ -77,7 +77,9 @@ SKIT_EXTERN int skit_registry_new(skit_registry **out, skit_error *err);
 
 /**
  * Append a root with the next lower precedence. `source` labels it
- * ("project", "user", "builtin", or anything). Both strings are copied.
+ * ("project", "user", "builtin", or anything). Both strings are copied;
+ * a relative `path` is made absolute against the current folder now, so
+ * entries, locations and script paths never depend on a later one.
  */
 SKIT_EXTERN int skit_registry_add_root(skit_registry *reg, const char *source,
                                        const char *path, skit_error *err);

@@ -300,6 +300,9 @@ static const char *fixture(const char *cassette)
 }
 
 /* Open registry (project + user roots), model and agent over `world`. */
+/* fx_open() names the roots relatively, from `world`. */
+static bool relative_roots;
+
 static void fx_open(struct fx *f, const char *cassette,
                     const skit_agent_options *tmpl)
 {
@@ -312,10 +315,19 @@ static void fx_open(struct fx *f, const char *cassette,
 	fmt(f->log, sizeof(f->log), "%s/requests.jsonl", world);
 	unlink(f->log);
 	ASSERT_OK(skit_registry_new(&f->reg, &err));
-	ASSERT_OK(skit_registry_add_root(f->reg, "project",
-	                                 at(world, "project"), &err));
-	ASSERT_OK(skit_registry_add_root(f->reg, "user", at(world, "user"),
-	                                 &err));
+	if (relative_roots) {
+		/* As an embedder may: roots named from the working folder. */
+		ASSERT_OK(chdir(world));
+		ASSERT_OK(skit_registry_add_root(f->reg, "project", "project",
+		                                 &err));
+		ASSERT_OK(
+		        skit_registry_add_root(f->reg, "user", "./user", &err));
+	} else {
+		ASSERT_OK(skit_registry_add_root(f->reg, "project",
+		                                 at(world, "project"), &err));
+		ASSERT_OK(skit_registry_add_root(f->reg, "user",
+		                                 at(world, "user"), &err));
+	}
 	ASSERT_OK(skit_registry_scan(f->reg, &err));
 	fmt(spec, sizeof(spec), "replay:%s", fixture(cassette));
 	mo.spec = spec;
@@ -1215,6 +1227,42 @@ static void test_agent__run_script(void)
 	free(trail);
 }
 
+/*
+ * Roots given to the library relative to the working folder (issue 30):
+ * they are made absolute when added, so the index's folders are absolute
+ * and a script still runs once the program's folder is the project
+ * (it failed with exit 127, "cannot execute the program").
+ */
+static void test_agent__relative_root(void)
+{
+	char here[PATH_MAX];
+	struct fx f;
+	struct reqs r;
+	skit_error err = { 0 };
+	bool is_error = false;
+	const char *t;
+
+	alarm(60);
+	ASSERT(getcwd(here, sizeof(here)));
+	build_world("scripts");
+	relative_roots = true;
+	fx_open(&f, "scripts.jsonl", NULL);
+	relative_roots = false;
+	ASSERT_OK(chdir("/"));
+	for (size_t i = 0; i < skit_registry_count(f.reg); i++)
+		ASSERT_EQ(skit_registry_entry(f.reg, i)->dir[0], '/');
+	if (skit_agent_send(f.agent, "run them", NULL, &err))
+		HARNESS_FAIL("send: %s", err.message);
+	reqs_load(&r, f.log);
+	t = result_of(&r, "s01", &is_error);
+	ASSERT_CONTAINS(t, "exit code: 3");
+	ASSERT_CONTAINS(t, "OUT3 [a b] [c]");
+	ASSERT(!strstr(t, "cannot execute"));
+	reqs_free(&r);
+	fx_close(&f, "ok", 0);
+	ASSERT_OK(chdir(here));
+}
+
 static void test_agent__script_budget(void)
 {
 	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
@@ -1895,6 +1943,7 @@ TEST_MAIN(
 	TEST(test_agent__not_user_invocable)
 	TEST(test_agent__read_resource)
 	TEST(test_agent__run_script)
+	TEST(test_agent__relative_root)
 	TEST(test_agent__script_budget)
 	TEST(test_agent__max_turns)
 	TEST(test_agent__max_tool_calls)

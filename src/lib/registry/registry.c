@@ -235,7 +235,10 @@ int skit_registry_add_root(skit_registry *reg, const char *source,
 		reg->roots_alloc = n;
 	}
 	root.source = skitx_strdup(source);
-	root.path = skitx_path_clean(path);
+	/* Absolute: an entry's folder, a script's path and the index's
+	 * locations must not depend on the caller's working folder later. */
+	root.path = path[0] == '/' ? skitx_path_clean(path)
+	                           : skitx_path_absolute(path);
 	if (!root.source || !root.path) {
 		skitx_free(root.source);
 		skitx_free(root.path);

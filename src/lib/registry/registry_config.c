@@ -24,14 +24,11 @@
 #include "skit/registry.h"
 #include "lib/registry/registry_int.h"
 #include "lib/registry/project.h"
+#include "lib/core/datadir.h"
 #include "lib/core/error.h"
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/path.h"
-
-#ifndef SKIT_INSTALL_DATADIR
-# define SKIT_INSTALL_DATADIR "/usr/local/share"
-#endif
 
 /* Config files are small; anything bigger is a mistake or an attack. */
 #define MAX_CONFIG (1024 * 1024)
@@ -302,9 +299,12 @@ static int add_defaults(struct ctx *c, enum tier t, const char *skit_home,
 		}
 		break;
 	case TIER_BUILTIN:
-	default:
-		error = add(c, t, SKIT_INSTALL_DATADIR "/skit/skills", err);
-		break;
+	default: {
+		char *dir = skitx_path_join(skit__data_dir(), "skills");
+
+		error = dir ? add(c, t, dir, err) : SKIT_ENOMEM;
+		skitx_free(dir);
+	} break;
 	}
 	skitx_buf_release(&b);
 	if (error == SKIT_ENOMEM)

@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "skit/scan.h"
+#include "lib/core/datadir.h"
 #include "lib/core/error.h"
 #include "lib/core/rx.h"
 #include "lib/skill/yaml.h"
@@ -694,42 +695,22 @@ out:
 int skit_scan_rules_path(char **out, skit_error *err)
 {
 	const char *env = getenv("SKIT_SCAN_RULES");
-	char exe[PATH_MAX], *dir = NULL, *cand = NULL;
-	static const char *const rel[] = { "share/skit/scan-rules.yaml",
-		                           "../share/skit/scan-rules.yaml" };
-	ssize_t n;
+	char *cand;
 
 	*out = NULL;
 	if (env && *env) {
 		*out = skitx_strdup(env);
 		return *out ? 0 : skit__error_oom(err);
 	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		dir = skitx_path_dirname(exe);
-		if (!dir)
-			return skit__error_oom(err);
-		for (size_t i = 0; i < 2; i++) {
-			cand = skitx_path_join(dir, rel[i]);
-			if (!cand) {
-				skitx_free(dir);
-				return skit__error_oom(err);
-			}
-			if (skitx_fs_exists(cand)) {
-				skitx_free(dir);
-				*out = cand;
-				return 0;
-			}
-			skitx_free(cand);
-		}
-		skitx_free(dir);
+	/* Found relative to the library, so a moved install still works. */
+	cand = skitx_path_join(skit__data_dir(), "scan-rules.yaml");
+	if (!cand)
+		return skit__error_oom(err);
+	if (skitx_fs_exists(cand)) {
+		*out = cand;
+		return 0;
 	}
-	if (skitx_fs_exists(SKIT_INSTALL_DATADIR "/skit/scan-rules.yaml")) {
-		*out = skitx_strdup(SKIT_INSTALL_DATADIR
-		                    "/skit/scan-rules.yaml");
-		return *out ? 0 : skit__error_oom(err);
-	}
+	skitx_free(cand);
 	return skit__error_set(err, SKIT_ENOTFOUND, 0,
 	                       "no scan rules found (set SKIT_SCAN_RULES or "
 	                       "install share/skit/scan-rules.yaml)");
