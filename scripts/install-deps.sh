@@ -12,6 +12,8 @@ PKGS="$PKGS help2man zsh fish"
 # Test deps: the OCI tests run a real registry (distribution) and read it
 # back with skopeo; htpasswd wants bcrypt (python3-bcrypt, or htpasswd).
 PKGS="$PKGS docker-registry skopeo python3-bcrypt apache2-utils"
+# The ABI check compares libskit.so with abi/libskit.abi (abidw, abidiff).
+PKGS="$PKGS abigail-tools"
 
 missing=""
 for p in $PKGS; do

@@ -78,6 +78,23 @@ cmake --install "$SKIT_BINARY_DIR" --prefix "$P1" >"$T/install.log" 2>&1 &&
 	reg_fail "the install lacks a library or the CMake package"
 consumers "$P1" installed
 
+# docs/embedding.md's first program, as the page shows it, built with the
+# page's pkg-config line and run where "skills" is a folder of skills.
+awk '/^```c$/ { inb = 1; next } /^```/ { if (inb) exit } inb' \
+	"$SKIT_SOURCE_DIR/docs/embedding.md" >"$T/first.c"
+grep -q skit_registry_add_root "$T/first.c" && reg_pass ||
+	reg_fail "no C program found in docs/embedding.md"
+mkdir -p "$W/first"
+cp -R "$SKILLS" "$W/first/skills"
+PKG_CONFIG_PATH=$P1/lib/pkgconfig
+export PKG_CONFIG_PATH
+# shellcheck disable=SC2046
+$CC $SAN -o "$W/first/app" "$T/first.c" $(pkg-config --cflags --libs skit) \
+	-Wl,-rpath,"$P1/lib" 2>"$T/first.err" && reg_pass ||
+	reg_fail "docs/embedding.md's program: $(head -c 600 "$T/first.err")"
+(cd "$W/first" && ./app) >"$T/first.out" 2>&1
+has "$T/first.out" "csv-report" "docs/embedding.md's program lists the skills"
+
 # Moved: nothing in the install names its first prefix.
 P2=$W/moved/prefix-b
 mkdir -p "$W/moved"
