@@ -1,13 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mcp_client_int.h - the MCP client's half of the mcp subsystem: the
- * `mcpServers` configuration and the tool provider (mcp_client.c), one
- * provider of tool_provider.h, and the approvals of project servers
- * (mcp_approvals.c: what an approval covers, whether a remembered record
- * approves a server, saving, listing and revoking records).
+ * mcp_client_int.h - the MCP client's half of the mcp subsystem, its
+ * files from the bottom up, each using only those before it:
+ * - mcp_approval_digest.c: what an approval of a project's server covers;
+ * - mcp_config.c: the `mcpServers` configuration (parsing, ${VAR}
+ *   expansion, the config's accessors but one);
+ * - mcp_approvals.c: whether a remembered record approves a server,
+ *   saving, listing and revoking records;
+ * - mcp_client.c: the client and the tool provider, one provider of
+ *   tool_provider.h, and the server-info accessor (it says whether a
+ *   server is approved).
  *
- * Included by mcp_client.c and mcp_approvals.c only (mcp_int.h says what
- * the subsystem owns); the HTTP transport has its own mcp_client_http.h.
+ * Included by these files only (mcp_int.h says what the subsystem owns);
+ * the HTTP transport has its own mcp_client_http.h.
  */
 #ifndef SKIT_LIB_MCP_CLIENT_INT_H
 #define SKIT_LIB_MCP_CLIENT_INT_H
@@ -22,6 +27,11 @@ struct skit__mcp;
 /* Most MCP tools offered at once, over all servers. */
 #define SKIT__MCP_TOOLS_MAX 128
 
+/* Longest tool name, the full mcp__SERVER__TOOL. */
+#define SKIT__MCP_MAX_NAME 64
+
+/* ---- the client (mcp_client.c) ---------------------------------------- */
+
 /* The provider of the servers' tools (tool_provider.h); its state is a
  * struct skit__mcp, added to the agent by skit_agent_use_mcp(). */
 extern const struct skit__tool_provider_ops skit__mcp_tools;
@@ -29,7 +39,7 @@ extern const struct skit__tool_provider_ops skit__mcp_tools;
 /* Shut every server down and free the provider. NULL is a no-op. */
 void skit__mcp_free(struct skit__mcp *m);
 
-/* ---- the configuration (mcp_client.c) --------------------------------- */
+/* ---- the configuration (mcp_config.c) --------------------------------- */
 
 /* One server of `mcpServers`, as read from its file. */
 struct skit__mcp_def {
@@ -61,7 +71,11 @@ void skit__mcp_def_release(struct skit__mcp_def *d);
 int skit__mcp_expand_def(const struct skit__mcp_def *d, struct skit__mcp_def *x,
                          skit_error *err);
 
-/* ---- approvals (mcp_approvals.c) -------------------------------------- */
+/* A server or tool name as providers accept it in a tool name: 1 to
+ * SKIT__MCP_MAX_NAME letters, digits, '-' or '_', without "__". */
+bool skit__mcp_name_ok(const char *s);
+
+/* ---- what an approval covers (mcp_approval_digest.c) ------------------ */
 
 /* The project of a project file: the folder holding `.mcp.json`, or the
  * one above `.agents/skit.json`, by its real path. skitx_malloc'd; NULL
@@ -70,9 +84,14 @@ char *skit__mcp_project_of(const char *file);
 
 /* Set d->digest, what approving the project's server `d` (definition
  * `o`, d->project_dir set) covers: the definition, the project and the
- * project files its command line names. 0 or SKIT_ENOMEM. */
-int skit__mcp_approval_digest(struct skit__mcp_def *d, json_t *o,
+ * project files its command line names. The words of that command line
+ * are `w`'s: `d` with its ${VAR} expanded (mcp_config.c does), or `d`
+ * itself. 0 or SKIT_ENOMEM. */
+int skit__mcp_approval_digest(struct skit__mcp_def *d,
+                              const struct skit__mcp_def *w, json_t *o,
                               skit_error *err);
+
+/* ---- approvals (mcp_approvals.c) -------------------------------------- */
 
 /* May `d` start: a user's server, or a project's approved in this run
  * or by a remembered record of `c` (the same name and digest), and not

@@ -6,10 +6,11 @@
  * The mcp subsystem (src/lib/mcp/) owns the Model Context Protocol at
  * both ends. The server (skit/mcp.h): the protocol core with the skills
  * extension, tools and prompts (mcp.c) and its Streamable HTTP transport
- * (mcp_http.c). The client (skit/mcp_client.h): the `mcpServers`
- * configuration and the tool provider of the servers' tools
- * (mcp_client.c, mcp_client_int.h), the approvals of project servers
- * (mcp_approvals.c) and the client's HTTP transport (mcp_client_http.c,
+ * (mcp_http.c). The client (skit/mcp_client.h, mcp_client_int.h): what an
+ * approval of a project server covers (mcp_approval_digest.c), the
+ * `mcpServers` configuration (mcp_config.c), the approvals of project
+ * servers (mcp_approvals.c), the tool provider of the servers' tools
+ * (mcp_client.c) and the client's HTTP transport (mcp_client_http.c,
  * mcp_client_http.h). It is the top of the library: it uses agent,
  * tools, model, pack, skill, core and util, and nothing below includes
  * it. This header is its door: only the files of src/lib/mcp/ include
