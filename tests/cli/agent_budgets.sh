@@ -59,7 +59,9 @@ agent --quiet --script-timeout 1 --model "replay:$CASS/slow.jsonl" \
 	--request-log "$T/req.jsonl" go
 end=$(date +%s)
 expect_rc 0 "--script-timeout 1"
-[ $((end - start)) -lt 10 ] && reg_pass ||
+# The script sleeps 30 s: ending well before that proves it was stopped,
+# however loaded the machine (no tighter bound that assumes an idle one).
+[ $((end - start)) -lt 25 ] && reg_pass ||
 	reg_fail "--script-timeout 1 took $((end - start)) s"
 has "$T/req.jsonl" "timed out" "the model is told the script timed out"
 lacks "$T/req.jsonl" "SLEPT-THROUGH" "the script was stopped"
