@@ -311,6 +311,26 @@ SKIT_EXTERN int skit_registry_prompt_items(skit_prompt_item **out,
 SKIT_EXTERN void skit_registry_prompt_items_free(skit_prompt_item *items,
                                                  size_t n);
 
+/**
+ * The skills index exactly as skit's agent puts it in its system prompt:
+ * every entry of the scanned registry a model may invoke (those with
+ * `disable-model-invocation` are left out), each description followed by
+ * its `when_to_use`, rendered by skit_prompt_render() with `opts` (NULL:
+ * SKIT_PROMPT_OPTIONS_INIT, XML without a budget). For a host's own
+ * system prompt, and what `skit mcp` tells clients.
+ *
+ * @param[out] out    owned by the caller; free with skit_free()
+ * @param[out] stats  may be NULL; `shown` and `omitted` are 0 when the
+ *                    registry offers no skill
+ * @return SKIT_OK; SKIT_ETOOBIG when not even the cut-notice fits the
+ *         budget; SKIT_ENOMEM.
+ */
+SKIT_EXTERN int skit_registry_render_index(const skit_registry *reg,
+                                           const skit_prompt_options *opts,
+                                           char **out,
+                                           skit_prompt_stats *stats,
+                                           skit_error *err);
+
 /** Free `reg` and everything it owns. NULL is a no-op. */
 SKIT_EXTERN void skit_registry_free(skit_registry *reg);
 

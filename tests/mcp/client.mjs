@@ -22,6 +22,7 @@ import {
   ProgressNotificationSchema,
   ResourceListChangedNotificationSchema,
   ResultSchema,
+  ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 
 let failures = 0;
@@ -60,6 +61,8 @@ const logs = [];
 let listChanged = 0;
 client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => logs.push(n.params));
 client.setNotificationHandler(ResourceListChangedNotificationSchema, () => listChanged++);
+let toolsChanged = 0;
+client.setNotificationHandler(ToolListChangedNotificationSchema, () => toolsChanged++);
 // Progress is caught here rather than by onprogress: the SDK runs
 // notification handlers a microtask late, after a response read in the
 // same chunk has already retired the request's progress handler.
@@ -153,8 +156,21 @@ check(br.contents[0].blob === readFileSync(join(skillsDir, "unit-convert/assets/
 err = await rpcError(client.readResource({ uri: "skill://release-notes/../unit-convert/SKILL.md" }));
 check(err && err.code === -32602, "a skill:// path with .. is refused", err && err.message);
 
+// ---- what a plain client learns (no skills extension) ----------------------
+// The instructions and use_skill's description name the skills a model
+// may invoke, so that any client's model knows what to ask for.
+const instr = client.getInstructions() || "";
+check(/Available skills:/.test(instr) && /- release-notes: Drafts release notes/.test(instr) &&
+  /- unit-convert: /.test(instr), "initialize's instructions list the skills", instr);
+const toolList = (await client.listTools()).tools;
+const useSkill = toolList.find((t) => t.name === "use_skill");
+check(useSkill && /- release-notes: /.test(useSkill.description) && /- unit-convert: /.test(useSkill.description),
+  "use_skill's description lists the skills", useSkill && useSkill.description);
+check(client.getServerCapabilities().tools && client.getServerCapabilities().tools.listChanged === true,
+  "the server announces tools.listChanged");
+
 // ---- tools --------------------------------------------------------------
-const tools = (await client.listTools()).tools.map((t) => t.name).sort();
+const tools = toolList.map((t) => t.name).sort();
 const wantTools = ["read_skill_resource", "search_skills", "use_skill"];
 if (flags.includes("--scripts")) wantTools.push("run_skill_script");
 check(JSON.stringify(tools) === JSON.stringify(wantTools.sort()), "tools/list offers the skill tools", tools);
@@ -208,6 +224,10 @@ if (flags.includes("--watch")) {
   }
   check(listChanged > 0, "notifications/resources/list_changed after a root changed");
   check(listed, "the new skill is listed after the change");
+  check(toolsChanged > 0, "notifications/tools/list_changed after a root changed");
+  const fresh = (await client.listTools()).tools.find((t) => t.name === "use_skill");
+  check(fresh && /- fresh-skill: Added while the server runs/.test(fresh.description),
+    "use_skill's description names the new skill", fresh && fresh.description);
 }
 
 await client.close();

@@ -140,6 +140,50 @@ static void test_mcp__before_initialize(void)
 	close_fixture(&f);
 }
 
+/* A client without the skills extension learns which skills exist: the
+ * index in initialize's instructions and in use_skill's description. */
+static void test_mcp__index_for_plain_clients(void)
+{
+	struct fixture f;
+	json_t *r, *tools, *t;
+	const char *instr, *desc = NULL;
+	size_t i;
+
+	open_root(&f, fixture_root(), 0, 0);
+	r = send(&f, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
+	             "\"params\":{\"protocolVersion\":\"2025-11-25\"}}");
+	ASSERT_EQ(error_code(r), 0);
+	instr = json_string_value(
+	        json_object_get(json_object_get(r, "result"), "instructions"));
+	ASSERT_CONTAINS(instr, "Call use_skill");
+	ASSERT_CONTAINS(instr, "Available skills:\n");
+	ASSERT_CONTAINS(instr, "- release-notes: Drafts release notes");
+	ASSERT_CONTAINS(instr, "- unit-convert: Converts between");
+	ASSERT(json_is_true(json_object_get(
+	        json_object_get(json_object_get(json_object_get(r, "result"),
+	                                        "capabilities"),
+	                        "tools"),
+	        "listChanged")));
+	json_decref(r);
+	ASSERT(send(&f, "{\"jsonrpc\":\"2.0\",\"method\":"
+	                "\"notifications/initialized\"}") == NULL);
+	r = send(&f,
+	         "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}");
+	ASSERT_EQ(error_code(r), 0);
+	tools = json_object_get(json_object_get(r, "result"), "tools");
+	json_array_foreach(tools, i, t)
+	{
+		if (!strcmp(json_string_value(json_object_get(t, "name")),
+		            "use_skill"))
+			desc = json_string_value(
+			        json_object_get(t, "description"));
+	}
+	ASSERT_CONTAINS(desc, "- unit-convert: Converts between");
+	ASSERT_CONTAINS(desc, "- internal-audit: ");
+	json_decref(r);
+	close_fixture(&f);
+}
+
 static void test_mcp__version_negotiation(void)
 {
 	struct fixture f;
@@ -592,6 +636,7 @@ static void test_mcp__http_scripts_need_token(void)
 TEST_MAIN(
 	TEST(test_mcp__before_initialize)
 	TEST(test_mcp__version_negotiation)
+	TEST(test_mcp__index_for_plain_clients)
 	TEST(test_mcp__malformed)
 	TEST(test_mcp__unknown_methods)
 	TEST(test_mcp__oversized)

@@ -528,54 +528,19 @@ static int build_system(struct skit_agent *a, const char *base, size_t budget,
                         skit_error *err)
 {
 	skit_prompt_options po = SKIT_PROMPT_OPTIONS_INIT;
-	size_t n = skit_registry_count(a->reg), k = 0;
 	skit_tool_schema tools[MAX_TOOLS];
-	skit_prompt_item *items;
 	skit_prompt_stats st;
 	struct skitx_buf b;
-	char **descs;
 	char *index = NULL;
-	int rc = 0;
+	size_t k;
+	int rc;
 
-	items = skitx_calloc(n ? n : 1, sizeof(*items));
-	descs = skitx_calloc(n ? n : 1, sizeof(*descs));
-	if (!items || !descs) {
-		skitx_free(items);
-		skitx_free(descs);
-		return skit__error_oom(err);
-	}
-	for (size_t i = 0; i < n; i++) {
-		const skit_entry *e = skit_registry_entry(a->reg, i);
-
-		if (e->flags & SKIT_SKILL_DISABLE_MODEL_INVOCATION)
-			continue;
-		items[k].name = e->name;
-		items[k].description = e->description;
-		items[k].location = e->file;
-		if (e->when_to_use && *e->when_to_use) {
-			size_t len = strlen(e->description) +
-			             strlen(e->when_to_use) + 2;
-
-			descs[k] = skitx_malloc(len);
-			if (!descs[k]) {
-				rc = skit__error_oom(err);
-				break;
-			}
-			snprintf(descs[k], len, "%s %s", e->description,
-			         e->when_to_use);
-			items[k].description = descs[k];
-		}
-		k++;
-	}
+	/* The same index a host gets from skit_registry_render_index(). */
 	po.budget = budget;
-	if (!rc)
-		rc = skit_prompt_render(&index, items, k, &po, &st, err);
-	for (size_t i = 0; i < k; i++)
-		skitx_free(descs[i]);
-	skitx_free(descs);
-	skitx_free(items);
+	rc = skit_registry_render_index(a->reg, &po, &index, &st, err);
 	if (rc)
 		return rc;
+	k = st.shown + st.omitted;
 	a->stats.index_chars = st.chars;
 	a->stats.index_skills = st.shown;
 	a->stats.index_omitted = st.omitted;

@@ -943,6 +943,44 @@ static int m_resources_read(skit_mcp_server *srv, struct skit__mcp_session *s,
 	return *result ? 0 : skit__error_oom(err);
 }
 
+/* ---- the index a plain client sees ----------------------------------- */
+
+/* Characters of the index in the instructions and in use_skill's
+ * description: about 2,000 tokens, as a client's own skills list is. */
+#define INDEX_BUDGET 8000
+
+static const char instructions_text[] =
+        "This server serves Agent Skills. Call use_skill with a skill's "
+        "name to get its instructions, then read_skill_resource for its "
+        "files; search_skills finds skills by topic. Clients with the "
+        "skills extension use skills/list and skill:// resources.";
+
+/*
+ * `head`, a blank line, then the registry's index as skit's agent
+ * renders it (one "- name: description" line a skill), within
+ * INDEX_BUDGET: so that a client without the skills extension (the
+ * most common kind) still learns which skills exist.
+ */
+static int with_index(const skit_mcp_server *srv, const char *head,
+                      struct skitx_buf *out, skit_error *err)
+{
+	skit_prompt_options po = SKIT_PROMPT_OPTIONS_INIT;
+	skit_prompt_stats st;
+	char *index = NULL;
+	int rc;
+
+	po.format = SKIT_PROMPT_MARKDOWN;
+	po.budget = INDEX_BUDGET;
+	rc = skit_registry_render_index(srv->reg, &po, &index, &st, err);
+	if (rc)
+		return rc;
+	rc = skitx_buf_printf(
+	        out, "%s\n\nAvailable skills:\n%s", head,
+	        st.shown || st.omitted ? index : "(no skills are installed)");
+	skit_free(index);
+	return rc ? skit__error_oom(err) : 0;
+}
+
 /* ---- tools ------------------------------------------------------------ */
 
 static const char *const tool_names[] = {
@@ -973,16 +1011,29 @@ static int m_tools_list(skit_mcp_server *srv, struct skit__mcp_session *s,
 		return skit__error_oom(err);
 	for (size_t i = 0; i < SKIT_ARRAY_SIZE(tool_names); i++) {
 		const skit_tool_schema *ts = skit__tool_schema(tool_names[i]);
+		struct skitx_buf desc = SKITX_BUF_INIT;
 		json_t *schema, *tool;
 		bool ro = strcmp(tool_names[i], "run_skill_script");
+		int rc = 0;
 
 		if (!tool_served(srv, tool_names[i]))
 			continue;
+		/* use_skill names the skills it can give ("from the index"
+		 * means nothing to a client that was sent none). */
+		if (!strcmp(ts->name, "use_skill"))
+			rc = with_index(srv, ts->description, &desc, err);
+		else if (skitx_buf_puts(&desc, ts->description))
+			rc = skit__error_oom(err);
+		if (rc) {
+			skitx_buf_release(&desc);
+			return rc;
+		}
 		schema = json_loads(ts->parameters, 0, NULL);
 		tool = json_pack("{s:s, s:s, s:o, s:{s:b, s:b}}", "name",
-		                 ts->name, "description", ts->description,
+		                 ts->name, "description", skitx_buf_cstr(&desc),
 		                 "inputSchema", schema, "annotations",
 		                 "readOnlyHint", ro, "openWorldHint", false);
+		skitx_buf_release(&desc);
 		if (!schema || !tool || json_array_append_new(list, tool))
 			return skit__error_oom(err);
 	}
@@ -1142,10 +1193,14 @@ static int m_initialize(skit_mcp_server *srv, struct skit__mcp_session *s,
 {
 	const char *want =
 	        json_string_value(json_object_get(params, "protocolVersion"));
+	struct skitx_buf instr = SKITX_BUF_INIT;
+	int rc;
 
-	(void)srv;
 	if (!want)
 		return fail(f, RPC_PARAMS, "missing \"protocolVersion\"");
+	rc = with_index(srv, instructions_text, &instr, err);
+	if (rc)
+		return rc;
 	s->initialized = true;
 	*result = json_pack(
 	        "{s:s, s:{s:{}, s:{s:b}, s:{s:b, s:b}, s:{s:b}, s:{s:{}}},"
@@ -1154,14 +1209,10 @@ static int m_initialize(skit_mcp_server *srv, struct skit__mcp_session *s,
 	        skit__mcp_version_ok(want) ? want : versions[0], "capabilities",
 	        "logging", "prompts", "listChanged", false, "resources",
 	        "listChanged", true, "subscribe", false, "tools", "listChanged",
-	        false, "extensions", SKILLS_EXT, "serverInfo", "name", "skit",
+	        true, "extensions", SKILLS_EXT, "serverInfo", "name", "skit",
 	        "title", "skit skills server", "version", SKIT_VERSION,
-	        "instructions",
-	        "This server serves Agent Skills. Call use_skill with a skill's "
-	        "name to get its instructions, then read_skill_resource for "
-	        "its files; search_skills finds skills by topic. Clients with "
-	        "the skills extension use skills/list and skill:// "
-	        "resources.");
+	        "instructions", skitx_buf_cstr(&instr));
+	skitx_buf_release(&instr);
 	return *result ? 0 : skit__error_oom(err);
 }
 
@@ -1504,6 +1555,8 @@ int skit_mcp_server_changed(skit_mcp_server *srv, skit_error *err)
 		skit_agent_free(s->agent);
 		s->agent = NULL;
 		notify(s, "notifications/resources/list_changed", NULL);
+		/* use_skill's description names the skills. */
+		notify(s, "notifications/tools/list_changed", NULL);
 		log_msg(s, 1, "skills changed on disk; rescanned");
 	}
 	return 0;

@@ -629,3 +629,57 @@ void skit_registry_prompt_items_free(skit_prompt_item *items, size_t n)
 		skitx_free((char *)items[i].name);
 	skitx_free(items);
 }
+
+/* ---- the index as the agent renders it --------------------------------- */
+
+int skit_registry_render_index(const skit_registry *reg,
+                               const skit_prompt_options *opts, char **out,
+                               skit_prompt_stats *stats, skit_error *err)
+{
+	static const skit_prompt_options defaults = SKIT_PROMPT_OPTIONS_INIT;
+	size_t n = skit_registry_count(reg), k = 0;
+	skit_prompt_item *items;
+	char **descs;
+	int rc = 0;
+
+	assert(reg && out);
+	*out = NULL;
+	items = skitx_calloc(n ? n : 1, sizeof(*items));
+	descs = skitx_calloc(n ? n : 1, sizeof(*descs));
+	if (!items || !descs) {
+		skitx_free(items);
+		skitx_free(descs);
+		return skit__error_oom(err);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const skit_entry *e = skit_registry_entry(reg, i);
+
+		if (e->flags & SKIT_SKILL_DISABLE_MODEL_INVOCATION)
+			continue;
+		items[k].name = e->name;
+		items[k].description = e->description;
+		items[k].location = e->file;
+		if (e->when_to_use && *e->when_to_use) {
+			size_t len = strlen(e->description) +
+			             strlen(e->when_to_use) + 2;
+
+			descs[k] = skitx_malloc(len);
+			if (!descs[k]) {
+				rc = skit__error_oom(err);
+				break;
+			}
+			snprintf(descs[k], len, "%s %s", e->description,
+			         e->when_to_use);
+			items[k].description = descs[k];
+		}
+		k++;
+	}
+	if (!rc)
+		rc = skit_prompt_render(out, items, k, opts ? opts : &defaults,
+		                        stats, err);
+	for (size_t i = 0; i < k; i++)
+		skitx_free(descs[i]);
+	skitx_free(descs);
+	skitx_free(items);
+	return rc;
+}
