@@ -18,6 +18,7 @@
 
 #include "harness.h"
 #include "skit/registry.h"
+#include "lib/core/datadir.h"
 #include "lib/registry/registry_int.h"
 #include "lib/registry/registry_cache.h"
 #include "util/fs.h"
@@ -1920,8 +1921,9 @@ static void test_registry__default_roots(void)
 	ASSERT_STR(path, at("home/.claude/skills"));
 	skit_registry_root(reg, 6, &src, &path, NULL, NULL);
 	ASSERT_STR(src, "builtin");
-	snprintf(expect, sizeof(expect), "%s/skit/skills",
-	         SKIT_INSTALL_DATADIR);
+	/* The data folder found relative to the library (the build tree's
+	 * share/skit here), else the configured prefix's. */
+	snprintf(expect, sizeof(expect), "%s/skills", skit__data_dir());
 	ASSERT_STR(path, expect);
 	scan(reg);
 	ASSERT(skit_registry_find(reg, "claude", "project"));
