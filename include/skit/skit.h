@@ -21,5 +21,7 @@
 #include "skit/eval.h"
 #include "skit/scan.h"
 #include "skit/mcp.h"
+#include "skit/mcp_client.h"
+#include "skit/host.h"
 
 #endif /* SKIT_SKIT_H */
