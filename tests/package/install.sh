@@ -95,6 +95,26 @@ $CC $SAN -o "$W/first/app" "$T/first.c" $(pkg-config --cflags --libs skit) \
 (cd "$W/first" && ./app) >"$T/first.out" 2>&1
 has "$T/first.out" "csv-report" "docs/embedding.md's program lists the skills"
 
+# examples/embed: each builds against the install with pkg-config and runs
+# from its own folder with no arguments (custom_tool.c has a test of its
+# own, package/embed_custom_tool).
+for ex in index host_loop; do
+	# shellcheck disable=SC2046
+	$CC $SAN -o "$W/$ex" "$SKIT_SOURCE_DIR/examples/embed/$ex.c" \
+		$(pkg-config --cflags --libs skit) -Wl,-rpath,"$P1/lib" \
+		2>"$T/$ex.err" && reg_pass ||
+		reg_fail "examples/embed/$ex.c: $(head -c 600 "$T/$ex.err")"
+	(cd "$SKIT_SOURCE_DIR/examples/embed" && env -u OPENAI_BASE_URL \
+		"$W/$ex") >"$T/$ex.out" 2>"$T/$ex.log"
+	rc=$?
+	[ $rc -eq 0 ] && reg_pass ||
+		reg_fail "examples/embed/$ex exits $rc: $(tail -c 400 "$T/$ex.log")"
+done
+has "$T/index.out" "- csv-report: " "index.c prints the index"
+has "$T/host_loop.log" "host_loop: use_skill -> ok" "host_loop.c's tool call ran through skit"
+has "$T/host_loop.log" "host_loop: read_skill_resource -> ok" "and the skill's file was read"
+has "$T/host_loop.out" "the median is the middle value" "host_loop.c's model answered"
+
 # Moved: nothing in the install names its first prefix.
 P2=$W/moved/prefix-b
 mkdir -p "$W/moved"
