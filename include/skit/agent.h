@@ -100,6 +100,85 @@ typedef struct {
 	void (*on_refused)(const skit_approval *req, void *payload);
 } skit_agent_hooks;
 
+/**
+ * Where a tool of the program (skit_tool_def) writes its result. Owned by
+ * the agent and valid during that one call only; the text reaches the
+ * model once the callback returns, cleaned as every tool result is
+ * (invalid UTF-8 and hidden characters become U+FFFD).
+ */
+typedef struct skit_tool_output skit_tool_output;
+
+/** The most a tool's result keeps, in bytes; the rest is cut with a
+ *  note for the model. */
+#define SKIT_TOOL_OUTPUT_CAP (64 * 1024)
+
+/**
+ * Append `len` bytes at `text` to the result.
+ * @return SKIT_OK; SKIT_ETOOBIG once SKIT_TOOL_OUTPUT_CAP bytes are
+ *         held (what fits is kept, later text is dropped, the model is
+ *         told the result was cut); SKIT_ENOMEM.
+ */
+SKIT_EXTERN int skit_tool_output_append(skit_tool_output *out, const char *text,
+                                        size_t len);
+
+/** skit_tool_output_append() of the NUL-terminated string `text`. */
+SKIT_EXTERN int skit_tool_output_puts(skit_tool_output *out, const char *text);
+
+/**
+ * Run one call of a program's tool.
+ *
+ * @param arguments  the model's arguments: a JSON object, as text
+ *                   (borrowed for the call)
+ * @param out        where the result goes (skit_tool_output_append())
+ * @param[out] is_error  set true when the result is an error message for
+ *                   the model (it starts false)
+ * @param payload    skit_tool_def.payload
+ * @return 0 once the call is answered (an error result included); a
+ *         negative SKIT_E* status ends the task with that status
+ *         (skit_agent_send() returns it) and the result's text, if any,
+ *         as its message.
+ */
+typedef int (*skit_tool_fn)(const char *arguments, skit_tool_output *out,
+                            bool *is_error, void *payload);
+
+/**
+ * A tool the program gives skit's agent (skit_agent_options.tools). The
+ * model sees it as any other tool, and every call is decided as an MCP
+ * server's tool is: the policy with the tool's risk class, the skills'
+ * `allowed-tools`, `hooks.on_approve` when the policy says ask, and the
+ * audit trail (`approval`, `tool_call`, `custom_tool_run`,
+ * `tool_result`) and the trace. See docs/embedding.md, "Your own tools".
+ *
+ * The name is an MCP tool's: `mcp__SERVER__TOOL`, SERVER a name the
+ * program chooses for its tools and TOOL the tool's; each is 1 or more
+ * letters, digits, '-' or '_' without "__", 64 characters in all. This
+ * is how Claude Code names the tools of its SDK's in-process servers,
+ * and how patterns name them: `mcp__SERVER__TOOL`, `mcp__SERVER__PRE*`,
+ * `mcp__SERVER` (every tool of SERVER) or `mcp__*`, in `allow`, `deny`,
+ * `ask`, `--allow` and `--deny` and in a skill's `allowed-tools`.
+ * Every string is copied by skit_agent_new().
+ */
+typedef struct {
+	unsigned int version;    /**< SKIT_TOOL_DEF_VERSION */
+	const char *name;        /**< `mcp__SERVER__TOOL` */
+	const char *description; /**< for the model; not empty */
+	/** JSON Schema of the arguments, as text: an object schema
+	 *  (`"type": "object"` when it has a type). NULL: any object. */
+	const char *parameters;
+	/** What a call may do, as the policy weighs it: SKIT_RISK_READ
+	 *  runs unasked; EXECUTE, WRITE and NETWORK need an allow pattern,
+	 *  `--yes` or the user's approval; NETWORK is refused under
+	 *  `--no-network`. */
+	skit_risk risk;
+	skit_tool_fn call; /**< required */
+	void *payload;     /**< passed to `call`; borrowed */
+} skit_tool_def;
+
+/* clang-format off */
+#define SKIT_TOOL_DEF_VERSION 1
+#define SKIT_TOOL_DEF_INIT { SKIT_TOOL_DEF_VERSION, NULL, NULL, NULL, SKIT_RISK_EXECUTE, NULL, NULL }
+/* clang-format on */
+
 /** Options for skit_agent_new(); start from SKIT_AGENT_OPTIONS_INIT. */
 typedef struct {
 	unsigned int version;    /**< SKIT_AGENT_OPTIONS_VERSION */
@@ -150,18 +229,33 @@ typedef struct {
 	 *  (skit_saved_approvals_list()). false: "always" lasts the
 	 *  session. */
 	bool saved_approvals;
+	/* Version 2: */
+	/** The program's own tools (see skit_tool_def), `ntools` of them,
+	 *  at most SKIT_AGENT_MAX_TOOLS. Each definition is checked and
+	 *  copied by skit_agent_new(); each `payload` is borrowed until the
+	 *  agent is freed. */
+	const skit_tool_def *tools;
+	size_t ntools;
 } skit_agent_options;
 
+/** Most tools of skit_agent_options.tools. */
+#define SKIT_AGENT_MAX_TOOLS 16
+
 /* clang-format off */
-#define SKIT_AGENT_OPTIONS_VERSION 1
-#define SKIT_AGENT_OPTIONS_INIT { SKIT_AGENT_OPTIONS_VERSION, NULL, NULL, NULL, 0, false, false, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, { NULL, NULL, NULL, NULL, NULL }, NULL, NULL, true, SKIT_SANDBOX_WORKSPACE_WRITE, false, 0, 0, false }
+#define SKIT_AGENT_OPTIONS_VERSION 2
+#define SKIT_AGENT_OPTIONS_INIT { SKIT_AGENT_OPTIONS_VERSION, NULL, NULL, NULL, 0, false, false, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, { NULL, NULL, NULL, NULL, NULL }, NULL, NULL, true, SKIT_SANDBOX_WORKSPACE_WRITE, false, 0, 0, false, NULL, 0 }
 /* clang-format on */
 
 /**
  * Create an agent: render the index, open the run folder (when
- * `runs_dir` is set) and write its first event.
- * @return SKIT_OK; SKIT_EUSAGE for bad options; SKIT_EIO when the run
- *         folder cannot be created; SKIT_ENOMEM.
+ * `runs_dir` is set) and write its first event. Options of version 1
+ * (before `tools`) are accepted.
+ * @return SKIT_OK; SKIT_EUSAGE for bad options; SKIT_EINVALID for a bad
+ *         tool definition (err names it: a name that is not
+ *         `mcp__SERVER__TOOL` or is one of skit's own tools, a name
+ *         given twice, no description or callback, parameters that are
+ *         not a JSON object schema, an unknown risk or version);
+ *         SKIT_EIO when the run folder cannot be created; SKIT_ENOMEM.
  */
 SKIT_EXTERN int skit_agent_new(skit_agent **out, const skit_agent_options *opts,
                                skit_error *err);

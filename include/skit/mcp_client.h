@@ -63,6 +63,27 @@ SKIT_EXTERN int skit_mcp_config_new(skit_mcp_config **out, skit_error *err);
 SKIT_EXTERN int skit_mcp_config_load(skit_mcp_config *c, const char *path,
                                      bool project, skit_error *err);
 
+/**
+ * skit_mcp_config_load() of a configuration held in memory: the same
+ * JSON (`{"mcpServers": {...}}`, and from a user's text `mcpApproved`),
+ * the same checks and the same precedence, for a program that builds
+ * its servers' definitions itself. `json` is NUL-terminated, at most
+ * 1 MiB, and copied.
+ *
+ * @param origin  what the text stands for, recorded as each server's
+ *                origin (skit_mcp_server_info) and named in errors, e.g.
+ *                "myapp:builtin"; with `project`, the path the project's
+ *                file would have (`DIR/.mcp.json` or
+ *                `DIR/.agents/skit.json`): its servers are DIR's, start
+ *                there, and need approval as a project file's do.
+ * @return SKIT_OK; SKIT_EINVALID for text that is not a JSON object or a
+ *         malformed server (err names `origin`; nothing of the text is
+ *         kept); SKIT_ENOMEM.
+ */
+SKIT_EXTERN int skit_mcp_config_load_json(skit_mcp_config *c, const char *json,
+                                          const char *origin, bool project,
+                                          skit_error *err);
+
 /** Number of servers. */
 SKIT_EXTERN size_t skit_mcp_config_count(const skit_mcp_config *c);
 

@@ -1928,6 +1928,411 @@ static void test_agent__sandbox_layer_missing(void)
 	events_free(&e);
 }
 
+/* ---- a program's own tools (skit_agent_options.tools) ------------------ */
+
+struct app {
+	unsigned int lookups, orders, floods;
+	char last_args[256];
+	char trace[8192];
+};
+
+static int app_lookup(const char *arguments, skit_tool_output *out,
+                      bool *is_error, void *payload)
+{
+	struct app *ap = payload;
+	json_t *args = json_loads(arguments, 0, NULL);
+	const char *item = json_string_value(json_object_get(args, "item"));
+	char text[128];
+
+	ASSERT(args);
+	ASSERT(!*is_error);
+	ap->lookups++;
+	snprintf(ap->last_args, sizeof(ap->last_args), "%s", arguments);
+	if (!item) {
+		*is_error = true;
+		json_decref(args);
+		return skit_tool_output_puts(out, "no item") == 0 ? 0 : -1;
+	}
+	snprintf(text, sizeof(text), "PRICE-OF-%s is 3", item);
+	json_decref(args);
+	ASSERT_OK(skit_tool_output_puts(out, text));
+	return 0;
+}
+
+static int app_order(const char *arguments, skit_tool_output *out,
+                     bool *is_error, void *payload)
+{
+	struct app *ap = payload;
+
+	(void)is_error;
+	ap->orders++;
+	ASSERT_CONTAINS(arguments, "\"qty\"");
+	ASSERT_OK(skit_tool_output_append(out, "ORDERED-xyz", 7));
+	return 0;
+}
+
+static int app_flood(const char *arguments, skit_tool_output *out,
+                     bool *is_error, void *payload)
+{
+	struct app *ap = payload;
+	static char chunk[4096];
+	int rc = 0;
+
+	(void)arguments;
+	(void)is_error;
+	ap->floods++;
+	memset(chunk, 'f', sizeof(chunk));
+	for (int i = 0; i < 20 && !rc; i++)
+		rc = skit_tool_output_append(out, chunk, sizeof(chunk));
+	ASSERT_EQ(rc, SKIT_ETOOBIG);
+	ASSERT_EQ(skit_tool_output_puts(out, "more"), SKIT_ETOOBIG);
+	return 0;
+}
+
+static void app_trace(skit_trace_kind kind, const char *line, void *payload)
+{
+	struct app *ap = payload;
+	size_t n = strlen(ap->trace);
+
+	if (kind == SKIT_TRACE_TOOL)
+		snprintf(ap->trace + n, sizeof(ap->trace) - n, "%s\n", line);
+}
+
+static void app_defs(skit_tool_def d[3], struct app *ap)
+{
+	const skit_tool_def init = SKIT_TOOL_DEF_INIT;
+
+	for (int i = 0; i < 3; i++) {
+		d[i] = init;
+		d[i].payload = ap;
+	}
+	d[0].name = "mcp__app__lookup";
+	d[0].description = "LOOKUP-DESC: the price of an item.";
+	d[0].parameters = "{\"type\": \"object\", \"properties\": {\"item\": "
+	                  "{\"type\": \"string\"}}, \"required\": [\"item\"]}";
+	d[0].risk = SKIT_RISK_READ;
+	d[0].call = app_lookup;
+	d[1].name = "mcp__app__order";
+	d[1].description = "Order an item.";
+	d[1].risk = SKIT_RISK_WRITE;
+	d[1].call = app_order;
+	d[2].name = "mcp__app__flood";
+	d[2].description = "Says too much.";
+	d[2].risk = SKIT_RISK_READ;
+	d[2].call = app_flood;
+}
+
+static void custom_world(const char *name)
+{
+	build_world(name);
+	mkskill(at(world, "project"), "shop",
+	        "allowed-tools: mcp__app__lookup\n", "Shops for the user.",
+	        "SHOP-BODY\n");
+}
+
+static void test_agent__custom_tools(void)
+{
+	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
+	skit_tool_def defs[3];
+	struct app ap = { 0 };
+	struct fx f;
+	struct reqs r;
+	struct events e;
+	skit_error err = { 0 };
+	bool is_error = true;
+	json_t *ev, *tools, *t;
+	const char *res;
+	size_t k;
+
+	custom_world("custom-tools");
+	app_defs(defs, &ap);
+	ao.tools = defs;
+	ao.ntools = 3;
+	ao.hooks.on_trace = app_trace;
+	ao.hooks.payload = &ap;
+	fx_open(&f, "custom_tools.jsonl", &ao); /* --yes */
+	if (skit_agent_send(f.agent, "buy an apple", NULL, &err))
+		HARNESS_FAIL("send: %s", err.message);
+	reqs_load(&r, f.log);
+	ASSERT_EQ(r.n, 4);
+	/* Offered with the description and the schema as given. */
+	ASSERT(offers(&r, 0, "mcp__app__lookup"));
+	ASSERT(offers(&r, 0, "mcp__app__order"));
+	tools = json_object_get(r.json[0], "tools");
+	json_array_foreach(tools, k, t)
+	{
+		if (strcmp(str_of(t, "name"), "mcp__app__lookup"))
+			continue;
+		ASSERT_STR(str_of(t, "description"),
+		           "LOOKUP-DESC: the price of an item.");
+		ASSERT_CONTAINS(str_of(t, "parameters"),
+		                "\"required\":[\"item\"]");
+	}
+	/* Called with the model's arguments; the result reached the model. */
+	res = result_of(&r, "c1", &is_error);
+	ASSERT(!is_error);
+	ASSERT_STR(res, "PRICE-OF-apple is 3");
+	res = result_of(&r, "c2", &is_error);
+	ASSERT(!is_error);
+	ASSERT_STR(res, "ORDERED");
+	res = result_of(&r, "c3", &is_error);
+	ASSERT(!is_error);
+	ASSERT_CONTAINS(res, "[output cut at 64 KiB]");
+	ASSERT(strlen(res) < SKIT_TOOL_OUTPUT_CAP + 64);
+	/* The skill names lookup only: order is hidden and refused. */
+	ASSERT(offers(&r, 2, "mcp__app__lookup"));
+	ASSERT(!offers(&r, 2, "mcp__app__order"));
+	res = result_of(&r, "c5", &is_error);
+	ASSERT(is_error);
+	ASSERT_CONTAINS(res, "not available");
+	res = result_of(&r, "c6", &is_error);
+	ASSERT(!is_error);
+	ASSERT_STR(res, "PRICE-OF-pear is 3");
+	ASSERT_STR(ap.last_args, "{\"item\":\"pear\"}");
+	ASSERT_EQ(ap.lookups, 2);
+	ASSERT_EQ(ap.orders, 1);
+	ASSERT_EQ(ap.floods, 1);
+	reqs_free(&r);
+	/* The trace shows each run. */
+	ASSERT_CONTAINS(ap.trace, "mcp__app__lookup: ok, 19 bytes");
+	ASSERT_CONTAINS(ap.trace, "mcp__app__order: ok, 7 bytes");
+	fx_close(&f, "ok", 0);
+	/* The trail: the decisions and the runs. */
+	events_load(&e, f.run_dir);
+	ev = event(&e, "approval", 0);
+	ASSERT(ev);
+	ASSERT_STR(str_of(ev, "tool"), "mcp__app__lookup");
+	ASSERT_STR(str_of(ev, "risk"), "read");
+	ASSERT_STR(str_of(ev, "decision"), "allow");
+	ev = event(&e, "approval", 1);
+	ASSERT_STR(str_of(ev, "tool"), "mcp__app__order");
+	ASSERT_STR(str_of(ev, "risk"), "write");
+	ASSERT_STR(str_of(ev, "by"), "flag");
+	ev = event(&e, "custom_tool_run", 0);
+	ASSERT(ev);
+	ASSERT_STR(str_of(ev, "name"), "mcp__app__lookup");
+	ASSERT_STR(str_of(ev, "risk"), "read");
+	ASSERT(json_is_true(json_object_get(ev, "ok")));
+	ASSERT_EQ(json_integer_value(json_object_get(ev, "bytes")), 19);
+	ev = event(&e, "custom_tool_run", 2);
+	ASSERT_STR(str_of(ev, "name"), "mcp__app__flood");
+	ASSERT(json_is_true(json_object_get(ev, "truncated")));
+	/* c5 was refused before the provider: no run for it */
+	ev = event(&e, "custom_tool_run", 3);
+	ASSERT_STR(str_of(ev, "name"), "mcp__app__lookup");
+	ASSERT(!event(&e, "custom_tool_run", 4));
+	events_free(&e);
+}
+
+struct app_asker {
+	unsigned int asked;
+	char tools[512];
+};
+
+static skit_approve_answer app_ask(const skit_approval *req, void *payload)
+{
+	struct app_asker *k = payload;
+
+	k->asked++;
+	snprintf(k->tools + strlen(k->tools), sizeof(k->tools) - strlen(k->tools),
+	         "%s ", req->tool);
+	if (!strcmp(req->tool, "mcp__app__flood"))
+		return SKIT_APPROVE_YES;
+	ASSERT_STR(req->tool, "mcp__app__lookup");
+	ASSERT_EQ(req->risk, SKIT_RISK_READ);
+	ASSERT_STR(req->reason, "needs approval: config ask 'mcp__app__*'");
+	ASSERT_STR(req->always, "calls of mcp__app__lookup");
+	ASSERT_CONTAINS(req->arguments, "\"item\":\"apple\"");
+	return SKIT_APPROVE_ALWAYS;
+}
+
+static void test_agent__custom_tools_policy(void)
+{
+	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
+	skit_tool_def defs[4];
+	struct app ap = { 0 };
+	struct app_asker k = { 0 };
+	skit_policy *pol;
+	struct fx f;
+	struct reqs r;
+	struct events e;
+	skit_error err = { 0 };
+	bool is_error = false;
+	char list[1024];
+
+	custom_world("custom-tools-policy");
+	app_defs(defs, &ap);
+	defs[3] = defs[0];
+	defs[3].name = "mcp__app__fetch";
+	defs[3].risk = SKIT_RISK_NETWORK;
+	ASSERT_OK(skit_policy_new(&pol, &err));
+	ASSERT_OK(skit_policy_add(pol, SKIT_POLICY_LIST_DENY, "mcp__app__order",
+	                          &err));
+	ASSERT_OK(
+	        skit_policy_add(pol, SKIT_POLICY_LIST_ASK, "mcp__app__*", &err));
+	skit_policy_set_no_network(pol, true);
+	ao.policy = pol;
+	ao.tools = defs;
+	ao.ntools = 4;
+	ao.hooks.on_approve = app_ask;
+	ao.hooks.payload = &k;
+	fx_open(&f, "custom_tools.jsonl", &ao);
+	if (skit_agent_send(f.agent, "buy an apple", NULL, &err))
+		HARNESS_FAIL("send: %s", err.message);
+	reqs_load(&r, f.log);
+	ASSERT_EQ(r.n, 4);
+	/* deny hides and refuses; --no-network hides a network tool */
+	ASSERT(offers(&r, 0, "mcp__app__lookup"));
+	ASSERT(!offers(&r, 0, "mcp__app__order"));
+	ASSERT(!offers(&r, 0, "mcp__app__fetch"));
+	ASSERT_STR(result_of(&r, "c1", &is_error), "PRICE-OF-apple is 3");
+	ASSERT(!is_error);
+	ASSERT_CONTAINS(result_of(&r, "c2", &is_error), "not available");
+	ASSERT(is_error);
+	ASSERT_EQ(ap.orders, 0);
+	ASSERT_STR(result_of(&r, "c6", &is_error), "PRICE-OF-pear is 3");
+	reqs_free(&r);
+	/* asked for c1 and c3 (flood is under the same ask); "always"
+	 * covers c6 */
+	ASSERT_EQ(k.asked, 2);
+	ASSERT_STR(k.tools, "mcp__app__lookup mcp__app__flood ");
+	fx_close(&f, "ok", 0);
+	events_load(&e, f.run_dir);
+	approvals_of(&e, list, sizeof(list));
+	ASSERT_STR(list, "mcp__app__lookup:allow:user:asked "
+	                 "mcp__app__flood:allow:user:asked "
+	                 "mcp__app__lookup:allow:user ");
+	events_free(&e);
+	skit_policy_free(pol);
+}
+
+/* skit_agent_new() with `defs`: its status, the message in `msg`. */
+static int new_with_tools(const skit_tool_def *defs, size_t n,
+                          unsigned int version, char *msg, size_t cap)
+{
+	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
+	skit_model_options mo = SKIT_MODEL_OPTIONS_INIT;
+	char spec[PATH_MAX + 16];
+	skit_registry *reg = NULL;
+	skit_model *model = NULL;
+	skit_agent *agent = NULL;
+	skit_error err = { 0 };
+	int rc;
+
+	ASSERT_OK(skit_registry_new(&reg, &err));
+	ASSERT_OK(skit_registry_scan(reg, &err));
+	fmt(spec, sizeof(spec), "replay:%s", fixture("final.jsonl"));
+	mo.spec = spec;
+	ASSERT_OK(skit_model_new(&model, &mo, &err));
+	ao.version = version;
+	ao.registry = reg;
+	ao.model = model;
+	ao.workdir = at(world, "work");
+	ao.tools = defs;
+	ao.ntools = n;
+	rc = skit_agent_new(&agent, &ao, &err);
+	ASSERT(rc ? !agent : agent != NULL);
+	snprintf(msg, cap, "%s", rc ? err.message : "");
+	skit_agent_free(agent);
+	skit_model_free(model);
+	skit_registry_free(reg);
+	return rc;
+}
+
+static void test_agent__custom_tools_bad_defs(void)
+{
+	skit_tool_def d[3];
+	struct app ap = { 0 };
+	char msg[256];
+
+	build_world("custom-tools-bad");
+	app_defs(d, &ap);
+	ASSERT_OK(new_with_tools(d, 3, SKIT_AGENT_OPTIONS_VERSION, msg,
+	                         sizeof(msg)));
+	/* a name that is not mcp__SERVER__TOOL */
+	d[0].name = "lookup";
+	ASSERT_EQ(new_with_tools(d, 1, SKIT_AGENT_OPTIONS_VERSION, msg,
+	                         sizeof(msg)),
+	          SKIT_EINVALID);
+	ASSERT_CONTAINS(msg, "name 'lookup' must be mcp__SERVER__TOOL");
+	d[0].name = "mcp__app__a__b";
+	ASSERT_EQ(new_with_tools(d, 1, SKIT_AGENT_OPTIONS_VERSION, msg,
+	                         sizeof(msg)),
+	          SKIT_EINVALID);
+	d[0].name = "mcp__a pp__x";
+	ASSERT_EQ(new_with_tools(d, 1, SKIT_AGENT_OPTIONS_VERSION, msg,
+	                         sizeof(msg)),
+	          SKIT_EINVALID);
+	/* skit's own tools cannot be taken over */
+	d[0].name = "shell";
+	ASSERT_EQ(new_with_tools(d, 1, SKIT_AGENT_OPTIONS_VERSION, msg,
+	                         sizeof(msg)),
+	          SKIT_EINVALID);
+	ASSERT_STR(msg, "tool 'shell' is one of skit's own tools; name yours "
+	                "mcp__SERVER__TOOL");
+	d[0].name = "use_skill";
+	ASSERT_EQ(new_with_tools(d, 1, SKIT_AGENT_OPTIONS_VERSION, msg,
+	                         sizeof(msg)),
+	          SKIT_EINVALID);
+	ASSERT_CONTAINS(msg, "one of skit's own tools");
+	/* twice the same name */
+	d[0].name = "mcp__app__order";
+	ASSERT_EQ(new_with_tools(d, 2, SKIT_AGENT_OPTIONS_VERSION, msg,
+	                         sizeof(msg)),
+	          SKIT_EINVALID);
+	ASSERT_STR(msg, "tool 'mcp__app__order' is defined twice");
+	d[0].name = "mcp__app__lookup";
+	/* parameters: JSON, an object schema */
+	d[0].parameters = "{\"type\": \"object\",";
+	ASSERT_EQ(new_with_tools(d, 1, SKIT_AGENT_OPTIONS_VERSION, msg,
+	                         sizeof(msg)),
+	          SKIT_EINVALID);
+	ASSERT_CONTAINS(msg, "tool 'mcp__app__lookup': its parameters are not "
+	                     "valid JSON");
+	d[0].parameters = "{\"type\": \"array\"}";
+	ASSERT_EQ(new_with_tools(d, 1, SKIT_AGENT_OPTIONS_VERSION, msg,
+	                         sizeof(msg)),
+	          SKIT_EINVALID);
+	ASSERT_CONTAINS(msg, "a JSON Schema of an object");
+	d[0].parameters = "[1]";
+	ASSERT_EQ(new_with_tools(d, 1, SKIT_AGENT_OPTIONS_VERSION, msg,
+	                         sizeof(msg)),
+	          SKIT_EINVALID);
+	d[0].parameters = NULL; /* any object */
+	ASSERT_OK(new_with_tools(d, 1, SKIT_AGENT_OPTIONS_VERSION, msg,
+	                         sizeof(msg)));
+	/* description, callback, risk, version */
+	d[0].description = "";
+	ASSERT_EQ(new_with_tools(d, 1, SKIT_AGENT_OPTIONS_VERSION, msg,
+	                         sizeof(msg)),
+	          SKIT_EINVALID);
+	ASSERT_CONTAINS(msg, "needs a description");
+	d[0].description = "ok";
+	d[0].call = NULL;
+	ASSERT_EQ(new_with_tools(d, 1, SKIT_AGENT_OPTIONS_VERSION, msg,
+	                         sizeof(msg)),
+	          SKIT_EINVALID);
+	ASSERT_STR(msg, "tool 'mcp__app__lookup' has no callback");
+	d[0].call = app_lookup;
+	d[0].risk = (skit_risk)7;
+	ASSERT_EQ(new_with_tools(d, 1, SKIT_AGENT_OPTIONS_VERSION, msg,
+	                         sizeof(msg)),
+	          SKIT_EINVALID);
+	d[0].risk = SKIT_RISK_READ;
+	d[0].version = 9;
+	ASSERT_EQ(new_with_tools(d, 1, SKIT_AGENT_OPTIONS_VERSION, msg,
+	                         sizeof(msg)),
+	          SKIT_EINVALID);
+	ASSERT_CONTAINS(msg, "unknown skit_tool_def version 9");
+	/* version 1 options have no tools: the members are not read */
+	ASSERT_OK(new_with_tools(d, 1, 1, msg, sizeof(msg)));
+	ASSERT_EQ(new_with_tools(d, 1, 99, msg, sizeof(msg)), SKIT_EUSAGE);
+	ASSERT_CONTAINS(msg, "unknown options version 99");
+	ASSERT_EQ(new_with_tools(NULL, 2, SKIT_AGENT_OPTIONS_VERSION, msg,
+	                         sizeof(msg)),
+	          SKIT_EUSAGE);
+}
+
 TEST_MAIN(
 	TEST(test_agent__disclosure)
 	TEST(test_agent__audit_events)
@@ -1959,5 +2364,8 @@ TEST_MAIN(
 	TEST(test_agent__approvals_asked)
 	TEST(test_agent__file_tools)
 	TEST(test_agent__no_file_tools)
-	TEST(test_agent__sandbox_layer_missing))
+	TEST(test_agent__sandbox_layer_missing)
+	TEST(test_agent__custom_tools)
+	TEST(test_agent__custom_tools_policy)
+	TEST(test_agent__custom_tools_bad_defs))
 /* clang-format on */

@@ -636,9 +636,85 @@ static void test_mcp_client__http(void)
 	json_decref(hdrs);
 }
 
+/* skit_mcp_config_load_json(): a configuration held in memory gets the
+ * checks, digests and precedence of the same text in a file. */
+static void test_mcp_client__config_json(void)
+{
+	static const char user_text[] =
+	        "{\"mcpServers\": {\"gh\": {\"command\": \"gh-mcp\", "
+	        "\"args\": [\"--x\"], \"env\": {\"TOKEN\": \"t\"}}, "
+	        "\"web\": {\"url\": \"http://127.0.0.1:1/mcp\"}}}";
+	static const char proj_text[] =
+	        "{\"mcpServers\": {\"gh\": {\"command\": \"evil\"}, "
+	        "\"tool\": {\"command\": \"proj-mcp\"}}}";
+	char user[1024], proj[1100], pdir[1024];
+	char d_file[80], d_proj_file[80];
+	skit_mcp_server_info si;
+	skit_mcp_config *c, *f;
+	skit_error err = { 0 };
+
+	snprintf(user, sizeof(user), "%s/json-user.json", dir());
+	snprintf(pdir, sizeof(pdir), "%s/json-proj", dir());
+	ASSERT_OK(skitx_fs_mkdir_p(pdir, 0755));
+	snprintf(proj, sizeof(proj), "%s/.mcp.json", pdir);
+	write_text(user, user_text);
+	write_text(proj, proj_text);
+	/* the same texts, from files */
+	ASSERT_OK(skit_mcp_config_new(&f, &err));
+	ASSERT_OK(skit_mcp_config_load(f, user, false, &err));
+	ASSERT_OK(skit_mcp_config_load(f, proj, true, &err));
+	ASSERT_EQ(skit_mcp_config_count(f), 3);
+	skit_mcp_config_server(f, 0, &si);
+	snprintf(d_file, sizeof(d_file), "%s", si.digest);
+	skit_mcp_config_server(f, 2, &si);
+	snprintf(d_proj_file, sizeof(d_proj_file), "%s", si.digest);
+	skit_mcp_config_free(f);
+	remove(proj); /* from memory, the project's file need not exist */
+
+	ASSERT_OK(skit_mcp_config_new(&c, &err));
+	ASSERT_OK(skit_mcp_config_load_json(c, user_text, "myapp:builtin",
+	                                    false, &err));
+	ASSERT_OK(skit_mcp_config_load_json(c, proj_text, proj, true, &err));
+	ASSERT_EQ(skit_mcp_config_count(c), 3);
+	skit_mcp_config_server(c, 0, &si);
+	ASSERT_STR(si.name, "gh");
+	ASSERT_STR(si.command, "gh-mcp"); /* the project did not shadow it */
+	ASSERT_STR(si.origin, "myapp:builtin");
+	ASSERT_STR(si.summary, "gh-mcp --x (env TOKEN=t)");
+	ASSERT_STR(si.digest, d_file);
+	ASSERT(si.approved && !si.project);
+	skit_mcp_config_server(c, 1, &si);
+	ASSERT_STR(si.url, "http://127.0.0.1:1/mcp");
+	skit_mcp_config_server(c, 2, &si);
+	ASSERT_STR(si.name, "tool");
+	ASSERT_STR(si.origin, proj);
+	ASSERT(si.project && !si.approved); /* a project's: needs approval */
+	ASSERT_STR(si.digest, d_proj_file); /* and covers that project */
+	/* a bad text adds nothing and names its origin */
+	ASSERT_EQ(skit_mcp_config_load_json(c, "{\"mcpServers\": {\"x\": {}}}",
+	                                    "mem:bad", false, &err),
+	          SKIT_EINVALID);
+	ASSERT_STR(err.message,
+	           "mem:bad: MCP server 'x' needs either a \"command\" or a "
+	           "\"url\" string");
+	ASSERT_EQ(skit_mcp_config_load_json(c, "{\"mcpServers\": ", "mem:cut",
+	                                    false, &err),
+	          SKIT_EINVALID);
+	ASSERT_CONTAINS(err.message, "mem:cut: not a JSON object");
+	ASSERT_EQ(skit_mcp_config_load_json(
+	                  c,
+	                  "{\"mcpServers\": {\"a__b\": {\"command\": \"x\"}}}",
+	                  "mem:name", false, &err),
+	          SKIT_EINVALID);
+	ASSERT_CONTAINS(err.message, "must be 1 to 64 letters");
+	ASSERT_EQ(skit_mcp_config_count(c), 3);
+	skit_mcp_config_free(c);
+}
+
 TEST_MAIN(TEST(test_mcp_client__config)
                   TEST(test_mcp_client__approval_covers_files)
-                          TEST(test_mcp_client__approval_per_project)
-                                  TEST(test_mcp_client__approvals_list_revoke)
-                                          TEST(test_mcp_client__refusals)
-                                                  TEST(test_mcp_client__http))
+                          TEST(test_mcp_client__approval_per_project) TEST(
+                                  test_mcp_client__approvals_list_revoke)
+                                  TEST(test_mcp_client__refusals)
+                                          TEST(test_mcp_client__http) TEST(
+                                                  test_mcp_client__config_json))

@@ -21,6 +21,7 @@
 #include "lib/core/error.h"
 #include "lib/model/model_int.h"
 #include "lib/pack/pack_int.h"
+#include "lib/tools/custom_tools.h"
 #include "lib/agent/planted.h"
 #include "lib/agent/protect.h"
 #include "util/path.h"
@@ -672,6 +673,23 @@ static int make_protect(struct skit_agent *a)
 	return 0;
 }
 
+/* The program's tools (skit_agent_options.tools), checked and copied,
+ * as one more provider. */
+static int add_custom_tools(struct skit_agent *a, const skit_tool_def *defs,
+                            size_t n, skit_error *err)
+{
+	struct skit__custom_tools *t;
+	int rc;
+
+	if (!defs)
+		return skit__error_set(err, SKIT_EUSAGE, 0,
+		                       "ntools is %zu but tools is NULL", n);
+	rc = skit__custom_tools_new(&t, defs, n, err);
+	if (rc)
+		return rc;
+	return skit__agent_add_provider(a, &skit__custom_tools, t, err);
+}
+
 int skit_agent_new(skit_agent **out, const skit_agent_options *opts,
                    skit_error *err)
 {
@@ -679,8 +697,13 @@ int skit_agent_new(skit_agent **out, const skit_agent_options *opts,
 	int rc = 0;
 
 	assert(out && opts);
-	assert(opts->version == SKIT_AGENT_OPTIONS_VERSION);
 	*out = NULL;
+	/* Version 1 ends before `tools`: its members past that are not
+	 * there to read. */
+	if (opts->version < 1 || opts->version > SKIT_AGENT_OPTIONS_VERSION)
+		return skit__error_set(err, SKIT_EUSAGE, 0,
+		                       "unknown options version %u",
+		                       opts->version);
 	if (!opts->registry || !opts->model)
 		return skit__error_set(err, SKIT_EUSAGE, 0,
 		                       "an agent needs a registry and a model");
@@ -735,6 +758,10 @@ int skit_agent_new(skit_agent **out, const skit_agent_options *opts,
 	}
 	if (!rc)
 		rc = skit__agent_tools_init(a, &host, err);
+	/* The program's own tools, after skit's and before any MCP
+	 * server's, so that the system prompt of json_actions lists them. */
+	if (!rc && opts->version >= 2 && opts->ntools)
+		rc = add_custom_tools(a, opts->tools, opts->ntools, err);
 	if (!rc)
 		rc = build_system(
 		        a, opts->base_prompt ? opts->base_prompt : base_prompt,

@@ -14,6 +14,7 @@
 #include "lib/agent/agent_int.h"
 #include "lib/core/error.h"
 #include "lib/agent/protect.h"
+#include "lib/policy/policy_external.h"
 #include "lib/tools/tool_provider.h"
 #include "lib/tools/tools_int.h"
 #include "lib/agent/approvals.h"
@@ -146,9 +147,9 @@ static bool offered(struct skit_agent *a, const struct skit__tool_def *d)
 		return skit_policy_offers(a->policy, a->view, a->nactive,
 		                          d->schema.name, interactive);
 	case SKIT__GATE_EXTERNAL:
-		return skit_policy_offers_mcp(
-		        a->policy, a->view, a->nactive, d->schema.name,
-		        d->risk == SKIT_RISK_READ, interactive);
+		return skit__policy_offers_external(a->policy, a->view,
+		                                    a->nactive, d->schema.name,
+		                                    d->risk, interactive);
 	}
 	return false;
 }
@@ -354,9 +355,8 @@ static int gate(struct skit_agent *a, const struct found *f, json_t *args,
 	req.target = skitx_buf_cstr(&t);
 	req.skill = skill;
 	if (external)
-		rc = skit_policy_check_mcp(a->policy, a->view, a->nactive, name,
-		                           f->def.risk == SKIT_RISK_READ, &d,
-		                           NULL);
+		rc = skit__policy_check_external(a->policy, a->view, a->nactive,
+		                                 name, f->def.risk, &d, NULL);
 	else
 		rc = skit_policy_check(a->policy, a->view, a->nactive, &req, &d,
 		                       NULL);

@@ -426,20 +426,21 @@ static struct skit__mcp_def *find_def(skit_mcp_config *c, const char *name)
 	return NULL;
 }
 
-int skit_mcp_config_load(skit_mcp_config *c, const char *path, bool project,
-                         skit_error *err)
+/*
+ * Add the servers of the configuration `root` (taken), read from `path`
+ * (a file's, or the origin of a text), with the checks of a file: all of
+ * it or nothing.
+ */
+static int load_root(skit_mcp_config *c, json_t *root, const char *path,
+                     bool project, skit_error *err)
 {
 	struct skit__mcp_def *grown, *tmp = NULL;
-	json_t *root, *servers, *appr, *v;
+	json_t *servers, *appr, *v;
 	const char *k;
 	size_t ntmp = 0, add = 0;
 	char *proj = NULL;
-	bool missing;
-	int rc;
+	int rc = 0;
 
-	rc = read_json(&root, path, !project, &missing, err);
-	if (rc || missing)
-		return rc;
 	if (project && !(proj = skit__mcp_project_of(path))) {
 		json_decref(root);
 		return skit__error_oom(err);
@@ -513,6 +514,41 @@ done:
 	skitx_free(proj);
 	json_decref(root);
 	return rc;
+}
+
+int skit_mcp_config_load(skit_mcp_config *c, const char *path, bool project,
+                         skit_error *err)
+{
+	json_t *root;
+	bool missing;
+	int rc;
+
+	rc = read_json(&root, path, !project, &missing, err);
+	if (rc || missing)
+		return rc;
+	return load_root(c, root, path, project, err);
+}
+
+int skit_mcp_config_load_json(skit_mcp_config *c, const char *json,
+                              const char *origin, bool project, skit_error *err)
+{
+	json_error_t je;
+	json_t *root;
+	size_t len;
+
+	assert(c && json && origin);
+	len = strnlen(json, MAX_CONFIG + 1);
+	if (len > MAX_CONFIG)
+		return skit__error_set(err, SKIT_EINVALID, 0, "%s: over 1 MiB",
+		                       origin);
+	root = json_loadb(json, len, JSON_REJECT_DUPLICATES, &je);
+	if (!root || !json_is_object(root)) {
+		json_decref(root);
+		return skit__error_set(err, SKIT_EINVALID, 0,
+		                       "%s: not a JSON object%s%.80s", origin,
+		                       root ? "" : ": ", root ? "" : je.text);
+	}
+	return load_root(c, root, origin, project, err);
 }
 
 size_t skit_mcp_config_count(const skit_mcp_config *c)

@@ -18,6 +18,7 @@
 #include "skit/policy.h"
 #include "lib/core/config_int.h"
 #include "lib/core/error.h"
+#include "lib/policy/policy_external.h"
 #include "lib/policy/policy_int.h"
 #include "util/buf.h"
 #include "util/fs.h"
@@ -214,7 +215,7 @@ void skit_policy_set_no_network(skit_policy *p, bool no_network)
  * that decides, decides.
  */
 static int check(const skit_policy *p, const skit_active_skill *active,
-                 size_t nactive, const skit_tool_request *req, bool mcp_ro,
+                 size_t nactive, const skit_tool_request *req, skit_risk ext,
                  skit_decision *out, skit_error *err)
 {
 	const struct pattern *hit, *allow;
@@ -222,7 +223,7 @@ static int check(const skit_policy *p, const skit_active_skill *active,
 	struct call c;
 
 	assert(p && req && req->tool && out && (active || !nactive));
-	c.index = skit__policy_call_index(req->tool, mcp_ro, &c.mcp);
+	c.index = skit__policy_call_index(req->tool, ext, &c.mcp);
 	if (c.index < 0)
 		return skit__error_set(err, SKIT_ENOTFOUND, 0,
 		                       "unknown tool '%s'", req->tool);
@@ -334,12 +335,13 @@ int skit_policy_check(const skit_policy *p, const skit_active_skill *active,
                       size_t nactive, const skit_tool_request *req,
                       skit_decision *out, skit_error *err)
 {
-	return check(p, active, nactive, req, false, out, err);
+	return check(p, active, nactive, req, SKIT_RISK_EXECUTE, out, err);
 }
 
-int skit_policy_check_mcp(const skit_policy *p, const skit_active_skill *active,
-                          size_t nactive, const char *tool, bool read_only,
-                          skit_decision *out, skit_error *err)
+int skit__policy_check_external(const skit_policy *p,
+                                const skit_active_skill *active, size_t nactive,
+                                const char *tool, skit_risk risk,
+                                skit_decision *out, skit_error *err)
 {
 	skit_tool_request req = { tool, NULL, NULL };
 
@@ -347,7 +349,16 @@ int skit_policy_check_mcp(const skit_policy *p, const skit_active_skill *active,
 	if (!skit__policy_mcp_name(tool, strlen(tool)))
 		return skit__error_set(err, SKIT_ENOTFOUND, 0,
 		                       "'%s' is not an MCP tool", tool);
-	return check(p, active, nactive, &req, read_only, out, err);
+	return check(p, active, nactive, &req, risk, out, err);
+}
+
+int skit_policy_check_mcp(const skit_policy *p, const skit_active_skill *active,
+                          size_t nactive, const char *tool, bool read_only,
+                          skit_decision *out, skit_error *err)
+{
+	return skit__policy_check_external(
+	        p, active, nactive, tool,
+	        read_only ? SKIT_RISK_READ : SKIT_RISK_EXECUTE, out, err);
 }
 
 bool skit_policy_simple_command(const char *cmd)
@@ -398,15 +409,18 @@ static bool plist_names_mcp(const struct plist *l, const char *name)
 	return false;
 }
 
-bool skit_policy_offers_mcp(const skit_policy *p,
-                            const skit_active_skill *active, size_t nactive,
-                            const char *tool, bool read_only, bool interactive)
+bool skit__policy_offers_external(const skit_policy *p,
+                                  const skit_active_skill *active,
+                                  size_t nactive, const char *tool,
+                                  skit_risk risk, bool interactive)
 {
 	bool declared = false, named = false;
 
 	assert(p && tool && (active || !nactive));
 	if (plist_names_mcp(&p->lists[L_FLAG_DENY], tool) ||
 	    plist_names_mcp(&p->lists[L_DENY], tool))
+		return false;
+	if (p->no_network && risk == SKIT_RISK_NETWORK)
 		return false;
 	for (size_t i = 0; i < nactive; i++) {
 		if (!active[i].tools)
@@ -417,11 +431,20 @@ bool skit_policy_offers_mcp(const skit_policy *p,
 	}
 	if (declared)
 		return named;
-	if (read_only)
+	if (risk == SKIT_RISK_READ)
 		return true;
 	return interactive || p->yes ||
 	       plist_names_mcp(&p->lists[L_FLAG_ALLOW], tool) ||
 	       plist_names_mcp(&p->lists[L_ALLOW], tool);
+}
+
+bool skit_policy_offers_mcp(const skit_policy *p,
+                            const skit_active_skill *active, size_t nactive,
+                            const char *tool, bool read_only, bool interactive)
+{
+	return skit__policy_offers_external(
+	        p, active, nactive, tool,
+	        read_only ? SKIT_RISK_READ : SKIT_RISK_EXECUTE, interactive);
 }
 
 bool skit_policy_offers(const skit_policy *p, const skit_active_skill *active,

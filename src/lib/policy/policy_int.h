@@ -133,8 +133,8 @@ int skit__policy_clean_call_path(const char *in, char *buf, size_t cap);
 bool skit__policy_call_host(const char *in, char *buf, size_t cap);
 
 /* The table index of a call of `name` (-1 when unknown); `*mcp` is `name`
- * for an MCP tool (read-only when `mcp_ro`), else NULL. */
-int skit__policy_call_index(const char *name, bool mcp_ro, const char **mcp);
+ * for an external tool (mcp__SERVER__TOOL, of risk `ext`), else NULL. */
+int skit__policy_call_index(const char *name, skit_risk ext, const char **mcp);
 
 /* The first pattern of `l` that covers the call; `restrictive` for deny
  * and ask lists (policy_pattern.c explains the two moods). */

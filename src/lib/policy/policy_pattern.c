@@ -58,17 +58,22 @@ const struct tool skit__policy_tools[] = {
 	{ "read_skill_resource", 0, 0, ARG_NONE, SKIT_RISK_READ, true },
 	{ "search_skills", 0, 0, ARG_NONE, SKIT_RISK_READ, true },
 	{ "update_plan", 0, 0, ARG_NONE, SKIT_RISK_READ, true },
-	/* MCP servers' tools (mcp__SERVER__TOOL): the names never parse as
-	 * a pattern's tool name; patterns and calls reach them through
-	 * skit__policy_mcp_name(). Read-only when the server annotates
-	 * readOnlyHint. */
+	/* External tools named mcp__SERVER__TOOL: the tools of MCP servers
+	 * and an embedder's own (skit_agent_options.tools). The names never
+	 * parse as a pattern's tool name; patterns and calls reach them
+	 * through skit__policy_mcp_name(). One row per risk class, in the
+	 * order of skit_risk: an MCP tool is read-only when the server
+	 * annotates readOnlyHint, else execute; an embedder says which. */
 	{ "mcp (read-only)", 0, 0, ARG_NONE, SKIT_RISK_READ, false },
 	{ "mcp (execute)", 0, 0, ARG_NONE, SKIT_RISK_EXECUTE, false },
+	{ "mcp (write)", 0, 0, ARG_NONE, SKIT_RISK_WRITE, false },
+	{ "mcp (network)", 0, 0, ARG_NONE, SKIT_RISK_NETWORK, false },
 };
 
 #define MCP_PREFIX "mcp__"
-#define MCP_READ_T ((int)SKIT_ARRAY_SIZE(skit__policy_tools) - 2)
-#define MCP_EXEC_T ((int)SKIT_ARRAY_SIZE(skit__policy_tools) - 1)
+/* The first external row; the row of risk r is MCP_READ_T + r. */
+#define MCP_READ_T ((int)SKIT_ARRAY_SIZE(skit__policy_tools) - 4)
+#define MCP_EXEC_T (MCP_READ_T + SKIT_RISK_EXECUTE)
 
 /* ---- tool table ------------------------------------------------------- */
 
@@ -698,9 +703,9 @@ const struct pattern *skit__policy_plist_find(const struct plist *l,
 	return NULL;
 }
 
-/* The tool table entry of a call of `name`: -1 when unknown. An MCP
- * tool is read-only when `mcp_ro`, else execute. */
-int skit__policy_call_index(const char *name, bool mcp_ro, const char **mcp)
+/* The tool table entry of a call of `name`: -1 when unknown. An
+ * external tool (mcp__SERVER__TOOL) gets the row of risk `ext`. */
+int skit__policy_call_index(const char *name, skit_risk ext, const char **mcp)
 {
 	size_t len = strlen(name);
 
@@ -708,7 +713,9 @@ int skit__policy_call_index(const char *name, bool mcp_ro, const char **mcp)
 	if (skit__policy_mcp_name(name, len) == len && !strchr(name, '*') &&
 	    strstr(name + strlen(MCP_PREFIX), "__")) {
 		*mcp = name;
-		return mcp_ro ? MCP_READ_T : MCP_EXEC_T;
+		return MCP_READ_T + (ext <= SKIT_RISK_NETWORK
+		                             ? (int)ext
+		                             : SKIT_RISK_EXECUTE);
 	}
 	return skit__policy_tool_index(name, len);
 }
