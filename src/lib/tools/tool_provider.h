@@ -38,7 +38,7 @@
 
 /* Most tools the agent knows at once, over every provider: skit's own,
  * then the MCP servers' (SKIT__MCP_TOOLS_MAX in mcp_client_int.h). */
-#define SKIT__TOOLS_MAX (12 + 128)
+#define SKIT__TOOLS_MAX (12 + SKIT_AGENT_MAX_TOOLS + 128)
 
 /* How the agent decides the calls of a tool. */
 enum skit__tool_gate {
