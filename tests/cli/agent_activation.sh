@@ -9,7 +9,7 @@ agent_world
 cd "$W" || exit 1
 S=$W/skills
 mkdir -p "$S/greet" "$S/manual" "$S/nouser"
-printf -- '---\nname: greet\ndescription: Greets people.\n---\nGREET-BODY first=$1 second=$2 all=[$ARGUMENTS] dir=${SKILL_DIR}\n' >"$S/greet/SKILL.md"
+printf -- '---\nname: greet\ndescription: Greets people.\n---\nGREET-BODY first=$1 second=$2 all=[$ARGUMENTS] dir=${SKILL_DIR} cdir=${CLAUDE_SKILL_DIR}\n' >"$S/greet/SKILL.md"
 printf -- '---\nname: manual\ndescription: MANUAL-DESC-TEXT only the user starts this.\ndisable-model-invocation: true\n---\nMANUAL-BODY\n' >"$S/manual/SKILL.md"
 printf -- '---\nname: nouser\ndescription: NOUSER-DESC-TEXT background.\nuser-invocable: false\n---\nNOUSER-BODY\n' >"$S/nouser/SKILL.md"
 
@@ -21,6 +21,7 @@ has "$T/out" "FINAL-ANSWER" "/greet answer"
 has "$T/req.jsonl" "GREET-BODY first=hello second=big world" "/greet \$1 \$2"
 has "$T/req.jsonl" 'all=[hello \"big world\"]' "/greet \$ARGUMENTS"
 has "$T/req.jsonl" "dir=$S/greet" "/greet \${SKILL_DIR}"
+has "$T/req.jsonl" "cdir=$S/greet" "\${CLAUDE_SKILL_DIR}, Claude Code's name, too"
 the_run
 has "$RUN/events.jsonl" '"trigger":"user"' "/greet audited as user"
 

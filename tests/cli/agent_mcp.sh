@@ -67,6 +67,15 @@ has "$RUN/events.jsonl" '"type":"approval","tool":"mcp__fake__echo"' \
 has "$RUN/events.jsonl" '"risk":"read","reason":"read-only"' \
 	"readOnlyHint makes a read-only call"
 no_leftover "after a normal run"
+# The trace shows MCP tool calls like any other (issue 31): the call and
+# its outcome.
+FOO_SECRET=leak timeout 120 "$SKIT" run --project "$W" \
+	--root "project=$W/skills" --runs-dir "$W/runs" --workdir "$W/work" \
+	--trace --config "$W/user.json" --model "replay:$CASS/mcp.jsonl" go \
+	</dev/null >"$T/out" 2>"$T/err"
+has "$T/err" "[tool ] mcp__fake__echo (MCP server fake)" "the trace shows the MCP call"
+has "$T/err" "[tool ] mcp__fake__echo: ok, " "and its outcome"
+no_leftover "after a traced run"
 
 # --allow mcp__fake: execute tools run; a crash mid-call is an error
 # result, and the server stays stopped.

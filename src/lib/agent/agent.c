@@ -194,7 +194,8 @@ static size_t split_args(const char *args, char out[9][256])
 	return n;
 }
 
-/* The body with $ARGUMENTS, $1..$9 and ${SKILL_DIR} substituted. */
+/* The body with $ARGUMENTS, $1..$9 and ${SKILL_DIR} (or Claude Code's
+ * ${CLAUDE_SKILL_DIR}) substituted. */
 static int substitute(struct skitx_buf *out, const char *body, const char *args,
                       const char *dir)
 {
@@ -213,6 +214,11 @@ static int substitute(struct skitx_buf *out, const char *body, const char *args,
 		} else if (!strncmp(d, "${SKILL_DIR}", 12)) {
 			rc |= skitx_buf_puts(out, dir);
 			p = d + 12;
+		} else if (!strncmp(d, "${CLAUDE_SKILL_DIR}", 19)) {
+			/* Claude Code's name for it, in skills written for
+			 * Claude Code. */
+			rc |= skitx_buf_puts(out, dir);
+			p = d + 19;
 		} else if (d[1] >= '1' && d[1] <= '9') {
 			size_t i = (size_t)(d[1] - '1');
 

@@ -873,6 +873,8 @@ static int mcp_call(void *self, struct skit__tool_ctx *c, const char *name,
 	params = json_pack("{s:s, s:O}", "name", t->remote, "arguments", args);
 	if (!params)
 		return skit__error_oom(err);
+	skit__tool_trace(c, SKIT_TRACE_TOOL, "%s (MCP server %s)", name,
+	                 srv->name);
 	rc = rpc(srv, "tools/call", params, m->call_timeout_ms, &resp, &e2);
 	json_decref(params);
 	if (rc == SKIT_ENOMEM)
@@ -897,11 +899,16 @@ static int mcp_call(void *self, struct skit__tool_ctx *c, const char *name,
 		rc = skit__tool_error(out, is_error, "MCP error: %.500s",
 		                      msg ? msg : "malformed answer");
 		json_decref(resp);
+		skit__tool_trace(c, SKIT_TRACE_TOOL, "%s: MCP error", name);
 		return rc;
 	}
 	rc = put_content(out, json_object_get(res, "content"));
 	*is_error = json_is_true(json_object_get(res, "isError"));
 	json_decref(resp);
+	if (!rc)
+		skit__tool_trace(c, SKIT_TRACE_TOOL, "%s: %s, %zu bytes", name,
+		                 *is_error ? "error" : "ok",
+		                 skitx_buf_len(out));
 	return rc ? skit__error_oom(err) : 0;
 }
 
