@@ -179,6 +179,25 @@ typedef struct {
 #define SKIT_TOOL_DEF_INIT { SKIT_TOOL_DEF_VERSION, NULL, NULL, NULL, SKIT_RISK_EXECUTE, NULL, NULL }
 /* clang-format on */
 
+/** A question the model asks the user (the ask_user tool). */
+typedef struct {
+	const char *question;
+	/** Choices offered, `option_count` of them (0: a free answer). */
+	const char *const *options;
+	size_t option_count;
+	bool multi; /**< several options may be chosen */
+} skit_question;
+
+/**
+ * Answer the model's question `q`: write the user's answer into `answer`
+ * (skit_tool_output_puts(); the chosen options' text, or the user's own
+ * words) and return 0. Return SKIT_ENOTFOUND when no one can answer now:
+ * the model is told to go on by its own judgment or stop. Any other
+ * negative status ends the task (skit_agent_send() returns it).
+ */
+typedef int (*skit_ask_fn)(const skit_question *q, skit_tool_output *answer,
+                           void *payload);
+
 /** Options for skit_agent_new(); start from SKIT_AGENT_OPTIONS_INIT. */
 typedef struct {
 	unsigned int version;    /**< SKIT_AGENT_OPTIONS_VERSION */
@@ -236,14 +255,19 @@ typedef struct {
 	 *  agent is freed. */
 	const skit_tool_def *tools;
 	size_t ntools;
+	/* Version 3: */
+	/** Answers ask_user (see skit_ask_fn); NULL: no one to ask, and the
+	 *  model is told so. `ask_payload` is passed to it. */
+	skit_ask_fn on_ask;
+	void *ask_payload;
 } skit_agent_options;
 
 /** Most tools of skit_agent_options.tools. */
 #define SKIT_AGENT_MAX_TOOLS 16
 
 /* clang-format off */
-#define SKIT_AGENT_OPTIONS_VERSION 2
-#define SKIT_AGENT_OPTIONS_INIT { SKIT_AGENT_OPTIONS_VERSION, NULL, NULL, NULL, 0, false, false, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, { NULL, NULL, NULL, NULL, NULL }, NULL, NULL, true, SKIT_SANDBOX_WORKSPACE_WRITE, false, 0, 0, false, NULL, 0 }
+#define SKIT_AGENT_OPTIONS_VERSION 3
+#define SKIT_AGENT_OPTIONS_INIT { SKIT_AGENT_OPTIONS_VERSION, NULL, NULL, NULL, 0, false, false, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, { NULL, NULL, NULL, NULL, NULL }, NULL, NULL, true, SKIT_SANDBOX_WORKSPACE_WRITE, false, 0, 0, false, NULL, 0, NULL, NULL }
 /* clang-format on */
 
 /**

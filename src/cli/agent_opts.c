@@ -464,6 +464,72 @@ static skit_approve_answer on_approve(const skit_approval *req, void *payload)
 	}
 }
 
+/*
+ * ask_user on a terminal: the question and its numbered options on
+ * stderr, one line read from stdin. Numbers choose options (several,
+ * separated by spaces or commas, when the question allows it); anything
+ * else is the user's own answer; an empty line answers nothing.
+ */
+static int on_ask(const skit_question *q, skit_tool_output *answer,
+                  void *payload)
+{
+	struct cli_agent *ca = payload;
+	char line[2048];
+	bool chose = false, only_numbers = true;
+
+	if (!ca->at_line_start) {
+		fputc('\n', stdout);
+		ca->at_line_start = true;
+	}
+	fflush(stdout);
+	fprintf(stderr, "%sskit: a question for you%s\n  ", ca->style.bold,
+	        ca->style.reset);
+	cli_put_exact(stderr, q->question, &ca->style);
+	fputc('\n', stderr);
+	for (size_t i = 0; i < q->option_count; i++) {
+		fprintf(stderr, "  %zu) ", i + 1);
+		cli_put_exact(stderr, q->options[i], &ca->style);
+		fputc('\n', stderr);
+	}
+	fprintf(stderr, "%s: ",
+	        !q->option_count ? "Your answer"
+	        : q->multi ? "Numbers (separated by spaces), or your own answer"
+	                   : "A number, or your own answer");
+	fflush(stderr);
+	if (!fgets(line, sizeof(line), stdin)) {
+		clearerr(stdin);
+		fputc('\n', stderr);
+		return SKIT_ENOTFOUND;
+	}
+	if (cli_interrupted)
+		return SKIT_ECANCELED;
+	line[strcspn(line, "\r\n")] = '\0';
+	for (const char *p = line; *p; p++)
+		if (!strchr("0123456789 ,", *p))
+			only_numbers = false;
+	if (q->option_count && only_numbers && line[0]) {
+		char *save = NULL, *tok;
+
+		for (tok = strtok_r(line, " ,", &save); tok;
+		     tok = strtok_r(NULL, " ,", &save)) {
+			long k = strtol(tok, NULL, 10);
+
+			if (k < 1 || (size_t)k > q->option_count ||
+			    (chose && !q->multi))
+				continue;
+			if ((chose && skit_tool_output_puts(answer, "; ")) ||
+			    skit_tool_output_puts(answer, q->options[k - 1]))
+				return SKIT_ENOMEM;
+			chose = true;
+		}
+		if (chose)
+			return 0;
+	}
+	return skit_tool_output_puts(answer, line[0] ? line : "(no answer)")
+	               ? SKIT_ENOMEM
+	               : 0;
+}
+
 /* No terminal: say what was refused and the command that would run it. */
 static void on_refused(const skit_approval *req, void *payload)
 {
@@ -934,8 +1000,13 @@ int cli_agent_open(struct cli_agent *ca, bool stream_answer, const char *verb)
 	ao.hooks.on_trace = on_trace;
 	ao.hooks.payload = ca;
 	ao.hooks.on_refused = on_refused;
-	if (isatty(STDIN_FILENO) && isatty(STDERR_FILENO))
+	if (isatty(STDIN_FILENO) && isatty(STDERR_FILENO)) {
 		ao.hooks.on_approve = on_approve;
+		/* ask_user: only a terminal can answer (no one otherwise,
+		 * and the model is told so). */
+		ao.on_ask = on_ask;
+		ao.ask_payload = ca;
+	}
 	ao.policy = ca->policy;
 	ao.project_dir = ca->project_found;
 	ao.file_tools = !ca->no_file_tools;

@@ -621,9 +621,35 @@ static const char *host_protected_at(void *self, int dirfd, const char *base,
 	return skit__protect_check_at(self, dirfd, base, why, cap);
 }
 
+/* ask_user: the program's hook answers, through a capped output. */
+static int host_ask(void *self, const skit_question *q,
+                    struct skitx_buf *answer, skit_error *err)
+{
+	struct skit_agent *a = self;
+	struct skit_tool_output o;
+	int rc;
+
+	if (!a->on_ask)
+		return SKIT_ENOTFOUND;
+	memset(&o, 0, sizeof(o));
+	skitx_buf_init(&o.b, 0);
+	rc = a->on_ask(q, &o, a->ask_payload);
+	if (rc == SKIT_ETOOBIG)
+		rc = 0; /* cut at the cap: the answer so far */
+	if (!rc &&
+	    skitx_buf_add(answer, skitx_buf_cstr(&o.b), skitx_buf_len(&o.b)))
+		rc = SKIT_ENOMEM;
+	skitx_buf_release(&o.b);
+	if (rc && rc != SKIT_ENOTFOUND && rc != SKIT_ENOMEM)
+		return skit__error_set(err, rc, 0,
+		                       "the question to the user failed: %s",
+		                       skit_strerror(rc));
+	return rc;
+}
+
 static const struct skit__tool_host host = {
 	host_audit,         host_trace,        host_activate,
-	host_protected_rel, host_protected_at,
+	host_protected_rel, host_protected_at, host_ask,
 };
 
 /*
@@ -744,6 +770,10 @@ int skit_agent_new(skit_agent **out, const skit_agent_options *opts,
 	a->sandbox_mode = opts->sandbox_mode;
 	a->keep_temp = opts->keep_temp;
 	a->saved_approvals = opts->saved_approvals;
+	if (opts->version >= 3) {
+		a->on_ask = opts->on_ask;
+		a->ask_payload = opts->ask_payload;
+	}
 	a->disk_cap =
 	        opts->disk_cap ? opts->disk_cap : SKIT_SANDBOX_DEFAULT_DISK_CAP;
 	a->task_disk_cap = opts->task_disk_cap ? opts->task_disk_cap

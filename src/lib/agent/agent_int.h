@@ -69,6 +69,8 @@ struct skit_agent {
 	struct agent_memo *memos;
 	size_t nmemos;
 	bool saved_approvals; /* "always" for a script: the user config */
+	skit_ask_fn on_ask;   /* answers ask_user; NULL: no one to ask */
+	void *ask_payload;
 
 	char *system; /* base prompt + index (+ action protocol) */
 	char *task;   /* the first message: what the run is about */

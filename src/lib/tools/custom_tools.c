@@ -41,12 +41,6 @@ struct skit__custom_tools {
 	size_t n;
 };
 
-/* What a callback writes into: capped, and whether the cap cut it. */
-struct skit_tool_output {
-	struct skitx_buf b;
-	bool cut;
-};
-
 /* ---- checking a definition ------------------------------------------- */
 
 /* A server or tool part of a name: letters, digits, '-' or '_', without

@@ -17,6 +17,13 @@
 #include "skit/agent.h"
 #include "lib/tools/tool_provider.h"
 
+/* What a callback (a program's tool, an ask_user answer) writes into:
+ * capped at SKIT_TOOL_OUTPUT_CAP, and whether the cap cut it. */
+struct skit_tool_output {
+	struct skitx_buf b;
+	bool cut;
+};
+
 struct skit__custom_tools;
 
 /* The provider; its state is a struct skit__custom_tools. */

@@ -108,6 +108,11 @@ struct skit__tool_host {
 	                             size_t cap);
 	const char *(*protected_at)(void *self, int dirfd, const char *base,
 	                            char *why, size_t cap);
+	/* Ask the user `q` (ask_user): the answer into `answer`. 0,
+	 * SKIT_ENOTFOUND when no one can answer now, SKIT_ENOMEM, or
+	 * another negative status (message in `err`) that ends the task. */
+	int (*ask)(void *self, const skit_question *q, struct skitx_buf *answer,
+	           skit_error *err);
 };
 
 /*

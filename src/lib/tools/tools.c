@@ -32,6 +32,7 @@
 #include "lib/core/error.h"
 #include "lib/sandbox/sandbox_int.h"
 #include "lib/tools/tool_provider.h"
+#include "lib/tools/ask.h"
 #include "lib/tools/tools_int.h"
 #include "util/path.h"
 #include "util/utf8.h"
@@ -1225,6 +1226,7 @@ static size_t skill_list(void *self, const struct skit__tool_ctx *c,
 		{ &tool_read_resource, SKIT_RISK_READ, SKIT__GATE_OPEN, "" },
 		{ &tool_search, SKIT_RISK_READ, SKIT__GATE_OPEN, "" },
 		{ &tool_plan, SKIT_RISK_READ, SKIT__GATE_OPEN, "" },
+		{ &skit__tool_ask_schema, SKIT_RISK_READ, SKIT__GATE_OPEN, "" },
 		{ &tool_run_script, SKIT_RISK_EXECUTE, SKIT__GATE_BUILTIN,
 		  ": call use_skill first" },
 	};
@@ -1281,6 +1283,8 @@ static int skill_call(void *self, struct skit__tool_ctx *c, const char *tool,
 		return do_search(c, args, out, is_error, err);
 	if (!strcmp(tool, "update_plan"))
 		return do_plan(c, args, out, is_error, err);
+	if (!strcmp(tool, "ask_user"))
+		return skit__tool_ask(c, args, out, is_error, err);
 	if (!strcmp(tool, "run_skill_script"))
 		return do_run_script(c, args, out, is_error, err);
 	return skit__tool_error(out, is_error, "unknown tool '%.64s'", tool);
