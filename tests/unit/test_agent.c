@@ -1874,6 +1874,332 @@ static void test_agent__no_file_tools(void)
 	fx_close(&f, "ok", 0);
 }
 
+/* ---- edit_file, multi_edit and glob ------------------------------------ */
+
+/* The SHA-256 of `text` in hex. */
+static void sha_hex(const char *text, char hex[65])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+
+	ASSERT(EVP_Digest(text, strlen(text), md, &mdlen, EVP_sha256(), NULL));
+	for (unsigned int i = 0; i < 32; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+}
+
+static void test_agent__edit_tools(void)
+{
+	static const char main_c[] = "int main(void)\n{\n\tint count = 1;\n"
+	                             "\treturn count;\n}\n";
+	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
+	char proj[PATH_MAX], hex[65], *text;
+	struct fx f;
+	struct reqs r;
+	struct events e;
+	skit_error err = { 0 };
+	bool is_error = false;
+	struct stat st;
+	const char *t;
+	json_t *ev;
+
+	build_world("edit-tools");
+	fmt(proj, sizeof(proj), "%s/proj", world);
+	put(at(proj, "src/main.c"), main_c, 0640);
+	put(at(proj, "notes/dup.txt"), "alpha\nbeta\nalpha\ngamma\nalpha\n",
+	    0644);
+	put(at(proj, "multi.txt"), "one\ntwo\nthree\n", 0644);
+	put(at(proj, ".git/config"), "x\n", 0644);
+	put(at(world, "outside/secret.md"), "OUTSIDE-SECRET\n", 0644);
+	ASSERT_OK(symlink(at(world, "outside/secret.md"),
+	                  at(proj, "link-file")));
+	ao.project_dir = proj;
+	fx_open(&f, "edits.jsonl", &ao);
+	if (skit_agent_send(f.agent, "edit", NULL, &err))
+		HARNESS_FAIL("send: %s", err.message);
+	reqs_load(&r, f.log);
+	ASSERT_EQ(r.n, 3);
+	ASSERT(offers(&r, 0, "edit_file"));
+	ASSERT(offers(&r, 0, "multi_edit"));
+	ASSERT(offers(&r, 0, "glob"));
+	t = result_of(&r, "e01", &is_error);
+	ASSERT(!is_error);
+	ASSERT_CONTAINS(t, "Edited src/main.c: 1 replacement (line 3)");
+	/* A miss names the closest place: blanks only... */
+	t = result_of(&r, "e02", &is_error);
+	ASSERT(is_error);
+	ASSERT_CONTAINS(t, "old_string was not found");
+	ASSERT_CONTAINS(t, "matches lines 4-4 only when blanks");
+	/* ... or the lines that start alike, best first. */
+	t = result_of(&r, "e03", &is_error);
+	ASSERT(is_error);
+	ASSERT_CONTAINS(t, "closest line(s)");
+	ASSERT_CONTAINS(t, "line 3: \tint count = 2;\n  line 1: int main");
+	t = result_of(&r, "e04", &is_error);
+	ASSERT(is_error);
+	ASSERT_CONTAINS(t, "occurs 3 times (at lines 1, 3, 5)");
+	t = result_of(&r, "e05", &is_error);
+	ASSERT(!is_error);
+	ASSERT_CONTAINS(t, "3 replacements (line 1 and 2 more)");
+	/* multi_edit: a failing third edit leaves the file as it was */
+	t = result_of(&r, "e06", &is_error);
+	ASSERT(is_error);
+	ASSERT_CONTAINS(t, "edit 3 of 3: old_string was not found");
+	ASSERT_CONTAINS(t, "after edits 1-2");
+	ASSERT_CONTAINS(t, "the file is unchanged");
+	/* ... and each edit works on the result of the one before */
+	t = result_of(&r, "e07", &is_error);
+	ASSERT(!is_error);
+	ASSERT_CONTAINS(t, "2 replacements");
+	t = result_of(&r, "e08", &is_error);
+	ASSERT(is_error);
+	ASSERT_CONTAINS(t, "protected path");
+	ASSERT_CONTAINS(t, "edit_file never writes it");
+	ASSERT_CONTAINS(result_of(&r, "e09", &is_error), "no such file");
+	ASSERT(is_error);
+	ASSERT_CONTAINS(result_of(&r, "e10", &is_error), "is empty");
+	ASSERT(is_error);
+	ASSERT_CONTAINS(result_of(&r, "e11", &is_error),
+	                "not a regular file");
+	ASSERT(is_error);
+	t = result_of(&r, "e12", &is_error);
+	ASSERT(is_error);
+	ASSERT_CONTAINS(t, "first 2 line(s) of old_string match from line 2");
+	ASSERT_CONTAINS(t, "line 4: \treturn count;");
+	reqs_free(&r);
+	fx_close(&f, "ok", 0);
+
+	text = slurp(at(proj, "src/main.c"));
+	ASSERT_STR(text, "int main(void)\n{\n\tint count = 2;\n"
+	                 "\treturn count;\n}\n");
+	free(text);
+	ASSERT_OK(stat(at(proj, "src/main.c"), &st));
+	ASSERT_EQ(st.st_mode & 0777, 0640); /* the mode is kept */
+	text = slurp(at(proj, "notes/dup.txt"));
+	ASSERT_STR(text, "omega\nbeta\nomega\ngamma\nomega\n");
+	free(text);
+	text = slurp(at(proj, "multi.txt"));
+	ASSERT_STR(text, "ONE-TWO\nthree\n");
+	free(text);
+	text = slurp(at(proj, ".git/config"));
+	ASSERT_STR(text, "x\n");
+	free(text);
+	text = slurp(at(world, "outside/secret.md"));
+	ASSERT_STR(text, "OUTSIDE-SECRET\n");
+	free(text);
+	ASSERT(access(at(proj, "missing.txt"), F_OK) < 0);
+
+	/* The trail: a digest of the file before and after each edit. */
+	events_load(&e, f.run_dir);
+	ev = event(&e, "file_edited", 0);
+	ASSERT(ev);
+	ASSERT_STR(str_of(ev, "path"), "src/main.c");
+	ASSERT_STR(str_of(ev, "tool"), "edit_file");
+	sha_hex(main_c, hex);
+	ASSERT_STR(str_of(ev, "sha256_before"), hex);
+	sha_hex("int main(void)\n{\n\tint count = 2;\n\treturn count;\n}\n",
+	        hex);
+	ASSERT_STR(str_of(ev, "sha256_after"), hex);
+	ev = event(&e, "file_edited", 2);
+	ASSERT(ev);
+	ASSERT_STR(str_of(ev, "tool"), "multi_edit");
+	ASSERT_EQ(json_integer_value(json_object_get(ev, "edits")), 2);
+	sha_hex("one\ntwo\nthree\n", hex);
+	ASSERT_STR(str_of(ev, "sha256_before"), hex);
+	sha_hex("ONE-TWO\nthree\n", hex);
+	ASSERT_STR(str_of(ev, "sha256_after"), hex);
+	ASSERT(!event(&e, "file_edited", 3));
+	ev = event(&e, "file_write_refused", 0);
+	ASSERT(ev);
+	ASSERT_STR(str_of(ev, "path"), ".git/config");
+	ASSERT_STR(str_of(ev, "tool"), "edit_file");
+	events_free(&e);
+}
+
+struct edit_asker {
+	unsigned int asked;
+	char tools[256];
+};
+
+static skit_approve_answer edit_ask(const skit_approval *req, void *payload)
+{
+	struct edit_asker *k = payload;
+
+	k->asked++;
+	snprintf(k->tools + strlen(k->tools), sizeof(k->tools) - strlen(k->tools),
+	         "%s:%s:%s ", req->tool, req->target, req->approving_flag);
+	ASSERT_STR(req->reason, "write call needs approval");
+	return strcmp(req->tool, "edit_file") ? SKIT_APPROVE_NO
+	                                      : SKIT_APPROVE_YES;
+}
+
+/* The edit tools through the gate: Edit and Write patterns refuse them,
+ * and without one the user is asked. */
+static void test_agent__edit_gate(void)
+{
+	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
+	struct edit_asker k = { 0 };
+	char proj[PATH_MAX], list[1024], *text;
+	skit_policy *pol;
+	struct fx f;
+	struct reqs r;
+	struct events e;
+	skit_error err = { 0 };
+	bool is_error = false;
+
+	build_world("edit-gate");
+	fmt(proj, sizeof(proj), "%s/proj", world);
+	put(at(proj, "notes/a.txt"), "OLD-A\n", 0644);
+	put(at(proj, "src/x.c"), "OLD-X\n", 0644);
+	ao.project_dir = proj;
+
+	/* --yes, but Edit and Write deny rules on the two folders */
+	ASSERT_OK(skit_policy_new(&pol, &err));
+	skit_policy_set_yes(pol, true);
+	ASSERT_OK(skit_policy_add_flag(pol, SKIT_POLICY_LIST_DENY,
+	                               "Edit(notes/**)", &err));
+	ASSERT_OK(skit_policy_add_flag(pol, SKIT_POLICY_LIST_DENY,
+	                               "Write(src/**)", &err));
+	ao.policy = pol;
+	fx_open(&f, "edit_gate.jsonl", &ao);
+	if (skit_agent_send(f.agent, "edit", NULL, &err))
+		HARNESS_FAIL("send: %s", err.message);
+	reqs_load(&r, f.log);
+	ASSERT_CONTAINS(result_of(&r, "d1", &is_error),
+	                "denied by --deny 'Edit(notes/**)'");
+	ASSERT(is_error);
+	ASSERT_CONTAINS(result_of(&r, "d2", &is_error),
+	                "denied by --deny 'Write(src/**)'");
+	ASSERT(is_error);
+	reqs_free(&r);
+	fx_close(&f, "ok", 0);
+	skit_policy_free(pol);
+	text = slurp(at(proj, "notes/a.txt"));
+	ASSERT_STR(text, "OLD-A\n");
+	free(text);
+
+	/* No rule and someone to ask: d1 approved, d2 declined. */
+	ASSERT_OK(skit_policy_new(&pol, &err));
+	ao.policy = pol;
+	ao.hooks.on_approve = edit_ask;
+	ao.hooks.payload = &k;
+	fx_open(&f, "edit_gate.jsonl", &ao);
+	if (skit_agent_send(f.agent, "edit", NULL, &err))
+		HARNESS_FAIL("send: %s", err.message);
+	reqs_load(&r, f.log);
+	ASSERT(offers(&r, 0, "edit_file"));
+	ASSERT_CONTAINS(result_of(&r, "d1", &is_error), "Edited notes/a.txt");
+	ASSERT(!is_error);
+	ASSERT_CONTAINS(result_of(&r, "d2", &is_error), "declined");
+	ASSERT(is_error);
+	reqs_free(&r);
+	ASSERT_EQ(k.asked, 2);
+	ASSERT_STR(k.tools, "edit_file:notes/a.txt:--allow 'Write(notes/a.txt)' "
+	                    "multi_edit:src/x.c:--allow 'Write(src/x.c)' ");
+	fx_close(&f, "ok", 0);
+	events_load(&e, f.run_dir);
+	approvals_of(&e, list, sizeof(list));
+	ASSERT_STR(list, "edit_file:allow:user:asked "
+	                 "multi_edit:deny:user:asked ");
+	events_free(&e);
+	skit_policy_free(pol);
+	text = slurp(at(proj, "notes/a.txt"));
+	ASSERT_STR(text, "NEW-A\n");
+	free(text);
+	text = slurp(at(proj, "src/x.c"));
+	ASSERT_STR(text, "OLD-X\n");
+	free(text);
+}
+
+/* Set the modification time of `path` to `sec` seconds after 2020. */
+static void age(const char *path, long sec)
+{
+	struct timespec ts[2];
+
+	ts[0].tv_sec = ts[1].tv_sec = 1577836800L + sec;
+	ts[0].tv_nsec = ts[1].tv_nsec = 0;
+	ASSERT_OK(utimensat(AT_FDCWD, path, ts, AT_SYMLINK_NOFOLLOW));
+}
+
+static void test_agent__glob_tool(void)
+{
+	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
+	char proj[PATH_MAX], name[64];
+	skit_policy *pol;
+	struct fx f;
+	struct reqs r;
+	skit_error err = { 0 };
+	bool is_error = false;
+	const char *t, *a, *b, *c;
+
+	build_world("glob-tool");
+	fmt(proj, sizeof(proj), "%s/proj", world);
+	put(at(proj, "top.c"), "t\n", 0644);
+	put(at(proj, "src/a.c"), "a\n", 0644);
+	put(at(proj, "src/deep/b.c"), "b\n", 0644);
+	put(at(proj, "src/deep/c.h"), "c\n", 0644);
+	put(at(proj, ".git/x.c"), "g\n", 0644);
+	put(at(proj, ".hidden/h.c"), "h\n", 0644);
+	put(at(proj, "secrets/k.c"), "k\n", 0644);
+	put(at(world, "outside/o.c"), "o\n", 0644);
+	ASSERT_OK(symlink(at(world, "outside"), at(proj, "link-out")));
+	ASSERT_OK(symlink(at(world, "outside/o.c"), at(proj, "link.c")));
+	age(at(proj, "top.c"), 100);
+	age(at(proj, "src/a.c"), 10);
+	age(at(proj, "src/deep/b.c"), 1000);
+	for (int i = 0; i < 205; i++) {
+		fmt(name, sizeof(name), "many/sub/f%03d.txt", i);
+		put(at(proj, name), "m\n", 0644);
+		age(at(proj, name), i);
+	}
+	ASSERT_OK(skit_policy_new(&pol, &err));
+	skit_policy_set_yes(pol, true);
+	ASSERT_OK(skit_policy_add_flag(pol, SKIT_POLICY_LIST_DENY,
+	                               "Read(secrets/**)", &err));
+	ao.policy = pol;
+	ao.project_dir = proj;
+	fx_open(&f, "glob.jsonl", &ao);
+	if (skit_agent_send(f.agent, "glob", NULL, &err))
+		HARNESS_FAIL("send: %s", err.message);
+	reqs_load(&r, f.log);
+	ASSERT_EQ(r.n, 2);
+	t = result_of(&r, "g01", &is_error);
+	ASSERT(!is_error);
+	ASSERT_CONTAINS(t, "3 files match, newest first:\n");
+	/* newest first: b.c (1000), top.c (100), a.c (10) */
+	a = strstr(t, "src/deep/b.c\n");
+	b = strstr(t, "top.c\n");
+	c = strstr(t, "src/a.c\n");
+	ASSERT(a && b && c && a < b && b < c);
+	ASSERT(!strstr(t, "x.c")); /* .git */
+	ASSERT(!strstr(t, "h.c")); /* a hidden folder, not named */
+	ASSERT(!strstr(t, "o.c")); /* no link is followed */
+	ASSERT(!strstr(t, "link.c"));
+	ASSERT(!strstr(t, "k.c"));
+	ASSERT_CONTAINS(t, "[1 entry hidden by the permission rules]");
+	t = result_of(&r, "g02", &is_error);
+	ASSERT_CONTAINS(t, "1 file matches, newest first:\ntop.c\n");
+	t = result_of(&r, "g03", &is_error);
+	ASSERT_CONTAINS(t, "205 files match, newest first:\n"
+	                   "many/sub/f204.txt\nmany/sub/f203.txt\n");
+	ASSERT_CONTAINS(t, "many/sub/f005.txt\n[5 more not shown");
+	ASSERT(!strstr(t, "f004.txt"));
+	t = result_of(&r, "g04", &is_error);
+	ASSERT_CONTAINS(t, "src/deep/c.h\n");
+	ASSERT_CONTAINS(t, "3 files match");
+	t = result_of(&r, "g05", &is_error);
+	ASSERT(is_error);
+	ASSERT_CONTAINS(t, "'..' is refused");
+	t = result_of(&r, "g06", &is_error);
+	ASSERT(!is_error);
+	ASSERT_CONTAINS(t, "1 file matches, newest first:\n.hidden/h.c\n");
+	ASSERT_CONTAINS(result_of(&r, "g07", &is_error), "No file matches.");
+	for (size_t i = 0; i < r.n; i++)
+		REQ_LACKS(&r, i, "secrets/k.c");
+	reqs_free(&r);
+	fx_close(&f, "ok", 0);
+	skit_policy_free(pol);
+}
+
 struct warn_log {
 	unsigned int warnings;
 	char line[512];
@@ -2364,6 +2690,9 @@ TEST_MAIN(
 	TEST(test_agent__approvals_asked)
 	TEST(test_agent__file_tools)
 	TEST(test_agent__no_file_tools)
+	TEST(test_agent__edit_tools)
+	TEST(test_agent__edit_gate)
+	TEST(test_agent__glob_tool)
 	TEST(test_agent__sandbox_layer_missing)
 	TEST(test_agent__custom_tools)
 	TEST(test_agent__custom_tools_policy)

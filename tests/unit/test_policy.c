@@ -1594,6 +1594,67 @@ static void test_policy__mcp(void)
 	skit_policy_free(p);
 }
 
+/* The edit and glob tools: their risk, the names that match them, and
+ * what is offered. */
+static void test_policy__edit_and_glob(void)
+{
+	skit_allowed_tools *reads;
+	skit_active_skill one = { "reader", NULL };
+	skit_policy *p;
+	skit_risk r;
+
+	ASSERT_OK(skit_tool_risk(&r, "edit_file"));
+	ASSERT_EQ(r, SKIT_RISK_WRITE);
+	ASSERT_OK(skit_tool_risk(&r, "multi_edit"));
+	ASSERT_EQ(r, SKIT_RISK_WRITE);
+	ASSERT_OK(skit_tool_risk(&r, "MultiEdit"));
+	ASSERT_EQ(r, SKIT_RISK_WRITE);
+	ASSERT_OK(skit_tool_risk(&r, "glob"));
+	ASSERT_EQ(r, SKIT_RISK_READ);
+	/* Edit, MultiEdit and Write all mean "changes a file" */
+	ASSERT(refuses("Edit(src/**)", "edit_file", "src/a.c"));
+	ASSERT(refuses("Edit(src/**)", "multi_edit", "src/a.c"));
+	ASSERT(refuses("MultiEdit(src/**)", "multi_edit", "src/a.c"));
+	ASSERT(refuses("MultiEdit(src/**)", "edit_file", "src/a.c"));
+	ASSERT(refuses("MultiEdit", "write_file", "x"));
+	ASSERT(refuses("Write(src/**)", "multi_edit", "src/a.c"));
+	ASSERT(!refuses("Edit(src/**)", "edit_file", "docs/a.md"));
+	ASSERT(grants("Edit(out/**)", "edit_file", "out/r.md"));
+	ASSERT(grants("Write(out/**)", "multi_edit", "out/r.md"));
+	ASSERT(!grants("Write(out/**)", "edit_file", "out/../src/a.c"));
+	/* skit's own names match only their tool */
+	ASSERT(refuses("edit_file", "edit_file", "x"));
+	ASSERT(!refuses("edit_file", "multi_edit", "x"));
+	ASSERT(!refuses("edit_file", "write_file", "x"));
+	/* glob is a read: Read and Glob cover it, Grep does not */
+	ASSERT(refuses("Read(secrets/**)", "glob", "secrets/k"));
+	ASSERT(refuses("Glob(secrets/**)", "glob", "secrets"));
+	ASSERT(!refuses("Grep(secrets/**)", "glob", "secrets"));
+	ASSERT(!refuses("Edit", "glob", "x"));
+	ASSERT(!refuses("Read", "edit_file", "x"));
+	ASSERT_EQ(verdict(SKIT_POLICY_LIST_ALLOW, "Edit", "edit_file",
+	                  "a/../../x"),
+	          D);
+
+	ASSERT_OK(skit_allowed_tools_parse(&reads, "reader", "Read", NULL));
+	ASSERT_OK(skit_policy_new(&p, NULL));
+	ASSERT(skit_policy_offers(p, NULL, 0, "glob", false));
+	ASSERT(!skit_policy_offers(p, NULL, 0, "edit_file", false));
+	ASSERT(skit_policy_offers(p, NULL, 0, "multi_edit", true));
+	ASSERT_OK(skit_policy_add_flag(p, SKIT_POLICY_LIST_ALLOW, "MultiEdit",
+	                               NULL));
+	ASSERT(skit_policy_offers(p, NULL, 0, "edit_file", false));
+	ASSERT(skit_policy_offers(p, NULL, 0, "multi_edit", false));
+	/* a skill that names only Read: glob, not the edits */
+	one.tools = reads;
+	ASSERT(skit_policy_offers(p, &one, 1, "glob", false));
+	ASSERT(!skit_policy_offers(p, &one, 1, "edit_file", true));
+	ASSERT_OK(skit_policy_add_flag(p, SKIT_POLICY_LIST_DENY, "Glob", NULL));
+	ASSERT(!skit_policy_offers(p, NULL, 0, "glob", true));
+	skit_policy_free(p);
+	skit_allowed_tools_free(reads);
+}
+
 TEST_MAIN(
 	TEST(test_policy__table)
 	TEST(test_policy__doc_table_in_sync)
@@ -1615,5 +1676,6 @@ TEST_MAIN(
 	TEST(test_policy__script_grants_and_hints)
 	TEST(test_policy__load_config)
 	TEST(test_policy__config_network)
-	TEST(test_policy__mcp))
+	TEST(test_policy__mcp)
+	TEST(test_policy__edit_and_glob))
 /* clang-format on */

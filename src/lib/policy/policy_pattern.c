@@ -31,14 +31,18 @@ enum {
 };
 
 /*
- * Write and Edit both name "changes a file", and Read also covers the
- * tools that read files to search or list them (as Claude Code does).
+ * Write, Edit and MultiEdit all name "changes a file" (Claude Code's Edit
+ * rules cover every tool that edits a file; MultiEdit is its tool of
+ * several edits), and Read also covers the tools that read files to
+ * search or list them (as Claude Code does).
  */
 const struct tool skit__policy_tools[] = {
 	{ "Read", C_READ, C_READ, ARG_PATH, SKIT_RISK_READ, false },
 	{ "Write", C_WRITE, C_WRITE | C_EDIT, ARG_PATH, SKIT_RISK_WRITE,
 	  false },
 	{ "Edit", C_EDIT, C_WRITE | C_EDIT, ARG_PATH, SKIT_RISK_WRITE, false },
+	{ "MultiEdit", C_EDIT, C_WRITE | C_EDIT, ARG_PATH, SKIT_RISK_WRITE,
+	  false },
 	{ "Bash", C_BASH, C_BASH, ARG_COMMAND, SKIT_RISK_EXECUTE, false },
 	{ "Grep", C_GREP, C_GREP | C_READ, ARG_PATH, SKIT_RISK_READ, false },
 	{ "Glob", C_GLOB, C_GLOB | C_READ, ARG_PATH, SKIT_RISK_READ, false },
@@ -50,7 +54,10 @@ const struct tool skit__policy_tools[] = {
 	{ "read_file", 0, C_READ, ARG_PATH, SKIT_RISK_READ, false },
 	{ "list_dir", 0, C_LS | C_READ, ARG_PATH, SKIT_RISK_READ, false },
 	{ "grep", 0, C_GREP | C_READ, ARG_PATH, SKIT_RISK_READ, false },
+	{ "glob", 0, C_GLOB | C_READ, ARG_PATH, SKIT_RISK_READ, false },
 	{ "write_file", 0, C_WRITE | C_EDIT, ARG_PATH, SKIT_RISK_WRITE, false },
+	{ "edit_file", 0, C_WRITE | C_EDIT, ARG_PATH, SKIT_RISK_WRITE, false },
+	{ "multi_edit", 0, C_WRITE | C_EDIT, ARG_PATH, SKIT_RISK_WRITE, false },
 	{ "shell", 0, C_BASH, ARG_COMMAND, SKIT_RISK_EXECUTE, false },
 	{ "run_skill_script", 0, C_BASH, ARG_COMMAND, SKIT_RISK_EXECUTE,
 	  false },

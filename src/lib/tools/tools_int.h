@@ -2,9 +2,9 @@
 /*
  * tools_int.h - what the tool handlers share (library-internal): tools.c
  * holds the skill tools' provider, scripts and shell; tools_fs.c the
- * project tools' provider (read_file, list_dir, grep, write_file, and
- * shell). Both see the run through struct skit__tool_ctx
- * (tool_provider.h); the permission gate is the agent's.
+ * project tools' provider (read_file, list_dir, grep, glob, write_file,
+ * edit_file, multi_edit, and shell). Both see the run through struct
+ * skit__tool_ctx (tool_provider.h); the permission gate is the agent's.
  */
 #ifndef SKIT_LIB_TOOLS_INT_H
 #define SKIT_LIB_TOOLS_INT_H
@@ -78,5 +78,15 @@ const skit_tool_schema *skit__tool_schema(const char *name);
  * struct skit__tool_provider_ops' call. */
 int skit__tool_shell(struct skit__tool_ctx *c, json_t *args,
                      struct skitx_buf *out, bool *is_error, skit_error *err);
+
+/*
+ * edit_file or multi_edit (`tool`) as the project tools' provider runs
+ * it, with a file size cap of `cap` bytes (the tool's is write_file's
+ * content cap; the benchmark raises it to time larger files). A call
+ * already allowed; the contract of struct skit__tool_provider_ops' call.
+ */
+int skit__tool_edit(struct skit__tool_ctx *c, const char *tool, json_t *args,
+                    size_t cap, struct skitx_buf *out, bool *is_error,
+                    skit_error *err);
 
 #endif
