@@ -1655,6 +1655,34 @@ static void test_policy__edit_and_glob(void)
 	skit_allowed_tools_free(reads);
 }
 
+/* ask_user: Claude Code's AskUserQuestion names it; like the skill tools
+ * a skill's allowed-tools never hides it, and it needs no approval. */
+static void test_policy__ask_user(void)
+{
+	skit_allowed_tools *reads, *asks;
+	skit_active_skill one = { "reader", NULL };
+	skit_policy *p;
+	skit_risk r;
+
+	ASSERT_OK(skit_tool_risk(&r, "ask_user"));
+	ASSERT_EQ(r, SKIT_RISK_READ);
+	ASSERT_OK(skit_tool_risk(&r, "AskUserQuestion"));
+	ASSERT_EQ(r, SKIT_RISK_READ);
+	ASSERT_OK(skit_allowed_tools_parse(&asks, "asker", "AskUserQuestion Read",
+	                                   NULL));
+	ASSERT_EQ(skit_allowed_tools_count(asks), 2);
+	ASSERT_OK(skit_allowed_tools_parse(&reads, "reader", "Read", NULL));
+	ASSERT_OK(skit_policy_new(&p, NULL));
+	ASSERT(skit_policy_offers(p, NULL, 0, "ask_user", false));
+	one.tools = reads;
+	ASSERT(skit_policy_offers(p, &one, 1, "ask_user", false));
+	one.tools = asks;
+	ASSERT(skit_policy_offers(p, &one, 1, "ask_user", false));
+	skit_policy_free(p);
+	skit_allowed_tools_free(reads);
+	skit_allowed_tools_free(asks);
+}
+
 TEST_MAIN(
 	TEST(test_policy__table)
 	TEST(test_policy__doc_table_in_sync)
@@ -1677,5 +1705,6 @@ TEST_MAIN(
 	TEST(test_policy__load_config)
 	TEST(test_policy__config_network)
 	TEST(test_policy__mcp)
-	TEST(test_policy__edit_and_glob))
+	TEST(test_policy__edit_and_glob)
+	TEST(test_policy__ask_user))
 /* clang-format on */

@@ -28,6 +28,7 @@ enum {
 	C_LS = 1u << 6,
 	C_WEBFETCH = 1u << 7,
 	C_WEBSEARCH = 1u << 8,
+	C_ASK = 1u << 9,
 };
 
 /*
@@ -51,6 +52,7 @@ const struct tool skit__policy_tools[] = {
 	  false },
 	{ "WebSearch", C_WEBSEARCH, C_WEBSEARCH, ARG_NONE, SKIT_RISK_NETWORK,
 	  false },
+	{ "AskUserQuestion", C_ASK, C_ASK, ARG_NONE, SKIT_RISK_READ, false },
 	{ "read_file", 0, C_READ, ARG_PATH, SKIT_RISK_READ, false },
 	{ "list_dir", 0, C_LS | C_READ, ARG_PATH, SKIT_RISK_READ, false },
 	{ "grep", 0, C_GREP | C_READ, ARG_PATH, SKIT_RISK_READ, false },
@@ -65,6 +67,9 @@ const struct tool skit__policy_tools[] = {
 	{ "read_skill_resource", 0, 0, ARG_NONE, SKIT_RISK_READ, true },
 	{ "search_skills", 0, 0, ARG_NONE, SKIT_RISK_READ, true },
 	{ "update_plan", 0, 0, ARG_NONE, SKIT_RISK_READ, true },
+	/* Asking the user reads nothing and runs nothing: like the skill
+	 * tools, never gated by a skill's allowed-tools. */
+	{ "ask_user", 0, C_ASK, ARG_NONE, SKIT_RISK_READ, true },
 	/* External tools named mcp__SERVER__TOOL: the tools of MCP servers
 	 * and an embedder's own (skit_agent_options.tools). The names never
 	 * parse as a pattern's tool name; patterns and calls reach them
