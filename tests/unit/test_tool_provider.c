@@ -310,7 +310,7 @@ static void test_tool_provider__routing_policy_audit(void)
 	reqs = load_lines(at("requests.jsonl"));
 	ASSERT_EQ(json_array_size(reqs), 2);
 	tool_names(reqs, 0, names, sizeof(names));
-	ASSERT_STR(names, "use_skill read_skill_resource update_plan "
+	ASSERT_STR(names, "use_skill read_skill_resource update_plan ask_user "
 	                  "mcp__probe__look mcp__probe__poke ");
 
 	/* The model saw each outcome. */
