@@ -260,15 +260,41 @@ typedef struct {
 	 *  model is told so. `ask_payload` is passed to it. */
 	skit_ask_fn on_ask;
 	void *ask_payload;
+	/* Version 4: */
+	/** Dynamic context: run each `` !`command` `` of an activated
+	 *  skill's body outside fenced code blocks as a `shell` call (the
+	 *  same policy, approval, sandbox and trail; docs/agent.md) and put
+	 *  its output in its place. false: the body is left as written.
+	 *  SKIT_AGENT_OPTIONS_INIT sets it true; options of an earlier
+	 *  version get it on too. skit_agent_options_load_config() reads it
+	 *  from a config file. */
+	bool dynamic_context;
 } skit_agent_options;
 
 /** Most tools of skit_agent_options.tools. */
 #define SKIT_AGENT_MAX_TOOLS 16
 
 /* clang-format off */
-#define SKIT_AGENT_OPTIONS_VERSION 3
-#define SKIT_AGENT_OPTIONS_INIT { SKIT_AGENT_OPTIONS_VERSION, NULL, NULL, NULL, 0, false, false, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, { NULL, NULL, NULL, NULL, NULL }, NULL, NULL, true, SKIT_SANDBOX_WORKSPACE_WRITE, false, 0, 0, false, NULL, 0, NULL, NULL }
+#define SKIT_AGENT_OPTIONS_VERSION 4
+#define SKIT_AGENT_OPTIONS_INIT { SKIT_AGENT_OPTIONS_VERSION, NULL, NULL, NULL, 0, false, false, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, { NULL, NULL, NULL, NULL, NULL }, NULL, NULL, true, SKIT_SANDBOX_WORKSPACE_WRITE, false, 0, 0, false, NULL, 0, NULL, NULL, true }
 /* clang-format on */
+
+/**
+ * Read the agent's settings from the skit config file `path` (JSON, as
+ * skit_policy_load_config() reads it) into `opts`: today the top-level
+ * boolean `"dynamic_context"`, copied to opts->dynamic_context. A file
+ * that is not `trusted` (a project's `.agents/skit.json`) may turn it off
+ * but never on: repository content restricts, it never grants; its links
+ * are refused. Keys it does not know are left to the other readers.
+ * @return SKIT_OK (opts untouched when the key is absent);
+ *         SKIT_ENOTFOUND when the file does not exist; SKIT_EINVALID
+ *         for malformed JSON or a value that is not a boolean (err
+ *         names the file and the key); SKIT_EUNSAFE, SKIT_ETOOBIG,
+ *         SKIT_EIO, SKIT_ENOMEM.
+ */
+SKIT_EXTERN int skit_agent_options_load_config(skit_agent_options *opts,
+                                               const char *path, bool trusted,
+                                               skit_error *err);
 
 /**
  * Create an agent: render the index, open the run folder (when

@@ -693,6 +693,46 @@ static int open_policy(struct cli_agent *ca, const char *verb)
 	return status;
 }
 
+/*
+ * "dynamic_context" of the same config files as the policy's: the user's,
+ * the project's (when trusted: it may turn it off, not on), --config.
+ */
+static int load_agent_config(struct cli_agent *ca, skit_agent_options *ao,
+                             const char *verb)
+{
+	skit_error err = { 0 };
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	char *files[3] = { NULL, NULL, NULL };
+	bool trusted[3] = { true, false, true };
+	int rc = 0;
+
+	if (!ca->roots.no_config) {
+		if (xdg && *xdg == '/')
+			files[0] = skitx_path_join(xdg, "skit/config.json");
+		else if (home && *home == '/')
+			files[0] = skitx_path_join(home,
+			                           ".config/skit/config.json");
+		if (ca->project_found && !ca->project_config_off)
+			files[1] = skitx_path_join(ca->project_found,
+			                           ".agents/skit.json");
+	}
+	if (ca->roots.config)
+		files[2] = skitx_strdup(ca->roots.config);
+	for (size_t i = 0; !rc && i < 3; i++) {
+		if (!files[i])
+			continue;
+		rc = skit_agent_options_load_config(ao, files[i], trusted[i],
+		                                    &err);
+		if (rc == SKIT_ENOTFOUND && i < 2)
+			rc = 0;
+	}
+	for (size_t i = 0; i < 3; i++)
+		skitx_free(files[i]);
+	if (rc)
+		cli_error(verb, "%s", err.message);
+	return rc ? CLI_FAIL : CLI_OK;
+}
+
 /* The user config file, or NULL (owned). */
 static char *user_config_path(void)
 {
@@ -1015,6 +1055,9 @@ int cli_agent_open(struct cli_agent *ca, bool stream_answer, const char *verb)
 	ao.disk_cap = ca->disk_cap ? ca->disk_cap : ca->sandbox_cfg.disk_cap;
 	ao.task_disk_cap = ao.disk_cap;
 	ao.saved_approvals = true;
+	status = load_agent_config(ca, &ao, verb);
+	if (status != CLI_OK)
+		return status;
 	rc = skit_agent_new(&ca->agent, &ao, &err);
 	if (rc < 0) {
 		cli_error(verb, "%s", err.message);

@@ -2659,6 +2659,228 @@ static void test_agent__custom_tools_bad_defs(void)
 	          SKIT_EUSAGE);
 }
 
+/* ---- dynamic context -------------------------------------------------- */
+
+static const char dyn_body[] =
+        "# dyn\n"
+        "Branch: !`echo DYN-OUT-$1`\n"
+        "Inline !`printf 'A%sB' 1` here.\n"
+        "```sh\n"
+        "!`echo FENCED-NOT-RUN`\n"
+        "```\n"
+        "~~~~\n"
+        "!`echo TILDE-NOT-RUN`\n"
+        "~~~\n"
+        "still fenced !`echo SHORT-CLOSE-NOT-RUN`\n"
+        "~~~~\n"
+        "Dir: !`printf '%s' \"${SKILL_DIR}\" | tail -c 12`\n"
+        "Fail: !`exit 3`\n"
+        "Word!`echo IN-WORD-NOT-RUN` and `!`not a command`.\n";
+
+/* A world with the skill "dyn" whose body holds commands. */
+static void dyn_world(const char *name)
+{
+	char proj[PATH_MAX];
+
+	build_world(name);
+	fmt(proj, sizeof(proj), "%s/project", world);
+	mkskill(proj, "dyn", NULL, "Dynamic context.", dyn_body);
+}
+
+static void test_agent__dynamic_context(void)
+{
+	struct fx f;
+	struct reqs r;
+	struct events e;
+	skit_error err = { 0 };
+	const char *t;
+	json_t *ev;
+	size_t i;
+
+	dyn_world("dyn-on");
+	fx_open(&f, "final.jsonl", NULL);
+	if (skit_agent_send(f.agent, "/dyn x1", NULL, &err))
+		HARNESS_FAIL("send: %s", err.message);
+	reqs_load(&r, f.log);
+	ASSERT_EQ(r.n, 1);
+	t = msg_text(&r, 0, 0);
+	/* outside fences: the output in the command's place */
+	ASSERT_CONTAINS(t, "Branch: DYN-OUT-x1\n");
+	ASSERT_CONTAINS(t, "Inline A1B here.\n");
+	ASSERT_CONTAINS(t, "Dir: /project/dyn\n");
+	/* inside ``` and ~~~ fences (closed only by as long a fence):
+	 * untouched */
+	ASSERT_CONTAINS(t, "```sh\n!`echo FENCED-NOT-RUN`\n```\n");
+	ASSERT_CONTAINS(t, "!`echo TILDE-NOT-RUN`\n");
+	ASSERT_CONTAINS(t, "still fenced !`echo SHORT-CLOSE-NOT-RUN`\n");
+	/* a failing command: a note */
+	ASSERT_CONTAINS(t, "Fail: [!`exit 3` failed: exit code: 3]\n");
+	/* inside a word or a code span: text */
+	ASSERT_CONTAINS(t, "Word!`echo IN-WORD-NOT-RUN` and `!`not a "
+	                   "command`.");
+	ASSERT(!strstr(t, "DYN-OUT-$1"));
+	reqs_free(&r);
+	fx_close(&f, "ok", 0);
+	/* The trail: each command a shell call attributed to the skill. */
+	events_load(&e, f.run_dir);
+	ev = event(&e, "tool_call", 0);
+	ASSERT(ev);
+	ASSERT_STR(str_of(ev, "name"), "shell");
+	ASSERT_STR(str_of(ev, "skill"), "dyn");
+	ASSERT_STR(str_of(ev, "origin"), "dynamic_context");
+	ASSERT_CONTAINS(str_of(ev, "arguments"), "echo DYN-OUT-x1");
+	ev = event(&e, "shell_run", 0);
+	ASSERT(ev);
+	ASSERT_STR(str_of(ev, "command"), "echo DYN-OUT-x1");
+	ev = event(&e, "approval", 0);
+	ASSERT(ev);
+	ASSERT_STR(str_of(ev, "tool"), "shell");
+	ASSERT_STR(str_of(ev, "decision"), "allow");
+	ev = event(&e, "tool_result", 0);
+	ASSERT(ev);
+	ASSERT_STR(str_of(ev, "skill"), "dyn");
+	ASSERT(json_is_true(json_object_get(ev, "ok")));
+	/* four commands ran: the fenced ones never reached the gate */
+	ASSERT(event(&e, "shell_run", 3));
+	ASSERT(!event(&e, "shell_run", 4));
+	for (i = 0; (ev = event(&e, "shell_run", i)); i++)
+		ASSERT(!strstr(str_of(ev, "command"), "NOT-RUN"));
+	ev = event(&e, "tool_result", 3);
+	ASSERT(!json_is_true(json_object_get(ev, "ok")));
+	events_free(&e);
+}
+
+struct dyn_asker {
+	unsigned int asked;
+	char skill[64];
+};
+
+static skit_approve_answer dyn_ask(const skit_approval *req, void *payload)
+{
+	struct dyn_asker *k = payload;
+
+	k->asked++;
+	ASSERT_STR(req->tool, "shell");
+	snprintf(k->skill, sizeof(k->skill), "%s", req->skill ? req->skill : "");
+	return SKIT_APPROVE_NO;
+}
+
+static void test_agent__dynamic_context_refused(void)
+{
+	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
+	struct dyn_asker k = { 0 };
+	skit_policy *pol;
+	struct fx f;
+	struct reqs r;
+	struct events e;
+	skit_error err = { 0 };
+	char list[1024];
+	const char *t;
+
+	/* No one to approve and no allow: refused like any shell call. */
+	dyn_world("dyn-refused");
+	ASSERT_OK(skit_policy_new(&pol, &err));
+	ao.policy = pol;
+	fx_open(&f, "final.jsonl", &ao);
+	if (skit_agent_send(f.agent, "/dyn x1", NULL, &err))
+		HARNESS_FAIL("send: %s", err.message);
+	reqs_load(&r, f.log);
+	t = msg_text(&r, 0, 0);
+	ASSERT_CONTAINS(t, "Branch: [!`echo DYN-OUT-x1` not run: ");
+	ASSERT_CONTAINS(t, "not available now");
+	ASSERT(!strstr(t, "Branch: DYN-OUT-x1"));
+	reqs_free(&r);
+	fx_close(&f, "ok", 0);
+	events_load(&e, f.run_dir);
+	ASSERT(!event(&e, "shell_run", 0));
+	ASSERT_STR(str_of(event(&e, "tool_call", 0), "skill"), "dyn");
+	events_free(&e);
+
+	/* Someone is asked: the prompt names the skill; "no" is a note. */
+	dyn_world("dyn-asked");
+	ao.hooks.on_approve = dyn_ask;
+	ao.hooks.payload = &k;
+	fx_open(&f, "final.jsonl", &ao);
+	if (skit_agent_send(f.agent, "/dyn x1", NULL, &err))
+		HARNESS_FAIL("send: %s", err.message);
+	ASSERT_EQ(k.asked, 4);
+	ASSERT_STR(k.skill, "dyn");
+	reqs_load(&r, f.log);
+	t = msg_text(&r, 0, 0);
+	ASSERT_CONTAINS(t, "Branch: [!`echo DYN-OUT-x1` not run: the user "
+	                   "declined this call");
+	reqs_free(&r);
+	fx_close(&f, "ok", 0);
+	events_load(&e, f.run_dir);
+	approvals_of(&e, list, sizeof(list));
+	ASSERT_STR(list, "shell:deny:user:asked shell:deny:user:asked "
+	                 "shell:deny:user:asked shell:deny:user:asked ");
+	ASSERT(!event(&e, "shell_run", 0));
+	events_free(&e);
+	skit_policy_free(pol);
+}
+
+static void test_agent__dynamic_context_off(void)
+{
+	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
+	struct fx f;
+	struct reqs r;
+	struct events e;
+	skit_error err = { 0 };
+	const char *t;
+
+	ASSERT(ao.dynamic_context); /* on by default */
+	dyn_world("dyn-off");
+	ao.dynamic_context = false;
+	fx_open(&f, "final.jsonl", &ao);
+	if (skit_agent_send(f.agent, "/dyn x1", NULL, &err))
+		HARNESS_FAIL("send: %s", err.message);
+	reqs_load(&r, f.log);
+	t = msg_text(&r, 0, 0);
+	/* as written, with the arguments substituted */
+	ASSERT_CONTAINS(t, "Branch: !`echo DYN-OUT-x1`\n");
+	ASSERT_CONTAINS(t, "Fail: !`exit 3`\n");
+	reqs_free(&r);
+	fx_close(&f, "ok", 0);
+	events_load(&e, f.run_dir);
+	ASSERT(!event(&e, "shell_run", 0));
+	ASSERT(!event(&e, "tool_call", 0));
+	events_free(&e);
+}
+
+static void test_agent__dynamic_context_config(void)
+{
+	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
+	skit_error err = { 0 };
+	char path[PATH_MAX];
+
+	build_world("dyn-config");
+	fmt(path, sizeof(path), "%s/config.json", world);
+	put(path, "{\"dynamic_context\": false, \"network\": true}", 0644);
+	ASSERT_OK(skit_agent_options_load_config(&ao, path, true, &err));
+	ASSERT(!ao.dynamic_context);
+	/* a project's file may turn it off, never on */
+	put(path, "{\"dynamic_context\": true}", 0644);
+	ASSERT_OK(skit_agent_options_load_config(&ao, path, false, &err));
+	ASSERT(!ao.dynamic_context);
+	ASSERT_OK(skit_agent_options_load_config(&ao, path, true, &err));
+	ASSERT(ao.dynamic_context);
+	put(path, "{\"dynamic_context\": false}", 0644);
+	ASSERT_OK(skit_agent_options_load_config(&ao, path, false, &err));
+	ASSERT(!ao.dynamic_context);
+	/* absent: untouched */
+	put(path, "{\"permissions\": {}}", 0644);
+	ASSERT_OK(skit_agent_options_load_config(&ao, path, true, &err));
+	ASSERT(!ao.dynamic_context);
+	put(path, "{\"dynamic_context\": \"no\"}", 0644);
+	ASSERT_EQ(skit_agent_options_load_config(&ao, path, true, &err),
+	          SKIT_EINVALID);
+	ASSERT_CONTAINS(err.message, "dynamic_context: expected true or false");
+	fmt(path, sizeof(path), "%s/none.json", world);
+	ASSERT_EQ(skit_agent_options_load_config(&ao, path, true, &err),
+	          SKIT_ENOTFOUND);
+}
+
 TEST_MAIN(
 	TEST(test_agent__disclosure)
 	TEST(test_agent__audit_events)
@@ -2696,5 +2918,9 @@ TEST_MAIN(
 	TEST(test_agent__sandbox_layer_missing)
 	TEST(test_agent__custom_tools)
 	TEST(test_agent__custom_tools_policy)
-	TEST(test_agent__custom_tools_bad_defs))
+	TEST(test_agent__custom_tools_bad_defs)
+	TEST(test_agent__dynamic_context)
+	TEST(test_agent__dynamic_context_refused)
+	TEST(test_agent__dynamic_context_off)
+	TEST(test_agent__dynamic_context_config))
 /* clang-format on */

@@ -6,9 +6,10 @@
  * they see the run through struct skit__tool_ctx (tool_provider.h).
  *
  * The agent subsystem (src/lib/agent/) owns the loop (agent.c), its tool
- * gate (agent_tools.c), saved script approvals (approvals.c), the audit
- * trail (audit.c), the protected paths (protect.c) and what a task's
- * programs planted (planted.c). It uses tools, model, pack, registry,
+ * gate (agent_tools.c), a skill body's dynamic context (dynamic.c),
+ * saved script approvals (approvals.c), the audit trail (audit.c), the
+ * protected paths (protect.c) and what a task's programs planted
+ * (planted.c). It uses tools, model, pack, registry,
  * policy, core. This header is its door for mcp (the server drives an
  * agent's tools) and the tests; nothing below the agent includes it.
  */
@@ -71,6 +72,7 @@ struct skit_agent {
 	bool saved_approvals; /* "always" for a script: the user config */
 	skit_ask_fn on_ask;   /* answers ask_user; NULL: no one to ask */
 	void *ask_payload;
+	bool dynamic_context; /* run a body's !`command` (dynamic.c) */
 
 	char *system; /* base prompt + index (+ action protocol) */
 	char *task;   /* the first message: what the run is about */
@@ -154,5 +156,28 @@ size_t skit__tools_schemas(struct skit_agent *a, skit_tool_schema *out,
  */
 int skit__tools_call(struct skit_agent *a, const char *name, json_t *args,
                      struct skitx_buf *out, bool *is_error, skit_error *err);
+
+/*
+ * Dynamic context (dynamic.c): what the renderer does with the text
+ * between commands, and with a command's own text before it runs: append
+ * `len` bytes at `text` to `out` with the activation's substitutions
+ * ($ARGUMENTS, $1..$9, ${SKILL_DIR}). 0 or SKIT_ENOMEM.
+ */
+typedef int (*skit__body_text_fn)(struct skitx_buf *out, const char *text,
+                                  size_t len, void *payload);
+
+/*
+ * Render the (cleaned) body `body` of the active skill `skill` into
+ * `out`: each `` !`command` `` outside fenced code blocks (``` or ~~~)
+ * runs as a `shell` call through skit__tools_call() -- the policy, the
+ * approval, the sandbox and the trail, the call attributed to the skill
+ * -- and its output (at most 16 KiB, cleaned) takes its place; a refused
+ * or failing command becomes a short bracketed note. Every other byte
+ * goes through `text`. Returns 0 or SKIT_ENOMEM (`err` set): a command
+ * that cannot run is a note, never a failed activation.
+ */
+int skit__dynamic_render(struct skit_agent *a, const char *skill,
+                         const char *body, size_t len, skit__body_text_fn text,
+                         void *payload, struct skitx_buf *out, skit_error *err);
 
 #endif
