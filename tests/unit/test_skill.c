@@ -877,6 +877,40 @@ static void test_skill__loading_rules(void)
 	skit_skill_free(s);
 }
 
+/* WebSearch in allowed-tools: a warning under the lints (skit offers no
+ * web search), none for the tools skit offers, and no change to the
+ * verdict. */
+static void test_skill__lint_websearch(void)
+{
+	const char *path;
+	skit_skill *s;
+
+	path = MAKE("web", "---\nname: web\ndescription: Searches.\n"
+	                   "allowed-tools: Read, WebSearch Bash(git:*)\n---\n"
+	                   "Body.\n");
+	s = load(path, SKIT_SKILL_LINT);
+	ASSERT(skit_skill_valid(s));
+	ASSERT(find(s, "allowed-tools-not-offered"));
+	ASSERT_EQ(find(s, "allowed-tools-not-offered")->severity,
+	          SKIT_SEVERITY_WARNING);
+	ASSERT_CONTAINS(find(s, "allowed-tools-not-offered")->message,
+	                "no search backend");
+	skit_skill_free(s);
+	s = load(path, SKIT_SKILL_LINT | SKIT_SKILL_LENIENT);
+	ASSERT(skit_skill_valid(s));
+	ASSERT(find(s, "allowed-tools-not-offered"));
+	skit_skill_free(s);
+
+	/* tools skit offers, and names that merely start alike: none */
+	path = MAKE("noweb", "---\nname: noweb\ndescription: Fetches.\n"
+	                     "allowed-tools: Read WebFetch(domain:x.org) "
+	                     "Bash(echo WebSearch)\n---\nBody.\n");
+	s = load(path, SKIT_SKILL_LINT);
+	ASSERT(skit_skill_valid(s));
+	ASSERT(!find(s, "allowed-tools-not-offered"));
+	skit_skill_free(s);
+}
+
 TEST_MAIN(
         TEST(test_skill__valid_minimal) TEST(test_skill__index_reads_frontmatter_only) TEST(
                 test_skill__fence_across_reads) TEST(test_skill__frontmatter_cap_exact)
@@ -892,4 +926,5 @@ TEST_MAIN(
                                                         test_skill__skill_md_file_argument)
                                                         TEST(test_skill__lints) TEST(
                                                                 test_skill__out_of_memory)
-                                                                TEST(test_skill__loading_rules))
+                                                                TEST(test_skill__loading_rules)
+                                                                        TEST(test_skill__lint_websearch))

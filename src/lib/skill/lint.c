@@ -583,6 +583,41 @@ static int check_placeholder(struct skit_skill *s)
 	                        "say what the skill does and when to use it");
 }
 
+/*
+ * WebSearch in allowed-tools: the policy knows the name (a network tool,
+ * as in Claude Code), but skit's agent offers no such tool, since it has
+ * no search backend. The skill still loads and its other tools work; the
+ * author learns that a model under skit cannot search the web for it.
+ * Tokens are split as the policy splits them (blanks and commas outside
+ * parentheses); one warning per skill.
+ */
+static int check_not_offered(struct skit_skill *s)
+{
+	const char *p = s->allowed_tools;
+	size_t depth, len;
+
+	while (p && *p) {
+		p += strspn(p, " \t\r\n,");
+		for (len = 0, depth = 0;
+		     p[len] && (depth || !strchr(" \t\r\n,", p[len])); len++) {
+			if (p[len] == '(')
+				depth++;
+			else if (p[len] == ')' && depth)
+				depth--;
+		}
+		if (len >= 9 && !strncmp(p, "WebSearch", 9) &&
+		    (len == 9 || p[9] == '('))
+			return skit__skill_diag(
+			        s, SKIT_SEVERITY_WARNING,
+			        "allowed-tools-not-offered", NULL, 0, 0,
+			        "allowed-tools names WebSearch, which skit does "
+			        "not offer (no search backend is configured); "
+			        "the skill cannot search the web under skit");
+		p += len;
+	}
+	return 0;
+}
+
 /* ---- entry point ---------------------------------------------------- */
 
 /*
@@ -657,6 +692,8 @@ int skit__skill_lint(struct skit_skill *s)
 	error = check_reserved_name(s);
 	if (!error)
 		error = check_placeholder(s);
+	if (!error)
+		error = check_not_offered(s);
 	if (!error && lines > BODY_MAX_LINES)
 		error = skit__skill_diag(s, SKIT_SEVERITY_WARNING,
 		                         "body-too-long", NULL, 0, 0,
