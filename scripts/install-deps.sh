@@ -7,6 +7,8 @@ set -eu
 PKGS="build-essential cmake pkg-config git
 libyaml-dev libjansson-dev libcurl4-openssl-dev libarchive-dev libssl-dev
 libseccomp-dev libutf8proc-dev libicu-dev libedit-dev libmicrohttpd-dev libpcre2-dev unzip"
+# web_fetch reads HTML with libxml2's HTML parser.
+PKGS="$PKGS libxml2-dev"
 # Man pages are made at build time; the completion tests drive zsh and fish.
 PKGS="$PKGS help2man zsh fish"
 # Test deps: the OCI tests run a real registry (distribution) and read it

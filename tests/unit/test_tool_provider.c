@@ -305,13 +305,14 @@ static void test_tool_provider__routing_policy_audit(void)
 	a = NULL;
 	ASSERT_EQ(probe.released, 1);
 
-	/* The model's tool list: the skill tools first, then the probe's as
-	 * the policy shows them (the denied one hidden, the clash once). */
+	/* The model's tool list: the skill tools first (web_fetch too: an
+	 * approver is there), then the probe's as the policy shows them
+	 * (the denied one hidden, the clash once). */
 	reqs = load_lines(at("requests.jsonl"));
 	ASSERT_EQ(json_array_size(reqs), 2);
 	tool_names(reqs, 0, names, sizeof(names));
 	ASSERT_STR(names, "use_skill read_skill_resource update_plan ask_user "
-	                  "mcp__probe__look mcp__probe__poke ");
+	                  "web_fetch mcp__probe__look mcp__probe__poke ");
 
 	/* The model saw each outcome. */
 	{

@@ -61,6 +61,8 @@ const struct tool skit__policy_tools[] = {
 	{ "edit_file", 0, C_WRITE | C_EDIT, ARG_PATH, SKIT_RISK_WRITE, false },
 	{ "multi_edit", 0, C_WRITE | C_EDIT, ARG_PATH, SKIT_RISK_WRITE, false },
 	{ "shell", 0, C_BASH, ARG_COMMAND, SKIT_RISK_EXECUTE, false },
+	/* skit's WebFetch: WebFetch(domain:HOST) patterns cover it. */
+	{ "web_fetch", 0, C_WEBFETCH, ARG_DOMAIN, SKIT_RISK_NETWORK, false },
 	{ "run_skill_script", 0, C_BASH, ARG_COMMAND, SKIT_RISK_EXECUTE,
 	  false },
 	{ "use_skill", 0, 0, ARG_NONE, SKIT_RISK_READ, true },

@@ -34,6 +34,7 @@
 #include "lib/tools/tool_provider.h"
 #include "lib/tools/ask.h"
 #include "lib/tools/tools_int.h"
+#include "lib/tools/tools_web.h"
 #include "util/path.h"
 #include "util/utf8.h"
 
@@ -1144,6 +1145,10 @@ static size_t skill_list(void *self, const struct skit__tool_ctx *c,
 		{ &skit__tool_ask_schema, SKIT_RISK_READ, SKIT__GATE_OPEN, "" },
 		{ &tool_run_script, SKIT_RISK_EXECUTE, SKIT__GATE_BUILTIN,
 		  ": call use_skill first" },
+		/* not a file tool: the policy offers it (WebFetch rules,
+		 * --no-network) whether the file tools are on or not */
+		{ &skit__tool_web_fetch_schema, SKIT_RISK_NETWORK,
+		  SKIT__GATE_BUILTIN, "" },
 	};
 	size_t n = 0;
 
@@ -1173,6 +1178,8 @@ static int skill_target(void *self, const char *tool, json_t *args,
 
 	(void)self;
 	*skill = NULL;
+	if (!strcmp(tool, "web_fetch"))
+		return skit__web_fetch_target(args, t);
 	if (strcmp(tool, "run_skill_script"))
 		return 0;
 	*skill = skit__str_arg(args, "skill");
@@ -1202,6 +1209,8 @@ static int skill_call(void *self, struct skit__tool_ctx *c, const char *tool,
 		return skit__tool_ask(c, args, out, is_error, err);
 	if (!strcmp(tool, "run_skill_script"))
 		return do_run_script(c, args, out, is_error, err);
+	if (!strcmp(tool, "web_fetch"))
+		return skit__tool_web_fetch(c, args, out, is_error, err);
 	return skit__tool_error(out, is_error, "unknown tool '%.64s'", tool);
 }
 
