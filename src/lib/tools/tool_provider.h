@@ -37,8 +37,8 @@
 #include "util/buf.h"
 
 /* Most tools the agent knows at once, over every provider: skit's own
- * (14 today: the skill tools, ask_user, the project tools; 16 leaves
- * room), a program's (SKIT_AGENT_MAX_TOOLS), then the MCP servers'
+ * (15 today: the skill tools, ask_user, web_fetch, the project tools;
+ * 16 leaves room), a program's (SKIT_AGENT_MAX_TOOLS), then the MCP servers'
  * (SKIT__MCP_TOOLS_MAX in mcp_client_int.h). */
 #define SKIT__TOOLS_MAX (16 + SKIT_AGENT_MAX_TOOLS + 128)
 
