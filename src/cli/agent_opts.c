@@ -149,6 +149,9 @@ int cli_agent_option(struct cli_agent *ca, int c, const char *arg,
 	case CLI_OPT_NO_FILE_TOOLS:
 		ca->no_file_tools = true;
 		return 1;
+	case CLI_OPT_NO_DYNAMIC_CONTEXT:
+		ca->no_dynamic_context = true;
+		return 1;
 	case CLI_OPT_SANDBOX:
 		if (skit_sandbox_mode_parse(arg, &ca->sandbox_mode))
 			return cli_usage_error(
@@ -1058,6 +1061,9 @@ int cli_agent_open(struct cli_agent *ca, bool stream_answer, const char *verb)
 	status = load_agent_config(ca, &ao, verb);
 	if (status != CLI_OK)
 		return status;
+	/* The flag wins over every config file. */
+	if (ca->no_dynamic_context)
+		ao.dynamic_context = false;
 	rc = skit_agent_new(&ca->agent, &ao, &err);
 	if (rc < 0) {
 		cli_error(verb, "%s", err.message);

@@ -45,6 +45,7 @@ enum {
 	CLI_OPT_NO_NETWORK,
 	CLI_OPT_NETWORK,
 	CLI_OPT_NO_FILE_TOOLS,
+	CLI_OPT_NO_DYNAMIC_CONTEXT,
 	CLI_OPT_SANDBOX,
 	CLI_OPT_KEEP_TEMP,
 	CLI_OPT_DISK_CAP,
@@ -78,6 +79,8 @@ enum {
 	{ "no-network", no_argument, NULL, CLI_OPT_NO_NETWORK },           \
 	{ "network", no_argument, NULL, CLI_OPT_NETWORK },                 \
 	{ "no-file-tools", no_argument, NULL, CLI_OPT_NO_FILE_TOOLS },     \
+	{ "no-dynamic-context", no_argument, NULL,                         \
+	  CLI_OPT_NO_DYNAMIC_CONTEXT },                                    \
 	{ "sandbox", required_argument, NULL, CLI_OPT_SANDBOX },           \
 	{ "keep-temp", no_argument, NULL, CLI_OPT_KEEP_TEMP },             \
 	{ "disk-cap", required_argument, NULL, CLI_OPT_DISK_CAP },         \
@@ -122,6 +125,10 @@ enum {
 	"                      over HTTP(S) through skit's proxy)\n"      \
 	"  --no-file-tools     offer only the skill tools (no read_file, " \
 	"grep, shell...)\n"                                                \
+	"  --no-dynamic-context  leave a skill body's !`command` lines "     \
+	"as written\n"                                                     \
+	"                      (default: run them as shell calls at "      \
+	"activation)\n"                                                    \
 	"  --project DIR       the project the run works on (default: the "  \
 	"nearest folder\n"                                                  \
 	"                      above holding .agents, .agent, .claude or "  \
@@ -155,7 +162,7 @@ struct cli_agent {
 	size_t nallow, ndeny;
 	const char *approve_mcp[32]; /* --approve-mcp NAME */
 	size_t napprove_mcp;
-	bool yes, no_network, network, no_file_tools;
+	bool yes, no_network, network, no_file_tools, no_dynamic_context;
 	bool sandbox, keep_temp; /* --sandbox given; --keep-temp */
 	skit_sandbox_mode sandbox_mode;
 	uint64_t disk_cap;               /* --disk-cap, bytes; 0: config */

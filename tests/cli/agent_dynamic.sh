@@ -29,6 +29,15 @@ has "$T/req.jsonl" 'Now: !`echo DYN-x-OUT`' "off: the body as written"
 the_run
 lacks "$RUN/events.jsonl" '"shell_run"' "off: nothing ran"
 
+# --no-dynamic-context: off for this run, whatever the config says.
+rm -rf "$W/runs" "$T/req.jsonl"
+agent --no-dynamic-context --model "replay:$CASS/final.jsonl" \
+	--request-log "$T/req.jsonl" '/dyn' 'x'
+expect_rc 0 "/dyn with --no-dynamic-context"
+has "$T/req.jsonl" 'Now: !`echo DYN-x-OUT`' "the flag: the body as written"
+the_run
+lacks "$RUN/events.jsonl" '"shell_run"' "the flag: nothing ran"
+
 printf '{"dynamic_context": "no"}\n' >"$W/cfg.json"
 agent --config "$W/cfg.json" --model "replay:$CASS/final.jsonl" '/dyn' 'x'
 expect_rc 1 "a non-boolean switch"
