@@ -275,13 +275,7 @@ int skit__approval_save(const char *skill, const char *dir, const char *script,
 	if (!gmtime_r(&now, &tm) ||
 	    !strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm))
 		when[0] = '\0';
-	rc = skit__userconfig_begin(&e, NULL, true, err);
-	if (!rc) {
-		a = skit__userconfig_array(e.json, e.path, "approvals", true,
-		                           err);
-		if (!a)
-			rc = err && err->code ? err->code : SKIT_EINVALID;
-	}
+	rc = skit__userconfig_begin_list(&e, "approvals", true, &a, err);
 	/* a renewed approval replaces the one of the older content */
 	for (i = 0; !rc && i < json_array_size(a);) {
 		item = json_array_get(a, i);
@@ -391,13 +385,7 @@ int skit_saved_approvals_revoke(const char *id, size_t *removed,
 
 	if (removed)
 		*removed = 0;
-	rc = skit__userconfig_begin(&e, NULL, true, err);
-	if (!rc) {
-		a = skit__userconfig_array(e.json, e.path, "approvals", false,
-		                           err);
-		if (!a && json_object_get(e.json, "approvals"))
-			rc = SKIT_EINVALID;
-	}
+	rc = skit__userconfig_begin_list(&e, "approvals", false, &a, err);
 	for (i = 0; !rc && a && i < json_array_size(a);) {
 		const char *x;
 

@@ -230,3 +230,18 @@ json_t *skit__userconfig_array(json_t *cfg, const char *path, const char *key,
 	}
 	return a;
 }
+
+int skit__userconfig_begin_list(struct skit__userconfig_edit *e,
+                                const char *key, bool make, json_t **list,
+                                skit_error *err)
+{
+	int rc = skit__userconfig_begin(e, NULL, true, err);
+
+	*list = NULL;
+	if (rc)
+		return rc;
+	*list = skit__userconfig_array(e->json, e->path, key, make, err);
+	if (!*list && (make || json_object_get(e->json, key)))
+		return err && err->code ? err->code : SKIT_EINVALID;
+	return 0;
+}

@@ -54,6 +54,15 @@ int skit__userconfig_commit(struct skit__userconfig_edit *e, skit_error *err);
 /* Release the lock and the JSON. */
 void skit__userconfig_end(struct skit__userconfig_edit *e);
 
+/* skit__userconfig_begin() of the user's own config (made when
+ * missing), then its list `key` into `*list` (made when missing and
+ * `make`, else NULL when absent). A `key` that is not a list is
+ * SKIT_EINVALID, named in `err`. End with skit__userconfig_end()
+ * whatever this returns. */
+int skit__userconfig_begin_list(struct skit__userconfig_edit *e,
+                                const char *key, bool make, json_t **list,
+                                skit_error *err);
+
 /* The array `key` of `cfg`, made when missing and `make`; NULL when the
  * key holds something else (named in err, with `path`) or out of memory. */
 json_t *skit__userconfig_array(json_t *cfg, const char *path, const char *key,

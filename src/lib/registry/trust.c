@@ -155,17 +155,11 @@ int skit_trust_add(const char *dir, skit_error *err)
 		skitx_free(c);
 		return rc;
 	}
-	rc = skit__userconfig_begin(&e, NULL, true, err);
-	if (!rc) {
-		a = skit__userconfig_array(e.json, e.path, "trusted", true,
-		                           err);
-		if (!a)
-			rc = err && err->code ? err->code : SKIT_EINVALID;
-		else if (json_array_size(a) >= MAX_ENTRIES)
-			rc = skit__error_set(err, SKIT_ELIMIT, 0,
-			                     "%s: more than %d trusted folders",
-			                     e.path, MAX_ENTRIES);
-	}
+	rc = skit__userconfig_begin_list(&e, "trusted", true, &a, err);
+	if (!rc && json_array_size(a) >= MAX_ENTRIES)
+		rc = skit__error_set(err, SKIT_ELIMIT, 0,
+		                     "%s: more than %d trusted folders", e.path,
+		                     MAX_ENTRIES);
 	if (!rc && !trusted_in(e.json, c)) {
 		if (json_array_append_new(a, json_string(c)) < 0)
 			rc = skit__error_oom(err);
@@ -190,13 +184,7 @@ int skit_trust_remove(const char *dir, skit_error *err)
 		skitx_free(abs);
 		return skit__error_oom(err);
 	}
-	rc = skit__userconfig_begin(&e, NULL, true, err);
-	if (!rc) {
-		a = skit__userconfig_array(e.json, e.path, "trusted", false,
-		                           err);
-		if (!a && json_object_get(e.json, "trusted"))
-			rc = SKIT_EINVALID;
-	}
+	rc = skit__userconfig_begin_list(&e, "trusted", false, &a, err);
 	for (i = 0; !rc && a && i < json_array_size(a);) {
 		const char *t = json_string_value(json_array_get(a, i));
 
