@@ -612,32 +612,52 @@ static int find_run_project(struct cli_agent *ca, const char *verb)
 	return CLI_OK;
 }
 
+/* The user config file, or NULL (owned). */
+static char *user_config_path(void)
+{
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+
+	if (xdg && *xdg == '/')
+		return skitx_path_join(xdg, "skit/config.json");
+	if (home && *home == '/')
+		return skitx_path_join(home, ".config/skit/config.json");
+	return NULL;
+}
+
+/*
+ * The config files a run reads, in order, and whether each is the user's
+ * own (trusted): the user config, the project's .agents/skit.json (unless
+ * the project is untrusted), --config FILE. NULL where there is none.
+ */
+static void config_files(const struct cli_agent *ca, char *files[3],
+                         bool trusted[3])
+{
+	files[0] = files[1] = files[2] = NULL;
+	trusted[0] = trusted[2] = true;
+	trusted[1] = false;
+	if (!ca->roots.no_config) {
+		files[0] = user_config_path();
+		if (ca->project_found && !ca->project_config_off)
+			files[1] = skitx_path_join(ca->project_found,
+			                           ".agents/skit.json");
+	}
+	if (ca->roots.config)
+		files[2] = skitx_strdup(ca->roots.config);
+}
+
 /* The policy: config files' permissions, then the flags. */
 static int open_policy(struct cli_agent *ca, const char *verb)
 {
 	skit_error err = { 0 };
-	const char *project = ca->project_found;
-	char *files[3] = { NULL, NULL, NULL };
-	bool trusted[3] = { true, false, true };
-	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	char *files[3];
+	bool trusted[3];
 	int rc = 0, status = CLI_OK;
 
 	if (skit_policy_new(&ca->policy, &err) < 0) {
 		cli_error(verb, "%s", err.message);
 		return CLI_FAIL;
 	}
-	if (!ca->roots.no_config) {
-		if (xdg && *xdg == '/')
-			files[0] = skitx_path_join(xdg, "skit/config.json");
-		else if (home && *home == '/')
-			files[0] = skitx_path_join(home,
-			                           ".config/skit/config.json");
-		if (project && !ca->project_config_off)
-			files[1] =
-			        skitx_path_join(project, ".agents/skit.json");
-	}
-	if (ca->roots.config)
-		files[2] = skitx_strdup(ca->roots.config);
+	config_files(ca, files, trusted);
 	for (size_t i = 0; !rc && i < 3; i++) {
 		size_t ignored = 0;
 
@@ -704,23 +724,11 @@ static int load_agent_config(struct cli_agent *ca, skit_agent_options *ao,
                              const char *verb)
 {
 	skit_error err = { 0 };
-	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-	char *files[3] = { NULL, NULL, NULL };
-	bool trusted[3] = { true, false, true };
+	char *files[3];
+	bool trusted[3];
 	int rc = 0;
 
-	if (!ca->roots.no_config) {
-		if (xdg && *xdg == '/')
-			files[0] = skitx_path_join(xdg, "skit/config.json");
-		else if (home && *home == '/')
-			files[0] = skitx_path_join(home,
-			                           ".config/skit/config.json");
-		if (ca->project_found && !ca->project_config_off)
-			files[1] = skitx_path_join(ca->project_found,
-			                           ".agents/skit.json");
-	}
-	if (ca->roots.config)
-		files[2] = skitx_strdup(ca->roots.config);
+	config_files(ca, files, trusted);
 	for (size_t i = 0; !rc && i < 3; i++) {
 		if (!files[i])
 			continue;
@@ -734,18 +742,6 @@ static int load_agent_config(struct cli_agent *ca, skit_agent_options *ao,
 	if (rc)
 		cli_error(verb, "%s", err.message);
 	return rc ? CLI_FAIL : CLI_OK;
-}
-
-/* The user config file, or NULL (owned). */
-static char *user_config_path(void)
-{
-	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-
-	if (xdg && *xdg == '/')
-		return skitx_path_join(xdg, "skit/config.json");
-	if (home && *home == '/')
-		return skitx_path_join(home, ".config/skit/config.json");
-	return NULL;
 }
 
 /* On a terminal: may the project's server `si` start? Remembered in the
