@@ -327,8 +327,7 @@ SKIT_EXTERN void skit_registry_prompt_items_free(skit_prompt_item *items,
  */
 SKIT_EXTERN int skit_registry_render_index(const skit_registry *reg,
                                            const skit_prompt_options *opts,
-                                           char **out,
-                                           skit_prompt_stats *stats,
+                                           char **out, skit_prompt_stats *stats,
                                            skit_error *err);
 
 /** Free `reg` and everything it owns. NULL is a no-op. */

@@ -161,10 +161,41 @@ static int refuse_personality(scmp_filter_ctx ctx, int nr)
 	return rc;
 }
 
+/* Export a libseccomp filter into `prog` (through a pipe: libseccomp
+ * 2.5 has no export to memory). */
+static void export_bpf(scmp_filter_ctx ctx, struct sock_fprog *prog)
+{
+	struct sock_filter *code = NULL;
+	int pfd[2] = { -1, -1 };
+	size_t len = 0, room = 64 * 1024;
+	ssize_t n;
+
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return;
+	n = seccomp_export_bpf(ctx, pfd[1]);
+	close(pfd[1]);
+	code = n ? NULL : skitx_malloc(room);
+	while (code && len < room) {
+		n = read(pfd[0], (char *)code + len, room - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(pfd[0]);
+	if (!code || !len || len % sizeof(*code) || len >= room) {
+		skitx_free(code);
+		return;
+	}
+	prog->filter = code;
+	prog->len = (unsigned short)(len / sizeof(*code));
+}
+
 /*
- * Build the filter with libseccomp and export it as BPF through a pipe
- * (libseccomp 2.5 has no export to memory). The program is a few hundred
- * bytes, well below the pipe's buffer.
+ * Build the system-call filter with libseccomp and export it as BPF
+ * (export_bpf()). The program is a few hundred bytes, well below the
+ * pipe's buffer.
  */
 void skit__sandbox_seccomp_build(struct plan *p, const struct skit__run_opts *o)
 {
@@ -172,11 +203,8 @@ void skit__sandbox_seccomp_build(struct plan *p, const struct skit__run_opts *o)
 	const int urings[] = { skit__syscall_nr("io_uring_setup"),
 		               skit__syscall_nr("io_uring_enter"),
 		               skit__syscall_nr("io_uring_register") };
-	struct sock_filter *code = NULL;
 	scmp_filter_ctx ctx;
-	int pfd[2] = { -1, -1 }, rc = 0;
-	size_t len = 0, room = 64 * 1024;
-	ssize_t n;
+	int rc = 0;
 
 	ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (!ctx)
@@ -248,65 +276,9 @@ void skit__sandbox_seccomp_build(struct plan *p, const struct skit__run_opts *o)
 		                       SCMP_SYS(sendto), 1,
 		                       SCMP_A4(SCMP_CMP_NE, 0));
 	}
-	if (rc || pipe2(pfd, O_CLOEXEC) < 0)
-		goto out;
-	rc = seccomp_export_bpf(ctx, pfd[1]);
-	close(pfd[1]);
-	pfd[1] = -1;
-	code = skitx_malloc(room);
-	if (rc || !code)
-		goto out;
-	while (len < room) {
-		n = read(pfd[0], (char *)code + len, room - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	if (!len || len % sizeof(*code) || len >= room)
-		goto out;
-	p->prog.filter = code;
-	p->prog.len = (unsigned short)(len / sizeof(*code));
-	code = NULL;
-out:
-	skitx_free(code);
-	if (pfd[0] >= 0)
-		close(pfd[0]);
-	if (pfd[1] >= 0)
-		close(pfd[1]);
+	if (!rc)
+		export_bpf(ctx, &p->prog);
 	seccomp_release(ctx);
-}
-
-/* Export a libseccomp filter into `prog` (through a pipe: libseccomp
- * 2.5 has no export to memory). */
-static void export_bpf(scmp_filter_ctx ctx, struct sock_fprog *prog)
-{
-	struct sock_filter *code = NULL;
-	int pfd[2] = { -1, -1 };
-	size_t len = 0, room = 64 * 1024;
-	ssize_t n;
-
-	if (pipe2(pfd, O_CLOEXEC) < 0)
-		return;
-	n = seccomp_export_bpf(ctx, pfd[1]);
-	close(pfd[1]);
-	code = n ? NULL : skitx_malloc(room);
-	while (code && len < room) {
-		n = read(pfd[0], (char *)code + len, room - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	close(pfd[0]);
-	if (!code || !len || len % sizeof(*code) || len >= room) {
-		skitx_free(code);
-		return;
-	}
-	prog->filter = code;
-	prog->len = (unsigned short)(len / sizeof(*code));
 }
 
 /*
