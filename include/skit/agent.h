@@ -269,14 +269,34 @@ typedef struct {
 	 *  version get it on too. skit_agent_options_load_config() reads it
 	 *  from a config file. */
 	bool dynamic_context;
+	/* Version 5: */
+	/** Put the project's instructions (`AGENTS.md`, else `CLAUDE.md`,
+	 *  from the project's root down to project_dir, then the user's
+	 *  `~/.agents/AGENTS.md`; docs/agent.md, "Project instructions") in
+	 *  the system prompt, after the base prompt and before the index.
+	 *  SKIT_AGENT_OPTIONS_INIT sets it true; options of an earlier
+	 *  version get it off. */
+	bool project_instructions;
+	/** The model's context window in tokens; 0: the model's own
+	 *  (skit_model_context_window()), else a built-in default. */
+	uint64_t context_window;
+	/** Compact the conversation when it reaches this share of the
+	 *  window, in percent (10 to 95); 0: 80. */
+	unsigned int compact_percent;
+	/** Continue the session stored in this file (a run's
+	 *  `session.jsonl`, skit_session_*): its conversation goes to the
+	 *  model again. NULL: a new session. */
+	const char *resume_session;
+	/** Most `task` subagents running at once; 0: 3. */
+	unsigned int max_parallel_tasks;
 } skit_agent_options;
 
 /** Most tools of skit_agent_options.tools. */
 #define SKIT_AGENT_MAX_TOOLS 16
 
 /* clang-format off */
-#define SKIT_AGENT_OPTIONS_VERSION 4
-#define SKIT_AGENT_OPTIONS_INIT { SKIT_AGENT_OPTIONS_VERSION, NULL, NULL, NULL, 0, false, false, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, { NULL, NULL, NULL, NULL, NULL }, NULL, NULL, true, SKIT_SANDBOX_WORKSPACE_WRITE, false, 0, 0, false, NULL, 0, NULL, NULL, true }
+#define SKIT_AGENT_OPTIONS_VERSION 5
+#define SKIT_AGENT_OPTIONS_INIT { SKIT_AGENT_OPTIONS_VERSION, NULL, NULL, NULL, 0, false, false, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, { NULL, NULL, NULL, NULL, NULL }, NULL, NULL, true, SKIT_SANDBOX_WORKSPACE_WRITE, false, 0, 0, false, NULL, 0, NULL, NULL, true, true, 0, 0, NULL, 0 }
 /* clang-format on */
 
 /**
