@@ -300,6 +300,31 @@ static void fallbacks(const skit_registry *reg, const char *verb)
 	}
 }
 
+/*
+ * An empty listing still says something, on stderr (stdout stays empty
+ * for scripts): how many roots were searched, how many of them exist,
+ * and where to look next.
+ */
+static void nothing_found(const skit_registry *reg, const char *verb)
+{
+	size_t roots = skit_registry_root_count(reg), exist = 0;
+
+	for (size_t i = 0; i < roots; i++) {
+		const char *src, *path;
+		bool exists;
+		size_t count;
+
+		skit_registry_root(reg, i, &src, &path, &exists, &count);
+		exist += exists;
+	}
+	fprintf(stderr,
+	        "skit %s: no skills found in the %zu root%s searched (%zu "
+	        "exist%s); 'skit doctor' lists them, 'skit init NAME' "
+	        "creates a skill\n",
+	        verb, roots, roots == 1 ? "" : "s", exist,
+	        exist == 1 ? "s" : "");
+}
+
 int cmd_list(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -446,9 +471,8 @@ int cmd_list(int argc, char **argv)
 		           all ? skit_registry_all_entry(reg, i)
 		               : skit_registry_entry(reg, i),
 		           &cols, &st);
-	if (!n && cols.width)
-		fprintf(stderr, "skit list: no skills found; 'skit doctor' "
-		                "shows the roots searched\n");
+	if (!n)
+		nothing_found(reg, argv[0]);
 out:
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		cli_error(argv[0], "cannot write the output");

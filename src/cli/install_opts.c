@@ -314,7 +314,8 @@ int cli_list_installed(const char *const *roots, int nroots, const char *scope,
 
 				skit_registry_root(reg, k, &src, &p, &exists,
 				                   &n);
-				if (!strcmp(src, s.scope))
+				/* the scope's first root: project:agents */
+				if (skit_registry_source_matches(src, s.scope))
 					path = p;
 			}
 			if (path)
