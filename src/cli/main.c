@@ -36,6 +36,22 @@ static const struct cmd commands[] = {
 	{ "mcp", cmd_mcp, "serve the skills to MCP clients" },
 };
 
+/*
+ * Words people type from other tools. The aliases run the command under
+ * its own name (errors and --help say `skit uninstall`), as npm's `rm`
+ * and `ls` and cargo's `rm` do; `add` is what `npx skills add` calls an
+ * install. `delete` is only suggested: a word that destroys is not
+ * guessed into an action.
+ */
+static const struct alias {
+	const char *word, *command;
+	bool run;
+} aliases[] = {
+	{ "add", "install", true },       { "ls", "list", true },
+	{ "rm", "uninstall", true },      { "remove", "uninstall", true },
+	{ "delete", "uninstall", false },
+};
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: skit <command> [options] [args]\n\n"
@@ -43,6 +59,8 @@ static void usage(FILE *f)
 	for (size_t i = 0; i < SKIT_ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-16s %s\n", commands[i].name,
 		        commands[i].summary);
+	fprintf(f, "\nAliases: add (install), ls (list), rm and remove "
+	           "(uninstall).\n");
 	fprintf(f, "\nRun 'skit help <command>' or 'skit <command> --help' "
 	           "for a command's options;\n'skit --version' (-V) prints "
 	           "the version.\n"
@@ -50,23 +68,43 @@ static void usage(FILE *f)
 	           "missing input.\n");
 }
 
-static const struct cmd *find_command(const char *verb)
+static const struct cmd *command_named(const char *name)
 {
 	for (size_t i = 0; i < SKIT_ARRAY_SIZE(commands); i++)
-		if (!strcmp(verb, commands[i].name))
+		if (!strcmp(name, commands[i].name))
 			return &commands[i];
 	return NULL;
 }
 
-/* "unknown command", with the closest command name when one is close. */
+/* The command `verb` names, itself or through an alias that runs. */
+static const struct cmd *find_command(const char *verb)
+{
+	const struct cmd *c = command_named(verb);
+
+	for (size_t i = 0; !c && i < SKIT_ARRAY_SIZE(aliases); i++)
+		if (aliases[i].run && !strcmp(verb, aliases[i].word))
+			c = command_named(aliases[i].command);
+	return c;
+}
+
+/*
+ * "unknown command", with the closest command name when one is close;
+ * a word another tool uses (or a typo of one) names skit's command.
+ */
 static int unknown_command(const char *verb)
 {
-	const char *names[SKIT_ARRAY_SIZE(commands)];
+	const char *names[SKIT_ARRAY_SIZE(commands) + SKIT_ARRAY_SIZE(aliases)];
+	size_t n = 0;
 	const char *near;
 
 	for (size_t i = 0; i < SKIT_ARRAY_SIZE(commands); i++)
-		names[i] = commands[i].name;
-	near = cli_suggest(verb, names, SKIT_ARRAY_SIZE(names));
+		names[n++] = commands[i].name;
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(aliases); i++)
+		names[n++] = aliases[i].word;
+	near = cli_suggest(verb, names, n);
+	for (size_t i = 0; near && i < SKIT_ARRAY_SIZE(aliases); i++)
+		if (!strcmp(near, aliases[i].word))
+			near = aliases[i].command;
 	fprintf(stderr, "skit: unknown command '%s'\n", verb);
 	if (near)
 		fprintf(stderr, "Did you mean 'skit %s'?\n", near);
@@ -95,7 +133,7 @@ static int help(int argc, char **argv)
 	c = find_command(argv[1]);
 	if (!c)
 		return unknown_command(argv[1]);
-	sub[0] = argv[1];
+	sub[0] = (char *)c->name;
 	sub[1] = (char *)"--help";
 	sub[2] = NULL;
 	return c->fn(2, sub);
@@ -126,8 +164,11 @@ int main(int argc, char **argv)
 		return CLI_OK;
 	}
 	c = find_command(verb);
-	if (c)
+	if (c) {
+		/* an alias runs under the command's own name */
+		argv[1] = (char *)c->name;
 		return c->fn(argc - 1, argv + 1);
+	}
 	if (verb[0] == '-') {
 		fprintf(stderr, "skit: unknown option '%s'\n", verb);
 		fprintf(stderr,
