@@ -6,6 +6,7 @@
 
 #include <getopt.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/cmd.h"
 #include "cli/error.h"
@@ -16,13 +17,28 @@
 
 static void help(void)
 {
-	printf("usage: skit init [options] NAME\n\n"
-	       "Create the folder NAME with a SKILL.md that passes "
-	       "'skit validate', the\nrecommended body sections, and empty "
+	printf("usage: skit init [options] NAME\n"
+	       "       skit init [options] PATH/NAME\n\n"
+	       "Create a skill folder with a SKILL.md that passes 'skit "
+	       "validate', the\nrecommended body sections, and empty "
 	       "scripts/, references/ and assets/.\n\n"
+	       "Where it goes:\n"
+	       "  NAME       inside a project (a folder with .agents/, "
+	       ".agent/, .claude/\n"
+	       "             or .git above), the project's skills folder, "
+	       "<project>/.agents/skills/NAME,\n"
+	       "             where 'skit list', 'skit show' and the agent "
+	       "find it; elsewhere ./NAME\n"
+	       "  PATH/NAME  exactly there, as 'cargo new' does (missing "
+	       "folders are made):\n"
+	       "             the name is the last component; './NAME' is "
+	       "the current folder\n\n"
 	       "Options:\n"
-	       "  --dir DIR            create it inside DIR (default: the "
-	       "current folder)\n"
+	       "  --scope SCOPE        project or user: that scope's skills "
+	       "folder\n"
+	       "                       (<project>/.agents/skills, or "
+	       "~/.agents/skills)\n"
+	       "  --dir DIR            create it inside DIR\n"
 	       "  --description TEXT   the description (what the skill does "
 	       "and when to use it);\n"
 	       "                       without it, a placeholder that "
@@ -32,7 +48,10 @@ static void help(void)
 	       "Apache-2.0; default: none)\n"
 	       "  --json               print the name, the folder and the "
 	       "SKILL.md as JSON\n"
-	       "  -h, --help           show this help\n");
+	       "  -h, --help           show this help\n\n"
+	       "It prints the folder it made; stderr says when the agent "
+	       "will not load it\nyet (an untrusted project, or a folder "
+	       "that is no skills root).\n");
 }
 
 static int write_skill_md(const char *path, const char *name,
@@ -126,10 +145,64 @@ static bool license_ok(const char *s)
 	return true;
 }
 
+/*
+ * The skills folder of `scope` ("project" or "user"; NULL: the project
+ * when there is one) from the default roots, in *out (skitx_malloc'd;
+ * NULL when there is no such scope here). *label gets the root's label
+ * and *untrusted whether the agent leaves the project's skills out.
+ */
+static int scope_root(char **out, const char **label, bool *untrusted,
+                      const char *scope)
+{
+	skit_roots_options ro = SKIT_ROOTS_OPTIONS_INIT;
+	static char found_label[64];
+	skit_registry *reg = NULL;
+	skit_error err = { 0 };
+	const char *want = scope;
+
+	*out = NULL;
+	*untrusted = false;
+	if (skit_registry_new(&reg, &err) < 0 ||
+	    skit_registry_add_default_roots(reg, &ro, &err) < 0) {
+		skit_registry_free(reg);
+		return -1;
+	}
+	if (!want && skit_registry_project_dir(reg))
+		want = "project";
+	for (size_t i = 0; want && i < skit_registry_root_count(reg); i++) {
+		const char *src, *path;
+		bool exists;
+		size_t n;
+
+		skit_registry_root(reg, i, &src, &path, &exists, &n);
+		if (!skit_registry_source_matches(src, want))
+			continue;
+		*out = skitx_strdup(path);
+		snprintf(found_label, sizeof(found_label), "%s", src);
+		*label = found_label;
+		*untrusted = !strcmp(want, "project") &&
+		             !skit_registry_project_trusted(reg);
+		break;
+	}
+	skit_registry_free(reg);
+	return 0;
+}
+
+/* `path` relative to the current folder when it lies under it. */
+static const char *shown_path(const char *path, const char *cwd)
+{
+	size_t n = strlen(cwd);
+
+	if (cwd[0] && !strncmp(path, cwd, n) && path[n] == '/' && path[n + 1])
+		return path + n + 1;
+	return path;
+}
+
 int cmd_init(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "dir", required_argument, NULL, 'd' },
+		{ "scope", required_argument, NULL, 's' },
 		{ "description", required_argument, NULL, 'D' },
 		{ "license", required_argument, NULL, 'L' },
 		{ "json", no_argument, NULL, 'j' },
@@ -138,9 +211,11 @@ int cmd_init(int argc, char **argv)
 	};
 	static const char *const subdirs[] = { "scripts", "references",
 		                               "assets" };
-	const char *dir = ".", *name, *description = NULL, *license = NULL;
-	char near[65];
-	char *root = NULL, *path = NULL;
+	const char *dir = NULL, *name, *description = NULL, *license = NULL;
+	const char *scope = NULL, *label = NULL, *slash;
+	char near[65], cwd[PATH_MAX];
+	char *root = NULL, *path = NULL, *arg = NULL, *parent = NULL;
+	bool untrusted = false;
 	skit_skill *skill = NULL;
 	skit_error err = { 0 };
 	bool json = false;
@@ -152,6 +227,14 @@ int cmd_init(int argc, char **argv)
 		switch (c) {
 		case 'd':
 			dir = optarg;
+			break;
+		case 's':
+			if (strcmp(optarg, "project") && strcmp(optarg, "user"))
+				return cli_usage_error(argv[0],
+				                       "--scope is project or "
+				                       "user, not '%s'",
+				                       optarg);
+			scope = optarg;
 			break;
 		case 'D':
 			description = optarg;
@@ -176,23 +259,9 @@ int cmd_init(int argc, char **argv)
 		return cli_usage_error(argv[0],
 		                       "unexpected extra argument '%s'",
 		                       argv[optind + 1]);
-	name = argv[optind];
-	if (!skit_skill_name_ok(name) || strchr(name, '/')) {
-		suggest_name(near, sizeof(near), name);
-		if (*near && skit_skill_name_ok(near))
-			return cli_usage_error(
-			        argv[0],
-			        "'%s' is not a valid skill name (1-64 lowercase "
-			        "letters, digits and single hyphens, not at "
-			        "either end); try '%s'",
-			        name, near);
-		return cli_usage_error(
-		        argv[0],
-		        "'%s' is not a valid skill name (1-64 lowercase "
-		        "letters, digits and single hyphens, not at either "
-		        "end)",
-		        name);
-	}
+	if (dir && scope)
+		return cli_usage_error(argv[0], "--dir and --scope exclude "
+		                                "each other");
 	if (license && !license_ok(license))
 		return cli_usage_error(argv[0],
 		                       "--license takes an SPDX name or "
@@ -204,7 +273,66 @@ int cmd_init(int argc, char **argv)
 	if (!description)
 		description = SKIT_SKILL_PLACEHOLDER_DESCRIPTION;
 
-	root = skitx_path_join(dir, name);
+	/* PATH/NAME: the name is the last component (trailing '/' aside) */
+	arg = skitx_strdup(argv[optind]);
+	if (!arg)
+		goto oom;
+	for (size_t n = strlen(arg); n > 1 && arg[n - 1] == '/'; n--)
+		arg[n - 1] = '\0';
+	slash = strrchr(arg, '/');
+	name = slash ? slash + 1 : arg;
+	if (slash && scope) {
+		status = cli_usage_error(argv[0], "--scope takes a NAME, not "
+		                                  "a path");
+		goto out;
+	}
+	if (!skit_skill_name_ok(name)) {
+		suggest_name(near, sizeof(near), name);
+		if (*near && skit_skill_name_ok(near))
+			status = cli_usage_error(
+			        argv[0],
+			        "'%s' is not a valid skill name (1-64 lowercase "
+			        "letters, digits and single hyphens, not at "
+			        "either end); try '%s'",
+			        name, near);
+		else
+			status = cli_usage_error(
+			        argv[0],
+			        "'%s' is not a valid skill name (1-64 lowercase "
+			        "letters, digits and single hyphens, not at "
+			        "either end)",
+			        name);
+		goto out;
+	}
+
+	if (!getcwd(cwd, sizeof(cwd)))
+		cwd[0] = '\0';
+	if (slash) {
+		/* as `cargo new path/x`: exactly there, parents made */
+		root = dir ? skitx_path_join(dir, arg) : skitx_strdup(arg);
+	} else if (dir) {
+		root = skitx_path_join(dir, name);
+	} else {
+		if (scope_root(&parent, &label, &untrusted, scope) < 0)
+			goto oom;
+		if (!parent && scope) {
+			cli_error(
+			        argv[0],
+			        !strcmp(scope, "project")
+			                ? "no project here (no .agents, "
+			                  ".agent, .claude or .git above this "
+			                  "folder); use --scope user, or a "
+			                  "path such as ./%s"
+			                : "no user skills folder (set HOME or "
+			                  "SKIT_HOME); use a path such as "
+			                  "./%s",
+			        name);
+			status = CLI_USAGE;
+			goto out;
+		}
+		root = parent ? skitx_path_join(parent, name)
+		              : skitx_strdup(name);
+	}
 	if (!root)
 		goto oom;
 	if (skitx_fs_exists(root)) {
@@ -248,11 +376,27 @@ int cmd_init(int argc, char **argv)
 		fputs("{\n", stdout);
 		cli_put_json_kv(stdout, "  ", "name", name, true);
 		cli_put_json_kv(stdout, "  ", "path", root, true);
+		cli_put_json_kv(stdout, "  ", "root", label, true);
 		cli_put_json_kv(stdout, "  ", "file", path, false);
 		fputs("}\n", stdout);
+	} else if (label) {
+		printf("Created %s (%s: 'skit list' and the agent find it)\n",
+		       shown_path(root, cwd), label);
 	} else {
 		printf("Created %s\n", root);
 	}
+	/* The next step the user would miss, on stderr. */
+	if (untrusted)
+		fprintf(stderr,
+		        "skit %s: this project is untrusted: the agent leaves "
+		        "its skills out until you run: skit trust\n",
+		        argv[0]);
+	else if (!label)
+		fprintf(stderr,
+		        "skit %s: %s is in no skills root: 'skit validate %s' "
+		        "checks it; 'skit install %s' makes it visible to "
+		        "'skit list' and the agent\n",
+		        argv[0], root, root, root);
 	status = CLI_OK;
 	goto out;
 oom:
@@ -261,5 +405,7 @@ out:
 	skit_skill_free(skill);
 	skitx_free(path);
 	skitx_free(root);
+	skitx_free(parent);
+	skitx_free(arg);
 	return status;
 }

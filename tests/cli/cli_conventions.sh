@@ -39,11 +39,11 @@ spec_expect_rc "--frob" 2
 spec_expect_grep "--frob: named" "$T/err" "unknown option '--frob'"
 
 # --- options anywhere (GNU getopt permutation), and '--'
-spec_run "$W" init csv-tools --description "Summarise CSV files. Use when asked about a .csv."
+spec_run "$W" init ./csv-tools --description "Summarise CSV files. Use when asked about a .csv."
 spec_expect_rc "init NAME --description" 0
 spec_expect_grep "init: description used" "$W/csv-tools/SKILL.md" "Summarise CSV files."
 if grep -q '^license:' "$W/csv-tools/SKILL.md"; then spec_fail "init: license without --license"; else spec_pass; fi
-spec_run "$W" init licensed --license 'Apache-2.0 OR MIT'
+spec_run "$W" init ./licensed --license 'Apache-2.0 OR MIT'
 spec_expect_rc "init --license" 0
 spec_expect_grep "init: license written" "$W/licensed/SKILL.md" "license: Apache-2.0 OR MIT"
 spec_run "$W" validate licensed
@@ -103,7 +103,7 @@ if grep -q "no-such-root" "$T/out"; then spec_pass; else spec_fail "doctor: the 
 # a missing value). The user roots are a scratch HOME.
 export HOME="$W/home"
 mkdir -p "$HOME"
-spec_run "$W" init good --description "Does good things. Use when asked for good."
+spec_run "$W" init ./good --description "Does good things. Use when asked for good."
 spec_expect_rc "init good" 0
 # verb : a word before the options : a typo : the option it suggests
 while IFS=: read -r verb arg typo want; do
@@ -200,7 +200,7 @@ spec_run "$W" validate --format json good
 if cmp -s "$T/a" "$T/b"; then spec_pass; else spec_fail "validate --json differs from --format json"; fi
 spec_run "$W" to-prompt --json good
 spec_expect_grep "to-prompt --json: JSON" "$T/out" '"skills":'
-spec_run "$W" init made --json
+spec_run "$W" init ./made --json
 spec_expect_rc "init --json" 0
 spec_expect_grep "init --json: name" "$T/out" '"name": "made"'
 spec_expect_grep "init --json: file" "$T/out" '"file": "./made/SKILL.md"'
@@ -274,7 +274,7 @@ spec_expect_grep "validate: the last still checked" "$T/out" "Valid skill: shelf
 
 # ---------------------------------------------------------------------
 # init's placeholder description fails --strict (a lint warning)
-spec_run "$W" init placeholder
+spec_run "$W" init ./placeholder
 spec_expect_rc "init without --description" 0
 spec_run "$W" validate placeholder
 spec_expect_rc "placeholder: valid by default" 0

@@ -23,8 +23,8 @@ cd "$W" || exit 1
 # Two versions of two skills.
 mkdir v1 v2
 (cd v1 && "$SKIT" init --description "Alpha skill. Use when testing." \
-	alpha >/dev/null && "$SKIT" init \
-	--description "Beta skill. Use when testing." beta >/dev/null) ||
+	./alpha >/dev/null && "$SKIT" init \
+	--description "Beta skill. Use when testing." ./beta >/dev/null) ||
 	exit 1
 cp -R v1/alpha v1/beta v2/ || exit 1
 echo "Version two." >>v2/alpha/SKILL.md
@@ -158,7 +158,7 @@ fi
 # A folder source with a file bigger than the whole tmpfs.
 mkdir -p big || exit 1
 (cd big && "$SKIT" init --description "Big skill. Use when testing." \
-	big >/dev/null) || exit 1
+	./big >/dev/null) || exit 1
 head -c 600000 /dev/urandom | od -An -tx1 >big/big/references/blob.txt
 M=$W/mnt
 mkdir -p "$M"

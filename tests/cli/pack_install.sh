@@ -44,9 +44,9 @@ same_tree() {
 
 # ---------------------------------------------------------------- pack
 # Two valid skills from skit init, with a script and a reference.
-run init --description "Alpha skill for tests. Use when testing packs." alpha
+run init --description "Alpha skill for tests. Use when testing packs." ./alpha
 expect_rc 0 "init alpha"
-run init --description "Beta skill for tests. Use when testing packs." beta
+run init --description "Beta skill for tests. Use when testing packs." ./beta
 expect_rc 0 "init beta"
 printf '#!/bin/sh\necho alpha\n' >alpha/scripts/run.sh
 chmod 0755 alpha/scripts/run.sh
