@@ -51,4 +51,11 @@ echo
 echo "demo: done. The project is $PROJ: data.csv, the report.md the"
 echo "script wrote, and the audit trail in .agents/runs (see it with:"
 echo "cd $PROJ && $SKIT runs show last)."
-echo "Try 'skit init my-skill' and 'skit validate my-skill'."
+# The tour in README.md types a bare `skit`: say how to get there.
+BIN=$(dirname "$SKIT")
+echo
+echo "skit is $SKIT. To type 'skit' as the README's tour does:"
+echo "  export PATH=\"$BIN:\$PATH\"   # in this shell"
+echo "  sudo cmake --install $BIN   # for good: into the build's prefix (/usr/local)"
+echo "Then follow the tour (README.md, 'A short tour'), starting with"
+echo "'skit init my-skill' in a project of yours."

@@ -10,6 +10,22 @@ env -u OPENAI_API_KEY -u ANTHROPIC_API_KEY sh "$SKIT_SOURCE_DIR/scripts/demo.sh"
 rc=$?
 spec_expect_rc "demo" 0
 spec_expect_grep "demo: the agent answered" "$T/out" "demo: done"
+# The demo ends saying how to type a bare `skit`, as the README's tour
+# does (issue 35, point 3): its export line, run in a shell, puts this
+# very binary first on PATH.
+line=$(grep -E '^  export PATH="[^"]*:\$PATH"' "$T/out" | head -n 1)
+line=${line%%#*}
+if [ -z "$line" ]; then
+	spec_fail "demo: no 'export PATH=...' line for the tour"
+else
+	got=$(env -i PATH=/usr/bin:/bin sh -c "$line && command -v skit")
+	if [ "$got" -ef "$SKIT" ]; then
+		spec_pass
+	else
+		spec_fail "demo: the export line finds '$got', not $SKIT"
+	fi
+fi
+spec_expect_grep "demo: the install line" "$T/out" "sudo cmake --install"
 esc=$(printf '\033')
 if grep -q "$esc" "$T/out" "$T/err"; then
 	spec_fail "demo: escape codes off a terminal"
