@@ -1,0 +1,65 @@
+# SPDX-License-Identifier: MIT
+"""skit.Agent: skit's own loop, with the replay model."""
+import json
+import os
+
+import pytest
+
+import skit
+from conftest import HERE
+
+CASSETTE = os.path.join(HERE, "agent.jsonl")
+
+
+def test_agent_completes_a_task(skills, project, tmp_path):
+    asked, lines, text = [], [], []
+    agent = skit.Agent("replay:" + CASSETTE, registry=skit.Registry([skills]),
+                       project=project, approve=lambda r: asked.append(r) or
+                       True, trace=lines.append, on_text=text.append,
+                       runs_dir=tmp_path / "runs", max_turns=5)
+    answer = agent.send("Profile data.csv")
+    assert answer == "data.csv has 3 rows and 2 columns."
+    assert [a.tool for a in asked] == ["run_skill_script"]
+    st = agent.state
+    assert st["active"] == ["csv-report"] and st["turns"] == 3
+    assert st["tool_calls"] == 2 and st["script_runs"] == 1
+    assert any("csv-report" in x for x in lines)
+    assert "".join(text) == answer
+    run_dir = agent.run_dir
+    agent.finish()
+    with open(os.path.join(run_dir, "run.json")) as f:
+        assert json.load(f)["status"] == "ok"
+
+
+def test_agent_refusal_reaches_the_model(skills, project):
+    # Without an approver the script is refused; the cassette's third
+    # answer expects the script's output, so the replay model fails.
+    agent = skit.Agent("replay:" + CASSETTE, registry=skit.Registry([skills]),
+                       project=project)
+    with pytest.raises(skit.Error) as e:
+        agent.send("Profile data.csv")
+    assert e.value.code == "EINVALID" and "Rows: 3" in e.value.message
+
+
+def test_agent_errors(skills, project, tmp_path):
+    reg = skit.Registry([skills])
+    with pytest.raises(skit.Error) as e:
+        skit.Agent("nosuch:model", registry=reg, project=project)
+    assert e.value.code == "EUSAGE"
+    with pytest.raises(skit.Error) as e:
+        skit.Agent("replay:" + str(tmp_path / "none.jsonl"), registry=reg)
+    assert e.value.code in ("EUSAGE", "EIO", "ENOTFOUND")
+    with pytest.raises(skit.Error) as e:
+        skit.Agent("replay:" + CASSETTE, registry=reg, max_turns="many")
+    assert e.value.code == "EINVALID" and "max_turns" in e.value.message
+    with pytest.raises(skit.Error) as e:
+        skit.Agent("openai:gpt-4.1-mini", registry=reg, project=project)
+    assert e.value.code == "EUSAGE" and "OPENAI_API_KEY" in e.value.message
+
+
+def test_agent_budget(skills, project):
+    agent = skit.Agent("replay:" + CASSETTE, registry=skit.Registry([skills]),
+                       project=project, approve=lambda r: True, max_turns=1)
+    with pytest.raises(skit.Error) as e:
+        agent.send("Profile data.csv")
+    assert e.value.code == "ELIMIT"
