@@ -24,14 +24,15 @@ struct doctor {
 	bool json;
 	struct cli_style st;
 	FILE *f;
-	bool explicit_roots; /* --root: no project search */
-	bool no_config;      /* --no-config */
-	const char *config;  /* --config FILE */
-	bool strict;         /* --strict: warnings fail too */
-	size_t findings;     /* errors: exit 1 when any */
-	size_t warnings;     /* exit 1 only with --strict */
-	size_t infos;        /* normal layouts worth knowing; never fail */
-	size_t warned;       /* skills' own warnings: problems with --strict */
+	bool explicit_roots;  /* --root: no project search */
+	bool no_config;       /* --no-config */
+	const char *config;   /* --config FILE */
+	bool strict;          /* --strict: warnings fail too */
+	size_t findings;      /* errors: exit 1 when any */
+	size_t warnings;      /* exit 1 only with --strict */
+	size_t infos;         /* normal layouts worth knowing; never fail */
+	size_t warned;        /* skills' own warnings: problems with --strict */
+	size_t warned_skills; /* the skills that carry them */
 	size_t active, shadowed, skipped, hidden;
 };
 
@@ -270,6 +271,39 @@ static void list_state(struct doctor *d, skit_entry_state state,
 		fputs(shown ? "\n  ]" : "[]", d->f);
 }
 
+/*
+ * The last line counts what the report listed, so it never contradicts
+ * it: the problems (errors, and warnings about roots and collisions),
+ * then the skills that loaded with warnings, which are problems only
+ * with --strict (and then counted among the warnings).
+ */
+static void verdict(const struct doctor *d)
+{
+	size_t problems = d->findings + d->warnings;
+
+	if (problems)
+		fprintf(d->f,
+		        "%s%zu problem%s found: %zu error%s, %zu warning%s",
+		        d->findings ? d->st.red : d->st.yellow, problems,
+		        problems == 1 ? "" : "s", d->findings,
+		        d->findings == 1 ? "" : "s", d->warnings,
+		        d->warnings == 1 ? "" : "s");
+	else
+		fprintf(d->f, "%sNo problems found", d->st.green);
+	if (d->warned_skills && !d->strict)
+		fprintf(d->f,
+		        "; %zu skill%s loaded with warnings (listed above; "
+		        "--strict counts them)",
+		        d->warned_skills, d->warned_skills == 1 ? "" : "s");
+	else if (d->warned_skills)
+		fprintf(d->f,
+		        " (%zu of them in %zu skill%s loaded with "
+		        "warnings)",
+		        d->warned, d->warned_skills,
+		        d->warned_skills == 1 ? "" : "s");
+	fprintf(d->f, ".%s\n", d->st.reset);
+}
+
 static void sec_shadowed(struct doctor *d)
 {
 	list_state(d, SKIT_ENTRY_SHADOWED,
@@ -344,6 +378,7 @@ static void sec_warned(struct doctor *d)
 		skit_skill_free(s);
 		shown++;
 	}
+	d->warned_skills = shown;
 	if (d->json)
 		fputs(shown ? "\n  ]" : "[]", d->f);
 }
@@ -773,17 +808,8 @@ int cmd_doctor(int argc, char **argv)
 		        "  \"warnings\": %zu,\n  \"info\": %zu\n}\n",
 		        d.findings + d.warnings, d.findings, d.warnings,
 		        d.infos);
-	else if (d.findings || d.warnings)
-		fprintf(d.f,
-		        "%s%zu problem%s found: %zu error%s, %zu warning%s.%s\n",
-		        d.findings ? d.st.red : d.st.yellow,
-		        d.findings + d.warnings,
-		        d.findings + d.warnings == 1 ? "" : "s", d.findings,
-		        d.findings == 1 ? "" : "s", d.warnings,
-		        d.warnings == 1 ? "" : "s", d.st.reset);
 	else
-		fprintf(d.f, "%sNo problems found.%s\n", d.st.green,
-		        d.st.reset);
+		verdict(&d);
 
 	status = d.findings || (d.strict && d.warnings) ? CLI_FAIL : CLI_OK;
 	if (fflush(stdout) != 0 || ferror(stdout)) {
