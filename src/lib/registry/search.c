@@ -16,6 +16,13 @@
  * so a query for the exact name ranks it first. Name tokens count
  * NAME_WEIGHT times (a cheap BM25F): a word in the name says more about a
  * skill than the same word in its description.
+ *
+ * A query's English stop words ("a", "the", "of"...) are dropped before
+ * ranking: nearly every description holds them, so they would rank a
+ * skill for words the user did not mean ("summarise a spreadsheet" must
+ * not favour a skill for its "a"). A query made only of stop words keeps
+ * them, so it still finds what holds them. Documents keep every token:
+ * the list can change without a rebuild of any index.
  */
 #include "common.h"
 
@@ -56,6 +63,39 @@ struct build {
 	uint32_t *doc_end; /* per document: end of its pairs */
 	uint64_t doc_len;  /* weighted tokens in the current document */
 };
+
+/* Sorted for bsearch(); lowercase, as query tokens are folded. */
+static const char *const stop_words[] = {
+	"a",     "about", "after", "all",  "also", "am",    "an",    "and",
+	"any",   "are",   "as",    "at",   "be",   "been",  "being", "but",
+	"by",    "can",   "could", "did",  "do",   "does",  "for",   "from",
+	"had",   "has",   "have",  "he",   "her",  "here",  "him",   "his",
+	"how",   "i",     "if",    "in",   "into", "is",    "it",    "its",
+	"me",    "my",    "of",    "on",   "or",   "our",   "she",   "should",
+	"so",    "some",  "such",  "than", "that", "the",   "their", "them",
+	"then",  "there", "these", "they", "this", "those", "to",    "too",
+	"us",    "very",  "was",   "we",   "were", "what",  "when",  "where",
+	"which", "while", "who",   "whom", "why",  "will",  "with",  "would",
+	"you",   "your",
+};
+
+static int cmp_word(const void *key, const void *elem)
+{
+	return strcmp(key, *(const char *const *)elem);
+}
+
+/* Whether the folded token `t` (len bytes) is a stop word. */
+static bool stop_word(const char *t, size_t len)
+{
+	char w[16];
+
+	if (len >= sizeof(w))
+		return false;
+	memcpy(w, t, len);
+	w[len] = '\0';
+	return bsearch(w, stop_words, SKIT_ARRAY_SIZE(stop_words),
+	               sizeof(stop_words[0]), cmp_word) != NULL;
+}
 
 static bool token_byte(unsigned char c)
 {
@@ -473,6 +513,20 @@ static size_t query_terms(const char *query, char (*buf)[MAX_TOKEN],
 			               (size_t)(wend - word));
 			n++;
 		}
+	}
+	/* drop stop words, unless nothing else is left */
+	{
+		size_t kept = 0;
+
+		for (size_t i = 0; i < n; i++)
+			kept += !stop_word(buf[i], lens[i]);
+		for (size_t i = 0; kept && kept < n && i < n; i++)
+			if (stop_word(buf[i], lens[i])) {
+				memmove(buf[i], buf[n - 1], MAX_TOKEN);
+				lens[i] = lens[n - 1];
+				n--;
+				i--;
+			}
 	}
 	/* drop repeats: each distinct term counts once */
 	for (size_t i = 0; i < n; i++)
