@@ -306,13 +306,13 @@ static void test_tool_provider__routing_policy_audit(void)
 	ASSERT_EQ(probe.released, 1);
 
 	/* The model's tool list: the skill tools first (web_fetch too: an
-	 * approver is there), then the probe's as the policy shows them
-	 * (the denied one hidden, the clash once). */
+	 * approver is there), task (subagent.c), then the probe's as the
+	 * policy shows them (the denied one hidden, the clash once). */
 	reqs = load_lines(at("requests.jsonl"));
 	ASSERT_EQ(json_array_size(reqs), 2);
 	tool_names(reqs, 0, names, sizeof(names));
 	ASSERT_STR(names, "use_skill read_skill_resource update_plan ask_user "
-	                  "web_fetch mcp__probe__look mcp__probe__poke ");
+	                  "web_fetch task mcp__probe__look mcp__probe__poke ");
 
 	/* The model saw each outcome. */
 	{

@@ -17,6 +17,7 @@
 #include "skit/agent.h"
 #include "skit/prompt.h"
 #include "lib/agent/agent_int.h"
+#include "lib/agent/subagent.h"
 #include "lib/agent/audit_int.h"
 #include "lib/core/error.h"
 #include "lib/model/model_int.h"
@@ -507,6 +508,10 @@ int skit__agent_activate(struct skit_agent *a, const char *name,
 		return skit__error_set(err, SKIT_EINVALID, 0,
 		                       "skill '%s' is already active from '%s'",
 		                       e->name, s->source);
+	/* context: fork runs the skill as a subagent (subagent.c) */
+	rc = s ? 0 : skit__subagent_fork(a, e, args, trigger, out, err);
+	if (rc)
+		return rc < 0 ? rc : 0;
 	if (s && !(args && *args)) {
 		skitx_buf_clear(out);
 		rc = skitx_buf_printf(out,
@@ -819,6 +824,8 @@ int skit_agent_new(skit_agent **out, const skit_agent_options *opts,
 	}
 	if (!rc)
 		rc = skit__agent_tools_init(a, &host, err);
+	if (!rc)
+		rc = skit__subagent_init(a, opts, err);
 	/* The program's own tools, after skit's and before any MCP
 	 * server's, so that the system prompt of json_actions lists them. */
 	if (!rc && opts->version >= 2 && opts->ntools)
@@ -899,6 +906,10 @@ static int user_turn(struct skit_agent *a, const char *input,
 	size_t n;
 	int rc = 0;
 
+	/* A subagent's task is the model's text: it never invokes or
+	 * mentions a skill on the user's behalf. */
+	if (a->sub)
+		return skitx_buf_puts(msg, input) ? skit__error_oom(err) : 0;
 	skitx_buf_init(&body, 0);
 	if (input[0] == '/') {
 		const char *args;
@@ -1133,6 +1144,48 @@ static void close_calls(struct skit_agent *a, const skit_tool_call *calls,
 			return;
 }
 
+/* The result of `call` to the trail, the trace and the conversation. */
+static int record_result(struct skit_agent *a, const skit_tool_call *call,
+                         const struct skitx_buf *out, bool is_error,
+                         skit_error *err)
+{
+	skit__agent_audit(a, "tool_result",
+	                  json_pack("{s:s, s:s, s:b, s:I, s:s?}", "id", call->id,
+	                            "name", call->name, "ok", !is_error,
+	                            "chars", (json_int_t)skitx_buf_len(out),
+	                            "error",
+	                            is_error ? skitx_buf_cstr(out) : NULL));
+	if (is_error)
+		skit__agent_trace(a, SKIT_TRACE_TOOL, "%s: error: %.160s",
+		                  call->name, skitx_buf_cstr(out));
+	return push_result(a, call, skitx_buf_cstr(out), is_error, err);
+}
+
+/*
+ * A `task` call waits for the task calls right after it: together they
+ * run as one batch of subagents (subagent.c), then each result is
+ * recorded in call order.
+ */
+static int hold_task(struct skit_agent *a, const skit_tool_call *calls,
+                     size_t ncalls, size_t i, struct skitx_buf *out,
+                     bool is_error, skit_error *err)
+{
+	size_t k, idx;
+	int rc;
+
+	rc = skit__subagent_hold(a, i, calls[i].id, out, is_error, err);
+	if (rc ||
+	    (i + 1 < ncalls && skit__subagent_batches(a, calls[i + 1].name)))
+		return rc;
+	rc = skit__subagent_run(a, err);
+	for (k = 0; !rc && skit__subagent_result(a, k, &idx, out, &is_error);
+	     k++)
+		rc = record_result(a, &calls[idx], out, is_error, err);
+	if (!rc)
+		skit__subagent_clear(a);
+	return rc;
+}
+
 /*
  * Run the calls of the assistant message just added. `calls` is its own
  * allocation, so it stays put while results are appended.
@@ -1162,6 +1215,9 @@ static int run_calls(struct skit_agent *a, const skit_tool_call *calls,
 			                     a->max_tool_calls);
 			break;
 		}
+		rc = skit__subagent_charge(a, SKIT__CHARGE_CALL, err);
+		if (rc)
+			break;
 		a->task_calls++;
 		a->stats.tool_calls++;
 		skit__agent_audit(a, "tool_call",
@@ -1185,25 +1241,17 @@ static int run_calls(struct skit_agent *a, const skit_tool_call *calls,
 			                      &is_error, err);
 			json_decref(args);
 		}
-		if (rc)
-			break;
-		skit__agent_audit(
-		        a, "tool_result",
-		        json_pack("{s:s, s:s, s:b, s:I, s:s?}", "id", call->id,
-		                  "name", call->name, "ok", !is_error, "chars",
-		                  (json_int_t)skitx_buf_len(out), "error",
-		                  is_error ? skitx_buf_cstr(out) : NULL));
-		if (is_error)
-			skit__agent_trace(a, SKIT_TRACE_TOOL,
-			                  "%s: error: %.160s", call->name,
-			                  skitx_buf_cstr(out));
-		rc = push_result(a, call, skitx_buf_cstr(out), is_error, err);
+		if (!rc && skit__subagent_batches(a, call->name))
+			rc = hold_task(a, calls, ncalls, i, out, is_error, err);
+		else if (!rc)
+			rc = record_result(a, call, out, is_error, err);
 		if (rc)
 			break;
 	}
 	if (rc && i < ncalls)
-		close_calls(a, calls, ncalls, i,
+		close_calls(a, calls, ncalls, skit__subagent_held_from(a, i),
 		            err && *err->message ? err->message : "not run");
+	skit__subagent_clear(a);
 	return rc;
 }
 
@@ -1259,8 +1307,10 @@ static int model_turn(struct skit_agent *a, skit_message **views,
 	skit__agent_trace(a, SKIT_TRACE_MODEL, "turn %u: %s:%s", a->stats.turns,
 	                  skit_model_provider(a->model),
 	                  skit_model_name(a->model));
+	skit__subagent_blocking(a, true);
 	rc = skit_model_complete(a->model, resp, &req,
 	                         a->json_actions ? NULL : on_delta, a, err);
+	skit__subagent_blocking(a, false);
 	if (rc == SKIT_ECANCELED || (a->cancel && *a->cancel)) {
 		skit_model_response_release(resp);
 		return skit__error_set(err, SKIT_ECANCELED, 0, "canceled");
@@ -1269,6 +1319,7 @@ static int model_turn(struct skit_agent *a, skit_message **views,
 		return rc;
 	a->stats.usage.input_tokens += resp->usage.input_tokens;
 	a->stats.usage.output_tokens += resp->usage.output_tokens;
+	skit__subagent_usage(a, &resp->usage);
 	skit__agent_audit(
 	        a, "model_response",
 	        json_pack("{s:I, s:s, s:I, s:I, s:{s:I, s:I}}", "turn",
@@ -1304,7 +1355,8 @@ static int check_budgets(struct skit_agent *a, skit_error *err)
 		                       "--max-tokens",
 		                       (unsigned long long)used,
 		                       (unsigned long long)a->max_tokens);
-	return 0;
+	/* a subagent's turn counts in its parent's budget too */
+	return skit__subagent_charge(a, SKIT__CHARGE_TURN, err);
 }
 
 /* The action protocol: turn the text of the last reply into a call. */

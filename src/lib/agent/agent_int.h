@@ -100,6 +100,11 @@ struct skit_agent {
 	size_t nprov;
 	struct skit__tool_ctx tc;
 
+	/* Subagents (subagent.c): the task calls of the response being
+	 * run, and in a subagent its link to the parent (NULL otherwise). */
+	struct skit__tasks *tasks;
+	struct skit__sub *sub;
+
 	skit_audit *audit; /* NULL without a trail */
 	int audit_rc;      /* first audit failure, sticky */
 	skit_error audit_err;

@@ -18,6 +18,7 @@
 #include "lib/tools/tool_provider.h"
 #include "lib/tools/tools_int.h"
 #include "lib/agent/approvals.h"
+#include "lib/agent/subagent.h"
 
 /* Longest key of an "always" answer (a program, a script, a path). */
 #define KEY_MAX 4096
@@ -138,7 +139,7 @@ static bool offered(struct skit_agent *a, const struct skit__tool_def *d)
 {
 	bool interactive = a->hooks.on_approve != NULL;
 
-	if (!d->offered)
+	if (!d->offered || !skit__subagent_offers(a, d))
 		return false;
 	switch (d->gate) {
 	case SKIT__GATE_OPEN:
@@ -365,6 +366,7 @@ static int gate(struct skit_agent *a, const struct found *f, json_t *args,
 		                      name);
 		goto done;
 	}
+	skit__subagent_narrow(a, &f->def, &req, &d); /* a subagent's tools */
 	if (d.verdict != SKIT_POLICY_ASK) {
 		*go = d.verdict == SKIT_POLICY_ALLOW;
 		audit_approval(a, name, skill, args, req.target, &d, *go,

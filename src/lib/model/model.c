@@ -9,6 +9,9 @@
  */
 #include "common.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include "skit/model.h"
 #include "lib/core/error.h"
 #include "lib/model/ratelimit.h"
@@ -222,9 +225,9 @@ static int log_request(skit_model *m, const skit_model_request *req,
                        skit_error *err)
 {
 	json_t *j = skit__model_request_json(req);
-	char *text;
-	FILE *f;
-	int rc = 0;
+	char *text, *line;
+	size_t len;
+	int fd, rc = 0;
 
 	if (!j)
 		return skit__error_oom(err);
@@ -232,19 +235,28 @@ static int log_request(skit_model *m, const skit_model_request *req,
 	json_decref(j);
 	if (!text)
 		return skit__error_oom(err);
-	f = fopen(m->request_log, "a");
-	if (!f) {
+	/* One write(2) of the whole line on an O_APPEND descriptor, so that
+	 * the models of subagents on other threads sharing the log never
+	 * interleave their lines. */
+	len = strlen(text);
+	line = skitx_malloc(len + 2);
+	fd = open(m->request_log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
+	          0666);
+	if (!line) {
+		rc = skit__error_oom(err);
+	} else if (fd < 0) {
 		rc = skit__error_set(err, SKIT_EIO, 0, "%s: %s", m->request_log,
 		                     strerror(errno));
 	} else {
-		if (fputs(text, f) < 0 || fputc('\n', f) < 0)
-			rc = SKIT_EIO;
-		if (fclose(f) && !rc)
-			rc = SKIT_EIO;
-		if (rc)
-			skit__error_set(err, rc, 0, "%s: write error",
-			                m->request_log);
+		memcpy(line, text, len);
+		line[len] = '\n';
+		if (write(fd, line, len + 1) != (ssize_t)(len + 1))
+			rc = skit__error_set(err, SKIT_EIO, 0,
+			                     "%s: write error", m->request_log);
 	}
+	if (fd >= 0)
+		close(fd);
+	skitx_free(line);
 	free(text); /* jansson's allocation */
 	return rc;
 }

@@ -69,6 +69,10 @@ extern const struct skit__provider skit__provider_anthropic;
  */
 json_t *skit__model_request_json(const skit_model_request *req);
 
+/* The window of the model called `name` from the built-in table; 0 when
+ * unknown (model_window.c). */
+uint64_t skit__model_window_of(const char *name);
+
 /* True when `text` is NULL or holds only ASCII white space (the
  * APIs refuse such text where they want content). */
 bool skit__text_is_blank(const char *text);
@@ -77,5 +81,14 @@ bool skit__text_is_blank(const char *text);
 int skit__response_add_call(skit_model_response *out, const char *id,
                             const char *name, const char *arguments,
                             skit_error *err);
+
+/*
+ * Subagents on other threads (model_clone.c): whether `m` can be cloned
+ * (not replay, no transport given by the program), and a new handle on
+ * the same model with its own transport, owned by the caller
+ * (skit_model_free()). SKIT_EUSAGE when it cannot be cloned.
+ */
+bool skit__model_clonable(const skit_model *m);
+int skit__model_clone(skit_model **out, const skit_model *m, skit_error *err);
 
 #endif

@@ -29,6 +29,7 @@ enum {
 	C_WEBFETCH = 1u << 7,
 	C_WEBSEARCH = 1u << 8,
 	C_ASK = 1u << 9,
+	C_TASK = 1u << 10,
 };
 
 /*
@@ -53,6 +54,9 @@ const struct tool skit__policy_tools[] = {
 	{ "WebSearch", C_WEBSEARCH, C_WEBSEARCH, ARG_NONE, SKIT_RISK_NETWORK,
 	  false },
 	{ "AskUserQuestion", C_ASK, C_ASK, ARG_NONE, SKIT_RISK_READ, false },
+	/* Claude Code's subagent tool, under both of its names. */
+	{ "Task", C_TASK, C_TASK, ARG_NONE, SKIT_RISK_READ, false },
+	{ "Agent", C_TASK, C_TASK, ARG_NONE, SKIT_RISK_READ, false },
 	{ "read_file", 0, C_READ, ARG_PATH, SKIT_RISK_READ, false },
 	{ "list_dir", 0, C_LS | C_READ, ARG_PATH, SKIT_RISK_READ, false },
 	{ "grep", 0, C_GREP | C_READ, ARG_PATH, SKIT_RISK_READ, false },
@@ -65,6 +69,12 @@ const struct tool skit__policy_tools[] = {
 	{ "web_fetch", 0, C_WEBFETCH, ARG_DOMAIN, SKIT_RISK_NETWORK, false },
 	{ "run_skill_script", 0, C_BASH, ARG_COMMAND, SKIT_RISK_EXECUTE,
 	  false },
+	/* A subagent (subagent.c) reads and runs nothing itself: each call
+	 * it makes is decided on its own. Task and Agent patterns cover it,
+	 * and a skill's allowed-tools gates it. */
+	{ "task", 0, C_TASK, ARG_NONE, SKIT_RISK_READ, false },
+	/* skit's WebSearch, offered only with a search backend. */
+	{ "web_search", 0, C_WEBSEARCH, ARG_NONE, SKIT_RISK_NETWORK, false },
 	{ "use_skill", 0, 0, ARG_NONE, SKIT_RISK_READ, true },
 	{ "read_skill_resource", 0, 0, ARG_NONE, SKIT_RISK_READ, true },
 	{ "search_skills", 0, 0, ARG_NONE, SKIT_RISK_READ, true },

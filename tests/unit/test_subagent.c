@@ -1,0 +1,904 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_subagent.c - the `task` tool and `context: fork` skills through the
+ * library API: replay cassettes written by each test (every request
+ * captured by the request log, so the tests see what each model was
+ * shown), and, for subagents on threads, an OpenAI-compatible server
+ * (tests/support/httpd.c). What a subagent is told and offered, the
+ * narrowing of its tools, one level only, the budgets it shares with its
+ * parent, approvals asked through the parent's hook, its audit sub-run
+ * and the links both ways, agent profiles, and forked skills.
+ */
+#include "common.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "harness.h"
+#include "support/httpd.h"
+#include "skit/agent.h"
+#include "skit/model.h"
+#include "skit/registry.h"
+
+static char world[PATH_MAX / 2];
+
+/* ---- files ------------------------------------------------------------ */
+
+static void fmt(char *buf, size_t cap, const char *f, ...) SKIT_PRINTF(3, 4);
+
+static void fmt(char *buf, size_t cap, const char *f, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, f);
+	n = vsnprintf(buf, cap, f, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= cap)
+		HARNESS_FAIL("path too long: %s", buf);
+}
+
+static const char *at(const char *dir, const char *rel)
+{
+	static char bufs[16][PATH_MAX];
+	static int next;
+	char *b = bufs[next++ % 16];
+
+	fmt(b, PATH_MAX, "%s/%s", dir, rel);
+	return b;
+}
+
+static void rm_rf(const char *path)
+{
+	struct dirent *de;
+	struct stat st;
+	char sub[PATH_MAX];
+	DIR *d;
+
+	if (lstat(path, &st) < 0)
+		return;
+	if (!S_ISDIR(st.st_mode)) {
+		unlink(path);
+		return;
+	}
+	d = opendir(path);
+	if (d) {
+		while ((de = readdir(d))) {
+			if (!strcmp(de->d_name, ".") ||
+			    !strcmp(de->d_name, ".."))
+				continue;
+			fmt(sub, sizeof(sub), "%s/%s", path, de->d_name);
+			rm_rf(sub);
+		}
+		closedir(d);
+	}
+	rmdir(path);
+}
+
+static void mkdirs(const char *path)
+{
+	char tmp[PATH_MAX];
+
+	fmt(tmp, sizeof(tmp), "%s", path);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		mkdir(tmp, 0755);
+		*p = '/';
+	}
+	mkdir(tmp, 0755);
+}
+
+static void put(const char *path, const char *text)
+{
+	char parent[PATH_MAX];
+	FILE *f;
+
+	fmt(parent, sizeof(parent), "%s", path);
+	*strrchr(parent, '/') = '\0';
+	mkdirs(parent);
+	f = fopen(path, "wb");
+	ASSERT(f);
+	ASSERT_EQ(fwrite(text, 1, strlen(text), f), strlen(text));
+	ASSERT_OK(fclose(f));
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	size_t len = 0, cap = 4096, n;
+	char *s;
+
+	if (!f)
+		return NULL;
+	s = malloc(cap);
+	ASSERT(s);
+	while ((n = fread(s + len, 1, cap - len - 1, f)) > 0) {
+		len += n;
+		if (cap - len < 2) {
+			cap *= 2;
+			s = realloc(s, cap);
+			ASSERT(s);
+		}
+	}
+	fclose(f);
+	s[len] = '\0';
+	return s;
+}
+
+/*
+ * The world: a project with skills `plain` (BODY-PLAIN), `forky`
+ * (context: fork, BODY-FORKY $ARGUMENTS) and `forky-agent` (context:
+ * fork, agent: missing), a file notes.txt, HOME and the config folders
+ * of its own, and the user's agent profile `reviewer`.
+ */
+static void build_world(const char *name)
+{
+	const char *top = getenv("SKIT_TEST_DIR");
+
+	fmt(world, sizeof(world), "%s/%s",
+	    top ? top : "/tmp/skit-test-subagent", name);
+	rm_rf(world);
+	mkdirs(at(world, "work"));
+	mkdirs(at(world, "runs"));
+	put(at(world, "project/notes.txt"), "NOTES-MARKER\n");
+	put(at(world, "project/.agents/skills/plain/SKILL.md"),
+	    "---\nname: plain\ndescription: A plain skill.\n---\n"
+	    "BODY-PLAIN\n");
+	put(at(world, "project/.agents/skills/forky/SKILL.md"),
+	    "---\nname: forky\ndescription: A skill that forks.\n"
+	    "context: fork\nallowed-tools: Read\n---\n"
+	    "BODY-FORKY for $ARGUMENTS\n");
+	put(at(world, "project/.agents/skills/forky-agent/SKILL.md"),
+	    "---\nname: forky-agent\ndescription: Forks as an agent.\n"
+	    "context: fork\nagent: missing\n---\nBODY-FORKY-AGENT\n");
+	put(at(world, "home/.agents/agents/reviewer.md"),
+	    "---\nname: reviewer\ndescription: Reviews.\n"
+	    "tools: Read, Grep\nmodel: inherit\n---\n"
+	    "PROFILE-MARKER: review carefully.\n");
+	setenv("HOME", at(world, "home"), 1);
+	setenv("XDG_CONFIG_HOME", at(world, "home/.config"), 1);
+	unsetenv("SKIT_HOME");
+}
+
+/* Write the cassette `name` (JSONL lines) into the world. */
+static const char *cassette(const char *name, const char *lines)
+{
+	static char path[PATH_MAX];
+
+	fmt(path, sizeof(path), "%s/%s", world, name);
+	put(path, lines);
+	return path;
+}
+
+/* ---- the agent -------------------------------------------------------- */
+
+struct fx {
+	skit_policy *pol;
+	skit_registry *reg;
+	skit_model *model;
+	skit_agent *agent;
+	char log[PATH_MAX];
+	char run_dir[PATH_MAX];
+};
+
+/* Open registry, model (`spec`, or replay of `cass`) and agent. */
+static void fx_open(struct fx *f, const char *cass, const char *spec_in,
+                    const skit_agent_options *tmpl, bool yes)
+{
+	skit_model_options mo = SKIT_MODEL_OPTIONS_INIT;
+	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
+	char spec[PATH_MAX + 16];
+	skit_error err = { 0 };
+
+	memset(f, 0, sizeof(*f));
+	fmt(f->log, sizeof(f->log), "%s/requests.jsonl", world);
+	unlink(f->log);
+	ASSERT_OK(skit_registry_new(&f->reg, &err));
+	ASSERT_OK(skit_registry_add_root(f->reg, "project",
+	                                 at(world, "project/.agents/skills"),
+	                                 &err));
+	ASSERT_OK(skit_registry_scan(f->reg, &err));
+	if (spec_in)
+		fmt(spec, sizeof(spec), "%s", spec_in);
+	else
+		fmt(spec, sizeof(spec), "replay:%s", cass);
+	mo.spec = spec;
+	mo.request_log = f->log;
+	mo.api_key = "sk-test-not-a-key";
+	mo.max_retries = 1;
+	if (skit_model_new(&f->model, &mo, &err))
+		HARNESS_FAIL("model: %s", err.message);
+	if (tmpl)
+		ao = *tmpl;
+	ao.registry = f->reg;
+	ao.model = f->model;
+	ao.workdir = at(world, "work");
+	ao.runs_dir = at(world, "runs");
+	ao.project_dir = at(world, "project");
+	ao.file_tools = true;
+	ao.script_timeout_ms = 5000;
+	if (!ao.policy) {
+		ASSERT_OK(skit_policy_new(&f->pol, &err));
+		skit_policy_set_yes(f->pol, yes);
+		ao.policy = f->pol;
+	}
+	if (skit_agent_new(&f->agent, &ao, &err))
+		HARNESS_FAIL("agent: %s", err.message);
+	fmt(f->run_dir, sizeof(f->run_dir), "%s", skit_agent_run_dir(f->agent));
+}
+
+static void fx_close(struct fx *f, int rc)
+{
+	ASSERT_OK(skit_agent_finish(f->agent, skit_agent_status(rc),
+	                            rc ? 1 : 0, NULL));
+	skit_model_free(f->model);
+	skit_registry_free(f->reg);
+	skit_policy_free(f->pol);
+	memset(f, 0, sizeof(*f));
+}
+
+/* ---- what the models were shown ---------------------------------------- */
+
+struct reqs {
+	json_t *json[32];
+	char *line[32];
+	char *text;
+	size_t n;
+};
+
+static void reqs_load(struct reqs *r, const char *path)
+{
+	char *p, *nl;
+
+	memset(r, 0, sizeof(*r));
+	r->text = slurp(path);
+	ASSERT(r->text);
+	for (p = r->text; (nl = strchr(p, '\n')); p = nl + 1) {
+		*nl = '\0';
+		ASSERT(r->n < 32);
+		r->line[r->n] = p;
+		r->json[r->n] = json_loads(p, 0, NULL);
+		ASSERT(r->json[r->n]);
+		r->n++;
+	}
+}
+
+static void reqs_free(struct reqs *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		json_decref(r->json[i]);
+	free(r->text);
+}
+
+/* Whether request `i` offers tool `name`. */
+static bool offers(const struct reqs *r, size_t i, const char *name)
+{
+	json_t *t;
+	size_t k;
+
+	ASSERT(i < r->n);
+	json_array_foreach(json_object_get(r->json[i], "tools"), k, t)
+	{
+		if (!strcmp(json_string_value(json_object_get(t, "name")),
+		            name))
+			return true;
+	}
+	return false;
+}
+
+/* The text of the result of call `id` in request `i`. */
+static const char *result_of(const struct reqs *r, size_t i, const char *id,
+                             bool *is_error)
+{
+	json_t *m;
+	size_t k;
+
+	ASSERT(i < r->n);
+	json_array_foreach(json_object_get(r->json[i], "messages"), k, m)
+	{
+		const char *cid =
+		        json_string_value(json_object_get(m, "tool_call_id"));
+
+		if (cid && !strcmp(cid, id)) {
+			*is_error = json_is_true(json_object_get(m, "is_error"));
+			return json_string_value(json_object_get(m, "text"));
+		}
+	}
+	HARNESS_FAIL("request %zu has no result for %s", i + 1, id);
+	return NULL;
+}
+
+/* Request `i` as logged contains / lacks `s`. */
+#define REQ_HAS(r, i, s)   ASSERT((i) < (r)->n && strstr((r)->line[i], (s)))
+#define REQ_LACKS(r, i, s) ASSERT((i) < (r)->n && !strstr((r)->line[i], (s)))
+
+/* ---- the trail ------------------------------------------------------- */
+
+/* The events of `run_dir`, as one array. */
+static json_t *events(const char *run_dir)
+{
+	char *text = slurp(at(run_dir, "events.jsonl")), *p, *nl;
+	json_t *a = json_array();
+
+	ASSERT(text);
+	for (p = text; (nl = strchr(p, '\n')); p = nl + 1) {
+		json_t *e = json_loadb(p, (size_t)(nl - p), 0, NULL);
+
+		ASSERT(e);
+		json_array_append_new(a, e);
+	}
+	free(text);
+	return a;
+}
+
+/* The `nth` event of `type`, or NULL. */
+static json_t *event(json_t *ev, const char *type, size_t nth)
+{
+	json_t *e;
+	size_t i;
+
+	json_array_foreach(ev, i, e)
+	{
+		if (!strcmp(json_string_value(json_object_get(e, "type")),
+		            type) &&
+		    nth-- == 0)
+			return e;
+	}
+	return NULL;
+}
+
+static const char *str_of(json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+/* ---- hooks ----------------------------------------------------------- */
+
+struct seen {
+	char trace[8192];
+	size_t tlen;
+	int asked;
+	char asked_tool[64];
+	skit_approve_answer answer;
+};
+
+static void on_trace(skit_trace_kind kind, const char *line, void *payload)
+{
+	struct seen *s = payload;
+	size_t n = strlen(line);
+
+	(void)kind;
+	if (s->tlen + n + 2 < sizeof(s->trace)) {
+		memcpy(s->trace + s->tlen, line, n);
+		s->tlen += n;
+		s->trace[s->tlen++] = '\n';
+		s->trace[s->tlen] = '\0';
+	}
+}
+
+static skit_approve_answer on_approve(const skit_approval *req, void *payload)
+{
+	struct seen *s = payload;
+
+	s->asked++;
+	fmt(s->asked_tool, sizeof(s->asked_tool), "%s", req->tool);
+	return s->answer;
+}
+
+/* ---- tests ------------------------------------------------------------ */
+
+static void test_subagent__task_runs(void)
+{
+	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
+	struct seen seen = { 0 };
+	char *answer = NULL, child[PATH_MAX];
+	skit_agent_stats st;
+	skit_error err = { 0 };
+	json_t *ev, *cev, *e;
+	struct reqs r;
+	bool is_error;
+	struct fx f;
+	int rc;
+
+	build_world("task_runs");
+	ao.hooks.on_trace = on_trace;
+	ao.hooks.payload = &seen;
+	fx_open(&f,
+	        cassette("c.jsonl",
+	                 "{\"tool_calls\":[{\"id\":\"t1\",\"name\":\"task\","
+	                 "\"arguments\":{\"description\":\"read notes\","
+	                 "\"prompt\":\"CHILD-PROMPT read notes.txt\"}}]}\n"
+	                 "{\"expect\":{\"contains\":[\"CHILD-PROMPT\"],"
+	                 "\"not_contains\":[\"PARENT-TASK\"]},"
+	                 "\"tool_calls\":[{\"id\":\"c1\",\"name\":"
+	                 "\"read_file\",\"arguments\":{\"path\":"
+	                 "\"notes.txt\"}}],\"usage\":{\"input_tokens\":10,"
+	                 "\"output_tokens\":5}}\n"
+	                 "{\"expect\":{\"contains\":[\"NOTES-MARKER\"]},"
+	                 "\"text\":\"CHILD-ANSWER found it\"}\n"
+	                 "{\"expect\":{\"contains\":[\"CHILD-ANSWER\"],"
+	                 "\"not_contains\":[\"NOTES-MARKER\"]},"
+	                 "\"text\":\"PARENT-DONE\"}\n"),
+	        NULL, &ao, true);
+	rc = skit_agent_send(f.agent, "PARENT-TASK look at the notes", &answer,
+	                     &err);
+	if (rc)
+		HARNESS_FAIL("send: %s", err.message);
+	ASSERT_STR(answer, "PARENT-DONE");
+	skit_agent_get_stats(f.agent, &st);
+	/* the subagent's turns, calls and tokens count in the parent's */
+	ASSERT_EQ(st.turns, 4u);
+	ASSERT_EQ(st.tool_calls, 2u);
+	ASSERT_EQ(st.usage.input_tokens, 10u);
+
+	reqs_load(&r, f.log);
+	ASSERT_EQ(r.n, 4u);
+	ASSERT(offers(&r, 0, "task"));
+	/* one level: the subagent is not offered task */
+	ASSERT(!offers(&r, 1, "task"));
+	ASSERT(offers(&r, 1, "read_file"));
+	/* a fresh conversation: the task alone */
+	ASSERT_EQ(json_array_size(json_object_get(r.json[1], "messages")), 1u);
+	REQ_LACKS(&r, 1, "PARENT-TASK");
+	ASSERT_STR(result_of(&r, 3, "t1", &is_error), "CHILD-ANSWER found it");
+	ASSERT(!is_error);
+	reqs_free(&r);
+
+	ev = events(f.run_dir);
+	e = event(ev, "subagent_start", 0);
+	ASSERT(e);
+	ASSERT_STR(str_of(e, "id"), "t1");
+	ASSERT_STR(str_of(e, "description"), "read notes");
+	ASSERT(!strncmp(str_of(e, "run"), "tasks/", 6));
+	fmt(child, sizeof(child), "%s/%s", f.run_dir, str_of(e, "run"));
+	e = event(ev, "subagent_end", 0);
+	ASSERT(e);
+	ASSERT_STR(str_of(e, "status"), "ok");
+	ASSERT_EQ(json_integer_value(json_object_get(e, "turns")), 2);
+	ASSERT(strstr(seen.trace, "task 1: read notes -> tasks/"));
+	ASSERT(strstr(seen.trace, "task 1: turn 1:"));
+	json_decref(ev);
+
+	/* the sub-run records its parent */
+	cev = events(child);
+	e = json_array_get(cev, 0);
+	ASSERT_STR(str_of(e, "type"), "parent");
+	ASSERT(strstr(f.run_dir, str_of(e, "run")));
+	ASSERT(event(cev, "tool_call", 0));
+	json_decref(cev);
+	{
+		char *sum = slurp(at(child, "run.json"));
+
+		ASSERT(sum && strstr(sum, "\"status\": \"ok\""));
+		free(sum);
+	}
+	skit_free(answer);
+	fx_close(&f, rc);
+}
+
+static void test_subagent__narrowed(void)
+{
+	struct seen seen = { 0 };
+	char *answer = NULL;
+	skit_error err = { 0 };
+	struct reqs r;
+	bool is_error;
+	struct fx f;
+	int rc;
+
+	build_world("narrowed");
+	/* --yes: the parent may run shell; the task narrows to Read */
+	fx_open(&f,
+	        cassette("c.jsonl",
+	                 "{\"tool_calls\":[{\"id\":\"t1\",\"name\":\"task\","
+	                 "\"arguments\":{\"description\":\"d\",\"prompt\":"
+	                 "\"p\",\"tools\":[\"Read\"]}}]}\n"
+	                 "{\"tool_calls\":[{\"id\":\"c1\",\"name\":\"shell\","
+	                 "\"arguments\":{\"command\":\"echo SHOULD-NOT-RUN"
+	                 "\"}},{\"id\":\"c2\",\"name\":\"task\","
+	                 "\"arguments\":{\"description\":\"d\",\"prompt\":"
+	                 "\"p\"}}]}\n"
+	                 "{\"text\":\"CHILD-OK\"}\n"
+	                 "{\"text\":\"PARENT-OK\"}\n"),
+	        NULL, NULL, true);
+	(void)seen;
+	rc = skit_agent_send(f.agent, "go", &answer, &err);
+	if (rc)
+		HARNESS_FAIL("send: %s", err.message);
+	reqs_load(&r, f.log);
+	ASSERT(offers(&r, 0, "shell"));
+	ASSERT(!offers(&r, 1, "shell"));
+	ASSERT(!offers(&r, 1, "write_file"));
+	ASSERT(offers(&r, 1, "read_file"));
+	ASSERT(offers(&r, 1, "grep"));
+	ASSERT_CONTAINS(result_of(&r, 2, "c1", &is_error), "not available");
+	ASSERT(is_error);
+	ASSERT_CONTAINS(result_of(&r, 2, "c2", &is_error),
+	                "cannot start subagents");
+	ASSERT(is_error);
+	REQ_LACKS(&r, 2, "SHOULD-NOT-RUN\\n");
+	reqs_free(&r);
+	skit_free(answer);
+	fx_close(&f, rc);
+}
+
+static void test_subagent__refused(void)
+{
+	skit_error err = { 0 };
+	char *answer = NULL;
+	struct reqs r;
+	bool is_error;
+	struct fx f;
+	json_t *ev;
+	int rc;
+
+	build_world("refused");
+	fx_open(&f,
+	        cassette("c.jsonl",
+	                 "{\"tool_calls\":[{\"id\":\"t1\",\"name\":\"task\","
+	                 "\"arguments\":{\"description\":\"d\",\"prompt\":"
+	                 "\"p\"}},{\"id\":\"t2\",\"name\":\"task\","
+	                 "\"arguments\":{\"description\":\"\",\"prompt\":"
+	                 "\"p\"}},{\"id\":\"t3\",\"name\":\"task\","
+	                 "\"arguments\":{\"description\":\"d\",\"prompt\":"
+	                 "\"p\",\"subagent_type\":\"nobody\"}}]}\n"
+	                 "{\"text\":\"CHILD-OK\"}\n"
+	                 "{\"text\":\"PARENT-OK\"}\n"),
+	        NULL, NULL, true);
+	rc = skit_agent_send(f.agent, "go", &answer, &err);
+	if (rc)
+		HARNESS_FAIL("send: %s", err.message);
+	reqs_load(&r, f.log);
+	/* one subagent ran, the two bad calls were answered in order */
+	ASSERT_EQ(r.n, 3u);
+	ASSERT_STR(result_of(&r, 2, "t1", &is_error), "CHILD-OK");
+	ASSERT_CONTAINS(result_of(&r, 2, "t2", &is_error), "description");
+	ASSERT(is_error);
+	ASSERT_CONTAINS(result_of(&r, 2, "t3", &is_error),
+	                "no agent profile named 'nobody'");
+	ASSERT(is_error);
+	reqs_free(&r);
+	ev = events(f.run_dir);
+	ASSERT(event(ev, "subagent_start", 0));
+	ASSERT(!event(ev, "subagent_start", 1));
+	json_decref(ev);
+	skit_free(answer);
+	fx_close(&f, rc);
+}
+
+static void test_subagent__denied(void)
+{
+	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
+	skit_error err = { 0 };
+	char *answer = NULL;
+	struct reqs r;
+	bool is_error;
+	struct fx f;
+	int rc;
+
+	build_world("denied");
+	ASSERT_OK(skit_policy_new((skit_policy **)&ao.policy, &err));
+	ASSERT_OK(skit_policy_add((skit_policy *)ao.policy,
+	                          SKIT_POLICY_LIST_DENY, "Agent", &err));
+	fx_open(&f,
+	        cassette("c.jsonl",
+	                 "{\"tool_calls\":[{\"id\":\"t1\",\"name\":\"task\","
+	                 "\"arguments\":{\"description\":\"d\",\"prompt\":"
+	                 "\"p\"}}]}\n"
+	                 "{\"text\":\"PARENT-OK\"}\n"),
+	        NULL, &ao, false);
+	rc = skit_agent_send(f.agent, "go", &answer, &err);
+	if (rc)
+		HARNESS_FAIL("send: %s", err.message);
+	reqs_load(&r, f.log);
+	ASSERT(!offers(&r, 0, "task"));
+	ASSERT_CONTAINS(result_of(&r, 1, "t1", &is_error), "not available");
+	ASSERT(is_error);
+	reqs_free(&r);
+	skit_free(answer);
+	fx_close(&f, rc);
+	skit_policy_free((skit_policy *)ao.policy);
+}
+
+static void test_subagent__shared_budget(void)
+{
+	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
+	skit_error err = { 0 };
+	char *answer = NULL;
+	struct reqs r;
+	bool is_error;
+	struct fx f;
+	json_t *ev;
+	int rc;
+
+	build_world("shared_budget");
+	ao.max_turns = 3;
+	fx_open(&f,
+	        cassette("c.jsonl",
+	                 "{\"tool_calls\":[{\"id\":\"t1\",\"name\":\"task\","
+	                 "\"arguments\":{\"description\":\"d\",\"prompt\":"
+	                 "\"p\"}}]}\n"
+	                 "{\"tool_calls\":[{\"id\":\"c1\",\"name\":"
+	                 "\"read_file\",\"arguments\":{\"path\":"
+	                 "\"notes.txt\"}}]}\n"
+	                 "{\"tool_calls\":[{\"id\":\"c2\",\"name\":"
+	                 "\"read_file\",\"arguments\":{\"path\":"
+	                 "\"notes.txt\"}}]}\n"
+	                 "{\"text\":\"NEVER-SENT\"}\n"),
+	        NULL, &ao, true);
+	rc = skit_agent_send(f.agent, "go", &answer, &err);
+	/* 1 parent turn + 2 of the subagent: the third of the subagent
+	 * and the parent's next are over the shared budget */
+	ASSERT_EQ(rc, SKIT_ELIMIT);
+	ASSERT_CONTAINS(err.message, "turn budget");
+	reqs_load(&r, f.log);
+	ASSERT_EQ(r.n, 3u);
+	reqs_free(&r);
+	ev = events(f.run_dir);
+	ASSERT_STR(str_of(event(ev, "subagent_end", 0), "status"), "limit");
+	json_decref(ev);
+	(void)is_error;
+	skit_free(answer);
+	fx_close(&f, rc);
+}
+
+static void test_subagent__approval(void)
+{
+	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
+	struct seen seen = { 0 };
+	skit_error err = { 0 };
+	char *answer = NULL;
+	struct reqs r;
+	bool is_error;
+	struct fx f;
+	int rc;
+
+	build_world("approval");
+	ao.hooks.on_approve = on_approve;
+	ao.hooks.payload = &seen;
+	seen.answer = SKIT_APPROVE_NO;
+	fx_open(&f,
+	        cassette("c.jsonl",
+	                 "{\"tool_calls\":[{\"id\":\"t1\",\"name\":\"task\","
+	                 "\"arguments\":{\"description\":\"d\",\"prompt\":"
+	                 "\"p\"}}]}\n"
+	                 "{\"tool_calls\":[{\"id\":\"c1\",\"name\":\"shell\","
+	                 "\"arguments\":{\"command\":\"echo hi\"}}]}\n"
+	                 "{\"expect\":{\"contains\":[\"declined\"]},"
+	                 "\"text\":\"CHILD-GAVE-UP\"}\n"
+	                 "{\"text\":\"PARENT-OK\"}\n"),
+	        NULL, &ao, false);
+	rc = skit_agent_send(f.agent, "go", &answer, &err);
+	if (rc)
+		HARNESS_FAIL("send: %s", err.message);
+	/* the subagent's call was put to the parent's hook */
+	ASSERT_EQ(seen.asked, 1);
+	ASSERT_STR(seen.asked_tool, "shell");
+	reqs_load(&r, f.log);
+	ASSERT_STR(result_of(&r, 3, "t1", &is_error), "CHILD-GAVE-UP");
+	reqs_free(&r);
+	skit_free(answer);
+	fx_close(&f, rc);
+
+	/* no one to ask: refused, and the model is told */
+	build_world("approval_none");
+	fx_open(&f,
+	        cassette("c.jsonl",
+	                 "{\"tool_calls\":[{\"id\":\"t1\",\"name\":\"task\","
+	                 "\"arguments\":{\"description\":\"d\",\"prompt\":"
+	                 "\"p\"}}]}\n"
+	                 "{\"tool_calls\":[{\"id\":\"c1\",\"name\":"
+	                 "\"write_file\",\"arguments\":{\"path\":\"x.txt\","
+	                 "\"content\":\"x\"}}]}\n"
+	                 "{\"expect\":{\"contains\":[\"no one to ask\"]},"
+	                 "\"text\":\"CHILD-GAVE-UP\"}\n"
+	                 "{\"text\":\"PARENT-OK\"}\n"),
+	        NULL, NULL, false);
+	rc = skit_agent_send(f.agent, "go", &answer, &err);
+	if (rc)
+		HARNESS_FAIL("send: %s", err.message);
+	ASSERT(access(at(world, "project/x.txt"), F_OK) != 0);
+	skit_free(answer);
+	fx_close(&f, rc);
+}
+
+static void test_subagent__profile(void)
+{
+	skit_error err = { 0 };
+	char *answer = NULL;
+	struct reqs r;
+	struct fx f;
+	json_t *ev;
+	int rc;
+
+	build_world("profile");
+	fx_open(&f,
+	        cassette("c.jsonl",
+	                 "{\"tool_calls\":[{\"id\":\"t1\",\"name\":\"task\","
+	                 "\"arguments\":{\"description\":\"review\","
+	                 "\"prompt\":\"TASK-TEXT\",\"subagent_type\":"
+	                 "\"reviewer\"}}]}\n"
+	                 "{\"expect\":{\"contains\":[\"PROFILE-MARKER\","
+	                 "\"TASK-TEXT\"]},\"text\":\"REVIEWED\"}\n"
+	                 "{\"text\":\"PARENT-OK\"}\n"),
+	        NULL, NULL, true);
+	rc = skit_agent_send(f.agent, "go", &answer, &err);
+	if (rc)
+		HARNESS_FAIL("send: %s", err.message);
+	reqs_load(&r, f.log);
+	/* the profile's tools: Read and Grep only */
+	ASSERT(offers(&r, 1, "read_file"));
+	ASSERT(offers(&r, 1, "grep"));
+	ASSERT(!offers(&r, 1, "shell"));
+	ASSERT(!offers(&r, 1, "write_file"));
+	REQ_HAS(&r, 2, "REVIEWED");
+	reqs_free(&r);
+	ev = events(f.run_dir);
+	ASSERT_STR(str_of(event(ev, "subagent_start", 0), "profile"),
+	           "reviewer");
+	json_decref(ev);
+	skit_free(answer);
+	fx_close(&f, rc);
+}
+
+static void test_subagent__fork(void)
+{
+	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
+	struct seen seen = { 0 };
+	skit_error err = { 0 };
+	char *answer = NULL;
+	struct reqs r;
+	bool is_error;
+	struct fx f;
+	json_t *ev, *e;
+	int rc;
+
+	build_world("fork");
+	ao.hooks.on_trace = on_trace;
+	ao.hooks.payload = &seen;
+	fx_open(&f,
+	        cassette("c.jsonl",
+	                 "{\"tool_calls\":[{\"id\":\"u1\",\"name\":"
+	                 "\"use_skill\",\"arguments\":{\"name\":\"forky\","
+	                 "\"arguments\":\"ARG-ONE\"}}]}\n"
+	                 "{\"expect\":{\"contains\":[\"BODY-FORKY for "
+	                 "ARG-ONE\"]},\"tool_calls\":[{\"id\":\"c1\",\"name\":"
+	                 "\"shell\",\"arguments\":{\"command\":\"true\"}}]}\n"
+	                 "{\"text\":\"FORK-ANSWER\"}\n"
+	                 "{\"expect\":{\"contains\":[\"FORK-ANSWER\"],"
+	                 "\"not_contains\":[\"BODY-FORKY\"]},"
+	                 "\"tool_calls\":[{\"id\":\"u2\",\"name\":"
+	                 "\"use_skill\",\"arguments\":{\"name\":"
+	                 "\"forky-agent\"}}]}\n"
+	                 "{\"text\":\"AGENT-FORK-ANSWER\"}\n"
+	                 "{\"text\":\"PARENT-OK\"}\n"),
+	        NULL, &ao, true);
+	rc = skit_agent_send(f.agent, "go", &answer, &err);
+	if (rc)
+		HARNESS_FAIL("send: %s", err.message);
+	ASSERT_STR(answer, "PARENT-OK");
+	/* the skill is active in the subagent, not in the parent */
+	ASSERT_EQ(skit_agent_active_count(f.agent), 0u);
+	reqs_load(&r, f.log);
+	ASSERT_EQ(r.n, 6u);
+	/* the fork's allowed-tools (Read) apply to the subagent */
+	ASSERT(!offers(&r, 1, "shell"));
+	ASSERT_CONTAINS(result_of(&r, 2, "c1", &is_error), "not available");
+	ASSERT_CONTAINS(result_of(&r, 3, "u1", &is_error),
+	                "ran as a subagent (context: fork)");
+	ASSERT(!is_error);
+	ASSERT_CONTAINS(result_of(&r, 5, "u2", &is_error),
+	                "AGENT-FORK-ANSWER");
+	reqs_free(&r);
+	/* agent: missing is reported */
+	ASSERT(strstr(seen.trace, "agent 'missing' not used"));
+	ev = events(f.run_dir);
+	e = event(ev, "subagent_start", 0);
+	ASSERT_STR(str_of(e, "skill"), "forky");
+	e = event(ev, "note", 0);
+	ASSERT(e);
+	ASSERT_STR(str_of(e, "code"), "agent-profile-missing");
+	json_decref(ev);
+	skit_free(answer);
+	fx_close(&f, rc);
+}
+
+/*
+ * Subagents on threads: an OpenAI-compatible server, three task calls in
+ * one response, every subagent with a model of its own. The children's
+ * answers are alike, so the order the server answers them in does not
+ * matter.
+ */
+static void test_subagent__parallel(void)
+{
+	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
+	httpd_response hr = HTTPD_RESPONSE_INIT;
+	struct seen seen = { 0 };
+	skit_error err = { 0 };
+	char *answer = NULL, spec[64];
+	skit_agent_stats st;
+	struct httpd *h;
+	struct reqs r;
+	bool is_error;
+	struct fx f;
+	json_t *ev;
+	int rc;
+
+	build_world("parallel");
+	ASSERT_OK(httpd_start(&h));
+	hr.body = "{\"choices\":[{\"message\":{\"role\":\"assistant\","
+	          "\"content\":null,\"tool_calls\":["
+	          "{\"id\":\"t1\",\"type\":\"function\",\"function\":{\"name\":"
+	          "\"task\",\"arguments\":\"{\\\"description\\\":\\\"a\\\","
+	          "\\\"prompt\\\":\\\"PA\\\"}\"}},"
+	          "{\"id\":\"t2\",\"type\":\"function\",\"function\":{\"name\":"
+	          "\"task\",\"arguments\":\"{\\\"description\\\":\\\"b\\\","
+	          "\\\"prompt\\\":\\\"PB\\\"}\"}},"
+	          "{\"id\":\"t3\",\"type\":\"function\",\"function\":{\"name\":"
+	          "\"task\",\"arguments\":\"{\\\"description\\\":\\\"c\\\","
+	          "\\\"prompt\\\":\\\"PC\\\"}\"}}]},"
+	          "\"finish_reason\":\"tool_calls\"}],"
+	          "\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":1}}";
+	httpd_push(h, &hr);
+	hr.body = "{\"choices\":[{\"message\":{\"role\":\"assistant\","
+	          "\"content\":\"CHILD-DONE\"},\"finish_reason\":\"stop\"}],"
+	          "\"usage\":{\"prompt_tokens\":7,\"completion_tokens\":1}}";
+	hr.delay_ms = 50;
+	for (int i = 0; i < 3; i++)
+		httpd_push(h, &hr);
+	hr.delay_ms = 0;
+	hr.body = "{\"choices\":[{\"message\":{\"role\":\"assistant\","
+	          "\"content\":\"ALL-DONE\"},\"finish_reason\":\"stop\"}]}";
+	httpd_push(h, &hr);
+	fmt(spec, sizeof(spec), "openai:test-model");
+	setenv("OPENAI_BASE_URL", httpd_url(h), 1);
+	ao.max_parallel_tasks = 3;
+	ao.hooks.on_trace = on_trace;
+	ao.hooks.payload = &seen;
+	fx_open(&f, NULL, spec, &ao, true);
+	rc = skit_agent_send(f.agent, "go", &answer, &err);
+	if (rc)
+		HARNESS_FAIL("send: %s", err.message);
+	ASSERT_STR(answer, "ALL-DONE");
+	skit_agent_get_stats(f.agent, &st);
+	ASSERT_EQ(st.turns, 5u);
+	ASSERT_EQ(st.usage.input_tokens, 31u);
+	reqs_load(&r, f.log);
+	ASSERT_EQ(r.n, 5u);
+	ASSERT_STR(result_of(&r, 4, "t1", &is_error), "CHILD-DONE");
+	ASSERT_STR(result_of(&r, 4, "t2", &is_error), "CHILD-DONE");
+	ASSERT_STR(result_of(&r, 4, "t3", &is_error), "CHILD-DONE");
+	/* each subagent got its own prompt, alone */
+	for (size_t i = 1; i < 4; i++)
+		ASSERT_EQ(json_array_size(
+		                  json_object_get(r.json[i], "messages")),
+		          1u);
+	reqs_free(&r);
+	ev = events(f.run_dir);
+	for (size_t i = 0; i < 3; i++)
+		ASSERT_STR(str_of(event(ev, "subagent_end", i), "status"),
+		           "ok");
+	json_decref(ev);
+	skit_free(answer);
+	fx_close(&f, rc);
+	unsetenv("OPENAI_BASE_URL");
+	httpd_stop(h);
+}
+
+/* clang-format off */
+TEST_MAIN(
+	TEST(test_subagent__task_runs)
+	TEST(test_subagent__narrowed)
+	TEST(test_subagent__refused)
+	TEST(test_subagent__denied)
+	TEST(test_subagent__shared_budget)
+	TEST(test_subagent__approval)
+	TEST(test_subagent__profile)
+	TEST(test_subagent__fork)
+	TEST(test_subagent__parallel))
+/* clang-format on */
