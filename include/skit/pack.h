@@ -127,6 +127,9 @@ typedef enum {
 	/** Install even when the scan (skit_install_options.scanner) finds
 	 *  something high or critical. */
 	SKIT_INSTALL_ALLOW_RISKY = 1u << 5,
+	/** With skit_install_options.targets: copy each skill into the
+	 *  agents' folders instead of linking it there. */
+	SKIT_INSTALL_COPY = 1u << 6,
 } skit_install_flag;
 
 /** How an install changes one skill. */
@@ -181,6 +184,31 @@ typedef int (*skit_install_plan_cb)(void *userdata,
 typedef void (*skit_install_invalid_cb)(void *userdata, const char *skill,
                                         const char *message);
 
+/**
+ * An agent's skills folder that installed skills are linked (or, with
+ * SKIT_INSTALL_COPY, copied) into, so that an agent reading only its own
+ * folder (Claude Code's `.claude/skills`, Cursor's `~/.cursor/skills`…)
+ * sees them (docs/install.md, "Installing for other agents").
+ */
+typedef struct {
+	/** The agent's name, recorded in the lock: lowercase letters,
+	 *  digits and `-`, at most 32 bytes ("claude-code"). */
+	const char *agent;
+	/** Its skills folder (created when missing). The folder the
+	 *  skills are installed in is left alone: the agent reads it. */
+	const char *dir;
+} skit_install_target;
+
+/** One link (or copy) of an installed skill in an agent's folder. */
+typedef struct {
+	const char *agent; /**< as skit_install_target.agent */
+	const char *path;  /**< `<dir>/<name>`, absolute */
+	bool copy;         /**< a copy of the folder, not a symbolic link */
+	/** This command made it (or replaced it); false when it was there
+	 *  already, as the lock records it. */
+	bool made;
+} skit_install_link;
+
 /** Download progress; `total` is 0 when unknown. */
 typedef void (*skit_install_progress_cb)(void *userdata, uint64_t done,
                                          uint64_t total);
@@ -217,14 +245,21 @@ typedef struct {
 	/** Each scanned skill's findings (may be empty); may be NULL. */
 	void (*on_scan)(void *userdata, const char *skill,
 	                const skit_scan_report *rep);
+	/** (version 2) Agents' skills folders to link every installed
+	 *  skill into, in the same transaction; the lock records the
+	 *  links, and update, uninstall and verify follow them. An entry
+	 *  there that skit did not make is never replaced: the install is
+	 *  refused with SKIT_EEXISTS naming it. */
+	const skit_install_target *targets;
+	size_t target_count;
 } skit_install_options;
 
-#define SKIT_INSTALL_OPTIONS_VERSION 1
+#define SKIT_INSTALL_OPTIONS_VERSION 2
 /* clang-format off */
 #define SKIT_INSTALL_OPTIONS_INIT                                         \
  {                                                                        \
   SKIT_INSTALL_OPTIONS_VERSION, 0, NULL, 0, NULL, NULL, NULL, 0, 0, 0, 0, \
-  0, NULL, NULL, 0, NULL, NULL                                            \
+  0, NULL, NULL, 0, NULL, NULL, NULL, 0                                   \
  }
 /* clang-format on */
 
@@ -236,6 +271,19 @@ SKIT_EXTERN const skit_install_item *
 skit_install_result_at(const skit_install_result *r, size_t i);
 /** The root the command worked on, as an absolute path. */
 SKIT_EXTERN const char *skit_install_result_root(const skit_install_result *r);
+/**
+ * The source the lock recorded for item `i` before this command, when
+ * the command changed it (another `#REF`, another URL: what `skit update`
+ * follows), else NULL. Owned by `r`.
+ */
+SKIT_EXTERN const char *
+skit_install_result_previous_source(const skit_install_result *r, size_t i);
+/** How many links (or copies) item `i` has in agents' folders. */
+SKIT_EXTERN size_t skit_install_result_link_count(const skit_install_result *r,
+                                                  size_t i);
+/** Link `k` of item `i`, or NULL. Owned by `r`. */
+SKIT_EXTERN const skit_install_link *
+skit_install_result_link_at(const skit_install_result *r, size_t i, size_t k);
 SKIT_EXTERN void skit_install_result_free(skit_install_result *r);
 
 /**
@@ -292,7 +340,8 @@ SKIT_EXTERN int skit_install_from_lock(const char *root, const char *lock_path,
                                        skit_error *err);
 
 /**
- * Remove the skill `name` from `root` and from its lock. A skill folder
+ * Remove the skill `name` from `root` and from its lock, with the links
+ * (and copies) the lock records in agents' folders. A skill folder
  * that is a symbolic link loses the link only; anything else is moved
  * aside with one rename() and then deleted without following links.
  * A skill the lock does not record is refused (SKIT_EDENIED): see
@@ -316,7 +365,8 @@ SKIT_EXTERN int skit_uninstall_names(const char *root, const char *const *names,
 
 /** Flags for skit_uninstall_ex(). */
 typedef enum {
-	/** Also remove skill folders (or links) the lock does not record. */
+	/** Also remove skill folders (or links) the lock does not record,
+	 *  and recorded copies in agents' folders that were edited. */
 	SKIT_UNINSTALL_FORCE = 1u << 0,
 } skit_uninstall_flag;
 
@@ -419,6 +469,12 @@ SKIT_EXTERN int skit_lock_read(skit_lock **out, const char *root,
 SKIT_EXTERN size_t skit_lock_count(const skit_lock *lock);
 SKIT_EXTERN const skit_lock_entry *skit_lock_at(const skit_lock *lock,
                                                 size_t i);
+/** How many links (or copies) in agents' folders entry `i` records. */
+SKIT_EXTERN size_t skit_lock_link_count(const skit_lock *lock, size_t i);
+/** Link `k` of entry `i` (its path made absolute; `made` is false), or
+ *  NULL. Owned by `lock`. */
+SKIT_EXTERN const skit_install_link *skit_lock_link_at(const skit_lock *lock,
+                                                       size_t i, size_t k);
 SKIT_EXTERN void skit_lock_free(skit_lock *lock);
 
 /** One difference skit_verify() found. */
@@ -427,6 +483,10 @@ typedef enum {
 	SKIT_VERIFY_MISSING = 1, /**< in the lock, not on disk */
 	SKIT_VERIFY_ADDED = 2,   /**< on disk, not in the lock */
 	SKIT_VERIFY_UNSAFE = 3,  /**< a link, special file or writable mode */
+	/** A link (or copy) the lock records in an agent's folder is
+	 *  missing, leads elsewhere, or (a copy) differs; `path` is its
+	 *  absolute path. */
+	SKIT_VERIFY_LINK = 4,
 } skit_verify_kind;
 
 typedef struct {

@@ -70,6 +70,18 @@ static void help(void)
 	       "something high or\n"
 	       "                      critical (the findings are still "
 	       "shown)\n"
+	       "  --agent NAME        also link each skill into the skills "
+	       "folder of the agent\n"
+	       "                      NAME (claude-code, codex, cursor, "
+	       "gemini-cli, opencode;\n"
+	       "                      repeatable), in the project or the "
+	       "user's home as\n"
+	       "                      --scope says; default: the user "
+	       "config's install.agents\n"
+	       "  --copy              with --agent: copy instead of "
+	       "linking\n"
+	       "  --no-agent          link for no agent (not even the "
+	       "config's)\n"
 	       "  --json              print the plan as JSON\n"
 	       "  -h, --help          show this help\n\n"
 	       "Credentials: user:token@ in a URL is used to fetch it and "
@@ -119,12 +131,16 @@ int cmd_install(int argc, char **argv)
 		{ "header", required_argument, NULL, 'H' },
 		{ "plain-http", no_argument, NULL, 'P' },
 		{ "allow-risky", no_argument, NULL, 'R' },
+		{ "agent", required_argument, NULL, 'a' },
+		{ "copy", no_argument, NULL, 'C' },
+		{ "no-agent", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	skit_install_options opts = SKIT_INSTALL_OPTIONS_INIT;
 	struct invalid_ctx ic = { false, false, 0 };
 	struct cli_scope scope = { 0 };
+	struct cli_agents ag;
 	const char *trust[64], *headers[8];
 	skit_install_result *res = NULL;
 	skit_error err = { 0 };
@@ -133,6 +149,7 @@ int cmd_install(int argc, char **argv)
 	const char *label = NULL;
 	int c, rc, status;
 
+	memset(&ag, 0, sizeof(ag));
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
@@ -182,6 +199,17 @@ int cmd_install(int argc, char **argv)
 		case 'R':
 			opts.flags |= SKIT_INSTALL_ALLOW_RISKY;
 			break;
+		case 'a':
+			ag.given = true;
+			if (cli_install_agent_option(&ag, optarg, argv[0]) != CLI_OK)
+				return CLI_USAGE;
+			break;
+		case 'C':
+			ag.copy = true;
+			break;
+		case 'N':
+			ag.none = true;
+			break;
 		case 'h':
 			help();
 			return CLI_OK;
@@ -208,13 +236,25 @@ int cmd_install(int argc, char **argv)
 	ic.progress = opts.on_progress != NULL;
 	opts.on_invalid = invalid;
 	opts.userdata = &ic;
+	if (ag.none && ag.given)
+		return cli_usage_error(argv[0], "--agent and --no-agent "
+		                                "exclude each other");
 	status = cli_scope_root(&scope, &root, &label, argv[0]);
+	if (status == CLI_OK)
+		status = cli_install_agent_targets(&ag, label, root, argv[0]);
+	if (status == CLI_OK && ag.copy && !ag.ntargets && !ag.nreads)
+		status = cli_usage_error(argv[0], "--copy goes with --agent");
 	if (status == CLI_OK)
 		status = cli_install_scanner(&opts.scanner, argv[0]);
 	if (status != CLI_OK) {
+		cli_agents_release(&ag);
 		skitx_free(root);
 		return status;
 	}
+	opts.targets = ag.targets;
+	opts.target_count = ag.ntargets;
+	if (ag.copy)
+		opts.flags |= SKIT_INSTALL_COPY;
 	opts.on_scan = cli_install_on_scan;
 	if (from_lock)
 		rc = skit_install_from_lock(root,
@@ -231,11 +271,13 @@ int cmd_install(int argc, char **argv)
 		          "refused: %zu skill%s cannot be loaded; "
 		          "--skip-invalid installs the rest",
 		          ic.count, ic.count == 1 ? "" : "s");
+		cli_agents_release(&ag);
 		skitx_free(root);
 		return CLI_FAIL;
 	}
 	if (rc < 0) {
 		cli_error(argv[0], "%s", err.message);
+		cli_agents_release(&ag);
 		skitx_free(root);
 		/* a source or lock that is not there is missing input */
 		return rc == SKIT_EUSAGE || rc == SKIT_ENOTFOUND ? CLI_USAGE
@@ -246,16 +288,20 @@ int cmd_install(int argc, char **argv)
 	} else {
 		size_t n = skit_install_result_count(res);
 
-		cli_print_plan(stdout,
-		               n ? skit_install_result_at(res, 0) : NULL, n,
-		               opts.flags & SKIT_INSTALL_DRY_RUN);
+		cli_print_result(stdout, res,
+		                 opts.flags & SKIT_INSTALL_DRY_RUN);
+		cli_print_reads_root(stdout, &ag,
+		                     skit_install_result_root(res));
 		printf("%s %zu skill%s in %s (%s)\n",
 		       opts.flags & SKIT_INSTALL_DRY_RUN ? "Would install"
 		                                         : "Installed",
 		       n, n == 1 ? "" : "s", skit_install_result_root(res),
 		       label);
 	}
+	if (!(opts.flags & SKIT_INSTALL_DRY_RUN))
+		cli_install_notes(res, label, argv[0]);
 	skit_install_result_free(res);
+	cli_agents_release(&ag);
 	skitx_free(root);
 	return CLI_OK;
 }

@@ -7,6 +7,7 @@
  */
 #include "common.h"
 
+#include <dirent.h>
 #include <getopt.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -95,6 +96,107 @@ static int confirm_foreign(const char *root, char **names, int n, bool yes,
 	return CLI_OK;
 }
 
+/* The skills folder of the scope `want` ("project", "user"), or NULL
+ * (owned); quiet, unlike cli_scope_root(). */
+static char *scope_path(const char *want)
+{
+	skit_roots_options ro = SKIT_ROOTS_OPTIONS_INIT;
+	skit_registry *reg = NULL;
+	char *found = NULL;
+
+	if (skit_registry_new(&reg, NULL) == 0 &&
+	    skit_registry_add_default_roots(reg, &ro, NULL) == 0)
+		for (size_t i = 0; i < skit_registry_root_count(reg) && !found;
+		     i++) {
+			const char *src, *path;
+			bool exists;
+			size_t n;
+
+			skit_registry_root(reg, i, &src, &path, &exists, &n);
+			if (skit_registry_source_matches(src, want))
+				found = skitx_strdup(path);
+		}
+	skit_registry_free(reg);
+	return found;
+}
+
+/* Whether `root` holds `name`: a folder (or link) or a lock entry. */
+static bool holds(const char *root, const skit_lock *lock, const char *name)
+{
+	char *path = skitx_path_join(root, name);
+	struct stat st;
+	bool found = path && lstat(path, &st) == 0;
+
+	skitx_free(path);
+	for (size_t k = 0; !found && k < skit_lock_count(lock); k++)
+		found = !strcmp(skit_lock_at(lock, k)->name, name);
+	return found;
+}
+
+/* The names `root` holds, for "did you mean": its lock's and its
+ * folders' (not the dot-folders skit and other tools keep there). */
+static size_t names_in(const char *root, const skit_lock *lock,
+                       char **v, size_t cap)
+{
+	DIR *d = opendir(root);
+	struct dirent *de;
+	size_t n = 0;
+
+	for (size_t k = 0; k < skit_lock_count(lock) && n < cap; k++)
+		if ((v[n] = skitx_strdup(skit_lock_at(lock, k)->name)))
+			n++;
+	while (d && n < cap && (de = readdir(d)))
+		if (de->d_name[0] != '.' && (v[n] = skitx_strdup(de->d_name)))
+			n++;
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/*
+ * NAMEs that are not installed in `root`: say where they are (the other
+ * scope), or which installed name was meant.
+ */
+static void hint_missing(const char *root, const char *label,
+                         const struct cli_scope *scope, char **names, int n)
+{
+	const char *other_label = !strcmp(label, "project") ? "user"
+	                                                    : "project";
+	char *other = scope->root ? NULL : scope_path(other_label);
+	skit_lock *lock = NULL, *olock = NULL;
+	char *cands[256];
+	size_t nc = 0;
+
+	if (skit_lock_read(&lock, root, NULL) < 0)
+		lock = NULL;
+	if (other && skit_lock_read(&olock, other, NULL) < 0)
+		olock = NULL;
+	nc = names_in(root, lock, cands, SKIT_ARRAY_SIZE(cands));
+	for (int i = 0; i < n; i++) {
+		const char *near;
+
+		if (holds(root, lock, names[i]))
+			continue;
+		if (other && strcmp(other, root) &&
+		    holds(other, olock, names[i])) {
+			fprintf(stderr,
+			        "hint: %s is installed in the %s scope (%s): "
+			        "skit uninstall --scope %s %s\n",
+			        names[i], other_label, other, other_label,
+			        names[i]);
+			continue;
+		}
+		near = cli_suggest(names[i], (const char *const *)cands, nc);
+		if (near)
+			fprintf(stderr, "hint: did you mean '%s'?\n", near);
+	}
+	for (size_t i = 0; i < nc; i++)
+		skitx_free(cands[i]);
+	skit_lock_free(lock);
+	skit_lock_free(olock);
+	skitx_free(other);
+}
+
 int cmd_uninstall(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -106,6 +208,7 @@ int cmd_uninstall(int argc, char **argv)
 	};
 	struct cli_scope scope = { 0 };
 	skit_error err = { 0 };
+	skit_lock *before = NULL;
 	const char *label = NULL;
 	char *root = NULL;
 	bool force = false, yes = false;
@@ -148,11 +251,17 @@ int cmd_uninstall(int argc, char **argv)
 		skitx_free(root);
 		return status;
 	}
+	/* the links the lock records, to say which ones went */
+	if (skit_lock_read(&before, root, NULL) < 0)
+		before = NULL;
 	rc = skit_uninstall_ex(root, (const char *const *)argv + optind,
 	                       (size_t)(argc - optind),
 	                       force ? SKIT_UNINSTALL_FORCE : 0, &err);
 	if (rc < 0) {
 		cli_error(argv[0], "%s", err.message);
+		if (rc == SKIT_ENOTFOUND || rc == SKIT_EUSAGE)
+			hint_missing(root, label, &scope, argv + optind,
+			             argc - optind);
 		if (rc == SKIT_EDENIED)
 			fprintf(stderr,
 			        "hint: it may be hand-written or another tool's "
@@ -162,10 +271,27 @@ int cmd_uninstall(int argc, char **argv)
 		status = rc == SKIT_EUSAGE || rc == SKIT_ENOTFOUND ? CLI_USAGE
 		                                                   : CLI_FAIL;
 	} else {
-		for (int i = optind; i < argc; i++)
+		for (int i = optind; i < argc; i++) {
 			printf("Uninstalled %s from %s (%s)\n", argv[i], root,
 			       label);
+			for (size_t k = 0; k < skit_lock_count(before); k++) {
+				if (strcmp(skit_lock_at(before, k)->name,
+				           argv[i]))
+					continue;
+				for (size_t m = 0;
+				     m < skit_lock_link_count(before, k); m++) {
+					const skit_install_link *l =
+					        skit_lock_link_at(before, k, m);
+					struct stat st;
+
+					if (l && lstat(l->path, &st) < 0)
+						printf("  removed %s (%s)\n",
+						       l->path, l->agent);
+				}
+			}
+		}
 	}
+	skit_lock_free(before);
 	skitx_free(root);
 	return status;
 }

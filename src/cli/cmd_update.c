@@ -237,12 +237,8 @@ int cmd_update(int argc, char **argv)
 	if (ap.json) {
 		cli_print_plan_json(res, ap.dry_run);
 	} else {
-		size_t n = skit_install_result_count(res);
-
 		/* committed (or, with --dry-run, checked): now it is true */
-		cli_print_plan(stdout,
-		               n ? skit_install_result_at(res, 0) : NULL, n,
-		               ap.dry_run);
+		cli_print_result(stdout, res, ap.dry_run);
 		printf("%s %zu of %zu skill%s (%s)\n",
 		       ap.dry_run ? "Would update" : "Updated", changed,
 		       skit_install_result_count(res),

@@ -19,7 +19,8 @@ static void help(void)
 	printf("usage: skit verify [options] [NAME]\n\n"
 	       "Check the installed skills (or the one NAME) against the "
 	       "SHA-256 of each\nfile recorded in the lock file when they "
-	       "were installed.\n\n"
+	       "were installed, and the links (or\ncopies) the lock records "
+	       "in agents' folders ('skit install --agent').\n\n"
 	       "Options:\n" CLI_SCOPE_HELP
 	       "  --json              print the findings as JSON\n"
 	       "  -h, --help          show this help\n\n"
@@ -37,6 +38,8 @@ static const char *kind_name(skit_verify_kind k)
 		return "missing";
 	case SKIT_VERIFY_ADDED:
 		return "added";
+	case SKIT_VERIFY_LINK:
+		return "link";
 	case SKIT_VERIFY_UNSAFE:
 	default:
 		return "unsafe";
@@ -120,6 +123,14 @@ int cmd_verify(int argc, char **argv)
 
 			printf("%s: ", kind_name(f->kind));
 			cli_put_text(stdout, f->skill, true, 0);
+			if (f->kind == SKIT_VERIFY_LINK) {
+				/* an agent's link (or copy) of the skill */
+				fputs(": ", stdout);
+				cli_put_text(stdout, f->path, true, 0);
+				puts(" is missing, leads elsewhere or was "
+				     "edited");
+				continue;
+			}
 			if (*f->path) {
 				putchar('/');
 				cli_put_text(stdout, f->path, true, 0);

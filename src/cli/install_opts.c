@@ -169,6 +169,28 @@ void cli_print_plan_json(const skit_install_result *r, bool dry_run)
 		json_object_set_new(o, "sensitive",
 		                    json_boolean(it->sensitive));
 		json_object_set_new(o, "changes", ch);
+		{
+			const char *was =
+			        skit_install_result_previous_source(r, i);
+			json_t *links = json_array();
+
+			json_object_set_new(o, "previous_source",
+			                    was ? json_string(was)
+			                        : json_null());
+			for (size_t k = 0;
+			     k < skit_install_result_link_count(r, i); k++) {
+				const skit_install_link *l =
+				        skit_install_result_link_at(r, i, k);
+
+				json_array_append_new(
+				        links,
+				        json_pack("{s:s, s:s, s:b, s:b}",
+				                  "agent", l->agent, "path",
+				                  l->path, "copy", l->copy,
+				                  "made", l->made));
+			}
+			json_object_set_new(o, "links", links);
+		}
 		json_array_append_new(arr, o);
 	}
 	json_object_set_new(doc, "root",

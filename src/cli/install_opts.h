@@ -58,6 +58,42 @@ void cli_print_plan(FILE *f, const skit_install_item *items, size_t n,
 /* The plan as a JSON document on stdout. */
 void cli_print_plan_json(const skit_install_result *r, bool dry_run);
 
+/* --agent NAME (repeatable; "a,b" too), --copy, --no-agent, and the
+ * user config's {"install": {"agents": [...], "copy": bool}} default
+ * (install_agents.c). */
+struct cli_agents {
+	const char *names[8];
+	size_t n;
+	bool given, none, copy;
+	/* filled by cli_install_agent_targets(): */
+	skit_install_target targets[8];
+	char *dirs[8];
+	size_t ntargets;
+	const char *reads_root[8]; /* agents that read the root itself */
+	size_t nreads;
+};
+
+/* Add the agents named in `arg` ("claude-code" or "claude-code,cursor");
+ * an unknown name is a usage error with a suggestion. */
+int cli_install_agent_option(struct cli_agents *a, const char *arg, const char *verb);
+/* The agents' skills folders for the scope `label` ("project", "user",
+ * "root") into a->targets; the config default when no --agent was
+ * given. Returns an exit status. */
+int cli_install_agent_targets(struct cli_agents *a, const char *label,
+                      const char *root, const char *verb);
+void cli_agents_release(struct cli_agents *a);
+/* "codex reads ROOT itself: nothing to link", for each such agent. */
+void cli_print_reads_root(FILE *f, const struct cli_agents *a,
+                          const char *root);
+
+/* The plan of a finished install or update: each skill, a change of its
+ * source, and its links in agents' folders. */
+void cli_print_result(FILE *f, const skit_install_result *r, bool dry_run);
+/* After an install: skills that loaded with warnings, and an untrusted
+ * project (whose skills the agent leaves out), on stderr. */
+void cli_install_notes(const skit_install_result *r, const char *label,
+                       const char *verb);
+
 /*
  * `skit list --installed`: the lock entries of each root in `roots`
  * (or of the `scope`, or of the project and user scopes), as text or

@@ -1900,7 +1900,7 @@ static void test_registry__default_roots(void)
 	reg = reg_new();
 	ASSERT_OK(skit_registry_add_default_roots(reg, &opts, NULL));
 	ASSERT_STR(skit_registry_project_dir(reg), at("proj"));
-	ASSERT_EQ(skit_registry_root_count(reg), 7);
+	ASSERT_EQ(skit_registry_root_count(reg), 9);
 	skit_registry_root(reg, 0, &src, &path, NULL, NULL);
 	ASSERT_STR(src, "project:agents");
 	ASSERT_STR(path, at("proj/.agents/skills"));
@@ -1911,15 +1911,21 @@ static void test_registry__default_roots(void)
 	ASSERT_STR(src, "project:claude");
 	ASSERT_STR(path, at("proj/.claude/skills"));
 	skit_registry_root(reg, 3, &src, &path, NULL, NULL);
+	ASSERT_STR(src, "project:codex");
+	ASSERT_STR(path, at("proj/.codex/skills"));
+	skit_registry_root(reg, 4, &src, &path, NULL, NULL);
 	ASSERT_STR(src, "user:agents");
 	ASSERT_STR(path, at("home/.agents/skills"));
-	skit_registry_root(reg, 4, &src, &path, NULL, NULL);
+	skit_registry_root(reg, 5, &src, &path, NULL, NULL);
 	ASSERT_STR(src, "user:agent");
 	ASSERT_STR(path, at("home/.agent/skills"));
-	skit_registry_root(reg, 5, &src, &path, NULL, NULL);
+	skit_registry_root(reg, 6, &src, &path, NULL, NULL);
 	ASSERT_STR(src, "user:claude");
 	ASSERT_STR(path, at("home/.claude/skills"));
-	skit_registry_root(reg, 6, &src, &path, NULL, NULL);
+	skit_registry_root(reg, 7, &src, &path, NULL, NULL);
+	ASSERT_STR(src, "user:codex");
+	ASSERT_STR(path, at("home/.codex/skills"));
+	skit_registry_root(reg, 8, &src, &path, NULL, NULL);
 	ASSERT_STR(src, "builtin");
 	/* The data folder found relative to the library (the build tree's
 	 * share/skit here), else the configured prefix's. */
@@ -2002,10 +2008,12 @@ static void test_registry__config_files(void)
 	skit_registry_root(reg, k - 1, &src, &path, NULL, NULL);
 	ASSERT_STR(src, "builtin");
 	ASSERT_STR(path, "/b");
-	skit_registry_root(reg, k - 4, &src, &path, NULL, NULL);
+	skit_registry_root(reg, k - 5, &src, &path, NULL, NULL);
 	ASSERT_STR(path, at("home/.agents/skills")); /* the default */
-	skit_registry_root(reg, k - 2, &src, &path, NULL, NULL);
+	skit_registry_root(reg, k - 3, &src, &path, NULL, NULL);
 	ASSERT_STR(path, at("home/.claude/skills"));
+	skit_registry_root(reg, k - 2, &src, &path, NULL, NULL);
+	ASSERT_STR(path, at("home/.codex/skills"));
 	skit_registry_free(reg);
 
 	/* malformed: one line naming the file */

@@ -107,6 +107,10 @@ struct item {
 	char *name, *source, *resolved, *signed_by;
 	skit_file_change *changes;
 	char **paths;
+	char *previous_source; /* the lock's, when this changes it */
+	skit_install_link *links;
+	char **lpaths, **lagents;
+	size_t nlinks;
 };
 
 struct skit_install_result {
@@ -132,6 +136,24 @@ const char *skit_install_result_root(const skit_install_result *r)
 	return r ? r->root : NULL;
 }
 
+const char *skit_install_result_previous_source(const skit_install_result *r,
+                                                size_t i)
+{
+	return r && i < r->n ? r->items[i].previous_source : NULL;
+}
+
+size_t skit_install_result_link_count(const skit_install_result *r, size_t i)
+{
+	return r && i < r->n ? r->items[i].nlinks : 0;
+}
+
+const skit_install_link *skit_install_result_link_at(const skit_install_result *r,
+                                                     size_t i, size_t k)
+{
+	return r && i < r->n && k < r->items[i].nlinks ? &r->items[i].links[k]
+	                                               : NULL;
+}
+
 void skit_install_result_free(skit_install_result *r)
 {
 	if (!r)
@@ -147,6 +169,14 @@ void skit_install_result_free(skit_install_result *r)
 			skitx_free(it->paths[k]);
 		skitx_free(it->paths);
 		skitx_free(it->changes);
+		skitx_free(it->previous_source);
+		for (size_t k = 0; k < it->nlinks; k++) {
+			skitx_free(it->lpaths[k]);
+			skitx_free(it->lagents[k]);
+		}
+		skitx_free(it->lpaths);
+		skitx_free(it->lagents);
+		skitx_free(it->links);
 	}
 	skitx_free(r->items);
 	skitx_free(r->view);
@@ -1188,6 +1218,57 @@ static int plan_one(struct ctx *c, struct request *q, struct skit__pskill *sk,
 	return rc < 0 ? skit__error_oom(err) : 0;
 }
 
+/*
+ * The links of `sk` in agents' folders (pack_links.c): those its lock
+ * entry `locked` records, and the options' targets. `lk` receives what
+ * the lock records afterwards, `it` what the result shows.
+ */
+static int plan_links(struct ctx *c, const struct skit__pskill *sk,
+                      const struct skit__pskill *locked, bool put,
+                      struct item *it, struct skit__pskill *lk,
+                      skit_error *err)
+{
+	const skit_install_options *o = c->opts;
+	bool asked = o && o->version >= 2 && o->target_count;
+	size_t first = c->t.nlinks;
+	int rc;
+
+	if (!asked && !(locked && locked->nlinks))
+		return 0;
+	rc = skit__links_plan(
+	        &c->t, sk->name, locked, asked ? o->targets : NULL,
+	        asked ? o->target_count : 0, c->flags & SKIT_INSTALL_COPY, put,
+	        it->pub.action == SKIT_INSTALL_REPLACED,
+	        (c->flags & SKIT_INSTALL_FORCE) && !(c->flags & KEEP_EDITS), lk,
+	        err);
+	if (rc < 0 || !lk->nlinks)
+		return rc;
+	it->links = skitx_calloc(lk->nlinks, sizeof(*it->links));
+	it->lpaths = skitx_calloc(lk->nlinks, sizeof(*it->lpaths));
+	it->lagents = skitx_calloc(lk->nlinks, sizeof(*it->lagents));
+	if (!it->links || !it->lpaths || !it->lagents)
+		return skit__error_oom(err);
+	for (size_t k = 0; k < lk->nlinks; k++) {
+		char *dir = skit__plink_abs(c->t.root, &lk->links[k]);
+
+		it->lpaths[k] = dir ? skitx_path_join(dir, sk->name) : NULL;
+		it->lagents[k] = skitx_strdup(lk->links[k].agent);
+		it->nlinks = k + 1;
+		if (!it->lpaths[k] || !it->lagents[k]) {
+			skitx_free(dir);
+			return skit__error_oom(err);
+		}
+		it->links[k].agent = it->lagents[k];
+		it->links[k].path = it->lpaths[k];
+		it->links[k].copy = lk->links[k].copy;
+		for (size_t m = first; m < c->t.nlinks; m++)
+			if (!strcmp(c->t.links[m].dir, dir))
+				it->links[k].made = true;
+		skitx_free(dir);
+	}
+	return 0;
+}
+
 static int run(const char *root, struct request *reqs, size_t nreq,
                enum mode mode, const skit_install_options *opts,
                skit_install_result **out, skit_error *err)
@@ -1195,6 +1276,8 @@ static int run(const char *root, struct request *reqs, size_t nreq,
 	struct ctx c;
 	skit_install_result *r = NULL;
 	struct skit__txn_change *changes = NULL;
+	struct skit__pskill lk; /* the links a skill ends with */
+	struct item *it;
 	size_t nchanges = 0, total = 0;
 	char now[32];
 	int rc;
@@ -1202,6 +1285,7 @@ static int run(const char *root, struct request *reqs, size_t nreq,
 	if (out)
 		*out = NULL;
 	memset(&c, 0, sizeof(c));
+	memset(&lk, 0, sizeof(lk));
 	c.opts = opts;
 	c.flags = opts ? opts->flags : 0;
 	skit__limits_init(&c.lim, opts);
@@ -1277,9 +1361,25 @@ static int run(const char *root, struct request *reqs, size_t nreq,
 				changes[nchanges++].name = sk->name;
 			}
 			locked = skit__lock_find(&c.t.lock, sk->name);
+			it = &r->items[r->n - 1];
+			skit__plinks_release(&lk);
+			rc = plan_links(&c, sk, locked, put, it, &lk, err);
+			if (rc < 0)
+				break;
+			/* what `skit update` follows changes: say so */
+			if (locked && strcmp(locked->source, q->recorded) &&
+			    !(it->previous_source =
+			              skitx_strdup(locked->source))) {
+				rc = skit__error_oom(err);
+				break;
+			}
 			if (!put && locked &&
-			    !strcmp(locked->source, q->recorded))
+			    !strcmp(locked->source, q->recorded)) {
+				if (skit__plinks_set(locked, lk.links,
+				                     lk.nlinks) < 0)
+					rc = skit__error_oom(err);
 				continue;
+			}
 			/* The lock records what the commit installs. */
 			skitx_free(sk->source);
 			skitx_free(sk->resolved);
@@ -1302,10 +1402,12 @@ static int run(const char *root, struct request *reqs, size_t nreq,
 				}
 			}
 			if (!sk->source || !sk->installed_at ||
+			    skit__plinks_set(sk, lk.links, lk.nlinks) < 0 ||
 			    skit__lock_put(&c.t.lock, sk) < 0)
 				rc = skit__error_oom(err);
 		}
 	}
+	skit__plinks_release(&lk);
 	if (!rc)
 		rc = finish_view(r) < 0 ? skit__error_oom(err) : 0;
 	if (rc < 0)
@@ -1491,92 +1593,6 @@ int skit_install_from_lock(const char *root, const char *lock_path,
 	requests_free(q, n);
 	skit__lockdoc_release(&doc);
 	return rc;
-}
-
-/*
- * One transaction for every name: all are checked (a skill name, not
- * given twice, installed as a folder, a link or a lock entry) before the
- * staging folder exists, so a missing name removes nothing, and the
- * lock's replacement commits every removal at once.
- */
-int skit_uninstall_names(const char *root, const char *const *names, size_t n,
-                         skit_error *err)
-{
-	return skit_uninstall_ex(root, names, n, 0, err);
-}
-
-int skit_uninstall_ex(const char *root, const char *const *names, size_t n,
-                      unsigned int flags, skit_error *err)
-{
-	struct skit__txn t;
-	struct skit__txn_change *ch = NULL;
-	struct stat st;
-	int rc;
-
-	if (!root || !names || !n)
-		return skit__error_set(
-		        err, SKIT_EUSAGE, 0,
-		        "uninstall: a root and names are needed");
-	for (size_t i = 0; i < n; i++) {
-		if (!names[i] || !skit_skill_name_ok(names[i]))
-			return skit__error_set(err, SKIT_EUSAGE, 0,
-			                       "\"%s\" is not a skill name",
-			                       names[i] ? names[i] : "");
-		for (size_t k = 0; k < i; k++)
-			if (!strcmp(names[k], names[i]))
-				return skit__error_set(err, SKIT_EUSAGE, 0,
-				                       "%s is named twice",
-				                       names[i]);
-	}
-	ch = skitx_calloc(n, sizeof(*ch));
-	if (!ch)
-		return skit__error_oom(err);
-	rc = skit__txn_open(&t, root, false, err);
-	if (rc < 0) {
-		skitx_free(ch);
-		return rc;
-	}
-	for (size_t i = 0; i < n; i++) {
-		bool locked = skit__lock_find(&t.lock, names[i]) != NULL;
-
-		if (fstatat(t.rootfd, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0 &&
-		    !locked) {
-			rc = skit__error_set(
-			        err, SKIT_ENOTFOUND, 0,
-			        "%s is not installed in %s%s", names[i], t.root,
-			        n > 1 ? " (nothing was removed)" : "");
-			goto out;
-		}
-		/* A folder the lock does not record is someone else's: a
-		 * hand-written skill, or one another tool put there (often
-		 * a link it still points to). */
-		if (!locked && !(flags & SKIT_UNINSTALL_FORCE)) {
-			rc = skit__error_set(
-			        err, SKIT_EDENIED, 0,
-			        "%s in %s was not installed by skit (its lock "
-			        "does not record it)%s",
-			        names[i], t.root,
-			        n > 1 ? "; nothing was removed" : "");
-			goto out;
-		}
-		ch[i].op = SKIT__TXN_REMOVE;
-		ch[i].name = names[i];
-	}
-	rc = skit__txn_stage(&t, err);
-	if (rc < 0)
-		goto out;
-	for (size_t i = 0; i < n; i++)
-		skit__lock_drop(&t.lock, names[i]);
-	rc = skit__txn_commit(&t, ch, n, err);
-out:
-	skit__txn_close(&t);
-	skitx_free(ch);
-	return rc;
-}
-
-int skit_uninstall(const char *root, const char *name, skit_error *err)
-{
-	return skit_uninstall_names(root, &name, 1, err);
 }
 
 /* ---- packing ---- */

@@ -10,6 +10,9 @@
  *   pack_lock.c   the lock file, skit_lock_*, skit_verify
  *   pack_txn.c    the root lock, staging folders, the journal, commit,
  *                 rollback and crash recovery
+ *   pack_uninstall.c  skit_uninstall*()
+ *   pack_links.c  links (or copies) of installed skills in agents'
+ *                 folders: the plan, and their part of a transaction
  *   pack.c        the public commands, sources and the manifest
  *
  * The pack subsystem (src/lib/pack/) owns packs, installs and the lock:
@@ -66,6 +69,13 @@ struct skit__pfile {
 	char sha256[65];
 };
 
+/* A link (or copy) of a skill in an agent's folder, as the lock records
+ * it: `dir` is relative to the root when they share a folder above. */
+struct skit__plink {
+	char *agent, *dir;
+	bool copy;
+};
+
 /* One skill: its files, sorted by path, and what the lock records. */
 struct skit__pskill {
 	char *name;
@@ -76,6 +86,8 @@ struct skit__pskill {
 	char *source, *resolved, *signed_by, *installed_at;
 	bool skip; /* cannot be loaded: left out (SKIT_INSTALL_SKIP_INVALID) */
 	char *scan_verdict, *scan_rules; /* the lock's "scan" (scan.c) */
+	struct skit__plink *links; /* the lock's "links" (pack_links.c) */
+	size_t nlinks;
 };
 
 int skit__pskill_add(struct skit__pskill *s, const char *path, uint64_t size,
@@ -269,6 +281,26 @@ bool skit__pack_fault(void);
 /* Test knob: act as a file system without RENAME_EXCHANGE. */
 extern bool skit__pack_no_exchange;
 
+/*
+ * One link (or copy) a commit puts into, or takes out of, an agent's
+ * folder (pack_links.c). The new entry is made beside its place as
+ * `aside` before the journal names it, then renamed into place (over
+ * skit's own older one, which waits as `aside`); a removed one waits as
+ * `aside` until the commit point.
+ */
+struct skit__txn_link {
+	bool remove;  /* take it out (uninstall) */
+	bool copy;    /* a copy of the skill folder, not a symbolic link */
+	bool had_old; /* put over skit's own older link or copy */
+	bool staged;  /* copy from staging's new/<name>, not the root's */
+	char *dir;    /* the agent's folder, absolute */
+	char *name;   /* the skill */
+	char *target; /* a link's text (relative) */
+	char *made;   /* the highest folder of `dir` the commit made, or NULL */
+	char aside[32];
+	unsigned long long ino; /* put: the new entry; remove: the old one */
+};
+
 struct skit__txn {
 	int rootfd, lockfd, stagefd;
 	char root[4096];
@@ -280,6 +312,8 @@ struct skit__txn {
 	char made[4096];
 	char given[4096]; /* `root` as given, made absolute */
 	bool committed;
+	struct skit__txn_link *links; /* carried out by the commit */
+	size_t nlinks;
 };
 
 /* Open (creating when `create`) and lock `root`, recover what a crash
@@ -305,5 +339,59 @@ int skit__txn_commit(struct skit__txn *t, const struct skit__txn_change *c,
                      size_t n, skit_error *err);
 /* Remove the staging folder, unlock, close. Safe to call twice. */
 void skit__txn_close(struct skit__txn *t);
+
+/* ---- links in agents' folders (pack_links.c) ---- */
+
+/* Free `s`'s links; copy `n` links into `s` (replacing its own). */
+void skit__plinks_release(struct skit__pskill *s);
+int skit__plinks_set(struct skit__pskill *s, const struct skit__plink *v,
+                     size_t n);
+/* The lock's "links" of one skill: parse (every field checked; NULL or
+ * absent is none) and dump (NULL when there are none). */
+int skit__plinks_parse(struct skit__pskill *s, json_t *arr);
+json_t *skit__plinks_json(const struct skit__pskill *s);
+/* `dir` of a recorded link as an absolute path, or NULL (owned). */
+char *skit__plink_abs(const char *root, const struct skit__plink *l);
+
+/*
+ * Plan the links of the skill `name` for a commit of `t`: each link the
+ * lock entry `locked` records (may be NULL), then each of `targets`.
+ * A missing link is made, skit's own older one is kept or (a copy of
+ * a changed skill, or a change between link and copy) replaced; an
+ * entry skit did not make is SKIT_EEXISTS, and a recorded copy that was
+ * edited too unless `overwrite`. `staged`: the skill is in staging's
+ * new/ (it is being put), `changed`: its files change. Appends to
+ * t->links; `out` receives what the lock records afterwards.
+ */
+int skit__links_plan(struct skit__txn *t, const char *name,
+                     const struct skit__pskill *locked,
+                     const skit_install_target *targets, size_t ntargets,
+                     bool copy, bool staged, bool changed, bool overwrite,
+                     struct skit__pskill *out, skit_error *err);
+/* Plan the removal of the links `locked` records (uninstall): a link
+ * that leads elsewhere, or is gone, is left; an edited copy is
+ * SKIT_EEXISTS unless `force`. */
+int skit__links_plan_remove(struct skit__txn *t,
+                            const struct skit__pskill *locked, bool force,
+                            skit_error *err);
+
+/* Whether the link `l` of the lock entry `s` is in place and skit's
+ * (a copy: holding the recorded files): 1, 0, or an error. `*path`
+ * (owned) receives its absolute path. */
+int skit__link_state(const char *root, const struct skit__pskill *s,
+                     const struct skit__plink *l, char **path,
+                     skit_error *err);
+
+/* The commit's steps (pack_txn.c calls them in this order): the
+ * journal's "links"; make the new entries aside; move them into place;
+ * on failure undo; after the commit point remove what waits aside. */
+json_t *skit__links_journal(const struct skit__txn *t);
+int skit__links_prepare(struct skit__txn *t, skit_error *err);
+int skit__links_apply(struct skit__txn *t, skit_error *err);
+void skit__links_undo(struct skit__txn *t);
+void skit__links_finish(struct skit__txn *t);
+void skit__txn_links_release(struct skit__txn *t);
+/* Recovery of a journal's "links": undo (not committed) or finish. */
+void skit__links_recover(json_t *arr, bool committed);
 
 #endif

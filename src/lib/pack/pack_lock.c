@@ -26,6 +26,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -40,6 +41,7 @@
 #include "skit/skill.h"
 #include "util/alloc.h"
 #include "util/fs.h"
+#include "util/path.h"
 
 /* ---- skills and their files ---- */
 
@@ -94,6 +96,7 @@ void skit__pskill_release(struct skit__pskill *s)
 	skitx_free(s->installed_at);
 	skitx_free(s->scan_verdict);
 	skitx_free(s->scan_rules);
+	skit__plinks_release(s);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -141,7 +144,8 @@ int skit__pskill_copy(struct skit__pskill *dst, const struct skit__pskill *src)
 	    dup_opt(&dst->signed_by, src->signed_by) ||
 	    dup_opt(&dst->installed_at, src->installed_at) ||
 	    dup_opt(&dst->scan_verdict, src->scan_verdict) ||
-	    dup_opt(&dst->scan_rules, src->scan_rules))
+	    dup_opt(&dst->scan_rules, src->scan_rules) ||
+	    skit__plinks_set(dst, src->links, src->nlinks))
 		goto oom;
 	for (size_t i = 0; i < src->nfiles; i++)
 		if (skit__pskill_add(dst, src->files[i].path,
@@ -268,6 +272,7 @@ int skit__pskill_files_json(struct skit__pskill *s, json_t *files)
 static int parse_skill(struct skit__pskill *s, const char *name, json_t *o)
 {
 	json_t *files = json_object_get(o, "files"), *scan;
+	int rc;
 
 	memset(s, 0, sizeof(*s));
 	if (!json_is_object(o) || !json_is_array(files) ||
@@ -299,6 +304,9 @@ static int parse_skill(struct skit__pskill *s, const char *name, json_t *o)
 	     opt_str(scan, "verdict", &s->scan_verdict) || !s->scan_verdict ||
 	     opt_str(scan, "rules", &s->scan_rules)))
 		return SKIT_EINVALID;
+	rc = skit__plinks_parse(s, json_object_get(o, "links"));
+	if (rc < 0)
+		return rc;
 	return skit__pskill_files_json(s, files);
 }
 
@@ -440,6 +448,11 @@ char *skit__lock_dump(const struct skit__lockdoc *doc)
 			        json_pack("{s:s, s:s?}", "verdict",
 			                  s->scan_verdict, "rules",
 			                  s->scan_rules));
+		if (ok && s->nlinks) {
+			json_t *links = skit__plinks_json(s);
+
+			ok = links && !json_object_set_new(o, "links", links);
+		}
 		for (size_t k = 0; ok && k < s->nfiles; k++) {
 			const struct skit__pfile *f = &s->files[k];
 
@@ -476,6 +489,10 @@ char *skit__lock_dump(const struct skit__lockdoc *doc)
 struct skit_lock {
 	struct skit__lockdoc doc;
 	skit_lock_entry *entries;
+	char root[4096];
+	/* per entry, its links with absolute paths (made on demand) */
+	skit_install_link **links;
+	char ***paths;
 };
 
 static int cmp_pskill(const void *a, const void *b)
@@ -500,6 +517,12 @@ int skit_lock_read(skit_lock **out, const char *root, skit_error *err)
 			close(rootfd);
 		return skit__error_oom(err);
 	}
+	{
+		char *abs = realpath(root, NULL);
+
+		snprintf(l->root, sizeof(l->root), "%s", abs ? abs : root);
+		free(abs);
+	}
 	rc = rootfd < 0 ? 0 : skit__lock_load(&l->doc, rootfd, NULL, err);
 	if (rootfd >= 0)
 		close(rootfd);
@@ -511,7 +534,9 @@ int skit_lock_read(skit_lock **out, const char *root, skit_error *err)
 		qsort(l->doc.skills, l->doc.n, sizeof(*l->doc.skills),
 		      cmp_pskill);
 	l->entries = skitx_calloc(l->doc.n ? l->doc.n : 1, sizeof(*l->entries));
-	if (!l->entries) {
+	l->links = skitx_calloc(l->doc.n ? l->doc.n : 1, sizeof(*l->links));
+	l->paths = skitx_calloc(l->doc.n ? l->doc.n : 1, sizeof(*l->paths));
+	if (!l->entries || !l->links || !l->paths) {
 		skit_lock_free(l);
 		return skit__error_oom(err);
 	}
@@ -544,10 +569,61 @@ const skit_lock_entry *skit_lock_at(const skit_lock *lock, size_t i)
 	return lock && i < lock->doc.n ? &lock->entries[i] : NULL;
 }
 
+size_t skit_lock_link_count(const skit_lock *lock, size_t i)
+{
+	return lock && i < lock->doc.n ? lock->doc.skills[i].nlinks : 0;
+}
+
+const skit_install_link *skit_lock_link_at(const skit_lock *lock, size_t i,
+                                           size_t k)
+{
+	skit_lock *l = (skit_lock *)lock; /* the view is made once */
+	const struct skit__pskill *s;
+
+	if (!l || i >= l->doc.n || k >= l->doc.skills[i].nlinks)
+		return NULL;
+	s = &l->doc.skills[i];
+	if (!l->links[i]) {
+		l->links[i] = skitx_calloc(s->nlinks, sizeof(**l->links));
+		l->paths[i] = skitx_calloc(s->nlinks, sizeof(**l->paths));
+		if (!l->links[i] || !l->paths[i]) {
+			skitx_free(l->links[i]);
+			skitx_free(l->paths[i]);
+			l->links[i] = NULL;
+			l->paths[i] = NULL;
+			return NULL;
+		}
+		for (size_t m = 0; m < s->nlinks; m++) {
+			char *dir = skit__plink_abs(l->root, &s->links[m]);
+
+			l->paths[i][m] = dir ? skitx_path_join(dir, s->name)
+			                     : NULL;
+			skitx_free(dir);
+			l->links[i][m].agent = s->links[m].agent;
+			l->links[i][m].path = l->paths[i][m]
+			                              ? l->paths[i][m]
+			                              : s->links[m].dir;
+			l->links[i][m].copy = s->links[m].copy;
+		}
+	}
+	return &l->links[i][k];
+}
+
 void skit_lock_free(skit_lock *lock)
 {
 	if (!lock)
 		return;
+	for (size_t i = 0; lock->links && lock->paths && i < lock->doc.n;
+	     i++) {
+		for (size_t m = 0; lock->paths[i] &&
+		                   m < lock->doc.skills[i].nlinks;
+		     m++)
+			skitx_free(lock->paths[i][m]);
+		skitx_free(lock->paths[i]);
+		skitx_free(lock->links[i]);
+	}
+	skitx_free(lock->links);
+	skitx_free(lock->paths);
 	skit__lockdoc_release(&lock->doc);
 	skitx_free(lock->entries);
 	skitx_free(lock);

@@ -399,11 +399,19 @@ static int do_move(int rootfd, int stagefd, struct move *m)
 
 /* ---- the journal ---- */
 
-static char *journal_text(const struct move *mv, size_t n, const char *lock_sha)
+static char *journal_text(const struct skit__txn *t, const struct move *mv,
+                          size_t n, const char *lock_sha)
 {
 	json_t *root = json_object(), *arr = json_array();
 	char *text = NULL, *copy = NULL;
 	bool ok = root && arr;
+
+	/* links in agents' folders (pack_links.c), when there are any */
+	if (ok && t->nlinks) {
+		json_t *links = skit__links_journal(t);
+
+		ok = links && !json_object_set_new(root, "links", links);
+	}
 
 	for (size_t i = 0; ok && i < n; i++)
 		ok = !json_array_append_new(
@@ -467,8 +475,11 @@ static void recover_one(int rootfd, const char *name)
 
 	if (j) {
 		json_t *moves = json_object_get(j, "moves");
+		bool committed = journal_committed(rootfd, j);
 
-		if (json_is_array(moves) && !journal_committed(rootfd, j)) {
+		/* the links went in after the moves: they come out first */
+		skit__links_recover(json_object_get(j, "links"), committed);
+		if (json_is_array(moves) && !committed) {
 			for (size_t i = json_array_size(moves); i-- > 0;) {
 				json_t *o = json_array_get(moves, i);
 				const char *op = json_string_value(
@@ -729,7 +740,7 @@ int skit__txn_commit(struct skit__txn *t, const struct skit__txn_change *c,
 	lock = skit__lock_dump(&t->lock);
 	if (lock)
 		skit__sha256_hex(lock, strlen(lock), sha);
-	if (!lock || !sha[0] || !(journal = journal_text(mv, n, sha))) {
+	if (!lock || !sha[0] || !(journal = journal_text(t, mv, n, sha))) {
 		rc = skit__error_oom(err);
 		goto out;
 	}
@@ -748,6 +759,25 @@ int skit__txn_commit(struct skit__txn *t, const struct skit__txn_change *c,
 	if (rc < 0)
 		goto out;
 	skit__pack_crash_point();
+	/* Links in agents' folders are made aside, then the journal is
+	 * written again with their inodes, before anything moves. */
+	if (t->nlinks) {
+		rc = skit__links_prepare(t, err);
+		skitx_free(journal);
+		journal = rc ? NULL : journal_text(t, mv, n, sha);
+		if (!rc && !journal)
+			rc = skit__error_oom(err);
+		if (!rc)
+			rc = write_atomic_at(t->stagefd, stage_path,
+			                     "journal.json", journal,
+			                     strlen(journal), err);
+		if (!rc && sync_fd(t->stagefd) < 0)
+			rc = skit__error_set(err, SKIT_EIO, 0, "%s: %s",
+			                     stage_path, strerror(errno));
+		if (rc < 0)
+			goto undo;
+		skit__pack_crash_point();
+	}
 	for (; done < n; done++) {
 		if (!mv[done].name[0])
 			continue;
@@ -758,6 +788,11 @@ int skit__txn_commit(struct skit__txn *t, const struct skit__txn_change *c,
 			goto undo;
 		}
 		skit__pack_crash_point();
+	}
+	if (t->nlinks) {
+		rc = skit__links_apply(t, err);
+		if (rc < 0)
+			goto undo;
 	}
 	/* The moves are on disk before the lock that commits them. */
 	if (sync_fd(t->rootfd) < 0 || sync_fd(t->stagefd) < 0) {
@@ -773,8 +808,10 @@ int skit__txn_commit(struct skit__txn *t, const struct skit__txn_change *c,
 	/* The commit point itself is durable before the journal goes. */
 	(void)fsync(t->rootfd);
 	t->committed = true;
+	skit__links_finish(t);
 	goto out;
 undo:
+	skit__links_undo(t);
 	while (done-- > 0)
 		if (mv[done].name[0])
 			(void)undo_move(t->rootfd, t->stagefd, &mv[done]);
@@ -852,6 +889,7 @@ void skit__txn_close(struct skit__txn *t)
 		t->stage_name[0] = '\0';
 	}
 	remove_made(t);
+	skit__txn_links_release(t);
 	if (t->lockfd >= 0) {
 		close(t->lockfd);
 		t->lockfd = -1;

@@ -144,6 +144,27 @@ static int verify_one(struct skit_verify_result *r, int rootfd,
 	return rc;
 }
 
+/* The links (or copies) the lock records in agents' folders: each must
+ * be in place and lead to the skill (a copy: hold its files). */
+static int verify_links(struct skit_verify_result *r, const char *root,
+                        const struct skit__pskill *s, skit_error *err)
+{
+	int rc = 0;
+
+	for (size_t k = 0; !rc && k < s->nlinks; k++) {
+		char *path = NULL;
+
+		rc = skit__link_state(root, s, &s->links[k], &path, err);
+		if (rc == 0 && add_finding(r, s->name, path,
+		                           SKIT_VERIFY_LINK) < 0)
+			rc = skit__error_oom(err);
+		skitx_free(path);
+		if (rc > 0)
+			rc = 0;
+	}
+	return rc;
+}
+
 int skit_verify(skit_verify_result **out, const char *root, const char *name,
                 skit_error *err)
 {
@@ -166,8 +187,12 @@ int skit_verify(skit_verify_result **out, const char *root, const char *name,
 		                     SKIT__LOCK_FILE);
 	}
 	for (size_t i = 0; !rc && i < t.lock.n; i++)
-		if (!name || !strcmp(t.lock.skills[i].name, name))
+		if (!name || !strcmp(t.lock.skills[i].name, name)) {
 			rc = verify_one(r, t.rootfd, &t.lock.skills[i], err);
+			if (!rc)
+				rc = verify_links(r, t.root, &t.lock.skills[i],
+				                  err);
+		}
 	skit__txn_close(&t);
 	if (!rc) {
 		r->view = skitx_calloc(r->n ? r->n : 1, sizeof(*r->view));

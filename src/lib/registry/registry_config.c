@@ -239,10 +239,12 @@ static int add(struct ctx *c, enum tier t, const char *path, skit_error *err)
 /*
  * The built-in default roots of a tier (DESIGN.md section 4), each with
  * its own label, so that shadowing reads clearly and `--source` can pick
- * any copy: project:agents, project:agent, project:claude (the project's
- * .agents/, .agent/ and .claude/ skills), user:agents ($SKIT_HOME/skills,
- * else ~/.agents/skills), user:agent, user:claude (~/.agent/skills and
- * ~/.claude/skills, read as other clients write them), then builtin.
+ * any copy: project:agents, project:agent, project:claude, project:codex
+ * (the project's .agents/, .agent/, .claude/ and .codex/ skills),
+ * user:agents ($SKIT_HOME/skills, else ~/.agents/skills), user:agent,
+ * user:claude, user:codex (~/.agent/skills, ~/.claude/skills and
+ * $CODEX_HOME/skills, else ~/.codex/skills: read as other clients write
+ * them), then builtin.
  */
 static int add_defaults(struct ctx *c, enum tier t, const char *skit_home,
                         skit_error *err)
@@ -253,14 +255,18 @@ static int add_defaults(struct ctx *c, enum tier t, const char *skit_home,
 		{ "project:agents", ".agents/skills" },
 		{ "project:agent", ".agent/skills" },
 		{ "project:claude", ".claude/skills" },
+		{ "project:codex", ".codex/skills" },
 	},
 	  user_dirs[] = {
 		  { "user:agent", ".agent/skills" },
 		  { "user:claude", ".claude/skills" },
 	  };
+	const char *codex_home = getenv("CODEX_HOME");
 	struct skitx_buf b = SKITX_BUF_INIT;
 	int error = 0;
 
+	if (codex_home && codex_home[0] != '/')
+		codex_home = NULL; /* only an absolute folder moves it */
 	switch (t) {
 	case TIER_PROJECT:
 		for (size_t i = 0;
@@ -296,6 +302,18 @@ static int add_defaults(struct ctx *c, enum tier t, const char *skit_home,
 			if (error >= 0)
 				error = skit_registry_add_root(
 				        c->reg, user_dirs[i].label, b.ptr, err);
+		}
+		/* Codex's own folder moves with $CODEX_HOME */
+		if (error >= 0 && (codex_home || c->home)) {
+			skitx_buf_clear(&b);
+			error = codex_home ? skitx_buf_printf(&b, "%s/skills",
+			                                      codex_home)
+			                   : skitx_buf_printf(&b,
+			                                      "%s/.codex/skills",
+			                                      c->home);
+			if (error >= 0)
+				error = skit_registry_add_root(
+				        c->reg, "user:codex", b.ptr, err);
 		}
 		break;
 	case TIER_BUILTIN:
@@ -348,7 +366,7 @@ static int add_tier(struct ctx *c, enum tier t, const char *skit_home,
 static int held_back(struct ctx *c, bool *out)
 {
 	static const char *const what[] = { ".agents/skills", ".agent/skills",
-		                            ".claude/skills",
+		                            ".claude/skills", ".codex/skills",
 		                            ".agents/skit.json", ".mcp.json" };
 	struct skitx_buf b = SKITX_BUF_INIT;
 	int error = 0;
