@@ -2,6 +2,10 @@
 # machine. Both install the dependencies first (scripts/install-deps.sh is
 # idempotent and quick when everything is present).
 
+# cmake --build runs make inside make: without this, every sub-make prints
+# "make[N]: Entering directory" twice, hundreds of lines before a test.
+MAKEFLAGS += --no-print-directory
+
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
