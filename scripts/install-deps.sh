@@ -16,6 +16,10 @@ PKGS="$PKGS help2man zsh fish"
 PKGS="$PKGS docker-registry skopeo python3-bcrypt apache2-utils"
 # The ABI check compares libskit.so with abi/libskit.abi (abidw, abidiff).
 PKGS="$PKGS abigail-tools"
+# The Python package (bindings/python): its tests run with pytest, and
+# the install test makes a venv and pip-installs it offline with
+# Debian's setuptools and wheel (docs/python.md).
+PKGS="$PKGS python3-pytest python3-setuptools python3-wheel python3-pip python3-venv"
 
 missing=""
 for p in $PKGS; do

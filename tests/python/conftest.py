@@ -52,12 +52,14 @@ def project(tmp_path):
     return p
 
 
-def run_py(args, *, env=None, cwd=None, timeout=300, python=None):
+def run_py(args, *, env=None, cwd=None, timeout=300, python=None,
+           whole_env=False):
     """Run python (this interpreter unless `python`) with no terminal:
     stdin from /dev/null. `env` adds to (or, with None values, removes
-    from) the environment. Returns the CompletedProcess, text mode."""
-    e = dict(os.environ)
-    e["PYTHONPATH"] = PKG
+    from) this environment, with PYTHONPATH naming the source tree's
+    package; with `whole_env` it is the whole environment. Returns the
+    CompletedProcess, text mode."""
+    e = {} if whole_env else dict(os.environ, PYTHONPATH=PKG)
     for k, v in (env or {}).items():
         if v is None:
             e.pop(k, None)
@@ -66,3 +68,58 @@ def run_py(args, *, env=None, cwd=None, timeout=300, python=None):
     return subprocess.run([python or sys.executable] + list(args), env=e,
                           cwd=cwd, stdin=subprocess.DEVNULL,
                           capture_output=True, text=True, timeout=timeout)
+
+
+class OpenAIStub:
+    """tests/support/openai_stub.py on 127.0.0.1: a fake model server
+    answering Chat Completions from a JSONL file, logging each request."""
+
+    def __init__(self, folder, responses):
+        import time
+        self.dir = folder
+        os.makedirs(folder, exist_ok=True)
+        port_file = os.path.join(folder, "port")
+        self.log = os.path.join(folder, "requests.jsonl")
+        self.record = os.path.join(folder, "record")
+        os.makedirs(self.record, exist_ok=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, os.path.join(SRC, "tests", "support",
+                                          "openai_stub.py"),
+             responses, port_file, self.log, self.record],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL)
+        for _ in range(200):
+            if os.path.exists(port_file) and open(port_file).read().strip():
+                break
+            time.sleep(0.05)
+        else:
+            self.close()
+            raise RuntimeError("openai_stub.py did not start")
+        self.url = "http://127.0.0.1:%s/v1" % open(port_file).read().strip()
+
+    def requests(self):
+        import json
+        with open(self.log) as f:
+            return [json.loads(line) for line in f if line.strip()]
+
+    def recorded(self):
+        import json
+        names = sorted(os.listdir(self.record))
+        return [json.load(open(os.path.join(self.record, n))) for n in names]
+
+    def close(self):
+        self.proc.kill()
+        self.proc.wait()
+
+
+@pytest.fixture
+def openai_stub(tmp_path):
+    stubs = []
+
+    def start(responses):
+        s = OpenAIStub(str(tmp_path / ("stub%d" % len(stubs))), responses)
+        stubs.append(s)
+        return s
+    yield start
+    for s in stubs:
+        s.close()
