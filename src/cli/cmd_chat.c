@@ -359,6 +359,8 @@ int cmd_chat(int argc, char **argv)
 		cli_agent_end_stream(&ca);
 		if (rc)
 			cli_error(argv[0], "%s", err.message);
+		if (rc == SKIT_ENOTFOUND && *p == '/')
+			cli_slash_hint(ca.reg, p);
 		cli_agent_warn_planted(&ca, argv[0]);
 		skit_free(answer);
 		release_line(line, tty);

@@ -70,6 +70,44 @@ const char *cli_suggest(const char *word, const char *const *cands, size_t n)
 	return best_d <= limit ? best : NULL;
 }
 
+void cli_slash_hint(const skit_registry *reg, const char *line)
+{
+	/* chat's own commands, as its /help and tab completion list them */
+	static const char *const commands[] = {
+		"clear", "compact", "context", "exit",   "help",
+		"model", "plan",    "quit",    "resume", "skills",
+	};
+	size_t n = reg ? skit_registry_count(reg) : 0, len, best_d = (size_t)-1;
+	const char *best = NULL;
+	char word[MAX_WORD + 1];
+
+	assert(line[0] == '/');
+	len = strcspn(line + 1, " \t\n");
+	if (!len || len > MAX_WORD)
+		return;
+	memcpy(word, line + 1, len);
+	word[len] = '\0';
+	best = cli_suggest(word, commands, SKIT_ARRAY_SIZE(commands));
+	if (best)
+		best_d = cli_edit_distance(word, best);
+	for (size_t i = 0; i < n; i++) {
+		const skit_entry *e = skit_registry_entry(reg, i);
+		const char *one[1] = { e->name };
+		size_t d;
+
+		if (e->flags & SKIT_SKILL_NOT_USER_INVOCABLE ||
+		    !cli_suggest(word, one, 1))
+			continue;
+		d = cli_edit_distance(word, e->name);
+		if (d < best_d) {
+			best_d = d;
+			best = e->name;
+		}
+	}
+	if (best)
+		fprintf(stderr, "Did you mean '/%s'?\n", best);
+}
+
 /*
  * The argument getopt was looking at when it stopped on `optopt`: for a
  * long option the word just consumed; for a short one inside a cluster
