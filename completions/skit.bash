@@ -16,6 +16,31 @@ _skit() {
 		COMPREPLY=($(compgen -W "$(skit __complete commands 2>/dev/null)" -- "$cur"))
 		return
 	fi
+	# An option's value (--format, --scope, --sandbox, --model...). Bash
+	# splits words at ':' (openai:gpt-4.1), so the option and the value
+	# typed so far are read from the line itself.
+	local line=${COMP_LINE:0:COMP_POINT} word opt vals
+	word=${line##*[[:space:]]}
+	opt=${line%"$word"}
+	opt=${opt%"${opt##*[![:space:]]}"}
+	opt=${opt##*[[:space:]]}
+	if [[ $opt == --* ]]; then
+		vals=$(skit __complete values "$cmd" "$opt" 2>/dev/null)
+		if [[ -n $vals ]]; then
+			if [[ $opt == --model && $word == replay:* ]]; then
+				COMPREPLY=($(compgen -f -- "${word#replay:}"))
+				[[ $COMP_WORDBREAKS == *:* ]] ||
+					COMPREPLY=("${COMPREPLY[@]/#/replay:}")
+				return
+			fi
+			COMPREPLY=($(compgen -W "$vals" -- "$word"))
+			# with ':' a word break, bash replaces only what follows it
+			if [[ $word == *:* && $COMP_WORDBREAKS == *:* ]]; then
+				COMPREPLY=("${COMPREPLY[@]#"${word%:*}:"}")
+			fi
+			return
+		fi
+	fi
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$(skit __complete options "$cmd" 2>/dev/null)" -- "$cur"))
 		return

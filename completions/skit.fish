@@ -17,7 +17,18 @@ function __skit_options
 	test -n "$cmd"; and skit __complete options $cmd 2>/dev/null
 end
 
+# The values of the option just typed (--format, --scope, --sandbox,
+# --model...); nothing for an option that takes a path or free text.
+function __skit_values
+	set -l tokens (commandline -opc)
+	set -l cmd (__skit_cmd)
+	test (count $tokens) -ge 3; or return 1
+	string match -q -- '--*' $tokens[-1]; or return 1
+	test -n "$cmd"; and skit __complete values $cmd $tokens[-1] 2>/dev/null
+end
+
 complete -c skit -f
+complete -c skit -n '__skit_values >/dev/null' -a '(__skit_values)'
 complete -c skit -n 'test -z (__skit_cmd)' -a '(skit __complete commands 2>/dev/null)'
 complete -c skit -n 'test -n (__skit_cmd); and string match -q -- "-*" (commandline -ct)' -a '(__skit_options)'
 complete -c skit -n 'contains -- (__skit_cmd) show uninstall verify update scan' -a '(skit __complete skills 2>/dev/null)'

@@ -7,6 +7,9 @@
  *   commands        the command names
  *   options CMD     the long and short options CMD's --help lists
  *   skills          the names of the active skills (the default roots)
+ *   values CMD OPT  the values option OPT of CMD takes (--format,
+ *                   --scope, --sandbox, --model...); nothing for an
+ *                   option whose value is a path or free text
  *
  * Hidden from the help (as cobra's `__complete` is); it never fails
  * loudly: a shell completion must not print errors into the user's line.
@@ -33,29 +36,28 @@ static void put_option(const char *p)
 }
 
 /*
- * The options of `cmd`: the words that start its --help's option lines
- * ("  -q, --quiet    ..."). The help goes through a pipe from a child
- * running the command's function, so no command needs a second table.
+ * A pipe reading `cmd`'s --help, written by a child running the
+ * command's function (so no command needs a second table of its
+ * options). NULL on failure; close it with close_help().
  */
-static int complete_options(const char *cmd, int (*fn)(int argc, char **argv))
+static FILE *open_help(const char *cmd, int (*fn)(int argc, char **argv),
+                       pid_t *pid)
 {
 	char *sub[] = { (char *)cmd, (char *)"--help", NULL };
-	char line[512];
-	int fds[2], status, rc;
-	pid_t pid;
+	int fds[2], status;
 	FILE *f;
 
 	if (pipe(fds))
-		return CLI_FAIL;
+		return NULL;
 	fflush(stdout);
-	pid = fork();
-	if (pid < 0) {
+	*pid = fork();
+	if (*pid < 0) {
 		close(fds[0]);
 		close(fds[1]);
-		return CLI_FAIL;
+		return NULL;
 	}
-	if (!pid) {
-		int devnull = open("/dev/null", O_WRONLY);
+	if (!*pid) {
+		int devnull = open("/dev/null", O_WRONLY), rc;
 
 		dup2(fds[1], STDOUT_FILENO);
 		if (devnull >= 0)
@@ -70,9 +72,31 @@ static int complete_options(const char *cmd, int (*fn)(int argc, char **argv))
 	f = fdopen(fds[0], "r");
 	if (!f) {
 		close(fds[0]);
-		waitpid(pid, &status, 0);
-		return CLI_FAIL;
+		waitpid(*pid, &status, 0);
 	}
+	return f;
+}
+
+static void close_help(FILE *f, pid_t pid)
+{
+	int status;
+
+	fclose(f);
+	waitpid(pid, &status, 0);
+}
+
+/*
+ * The options of `cmd`: the words that start its --help's option lines
+ * ("  -q, --quiet    ...").
+ */
+static int complete_options(const char *cmd, int (*fn)(int argc, char **argv))
+{
+	char line[512];
+	pid_t pid;
+	FILE *f = open_help(cmd, fn, &pid);
+
+	if (!f)
+		return CLI_FAIL;
 	while (fgets(line, sizeof(line), f)) {
 		const char *p = line;
 
@@ -92,8 +116,7 @@ static int complete_options(const char *cmd, int (*fn)(int argc, char **argv))
 			p++;
 		}
 	}
-	fclose(f);
-	waitpid(pid, &status, 0);
+	close_help(f, pid);
 	return CLI_OK;
 }
 
@@ -127,6 +150,74 @@ static int complete_skills(void)
 	return CLI_OK;
 }
 
+/*
+ * The values an option takes. CMD "*" means every command that has the
+ * option; a more specific line comes first. Each value is one the
+ * command accepts (tests/cli/newcomer_complete.sh checks that against
+ * the commands themselves).
+ */
+static const struct {
+	const char *cmd, *opt, *values;
+} option_values[] = {
+	{ "validate", "--format", "text reference json" },
+	{ "to-prompt", "--format", "xml markdown json" },
+	{ "scan", "--format", "text json sarif" },
+	{ "eval", "--report", "text json junit" },
+	{ "*", "--scope", "project user" },
+	{ "*", "--sandbox", "read-only workspace-write full-access" },
+	/* a provider, then a model: the ones docs/models.md shows */
+	{ "*", "--model",
+	  "openai:gpt-4.1 openai:gpt-4.1-mini openai:gpt-4o openai:o4-mini "
+	  "anthropic:claude-sonnet-4-5 anthropic:claude-opus-4-1 "
+	  "anthropic:claude-haiku-4-5 replay:" },
+};
+
+/* Whether `cmd`'s --help lists `opt` (so "*" lines fit only there). */
+static bool has_option(const char *cmd, int (*fn)(int argc, char **argv),
+                       const char *opt)
+{
+	size_t len = strlen(opt);
+	char line[512];
+	bool found = false;
+	pid_t pid;
+	FILE *f = open_help(cmd, fn, &pid);
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		const char *p = strstr(line, opt);
+
+		if (p && (p == line || p[-1] == ' ') &&
+		    (p[len] == ' ' || p[len] == '=' || p[len] == '\n'))
+			found = true;
+	}
+	close_help(f, pid);
+	return found;
+}
+
+static int complete_values(const struct cmd *c, const char *opt)
+{
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(option_values); i++) {
+		const char *p;
+
+		if (strcmp(opt, option_values[i].opt))
+			continue;
+		if (strcmp(option_values[i].cmd, c->name) &&
+		    (strcmp(option_values[i].cmd, "*") ||
+		     !has_option(c->name, c->fn, opt)))
+			continue;
+		for (p = option_values[i].values; *p;) {
+			size_t n = strcspn(p, " ");
+
+			printf("%.*s\n", (int)n, p);
+			p += n;
+			p += *p == ' ';
+		}
+		return CLI_OK;
+	}
+	return CLI_OK;
+}
+
 int cli_complete(int argc, char **argv, const struct cmd *cmds, size_t n)
 {
 	if (argc < 2)
@@ -146,5 +237,11 @@ int cli_complete(int argc, char **argv, const struct cmd *cmds, size_t n)
 	}
 	if (!strcmp(argv[1], "skills"))
 		return complete_skills();
+	if (!strcmp(argv[1], "values") && argc == 4) {
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(argv[2], cmds[i].name))
+				return complete_values(&cmds[i], argv[3]);
+		return CLI_USAGE;
+	}
 	return CLI_USAGE;
 }
