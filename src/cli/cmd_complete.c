@@ -165,7 +165,7 @@ static const struct {
 	{ "eval", "--report", "text json junit" },
 	{ "*", "--scope", "project user" },
 	{ "*", "--sandbox", "read-only workspace-write full-access" },
-	/* a provider, then a model: the ones docs/models.md shows */
+	/* a provider, then a model: well-known ones; any other is typed */
 	{ "*", "--model",
 	  "openai:gpt-4.1 openai:gpt-4.1-mini openai:gpt-4o openai:o4-mini "
 	  "anthropic:claude-sonnet-4-5 anthropic:claude-opus-4-1 "
