@@ -13,6 +13,8 @@ def test_version_is_the_librarys():
     header = open(os.path.join(SRC, "include", "skit", "common.h")).read()
     want = re.search(r'#define SKIT_VERSION\s+"([^"]+)"', header).group(1)
     assert skit.__version__ == want
+    setup = open(os.path.join(SRC, "bindings", "python", "setup.py")).read()
+    assert 'version="%s"' % want in setup
 
 
 def test_load_example_skill():

@@ -162,3 +162,21 @@ def test_audit_trail(skills, project, tmp_path):
         assert json.load(f)["events"] == 2
     with pytest.raises(skit.Error):
         layer.call("use_skill", {"name": "csv-report"})
+
+
+def test_a_registry_in_use_stays_open(skills, project):
+    reg = skit.Registry([skills])
+    layer = skit.SkillTools(reg, project=project)
+    with pytest.raises(skit.Error) as e:
+        reg.close()
+    assert e.value.code == "EUSAGE" and "SkillTools" in e.value.message
+    assert not layer.call("use_skill", {"name": "csv-report"}).is_error
+    layer.close()
+    reg.close()
+    with pytest.raises(skit.Error) as e:
+        reg.skills()
+    assert e.value.code == "EUSAGE"
+    # Closing twice is harmless; a closed layer refuses calls.
+    layer.close()
+    with pytest.raises(skit.Error):
+        layer.tools()

@@ -166,8 +166,22 @@ class Handle:
             raise Error("EUSAGE", "%s is closed" % type(self).__name__, -10)
         return self._ptr
 
+    def _borrow(self, other):
+        """This object's C handle borrows `other`'s: `other` may not be
+        closed while this one is open (the collector keeps it anyway)."""
+        if "_users" not in other.__dict__:
+            other._users = weakref.WeakSet()
+        other._users.add(self)
+
     def close(self):
-        """Free the C object now (later calls raise skit.Error)."""
+        """Free the C object now (later calls raise skit.Error). An
+        object another one still uses (a registry under an open agent)
+        cannot be closed: close the user first."""
+        users = [u for u in self.__dict__.get("_users", ()) if u._ptr]
+        if users and self._ptr:
+            raise Error("EUSAGE", "%s is in use by %s: close that first"
+                        % (type(self).__name__, type(users[0]).__name__),
+                        -10)
         self._fin()
         self._ptr = None
 
@@ -278,7 +292,7 @@ class Skill(Handle):
         p = ctypes.c_void_p()
         n = ctypes.c_size_t()
         call(lib.skit_skill_body, self._h, ctypes.byref(p), ctypes.byref(n))
-        return ctypes.string_at(p.value, n.value).decode("utf-8")
+        return ctypes.string_at(p.value, n.value).decode("utf-8", "replace")
 
     def __repr__(self):
         return "<skit.Skill %r>" % (self.known_name if self._ptr else None)

@@ -176,6 +176,7 @@ class SkillTools(Handle):
         self.registry = registry
         self._own([(lib.skit_host_free, out.value)] + pairs,
                   (registry, hooks, kv))
+        self._borrow(registry)
 
     @property
     def approval_errors(self):
@@ -290,6 +291,7 @@ class Agent(Handle):
         self.registry = registry
         self._own([(lib.skit_agent_free, out.value)] + pairs,
                   (registry, hooks, kv, mkv))
+        self._borrow(registry)
 
     @property
     def approval_errors(self):
