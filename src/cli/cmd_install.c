@@ -201,7 +201,8 @@ int cmd_install(int argc, char **argv)
 			break;
 		case 'a':
 			ag.given = true;
-			if (cli_install_agent_option(&ag, optarg, argv[0]) != CLI_OK)
+			if (cli_install_agent_option(&ag, optarg, argv[0]) !=
+			    CLI_OK)
 				return CLI_USAGE;
 			break;
 		case 'C':

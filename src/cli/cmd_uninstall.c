@@ -27,7 +27,9 @@ static void help(void)
 	       "first, and if one\nis not installed nothing is removed.\n"
 	       "Only skills that skit installed (its lock records them) are "
 	       "removed; a\nhand-written skill, or one another tool "
-	       "installed, needs --force.\n\n"
+	       "installed, needs --force. The links\n(and copies) 'skit "
+	       "install --agent' made in agents' folders go too; an\nedited "
+	       "copy needs --force.\n\n"
 	       "Options:\n" CLI_SCOPE_HELP
 	       "  -f, --force         also remove skills skit did not "
 	       "install; asks first on\n"
@@ -135,8 +137,8 @@ static bool holds(const char *root, const skit_lock *lock, const char *name)
 
 /* The names `root` holds, for "did you mean": its lock's and its
  * folders' (not the dot-folders skit and other tools keep there). */
-static size_t names_in(const char *root, const skit_lock *lock,
-                       char **v, size_t cap)
+static size_t names_in(const char *root, const skit_lock *lock, char **v,
+                       size_t cap)
 {
 	DIR *d = opendir(root);
 	struct dirent *de;
@@ -160,8 +162,8 @@ static size_t names_in(const char *root, const skit_lock *lock,
 static void hint_missing(const char *root, const char *label,
                          const struct cli_scope *scope, char **names, int n)
 {
-	const char *other_label = !strcmp(label, "project") ? "user"
-	                                                    : "project";
+	const char *other_label =
+	        !strcmp(label, "project") ? "user" : "project";
 	char *other = scope->root ? NULL : scope_path(other_label);
 	skit_lock *lock = NULL, *olock = NULL;
 	char *cands[256];

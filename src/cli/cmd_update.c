@@ -25,7 +25,8 @@ static void help(void)
 	       "asks first (on a terminal) or needs --yes. A skill whose "
 	       "files were\nedited since they were installed (they no longer "
 	       "match the lock) is\nrefused, naming the files, unless "
-	       "--force.\n\n"
+	       "--force. The links 'skit install --agent'\nmade are made "
+	       "again where they went missing, and copies are refreshed.\n\n"
 	       "Options:\n" CLI_SCOPE_HELP
 	       "  --dry-run           print what would change; change "
 	       "nothing\n"

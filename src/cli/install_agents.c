@@ -24,10 +24,10 @@
  * home (`env`, when set to an absolute path, replaces `home_base`). */
 struct agent {
 	const char *name, *alias;
-	const char *project;    /* relative to the project */
-	const char *env;        /* a folder the agent lets users move */
-	const char *env_sub;    /* the skills folder under it */
-	const char *home_base;  /* relative to HOME, when `env` is unset */
+	const char *project;   /* relative to the project */
+	const char *env;       /* a folder the agent lets users move */
+	const char *env_sub;   /* the skills folder under it */
+	const char *home_base; /* relative to HOME, when `env` is unset */
 };
 
 static const struct agent agents[] = {
@@ -80,11 +80,12 @@ static int add_name(struct cli_agents *a, const char *name, size_t len,
 			return cli_usage_error(
 			        verb, "unknown agent '%s'; did you mean '%s'?",
 			        word, find_agent(near)->name);
-		return cli_usage_error(verb,
-		                       "unknown agent '%s' (known: "
-		                       "claude-code, codex, cursor, gemini-cli, "
-		                       "opencode)",
-		                       word);
+		return cli_usage_error(
+		        verb,
+		        "unknown agent '%s' (known: "
+		        "claude-code, codex, cursor, gemini-cli, "
+		        "opencode)",
+		        word);
 	}
 	for (size_t i = 0; i < a->n; i++)
 		if (a->names[i] == ag->name)
@@ -95,7 +96,8 @@ static int add_name(struct cli_agents *a, const char *name, size_t len,
 	return CLI_OK;
 }
 
-int cli_install_agent_option(struct cli_agents *a, const char *arg, const char *verb)
+int cli_install_agent_option(struct cli_agents *a, const char *arg,
+                             const char *verb)
 {
 	for (const char *p = arg;;) {
 		size_t len = strcspn(p, ", ");
@@ -142,8 +144,9 @@ static int config_default(struct cli_agents *a, const char *verb)
 	if (inst && !json_is_object(inst))
 		list = NULL;
 	if (list && !json_is_array(list)) {
-		cli_error(verb, "%s: \"install\".\"agents\" is a list of agent "
-		                "names",
+		cli_error(verb,
+		          "%s: \"install\".\"agents\" is a list of agent "
+		          "names",
 		          path);
 		rc = CLI_USAGE;
 	}
@@ -152,8 +155,9 @@ static int config_default(struct cli_agents *a, const char *verb)
 		if (rc != CLI_OK)
 			break;
 		if (!json_is_string(v)) {
-			cli_error(verb, "%s: \"install\".\"agents\" is a list "
-			                "of agent names",
+			cli_error(verb,
+			          "%s: \"install\".\"agents\" is a list "
+			          "of agent names",
 			          path);
 			rc = CLI_USAGE;
 			break;
@@ -184,7 +188,7 @@ static char *agent_dir(const struct agent *ag, bool project,
 }
 
 int cli_install_agent_targets(struct cli_agents *a, const char *label,
-                      const char *root, const char *verb)
+                              const char *root, const char *verb)
 {
 	skit_roots_options ro = SKIT_ROOTS_OPTIONS_INIT;
 	skit_registry *reg = NULL;
@@ -287,8 +291,7 @@ void cli_print_result(FILE *f, const skit_install_result *r, bool dry_run)
 	}
 }
 
-void cli_print_reads_root(FILE *f, const struct cli_agents *a,
-                          const char *root)
+void cli_print_reads_root(FILE *f, const struct cli_agents *a, const char *root)
 {
 	for (size_t i = 0; i < a->nreads; i++)
 		fprintf(f, "%s reads %s itself: nothing to link\n",

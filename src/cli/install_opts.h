@@ -75,12 +75,13 @@ struct cli_agents {
 
 /* Add the agents named in `arg` ("claude-code" or "claude-code,cursor");
  * an unknown name is a usage error with a suggestion. */
-int cli_install_agent_option(struct cli_agents *a, const char *arg, const char *verb);
+int cli_install_agent_option(struct cli_agents *a, const char *arg,
+                             const char *verb);
 /* The agents' skills folders for the scope `label` ("project", "user",
  * "root") into a->targets; the config default when no --agent was
  * given. Returns an exit status. */
 int cli_install_agent_targets(struct cli_agents *a, const char *label,
-                      const char *root, const char *verb);
+                              const char *root, const char *verb);
 void cli_agents_release(struct cli_agents *a);
 /* "codex reads ROOT itself: nothing to link", for each such agent. */
 void cli_print_reads_root(FILE *f, const struct cli_agents *a,

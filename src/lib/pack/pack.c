@@ -147,8 +147,8 @@ size_t skit_install_result_link_count(const skit_install_result *r, size_t i)
 	return r && i < r->n ? r->items[i].nlinks : 0;
 }
 
-const skit_install_link *skit_install_result_link_at(const skit_install_result *r,
-                                                     size_t i, size_t k)
+const skit_install_link *
+skit_install_result_link_at(const skit_install_result *r, size_t i, size_t k)
 {
 	return r && i < r->n && k < r->items[i].nlinks ? &r->items[i].links[k]
 	                                               : NULL;
@@ -1225,8 +1225,7 @@ static int plan_one(struct ctx *c, struct request *q, struct skit__pskill *sk,
  */
 static int plan_links(struct ctx *c, const struct skit__pskill *sk,
                       const struct skit__pskill *locked, bool put,
-                      struct item *it, struct skit__pskill *lk,
-                      skit_error *err)
+                      struct item *it, struct skit__pskill *lk, skit_error *err)
 {
 	const skit_install_options *o = c->opts;
 	bool asked = o && o->version >= 2 && o->target_count;

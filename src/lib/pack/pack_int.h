@@ -86,7 +86,7 @@ struct skit__pskill {
 	char *source, *resolved, *signed_by, *installed_at;
 	bool skip; /* cannot be loaded: left out (SKIT_INSTALL_SKIP_INVALID) */
 	char *scan_verdict, *scan_rules; /* the lock's "scan" (scan.c) */
-	struct skit__plink *links; /* the lock's "links" (pack_links.c) */
+	struct skit__plink *links;       /* the lock's "links" (pack_links.c) */
 	size_t nlinks;
 };
 
@@ -379,8 +379,7 @@ int skit__links_plan_remove(struct skit__txn *t,
  * (a copy: holding the recorded files): 1, 0, or an error. `*path`
  * (owned) receives its absolute path. */
 int skit__link_state(const char *root, const struct skit__pskill *s,
-                     const struct skit__plink *l, char **path,
-                     skit_error *err);
+                     const struct skit__plink *l, char **path, skit_error *err);
 
 /* The commit's steps (pack_txn.c calls them in this order): the
  * journal's "links"; make the new entries aside; move them into place;

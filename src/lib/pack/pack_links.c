@@ -56,12 +56,12 @@
 # define RENAME_EXCHANGE (1 << 1)
 #endif
 
-#define MAX_LINKS     64 /* links of one skill in a lock */
-#define MAX_AGENT     32
-#define ASIDE_PREFIX  ".skit-"
-#define OLD_SUFFIX    "~" /* the old entry, where exchange is missing */
-#define DIR_OPEN      (O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-#define DIR_NOFOLLOW  (DIR_OPEN | O_NOFOLLOW)
+#define MAX_LINKS    64 /* links of one skill in a lock */
+#define MAX_AGENT    32
+#define ASIDE_PREFIX ".skit-"
+#define OLD_SUFFIX   "~" /* the old entry, where exchange is missing */
+#define DIR_OPEN     (O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+#define DIR_NOFOLLOW (DIR_OPEN | O_NOFOLLOW)
 
 /* ---- the lock's "links" ---- */
 
@@ -175,11 +175,11 @@ json_t *skit__plinks_json(const struct skit__pskill *s)
 	json_t *arr = json_array();
 
 	for (size_t i = 0; arr && i < s->nlinks; i++)
-		if (json_array_append_new(
-		            arr, json_pack("{s:s, s:s, s:b}", "agent",
-		                           s->links[i].agent, "dir",
-		                           s->links[i].dir, "copy",
-		                           s->links[i].copy))) {
+		if (json_array_append_new(arr,
+		                          json_pack("{s:s, s:s, s:b}", "agent",
+		                                    s->links[i].agent, "dir",
+		                                    s->links[i].dir, "copy",
+		                                    s->links[i].copy))) {
 			json_decref(arr);
 			return NULL;
 		}
@@ -450,8 +450,7 @@ static int copy_matches(int dfd, const char *name,
 /* Collect the recorded links and the targets, one per folder. */
 static int collect(struct skit__txn *t, const struct skit__pskill *locked,
                    const skit_install_target *targets, size_t ntargets,
-                   bool copy, struct want **out, size_t *nout,
-                   skit_error *err)
+                   bool copy, struct want **out, size_t *nout, skit_error *err)
 {
 	size_t nrec = locked ? locked->nlinks : 0, n = 0;
 	struct want *w = skitx_calloc(nrec + ntargets + 1, sizeof(*w));
@@ -534,11 +533,9 @@ int skit__links_plan(struct skit__txn *t, const char *name,
 
 		memset(&op, 0, sizeof(op));
 		if (dfd < 0 && errno != ENOENT) {
-			rc = skit__error_set(err,
-			                     errno == ENOTDIR ? SKIT_EEXISTS
-			                                      : SKIT_EIO,
-			                     0, "%s: %s", w[i].dir,
-			                     strerror(errno));
+			rc = skit__error_set(
+			        err, errno == ENOTDIR ? SKIT_EEXISTS : SKIT_EIO,
+			        0, "%s: %s", w[i].dir, strerror(errno));
 			break;
 		}
 		if (dfd < 0 ||
@@ -674,8 +671,7 @@ int skit__links_plan_remove(struct skit__txn *t,
 }
 
 int skit__link_state(const char *root, const struct skit__pskill *s,
-                     const struct skit__plink *l, char **path,
-                     skit_error *err)
+                     const struct skit__plink *l, char **path, skit_error *err)
 {
 	char *lex = skit__plink_abs(root, l);
 	char *dir = lex ? resolve_abs(lex) : NULL;
@@ -788,8 +784,7 @@ static int copy_cb(void *ud, const char *rel, int fd, const struct stat *st,
 			                       strerror(errno));
 		return 0; /* links and special files are not copied */
 	}
-	out = skit__tree_create(c->dstfd, rel, (st->st_mode & 0100) != 0,
-	                        err);
+	out = skit__tree_create(c->dstfd, rel, (st->st_mode & 0100) != 0, err);
 	if (out < 0)
 		return out;
 	while (!rc && (n = read(fd, buf, sizeof(buf))) != 0) {
@@ -865,8 +860,8 @@ int skit__links_prepare(struct skit__txn *t, skit_error *err)
 			rc = skit__error_set(err, SKIT_EIO, 0, "%s/%s: %s",
 			                     l->dir, l->aside, strerror(errno));
 		if (!rc && (skit__pack_fault() || fsync(dfd) < 0))
-			rc = skit__error_set(err, SKIT_EIO, 0, "%s: %s",
-			                     l->dir, strerror(errno));
+			rc = skit__error_set(err, SKIT_EIO, 0, "%s: %s", l->dir,
+			                     strerror(errno));
 		close(dfd);
 		if (rc < 0)
 			return rc;
@@ -902,15 +897,14 @@ int skit__links_apply(struct skit__txn *t, skit_error *err)
 		int dfd = open(l->dir, DIR_OPEN), rc = 0;
 
 		if (dfd < 0 || apply_one(l, dfd) < 0)
-			rc = skit__error_set(err,
-			                     errno == EEXIST ? SKIT_EEXISTS
-			                                     : SKIT_EIO,
-			                     0, "cannot %s %s/%s: %s",
-			                     l->remove ? "remove" : "place",
-			                     l->dir, l->name, strerror(errno));
+			rc = skit__error_set(
+			        err, errno == EEXIST ? SKIT_EEXISTS : SKIT_EIO,
+			        0, "cannot %s %s/%s: %s",
+			        l->remove ? "remove" : "place", l->dir, l->name,
+			        strerror(errno));
 		else if (skit__pack_fault() || fsync(dfd) < 0)
-			rc = skit__error_set(err, SKIT_EIO, 0, "%s: %s",
-			                     l->dir, strerror(errno));
+			rc = skit__error_set(err, SKIT_EIO, 0, "%s: %s", l->dir,
+			                     strerror(errno));
 		if (dfd >= 0)
 			close(dfd);
 		if (rc < 0)
@@ -951,8 +945,8 @@ static void undo_one(const struct skit__txn_link *l)
 			back = old;
 	}
 	if (l->ino && ino_at(dfd, l->name, &ino) && ino == l->ino) {
-		if (back && rename2(dfd, back, dfd, l->name, RENAME_EXCHANGE) ==
-		                    0) {
+		if (back &&
+		    rename2(dfd, back, dfd, l->name, RENAME_EXCHANGE) == 0) {
 			skit__pack_crash_point();
 			back = NULL; /* the new one now waits there */
 		} else {

@@ -596,13 +596,12 @@ const skit_install_link *skit_lock_link_at(const skit_lock *lock, size_t i,
 		for (size_t m = 0; m < s->nlinks; m++) {
 			char *dir = skit__plink_abs(l->root, &s->links[m]);
 
-			l->paths[i][m] = dir ? skitx_path_join(dir, s->name)
-			                     : NULL;
+			l->paths[i][m] =
+			        dir ? skitx_path_join(dir, s->name) : NULL;
 			skitx_free(dir);
 			l->links[i][m].agent = s->links[m].agent;
-			l->links[i][m].path = l->paths[i][m]
-			                              ? l->paths[i][m]
-			                              : s->links[m].dir;
+			l->links[i][m].path = l->paths[i][m] ? l->paths[i][m]
+			                                     : s->links[m].dir;
 			l->links[i][m].copy = s->links[m].copy;
 		}
 	}
@@ -613,11 +612,9 @@ void skit_lock_free(skit_lock *lock)
 {
 	if (!lock)
 		return;
-	for (size_t i = 0; lock->links && lock->paths && i < lock->doc.n;
-	     i++) {
-		for (size_t m = 0; lock->paths[i] &&
-		                   m < lock->doc.skills[i].nlinks;
-		     m++)
+	for (size_t i = 0; lock->links && lock->paths && i < lock->doc.n; i++) {
+		for (size_t m = 0;
+		     lock->paths[i] && m < lock->doc.skills[i].nlinks; m++)
 			skitx_free(lock->paths[i][m]);
 		skitx_free(lock->paths[i]);
 		skitx_free(lock->links[i]);

@@ -155,8 +155,8 @@ static int verify_links(struct skit_verify_result *r, const char *root,
 		char *path = NULL;
 
 		rc = skit__link_state(root, s, &s->links[k], &path, err);
-		if (rc == 0 && add_finding(r, s->name, path,
-		                           SKIT_VERIFY_LINK) < 0)
+		if (rc == 0 &&
+		    add_finding(r, s->name, path, SKIT_VERIFY_LINK) < 0)
 			rc = skit__error_oom(err);
 		skitx_free(path);
 		if (rc > 0)

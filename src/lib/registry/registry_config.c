@@ -306,11 +306,12 @@ static int add_defaults(struct ctx *c, enum tier t, const char *skit_home,
 		/* Codex's own folder moves with $CODEX_HOME */
 		if (error >= 0 && (codex_home || c->home)) {
 			skitx_buf_clear(&b);
-			error = codex_home ? skitx_buf_printf(&b, "%s/skills",
-			                                      codex_home)
-			                   : skitx_buf_printf(&b,
-			                                      "%s/.codex/skills",
-			                                      c->home);
+			error = codex_home
+			                ? skitx_buf_printf(&b, "%s/skills",
+			                                   codex_home)
+			                : skitx_buf_printf(&b,
+			                                   "%s/.codex/skills",
+			                                   c->home);
 			if (error >= 0)
 				error = skit_registry_add_root(
 				        c->reg, "user:codex", b.ptr, err);
@@ -365,9 +366,10 @@ static int add_tier(struct ctx *c, enum tier t, const char *skit_home,
  * out: a project skills folder or its config (skit.json, .mcp.json). */
 static int held_back(struct ctx *c, bool *out)
 {
-	static const char *const what[] = { ".agents/skills", ".agent/skills",
-		                            ".claude/skills", ".codex/skills",
-		                            ".agents/skit.json", ".mcp.json" };
+	static const char *const what[] = {
+		".agents/skills", ".agent/skills",     ".claude/skills",
+		".codex/skills",  ".agents/skit.json", ".mcp.json"
+	};
 	struct skitx_buf b = SKITX_BUF_INIT;
 	int error = 0;
 
