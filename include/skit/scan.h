@@ -18,8 +18,12 @@
  * (SKILL.md, scripts, references, assets) and never runs anything. Where
  * a match sits decides its weight: an instruction to the model or a script
  * keeps the rule's severity; a fenced code block, a documentation file or
- * a data file lowers it one level (docs/scan.md). Long base64 and hex
- * blobs are decoded (bounded) and scanned again.
+ * a data file lowers it one level (docs/scan.md). Code and Markdown are
+ * also read normalised (string pieces folded, escapes and character
+ * codes decoded, aliases resolved, invisible characters dropped), long
+ * base64 and hex blobs are decoded (bounded), and the rules run again on
+ * what that reveals. Signals of one file (a credential source, a network
+ * or exec sink, a time or environment guard) combine into findings.
  *
  * A scanner is used by one thread at a time; make one per thread.
  */
@@ -52,6 +56,14 @@ typedef struct {
 	const char *where;   /**< "instruction", "script", "example"... */
 	const char *text;    /**< the matched text, sanitised, one line */
 	const char *explain; /**< one line: why it matters */
+	/**
+	 * What `text` became once normalised or decoded (string pieces
+	 * folded, escapes, character codes or base64 decoded, aliases
+	 * resolved), sanitised like `text`, when the rule matched that
+	 * and not the bytes as written; NULL otherwise. Appended in the
+	 * scan v2 rules (docs/scan.md).
+	 */
+	const char *decoded;
 } skit_scan_finding;
 
 /** Name of a severity ("info" ... "critical"). */

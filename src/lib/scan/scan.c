@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <jansson.h>
 #include <unistd.h>
 
 #include "lib/scan/scan_int.h"
@@ -113,7 +114,7 @@ static int whole_file(struct text *t, enum detector det, const char *what)
 	if (ri < 0)
 		return 0;
 	return skit__scan_add_finding(t, &t->sc->rules[ri], CTX_FILE, 0, what,
-	                              strlen(what));
+	                              strlen(what), 0);
 }
 
 static int check_magic(struct text *t, bool binary)
@@ -155,6 +156,47 @@ static enum ctx file_kind(const char *file, const char *data, size_t len)
 	return CTX_DATA;
 }
 
+/* Extensions of data no program runs: text that is code here is a
+ * polyglot, made to pass for data. */
+static const char *const inert_exts[] = {
+	"json", "png", "jpg",  "jpeg",  "gif", "ico", "webp",
+	"bmp",  "pdf", "woff", "ttf",   "otf", "mp3", "mp4",
+	"wav",  "csv", "svgz", "woff2", NULL,
+};
+
+static bool valid_json(const char *data, size_t len)
+{
+	json_t *j = json_loadb(data, len, 0, NULL);
+
+	json_decref(j);
+	return j != NULL;
+}
+
+/*
+ * A file whose name says inert data but whose text is code: a "#!" line,
+ * or the `code` signal (rules that recognise statements) in a JSON file
+ * that does not parse as JSON, or in an image or font at all.
+ */
+static bool polyglot(struct text *t, enum ctx kind)
+{
+	const char *base = strrchr(t->file, '/');
+	skit_scanner *sc = t->sc;
+	int code = -1;
+
+	base = base ? base + 1 : t->file;
+	if (!has_ext(base, inert_exts) || sc->det_rule[DET_POLYGLOT] < 0)
+		return false;
+	if (kind == CTX_SCRIPT)
+		return t->len > 2 && t->data[0] == '#' && t->data[1] == '!';
+	for (size_t i = 0; i < sc->nsignals; i++)
+		if (!strcmp(sc->signal_names[i], "code"))
+			code = (int)i;
+	if (code < 0 || !(sc->sig & (1u << code)))
+		return false;
+	return !has_ext(base, (const char *const[]){ "json", NULL }) ||
+	       !valid_json(t->data, t->len);
+}
+
 int skit_scan_buffer(skit_scanner *sc, skit_scan_report *rep, const char *skill,
                      const char *file, const char *data, size_t len,
                      skit_error *err)
@@ -173,13 +215,31 @@ int skit_scan_buffer(skit_scanner *sc, skit_scan_report *rep, const char *skill,
 	t.len = len;
 	rep->files++;
 	rep->bytes += len;
+	sc->sig = 0;
+	sc->work = 0;
+	sc->over = false;
 	binary =
 	        memchr(data, '\0', len < TEXT_SNIFF ? len : TEXT_SNIFF) != NULL;
 	rc = check_magic(&t, binary);
 	if (!rc && !binary) {
 		kind = file_kind(file, data, len);
 		rc = skit__scan_text(&t, kind);
+		if (!rc && polyglot(&t, kind)) {
+			/* a data file that is code: said, and read as code */
+			rc = whole_file(&t, DET_POLYGLOT,
+			                "a data file that holds code");
+			if (!rc && kind == CTX_DATA) {
+				kind = CTX_SCRIPT;
+				rc = skit__scan_text(&t, kind);
+			}
+		}
+		if (!rc)
+			rc = skit__scan_combine(&t, kind);
 	}
+	if (!rc && sc->over)
+		rc = whole_file(&t, DET_BUDGET,
+		                "the scan's work budget ran out: the rest of "
+		                "this file was not scanned");
 	return rc ? skit__error_code(err, rc) : 0;
 }
 

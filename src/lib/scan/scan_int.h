@@ -21,21 +21,21 @@
 #include "lib/core/rx.h"
 #include "util/pool.h"
 
-#define RULES_FILE_MAX   (1u << 20)  /* bytes of a rules file */
-#define RULES_MAX        512u        /* rules in a file */
-#define KEYWORD_MAX      64u         /* bytes of one keyword */
-#define SPAN_MAX         5u          /* lines a windowed rule reads */
-#define FILE_MAX         (16u << 20) /* bytes of a scanned file */
-#define FILES_MAX        10000u      /* files in one skill */
-#define DEPTH_MAX        16          /* folder nesting in one skill */
-#define TEXT_SNIFF       8192u       /* bytes checked for NUL (binary) */
-#define BLOB_MIN_B64     40u         /* base64 run worth decoding */
-#define BLOB_MIN_HEX     40u         /* hex run worth decoding */
-#define BLOB_DECODE_MAX  (64u << 10) /* bytes of one blob decoded */
-#define BLOBS_PER_FILE   64u         /* blobs decoded in one file */
-#define DECODE_DEPTH_MAX 2           /* blobs inside decoded blobs */
-#define TEXT_SHOWN       120u        /* bytes of matched text shown */
-#define SUBJECT_MAX      4096u       /* bytes of a long line one regex reads */
+#define SIGNALS_MAX 32u /* signal names in a rules file */
+#define GROUPS_MAX  4u  /* groups a combination requires */
+/*
+ * Work a file may cost, in units: a byte read by the automaton, a
+ * normaliser or a decoder, and for each regex search its bytes plus an
+ * upper bound of its backtracking steps (the square of its length, at
+ * most the engine's match limit). docs/scan.md gives the measured time
+ * of a unit; the budget stays far under a second. Past it the rest of
+ * the file is reported as not scanned (file/work-budget).
+ */
+#define WORK_MAX (128u << 20)
+
+/* Marks of a normalised view's bytes (scan_norm.c). */
+#define SKIT__SCAN_FOLDED  1u /* built from pieces, or through a name */
+#define SKIT__SCAN_DECODED 2u /* from escapes, codes or an encoding */
 
 /* Where a line sits; decides a finding's weight. */
 enum ctx {
@@ -64,6 +64,10 @@ enum detector {
 	DET_SYMLINK,
 	DET_TOO_LARGE,
 	DET_SETUID,
+	DET_COMBINE,
+	DET_LINK,
+	DET_POLYGLOT,
+	DET_BUDGET,
 	NDET
 };
 
@@ -85,6 +89,11 @@ struct rule {
 	struct skit__rx *rx;
 	struct example *ex;
 	size_t nex;
+	uint8_t view; /* 0, or the marks a match must touch */
+	int signal;   /* >= 0: the rule records this signal, no finding */
+	uint32_t all[GROUPS_MAX]; /* combination: each group, one of */
+	size_t nall;
+	uint32_t raise; /* combination: any of these raise it a level */
 };
 
 /* One keyword end in the automaton: which rule, how long the keyword. */
@@ -114,6 +123,12 @@ struct skit_scanner {
 	/* Per-file scratch, reused. */
 	unsigned int *tried; /* per rule: 1 + last line tried */
 	size_t *until;       /* per rule: a long line's next window */
+	const char *signal_names[SIGNALS_MAX];
+	size_t nsignals;
+	uint32_t sig;                       /* signals seen in this file */
+	unsigned int sig_line[SIGNALS_MAX]; /* first line of each */
+	size_t work;                        /* this file's cost so far */
+	bool over;                          /* past WORK_MAX */
 };
 
 struct finding {
@@ -142,6 +157,12 @@ struct text {
 	int depth;
 	unsigned int line_base; /* decoded blob: its line in the file, else 0 */
 	size_t blobs;
+	/* A view made from another text (a normalised view or a decoded
+	 * blob): findings show the parent's bytes and what they became. */
+	const struct text *parent;
+	const uint8_t *marks;     /* normalised view: marks per byte */
+	size_t blob_at, blob_len; /* decoded blob: its bytes in the parent */
+	enum ctx kind;
 };
 
 /* Value of a hex digit, or -1. */
@@ -150,11 +171,36 @@ int skit__scan_hexval(int c);
 /* `s` as one printable line, shown up to 120 bytes (docs/scan.md). */
 char *skit__scan_sanitise(struct skitx_pool *pool, const char *s, size_t len);
 
-/* Add a finding of rule `r` at `line` of `t`; SKIT_ENOMEM. */
+/*
+ * Add a finding of rule `r` at `line` (1-based) of `t`, its severity
+ * raised by `bump` levels (combinations); SKIT_ENOMEM.
+ */
 int skit__scan_add_finding(struct text *t, const struct rule *r, enum ctx where,
-                           unsigned int line, const char *match, size_t mlen);
+                           unsigned int line, const char *match, size_t mlen,
+                           int bump);
 
 /* Scan one text of kind `kind` (its lines get their contexts). */
 int skit__scan_text(struct text *t, enum ctx kind);
+
+/*
+ * The normalised view of `len` bytes of `file` (scan_norm.c): code, or
+ * Markdown when `markdown`. On success *out (NUL-terminated) and *marks
+ * are owned by the caller (skitx_free), or both NULL when nothing
+ * changed; the view has as many lines as the input. `work` grows by the
+ * bytes read. Returns 0 or SKIT_ENOMEM.
+ */
+int skit__scan_normalise(const char *file, const char *data, size_t len,
+                         bool markdown, char **out, uint8_t **marks,
+                         size_t *out_len, size_t *work);
+
+/* Markdown links whose text names another host than their target
+ * (scan_flow.c). */
+int skit__scan_links(struct text *t);
+
+/* The combinations of the signals a file raised (scan_flow.c). */
+int skit__scan_combine(struct text *t, enum ctx where);
+
+/* The cost of the last file scanned, in work units (tests). */
+size_t skit__scan_work(const skit_scanner *sc);
 
 #endif

@@ -36,8 +36,9 @@ const char *const skit__scan_ctx_names[NCTX] = {
 };
 
 const char *const skit__scan_det_names[NDET] = {
-	"regex",   "executable", "archive", "encoded-blob",
-	"symlink", "too-large",  "setuid",
+	"regex",         "executable", "archive",     "encoded-blob",
+	"symlink",       "too-large",  "setuid",      "combination",
+	"link-mismatch", "polyglot",   "work-budget",
 };
 
 static const char *const sev_names[] = { "info", "low", "medium", "high",
@@ -356,11 +357,79 @@ out:
 	return rc;
 }
 
+/* The bit of signal `name`, registered on first mention; -1 when full. */
+static int signal_bit(skit_scanner *sc, const char *name, size_t len)
+{
+	char *copy;
+
+	for (size_t i = 0; i < sc->nsignals; i++)
+		if (strlen(sc->signal_names[i]) == len &&
+		    !memcmp(sc->signal_names[i], name, len))
+			return (int)i;
+	if (sc->nsignals == SIGNALS_MAX || !len)
+		return -1;
+	copy = skitx_pool_strndup(&sc->pool, name, len);
+	if (!copy)
+		return -1;
+	sc->signal_names[sc->nsignals] = copy;
+	return (int)sc->nsignals++;
+}
+
+/* "a|b|c" as a set of signal bits; 0 on a bad name. */
+static uint32_t signal_set(skit_scanner *sc, const char *spec)
+{
+	uint32_t set = 0;
+
+	while (*spec) {
+		const char *bar = strchr(spec, '|');
+		size_t len = bar ? (size_t)(bar - spec) : strlen(spec);
+		int bit = signal_bit(sc, spec, len);
+
+		if (bit < 0)
+			return 0;
+		set |= 1u << bit;
+		spec += len + (bar != NULL);
+	}
+	return set;
+}
+
+/* A combination's `all` and `raise` lists. */
+static int load_combination(skit_scanner *sc, struct rule *r,
+                            const struct skit__ynode *n, skit_error *err)
+{
+	const struct skit__ynode *const *items;
+	size_t count;
+
+	if (string_list(skit__yaml_get(n, "all"), &items, &count) || !count ||
+	    count > GROUPS_MAX)
+		return rule_error(err, r->id,
+		                  "\"all\" must list 1 to 4 signals (a|b for "
+		                  "either)");
+	for (size_t i = 0; i < count; i++) {
+		if (items[i]->kind != SKIT_YSCALAR ||
+		    !(r->all[i] = signal_set(sc, items[i]->value)))
+			return rule_error(err, r->id, "a bad signal name");
+	}
+	r->nall = count;
+	if (string_list(skit__yaml_get(n, "raise"), &items, &count))
+		return rule_error(err, r->id, "\"raise\" must list signals");
+	for (size_t i = 0; i < count; i++) {
+		uint32_t s = items[i]->kind == SKIT_YSCALAR
+		                     ? signal_set(sc, items[i]->value)
+		                     : 0;
+
+		if (!s)
+			return rule_error(err, r->id, "a bad signal name");
+		r->raise |= s;
+	}
+	return 0;
+}
+
 static int load_rule(skit_scanner *sc, struct rule *r,
                      const struct skit__ynode *n, uint32_t index, size_t *alloc,
                      struct skitx_vec *outs, skit_error *err)
 {
-	const char *sev, *pattern, *det, *icase, *demote, *span;
+	const char *sev, *pattern, *det, *icase, *demote, *span, *view, *sig;
 	const struct skit__ynode *const *items;
 	size_t count;
 	skit_error rx_err = { 0 };
@@ -396,6 +465,19 @@ static int load_rule(skit_scanner *sc, struct rule *r,
 	if (!r->example_file)
 		r->example_file = "SKILL.md";
 
+	r->signal = -1;
+	view = scalar(n, "view");
+	if (view && !strcmp(view, "changed"))
+		r->view = SKIT__SCAN_FOLDED | SKIT__SCAN_DECODED;
+	else if (view && !strcmp(view, "decoded"))
+		r->view = SKIT__SCAN_DECODED;
+	else if (view)
+		return rule_error(err, r->id,
+		                  "\"view\" must be changed or decoded");
+	sig = scalar(n, "signal");
+	if (sig && (r->signal = signal_bit(sc, sig, strlen(sig))) < 0)
+		return rule_error(err, r->id, "over 32 signal names");
+
 	det = scalar(n, "detector");
 	pattern = scalar(n, "pattern");
 	r->det = DET_REGEX;
@@ -410,11 +492,16 @@ static int load_rule(skit_scanner *sc, struct rule *r,
 		if (pattern)
 			return rule_error(err, r->id,
 			                  "a detector rule has no pattern");
-		if (sc->det_rule[d] >= 0)
+		if (sc->det_rule[d] >= 0 && d != DET_COMBINE)
 			return rule_error(err, r->id,
 			                  "a second rule for this detector");
 		r->det = (enum detector)d;
 		sc->det_rule[d] = (int)index;
+		if (d == DET_COMBINE) {
+			rc = load_combination(sc, r, n, err);
+			if (rc)
+				return rc;
+		}
 	} else {
 		if (!pattern)
 			return rule_error(err, r->id,
@@ -463,7 +550,8 @@ static int load_rule(skit_scanner *sc, struct rule *r,
 		/* a link or an oversized file is no buffer: the unit
 		 * tests make those */
 		bool none_ok = r->det == DET_SYMLINK ||
-		               r->det == DET_TOO_LARGE || r->det == DET_SETUID;
+		               r->det == DET_TOO_LARGE ||
+		               r->det == DET_SETUID || r->det == DET_BUDGET;
 
 		if (string_list(skit__yaml_get(n, "positive"), &pos, &np) ||
 		    string_list(skit__yaml_get(n, "negative"), &neg, &nn) ||
@@ -545,6 +633,20 @@ static int load_rules(skit_scanner *sc, const char *text, size_t len,
 		               &alloc, &outs, err);
 		if (rc)
 			goto out;
+	}
+	/* every signal a combination names is raised by some rule */
+	for (size_t b = 0; b < sc->nsignals; b++) {
+		bool raised = false;
+
+		for (size_t i = 0; i < sc->nrules && !raised; i++)
+			raised = sc->rules[i].signal == (int)b;
+		if (!raised) {
+			rc = skit__error_set(err, SKIT_EINVALID, 0,
+			                     "scan rules: no rule raises the "
+			                     "signal %.60s",
+			                     sc->signal_names[b]);
+			goto out;
+		}
 	}
 	rc = ac_build(sc, &outs);
 	if (rc)
@@ -659,6 +761,9 @@ int skit_scanner_check_examples(skit_scanner *sc, char **failures,
 				        r->ex[k].text, r->ex[k].len, err);
 			for (size_t f = 0; !rc && f < rep->n; f++)
 				hit |= rep->f[f].pub.rule == r->id;
+			/* a signal rule raises its signal, not a finding */
+			if (!rc && r->signal >= 0)
+				hit = (sc->sig >> r->signal) & 1u;
 			if (!rc && hit != r->ex[k].positive) {
 				char *shown = skit__scan_sanitise(&rep->pool,
 				                                  r->ex[k].text,

@@ -24,6 +24,7 @@
 #define BLOBS_PER_FILE   64u         /* blobs decoded in one file */
 #define DECODE_DEPTH_MAX 2           /* blobs inside decoded blobs */
 #define TEXT_SHOWN       120u        /* bytes of matched text shown */
+#define VIEW_TRIES       8           /* matches a view skips per line */
 #define SUBJECT_MAX      4096u       /* bytes of a long line one regex reads */
 
 /* ---- findings --------------------------------------------------------- */
@@ -93,13 +94,43 @@ char *skit__scan_sanitise(struct skitx_pool *pool, const char *s, size_t len)
 	return r;
 }
 
+/* The parent's bytes a finding in a view shows: its blob, or its line. */
+static void parent_bytes(const struct text *t, unsigned int line,
+                         const char **p, size_t *len)
+{
+	const struct text *pt = t->parent;
+
+	if (t->blob_len) {
+		*p = pt->data + t->blob_at;
+		*len = t->blob_len;
+		return;
+	}
+	if (line >= 1 && line <= pt->nlines) {
+		size_t b = pt->starts[line - 1], e = pt->starts[line];
+
+		while (e > b &&
+		       (pt->data[e - 1] == '\n' || pt->data[e - 1] == '\r'))
+			e--;
+		while (b < e && (pt->data[b] == ' ' || pt->data[b] == '\t'))
+			b++;
+		*p = pt->data + b;
+		*len = e - b;
+		return;
+	}
+	*p = "";
+	*len = 0;
+}
+
 int skit__scan_add_finding(struct text *t, const struct rule *r, enum ctx where,
-                           unsigned int line, const char *match, size_t mlen)
+                           unsigned int line, const char *match, size_t mlen,
+                           int bump)
 {
 	skit_scan_report *rep = t->rep;
 	struct finding *f;
-	skit_scan_severity sev = r->severity;
+	int sev = (int)r->severity + bump;
 
+	if (sev > SKIT_SCAN_CRITICAL)
+		sev = SKIT_SCAN_CRITICAL;
 	if (r->demote && (CTX_LIGHT & (1u << where)) && sev > SKIT_SCAN_INFO)
 		sev--;
 	if (rep->n == rep->alloc) {
@@ -117,12 +148,24 @@ int skit__scan_add_finding(struct text *t, const struct rule *r, enum ctx where,
 	f->pub.rule = r->id;
 	f->pub.family = r->family;
 	f->pub.explain = r->explain;
-	f->pub.severity = sev;
+	f->pub.severity = (skit_scan_severity)sev;
 	f->pub.where = skit__scan_ctx_names[where];
 	f->pub.line = t->line_base ? t->line_base : line;
 	f->pub.file = skitx_pool_strdup(&rep->pool, t->file);
 	f->pub.skill = skitx_pool_strdup(&rep->pool, t->skill ? t->skill : "");
-	f->pub.text = skit__scan_sanitise(&rep->pool, match, mlen);
+	if (t->parent) {
+		const char *op;
+		size_t ol;
+
+		/* the finding shows what is written, and what it became */
+		parent_bytes(t, line, &op, &ol);
+		f->pub.text = skit__scan_sanitise(&rep->pool, op, ol);
+		f->pub.decoded = skit__scan_sanitise(&rep->pool, match, mlen);
+		if (!f->pub.decoded)
+			return SKIT_ENOMEM;
+	} else {
+		f->pub.text = skit__scan_sanitise(&rep->pool, match, mlen);
+	}
 	if (!f->pub.file || !f->pub.skill || !f->pub.text)
 		return SKIT_ENOMEM;
 	rep->n++;
@@ -271,6 +314,39 @@ static size_t line_of(const struct text *t, size_t pos)
 	return lo;
 }
 
+/*
+ * Charge one regex search over `len` bytes to the file's work: at most
+ * the square of the length in backtracking steps for the scan's rules,
+ * and never more than the engine's limit, plus the bytes. True once the
+ * budget is spent (the rest of the file is then reported, not read).
+ */
+static bool charge(skit_scanner *sc, size_t len)
+{
+	size_t steps = len < 1024 ? len * len : SKIT__RX_MATCH_LIMIT;
+
+	if (steps > SKIT__RX_MATCH_LIMIT)
+		steps = SKIT__RX_MATCH_LIMIT;
+	sc->work += len + steps;
+	if (sc->work > WORK_MAX)
+		sc->over = true;
+	return sc->over;
+}
+
+/* The match [from, to) of `r` touches a byte the normalising changed. */
+static bool touches(const struct text *t, const struct rule *r, size_t from,
+                    size_t to)
+{
+	uint8_t touched = 0,
+	        need = r->view ? r->view
+	                       : SKIT__SCAN_FOLDED | SKIT__SCAN_DECODED;
+
+	if (to == from && to < t->len)
+		to++;
+	for (size_t k = from; k < to; k++)
+		touched |= t->marks[k];
+	return (touched & need) != 0;
+}
+
 /* Run rule `ri`'s regex on line `ln` (or its window); report a match. */
 static int try_rule(struct text *t, uint32_t ri, size_t ln, size_t at)
 {
@@ -278,14 +354,18 @@ static int try_rule(struct text *t, uint32_t ri, size_t ln, size_t at)
 	const struct rule *r = &sc->rules[ri];
 	size_t first = ln, last = ln, s, e, len, off;
 	enum ctx c = (enum ctx)t->ctx[ln];
-	const char *p;
+	const char *p, *base;
 	int m;
 
 	if (sc->tried[ri] == ln + 1 && at < sc->until[ri])
 		return 0;
 	sc->tried[ri] = (unsigned int)(ln + 1);
 	sc->until[ri] = SIZE_MAX;
-	if (!(r->where & (1u << c)))
+	if (!(r->where & (1u << c)) || sc->over)
+		return 0;
+	/* a rule on what decoding reveals reads only views */
+	if (r->view && !t->marks &&
+	    !(t->blob_len && r->view & SKIT__SCAN_DECODED))
 		return 0;
 	if (r->span > 1) {
 		first = ln >= r->span - 1 ? ln - (r->span - 1) : 0;
@@ -313,21 +393,50 @@ static int try_rule(struct text *t, uint32_t ri, size_t ln, size_t at)
 		first = 0;
 		last = 1; /* find the line from the match */
 	}
-	/* A limit reached counts as no match: the rules are skit's own. */
-	m = skit__rx_search(r->rx, p, len, &s, &e, NULL);
-	if (m == SKIT_ENOMEM)
-		return m;
-	if (m != 1)
+	if (charge(sc, len))
 		return 0;
-	if (first != last) {
+	/*
+	 * A limit reached counts as no match: the rules are skit's own. In
+	 * a normalised view only what the normalising changed counts (the
+	 * rest was read as written already), so a match that touches no
+	 * changed byte is skipped for the next one, a few times at most.
+	 */
+	base = p;
+	for (int tries = 0;; tries++) {
+		m = skit__rx_search(r->rx, p, len, &s, &e, NULL);
+		if (m == SKIT_ENOMEM)
+			return m;
+		if (m != 1)
+			return 0;
+		if (!t->marks || touches(t, r, (size_t)(p - t->data) + s,
+		                         (size_t)(p - t->data) + e))
+			break;
+		if (tries == VIEW_TRIES || s + 1 >= len)
+			return 0;
+		p += s + 1;
+		len -= s + 1;
+		if (charge(sc, len))
+			return 0;
+	}
+	if (first != last || p != base) {
 		ln = line_of(t, (size_t)(p - t->data) + s);
 		c = (enum ctx)t->ctx[ln];
 		/* the window may start the match on a line the rule skips */
 		if (!(r->where & (1u << c)))
 			return 0;
 	}
+	if (r->signal >= 0) {
+		unsigned int bit = (unsigned int)r->signal;
+		unsigned int line =
+		        t->line_base ? t->line_base : (unsigned int)ln + 1;
+
+		if (!(sc->sig & (1u << bit)) || line < sc->sig_line[bit])
+			sc->sig_line[bit] = line;
+		sc->sig |= 1u << bit;
+		return 0;
+	}
 	return skit__scan_add_finding(t, r, c, (unsigned int)ln + 1, p + s,
-	                              e - s);
+	                              e - s, 0);
 }
 
 static bool text_like(const uint8_t *p, size_t len)
@@ -358,6 +467,7 @@ static int decode_blob(struct text *t, size_t b, size_t e, bool hex)
 
 	if (len > BLOB_DECODE_MAX)
 		len = BLOB_DECODE_MAX;
+	t->sc->work += len;
 	if (hex) {
 		len &= ~(size_t)1;
 		outlen = len / 2;
@@ -415,12 +525,14 @@ static int decode_blob(struct text *t, size_t b, size_t e, bool hex)
 	inner.depth = t->depth + 1;
 	inner.line_base =
 	        t->line_base ? t->line_base : (unsigned int)line_of(t, b) + 1;
-	if (ri >= 0) {
-		rc = skit__scan_add_finding(t, &t->sc->rules[ri],
-		                            (enum ctx)t->ctx[line_of(t, b)],
-		                            (unsigned int)line_of(t, b) + 1,
-		                            (const char *)buf, outlen);
-	}
+	inner.parent = t;
+	inner.blob_at = b;
+	inner.blob_len = e - b;
+	/* the blob finding shows the blob, and what it decodes to */
+	if (ri >= 0)
+		rc = skit__scan_add_finding(&inner, &t->sc->rules[ri],
+		                            (enum ctx)t->ctx[line_of(t, b)], 0,
+		                            (const char *)buf, outlen, 0);
 	/* Blobs are decoded after the outer text's keyword pass, so the
 	 * inner scan may reuse the per-rule marks. */
 	if (!rc)
@@ -452,6 +564,15 @@ static int find_blobs(struct text *t)
 		e = i;
 		while (i < n && p[i] == '=' && i - e < 2)
 			i++;
+		/* a view decodes only the blobs its normalising made */
+		if (t->marks && e - b >= BLOB_MIN_HEX) {
+			bool made = false;
+
+			for (size_t k = b; k < e && !made; k++)
+				made = t->marks[k] != 0;
+			if (!made)
+				continue;
+		}
 		if (allhex && e - b >= BLOB_MIN_HEX) {
 			t->blobs++;
 			if (decode_blob(t, b, e, true))
@@ -463,6 +584,44 @@ static int find_blobs(struct text *t)
 		}
 	}
 	return 0;
+}
+
+/*
+ * Read the normalised view of `t` (scan_norm.c) when normalising
+ * changes something: the rules run on it again, and what they find
+ * where the view differs from the text is reported at the text's line.
+ */
+static int scan_view(struct text *t, enum ctx kind)
+{
+	bool md = kind == CTX_INSTRUCTION || kind == CTX_DOC;
+	struct text view;
+	char *data = NULL;
+	uint8_t *marks = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (!md && kind != CTX_SCRIPT && kind != CTX_DATA &&
+	    kind != CTX_DECODED)
+		return 0;
+	rc = skit__scan_normalise(t->file, t->data, t->len, md, &data, &marks,
+	                          &len, &t->sc->work);
+	if (rc || !data)
+		return rc;
+	memset(&view, 0, sizeof(view));
+	view.sc = t->sc;
+	view.rep = t->rep;
+	view.skill = t->skill;
+	view.file = t->file;
+	view.data = data;
+	view.len = len;
+	view.depth = t->depth;
+	view.line_base = t->line_base;
+	view.parent = t;
+	view.marks = marks;
+	rc = skit__scan_text(&view, kind);
+	skitx_free(data);
+	skitx_free(marks);
+	return rc;
 }
 
 /*
@@ -479,12 +638,16 @@ int skit__scan_text(struct text *t, enum ctx kind)
 	int32_t off = 0;
 	int rc;
 
+	t->kind = kind;
 	rc = index_lines(t);
 	if (rc)
 		goto out;
 	classify(t, kind);
 	memset(sc->tried, 0, sc->nrules * sizeof(*sc->tried));
-	for (size_t i = 0; i < t->len; i++) {
+	sc->work += t->len;
+	if (sc->work > WORK_MAX)
+		sc->over = true;
+	for (size_t i = 0; i < t->len && !sc->over; i++) {
 		int32_t o, v = next[off + cls[p[i]]];
 
 		if (v >= 0) {
@@ -504,8 +667,12 @@ int skit__scan_text(struct text *t, enum ctx kind)
 		if (rc)
 			goto out;
 	}
-	if (t->depth < DECODE_DEPTH_MAX)
+	if (!t->marks && (kind == CTX_INSTRUCTION || kind == CTX_DOC))
+		rc = skit__scan_links(t);
+	if (!rc && t->depth < DECODE_DEPTH_MAX && !sc->over)
 		rc = find_blobs(t);
+	if (!rc && !t->marks && !sc->over)
+		rc = scan_view(t, kind);
 out:
 	skitx_free(t->starts);
 	skitx_free(t->ctx);
