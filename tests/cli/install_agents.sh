@@ -152,6 +152,14 @@ printf '{"install": {"agents": ["claude-code"]}}\n' >"$XDG_CONFIG_HOME/skit/conf
 run install ../src/notes </dev/null
 expect_rc 0 "install with install.agents in the user config"
 link_to .claude/skills/notes ../../.agents/skills/notes "the config's default agent"
+# a lock that came with a checkout does not make skit write elsewhere
+sed 's|"links": \[|"links": [ { "agent": "cursor", "copy": false, "dir": "../../../evil/skills" },|' \
+	.agents/skills/.skit-lock.json >"$T/lock" && cp "$T/lock" .agents/skills/.skit-lock.json
+has .agents/skills/.skit-lock.json "evil/skills" "the lock names a folder outside the project"
+run update </dev/null
+expect_rc 0 "update with a link outside the project in the lock"
+gone "$W/evil" "nothing is made outside the project"
+link_to .claude/skills/notes ../../.agents/skills/notes "the project's link is still followed"
 run install ../src/sheets --no-agent </dev/null
 expect_rc 0 "install --no-agent"
 gone .claude/skills/sheets "--no-agent links for no agent"

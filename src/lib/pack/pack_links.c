@@ -376,6 +376,10 @@ struct want {
 	bool recorded; /* the lock records it (as `rec_copy`) */
 	bool rec_copy;
 	bool asked; /* a target of this command */
+	/* recorded, and outside the folder above the root's parent (the
+	 * project, or the home): a lock that came with a checkout does not
+	 * make skit write there */
+	bool outside;
 };
 
 static void wants_free(struct want *w, size_t n)
@@ -447,6 +451,26 @@ static int copy_matches(int dfd, const char *name,
 	return rc;
 }
 
+/* Whether `dir` is inside the folder two levels above `root` (the
+ * project of `<project>/.agents/skills`, the home of
+ * `~/.agents/skills`). */
+static bool under_base(const char *root, const char *dir)
+{
+	char base[PATH_MAX];
+	size_t len;
+
+	snprintf(base, sizeof(base), "%s", root);
+	for (int up = 0; up < 2; up++) {
+		char *slash = strrchr(base, '/');
+
+		if (!slash || slash == base)
+			return false;
+		*slash = '\0';
+	}
+	len = strlen(base);
+	return !strncmp(dir, base, len) && dir[len] == '/';
+}
+
 /* Collect the recorded links and the targets, one per folder. */
 static int collect(struct skit__txn *t, const struct skit__pskill *locked,
                    const skit_install_target *targets, size_t ntargets,
@@ -495,6 +519,7 @@ static int collect(struct skit__txn *t, const struct skit__pskill *locked,
 			skitx_free(dir);
 		}
 		if (rl) {
+			w[k].outside = !under_base(t->root, w[k].dir);
 			w[k].agent = rl->agent;
 			w[k].copy = rl->copy;
 			w[k].recorded = true;
@@ -538,8 +563,16 @@ int skit__links_plan(struct skit__txn *t, const char *name,
 			        0, "%s: %s", w[i].dir, strerror(errno));
 			break;
 		}
-		if (dfd < 0 ||
-		    fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (w[i].outside && !w[i].asked) {
+			/* followed only as far as checking it */
+			keep = dfd >= 0 &&
+			       fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) ==
+			               0 &&
+			       (S_ISLNK(st.st_mode)
+			                ? our_link(dfd, w[i].dir, name, want)
+			                : w[i].rec_copy);
+		} else if (dfd < 0 ||
+		           fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			put = true; /* missing: made (again) */
 		} else if (S_ISLNK(st.st_mode) &&
 		           our_link(dfd, w[i].dir, name, want)) {
@@ -636,7 +669,8 @@ int skit__links_plan_remove(struct skit__txn *t,
 		    fstatat(dfd, locked->name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 			if (S_ISLNK(st.st_mode))
 				take = our_link(dfd, dir, locked->name, want);
-			else if (S_ISDIR(st.st_mode) && rl->copy) {
+			else if (S_ISDIR(st.st_mode) && rl->copy &&
+			         under_base(t->root, dir)) {
 				int same = copy_matches(dfd, locked->name,
 				                        locked, err);
 

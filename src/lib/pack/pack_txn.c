@@ -477,8 +477,16 @@ static void recover_one(int rootfd, const char *name)
 		json_t *moves = json_object_get(j, "moves");
 		bool committed = journal_committed(rootfd, j);
 
-		/* the links went in after the moves: they come out first */
-		skit__links_recover(json_object_get(j, "links"), committed);
+		struct stat st;
+
+		/* The links went in after the moves: they come out first.
+		 * They live outside the root, so only a staging folder skit
+		 * made (0700, this user's: never one that arrived with a
+		 * checkout) may act on them. */
+		if (fstat(stagefd, &st) == 0 && !(st.st_mode & 077) &&
+		    st.st_uid == geteuid())
+			skit__links_recover(json_object_get(j, "links"),
+			                    committed);
 		if (json_is_array(moves) && !committed) {
 			for (size_t i = json_array_size(moves); i-- > 0;) {
 				json_t *o = json_array_get(moves, i);
