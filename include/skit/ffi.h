@@ -82,6 +82,15 @@ SKIT_EXTERN int skit_ffi_hooks_new(skit_ffi_hooks **out,
                                    skit_ffi_text_fn text, void *payload,
                                    skit_error *err);
 
+/**
+ * Ask a model and an agent made with `hooks` to stop (`on`) or clear
+ * the request (`!on`): the flag they watch as skit_agent_options.cancel
+ * and skit_model_options.cancel. skit_agent_send() then returns
+ * SKIT_ECANCELED at its next step, and a request in flight is abandoned.
+ * Only stores an int: safe from another thread or a signal handler.
+ */
+SKIT_EXTERN void skit_ffi_hooks_cancel(skit_ffi_hooks *hooks, bool on);
+
 /** Free hooks. NULL is a no-op. */
 SKIT_EXTERN void skit_ffi_hooks_free(skit_ffi_hooks *hooks);
 
@@ -159,10 +168,13 @@ SKIT_EXTERN int skit_ffi_registry_index(char **out, const skit_registry *reg,
 /**
  * skit_model_new() with options of kind "model": `spec`, `api_key`,
  * `base_url`, `connect_timeout_ms`, `total_timeout_ms`, `max_retries`,
- * `retry_base_ms`, `retry_max_ms`, `no_stream`, `request_log`.
+ * `retry_base_ms`, `retry_max_ms`, `no_stream`, `request_log`. With
+ * `hooks` (may be NULL; borrowed, must outlive the model), its requests
+ * watch skit_ffi_hooks_cancel().
  */
-SKIT_EXTERN int skit_ffi_model_new(skit_model **out, const char *const *options,
-                                   skit_error *err);
+SKIT_EXTERN int skit_ffi_model_new(skit_model **out,
+                                   const skit_ffi_hooks *hooks,
+                                   const char *const *options, skit_error *err);
 
 /**
  * skit_host_new() over `reg` with `policy` (may be NULL) and `hooks`
@@ -187,7 +199,9 @@ SKIT_EXTERN int skit_ffi_host_index(char **out, skit_host *host,
  * for skit_ffi_host_new()) and options of kind "agent": every scalar and
  * string member of skit_agent_options by its name (`max_turns`,
  * `project_dir`, `runs_dir`, `sandbox_mode`, `dynamic_context`...).
- * `reg`, `model`, `policy` and `hooks` must outlive the agent.
+ * With `hooks`, the agent watches skit_ffi_hooks_cancel() (as
+ * skit_agent_options.cancel). `reg`, `model`, `policy` and `hooks` must
+ * outlive the agent.
  */
 SKIT_EXTERN int skit_ffi_agent_new(skit_agent **out, skit_registry *reg,
                                    skit_model *model, const skit_policy *policy,

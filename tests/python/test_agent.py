@@ -63,3 +63,36 @@ def test_agent_budget(skills, project):
     with pytest.raises(skit.Error) as e:
         agent.send("Profile data.csv")
     assert e.value.code == "ELIMIT"
+
+
+def test_ctrl_c_in_a_callback_stops_the_agent(skills, project):
+    steps = []
+
+    def trace(line):
+        steps.append(line)
+        if "activated" in line:
+            raise KeyboardInterrupt
+
+    agent = skit.Agent("replay:" + CASSETTE, registry=skit.Registry([skills]),
+                       project=project, approve=lambda r: True, trace=trace)
+    with pytest.raises(KeyboardInterrupt):
+        agent.send("Profile data.csv")
+    st = agent.state
+    assert st["active"] == ["csv-report"] and st["script_runs"] == 0
+    assert isinstance(agent.approval_errors[0], KeyboardInterrupt)
+
+
+def test_cancel(skills, project):
+    holder = []
+
+    def approve(req):
+        holder[0].cancel()  # as another thread would, mid-task
+        return True
+
+    agent = skit.Agent("replay:" + CASSETTE, registry=skit.Registry([skills]),
+                       project=project, approve=approve)
+    holder.append(agent)
+    with pytest.raises(skit.Error) as e:
+        agent.send("Profile data.csv")
+    assert e.value.code == "ECANCELED"
+    assert agent.state["turns"] == 2

@@ -164,7 +164,7 @@ static void test_ffi__bad_options(void)
 	                (const char *const[]){ "format", "yaml", NULL }),
 	        "format");
 	ASSERT_CONTAINS(refused("nosuch", NULL), "unknown options kind");
-	ASSERT_EQ(skit_ffi_model_new(&model, NULL, NULL), SKIT_EUSAGE);
+	ASSERT_EQ(skit_ffi_model_new(&model, NULL, NULL, NULL), SKIT_EUSAGE);
 	ASSERT(!model);
 }
 
@@ -335,6 +335,7 @@ static void test_ffi__approval_hook(void)
 
 static void test_ffi__agent_state(void)
 {
+	skit_ffi_hooks *hooks = NULL;
 	skit_registry *reg = NULL;
 	skit_model *model = NULL;
 	skit_agent *agent = NULL;
@@ -350,13 +351,15 @@ static void test_ffi__agent_state(void)
 	fputs("{\"text\": \"Hello.\"}\n", f);
 	fclose(f);
 	snprintf(spec, sizeof(spec), "replay:%s", buf);
+	ASSERT_OK(skit_ffi_hooks_new(&hooks, NULL, NULL, NULL, NULL, &err));
 	ASSERT_OK(skit_ffi_model_new(
-	        &model, (const char *const[]){ "spec", spec, NULL }, &err));
+	        &model, hooks, (const char *const[]){ "spec", spec, NULL },
+	        &err));
 	ASSERT_OK(skit_registry_new(&reg, &err));
 	ASSERT_OK(skit_registry_add_root(reg, "ex", examples(buf, sizeof(buf)),
 	                                 &err));
 	ASSERT_OK(skit_registry_scan(reg, &err));
-	ASSERT_OK(skit_ffi_agent_new(&agent, reg, model, NULL, NULL,
+	ASSERT_OK(skit_ffi_agent_new(&agent, reg, model, NULL, hooks,
 	                             (const char *const[]){ "project_dir", top,
 	                                                    "max_turns", "2",
 	                                                    NULL },
@@ -372,8 +375,14 @@ static void test_ffi__agent_state(void)
 	ASSERT_EQ(json_integer_value(json_object_get(j, "index_skills")),
 	          skit_registry_count(reg));
 	json_decref(j);
+	/* skit_ffi_hooks_cancel(): the next send stops at once. */
+	skit_ffi_hooks_cancel(hooks, true);
+	ASSERT_EQ(skit_agent_send(agent, "again", &out, &err), SKIT_ECANCELED);
+	ASSERT(!out);
+	skit_ffi_hooks_cancel(hooks, false);
 	skit_agent_free(agent);
 	skit_model_free(model);
+	skit_ffi_hooks_free(hooks);
 	skit_registry_free(reg);
 }
 

@@ -77,6 +77,7 @@ _PROTOS = {
     "skit_ffi_options": (I, [PP, S, P, E]),
     "skit_ffi_hooks_new": (I, [PP, APPROVE_FN, TRACE_FN, TEXT_FN, P, E]),
     "skit_ffi_hooks_free": (None, [P]),
+    "skit_ffi_hooks_cancel": (None, [P, B]),
     # skills
     "skit_ffi_skill_load": (I, [PP, S, P, E]),
     "skit_ffi_skill_diags": (I, [PP, P, E]),
@@ -128,7 +129,7 @@ _PROTOS = {
     "skit_host_finish": (I, [P, S, E]),
     "skit_host_free": (None, [P]),
     # models and agents
-    "skit_ffi_model_new": (I, [PP, P, E]),
+    "skit_ffi_model_new": (I, [PP, P, P, E]),
     "skit_model_free": (None, [P]),
     "skit_ffi_agent_new": (I, [PP, P, P, P, P, P, E]),
     "skit_agent_send": (I, [P, S, PP, E]),

@@ -48,21 +48,45 @@ class Approval:
 class _Hooks:
     """C callbacks into Python. An exception in a callback never
     crosses into C: an approval that raises is a refusal, and the
-    exception is kept in .errors."""
+    exception is kept in .errors. A KeyboardInterrupt (Ctrl-C arrives
+    while the library runs Python code) also asks the agent to stop
+    (skit_ffi_hooks_cancel()), and the call re-raises it once back."""
 
-    def __init__(self, approve=None, trace=None, on_text=None):
+    def __init__(self, approve=None, trace=None, on_text=None,
+                 always_trace=False):
         self.errors = []
+        self.interrupted = False
         self._approve = approve
         self._trace = trace
         self._on_text = on_text
         self._dec = codecs.getincrementaldecoder("utf-8")("replace")
-        # A callback not given is a NULL function pointer (FN()).
+        # A callback not given is a NULL function pointer (FN()). An
+        # agent always gets a trace callback: Python code at each step
+        # is where a pending Ctrl-C is seen.
         self._cbs = (_lib.APPROVE_FN(self._approve_cb if approve else 0),
-                     _lib.TRACE_FN(self._trace_cb if trace else 0),
+                     _lib.TRACE_FN(self._trace_cb if trace or always_trace
+                                   else 0),
                      _lib.TEXT_FN(self._text_cb if on_text else 0))
         out = ctypes.c_void_p()
         call(lib.skit_ffi_hooks_new, ctypes.byref(out), *self._cbs, None)
         self.ptr = out.value
+
+    def _caught(self, e):
+        self.errors.append(e)
+        if isinstance(e, KeyboardInterrupt):
+            self.interrupted = True
+            lib.skit_ffi_hooks_cancel(self.ptr, True)
+
+    def start(self):
+        """Before a call: clear a cancel left by the last one."""
+        self.interrupted = False
+        lib.skit_ffi_hooks_cancel(self.ptr, False)
+
+    def check(self):
+        """After a call: re-raise a Ctrl-C a callback caught."""
+        if self.interrupted:
+            self.interrupted = False
+            raise KeyboardInterrupt
 
     def _approve_cb(self, req, payload):
         try:
@@ -74,20 +98,21 @@ class _Hooks:
                                  "'yes', 'no' or 'always'" % (answer,))
             return _ANSWERS[answer]
         except BaseException as e:  # noqa: B036 - nothing may reach C
-            self.errors.append(e)
+            self._caught(e)
             return _NO
 
     def _trace_cb(self, kind, line, payload):
         try:
-            self._trace(line.decode("utf-8", "replace"))
+            if self._trace:
+                self._trace(line.decode("utf-8", "replace"))
         except BaseException as e:  # noqa: B036
-            self.errors.append(e)
+            self._caught(e)
 
     def _text_cb(self, text, n, payload):
         try:
             self._on_text(self._dec.decode(ctypes.string_at(text, n)))
         except BaseException as e:  # noqa: B036
-            self.errors.append(e)
+            self._caught(e)
 
 
 def _policy(allow, deny, ask, yes, network, no_network, config):
@@ -127,13 +152,16 @@ class ToolResult(str):
         return self
 
 
-def _result(fn, *args, changed=None):
+def _result(hooks, fn, *args, changed=None):
     out = ctypes.c_void_p()
     is_error = ctypes.c_bool()
     extra = (ctypes.byref(changed),) if changed is not None else ()
+    hooks.start()
     call(fn, *args, ctypes.byref(out), ctypes.byref(is_error), *extra)
-    return ToolResult(take_text(out) or "", is_error.value,
-                      bool(changed is not None and changed.value))
+    result = ToolResult(take_text(out) or "", is_error.value,
+                        bool(changed is not None and changed.value))
+    hooks.check()
+    return result
 
 
 class SkillTools(Handle):
@@ -217,26 +245,26 @@ class SkillTools(Handle):
         if not isinstance(arguments, (str, bytes)):
             arguments = json.dumps(arguments)
         changed = ctypes.c_bool()
-        return _result(lib.skit_host_call, self._h, text_bytes(name, "name"),
+        return _result(self._hooks, lib.skit_host_call, self._h, text_bytes(name, "name"),
                        text_bytes(arguments, "arguments"), changed=changed)
 
     def activate(self, skill, arguments=None):
         """use_skill: the body with `arguments` substituted."""
-        return _result(lib.skit_host_activate, self._h,
+        return _result(self._hooks, lib.skit_host_activate, self._h,
                        text_bytes(skill, "skill"),
                        None if arguments is None
                        else text_bytes(arguments, "arguments"))
 
     def read_resource(self, skill, path):
         """read_skill_resource: a file of an activated skill."""
-        return _result(lib.skit_host_read_resource, self._h,
+        return _result(self._hooks, lib.skit_host_read_resource, self._h,
                        text_bytes(skill, "skill"), path_bytes(path))
 
     def run_script(self, skill, path, args=()):
         """run_skill_script, in the sandbox, approved as the policy says."""
         argv = [text_bytes(a, "argument") for a in args]
         arr = (ctypes.c_char_p * max(len(argv), 1))(*argv)
-        return _result(lib.skit_host_run_script, self._h,
+        return _result(self._hooks, lib.skit_host_run_script, self._h,
                        text_bytes(skill, "skill"), path_bytes(path),
                        ctypes.cast(arr, ctypes.c_void_p), len(argv))
 
@@ -272,15 +300,16 @@ class Agent(Handle):
             raise TypeError("registry must be a skit.Registry")
         mkv = options({"spec": model, "api_key": api_key,
                        "base_url": base_url})
+        hooks = _Hooks(approve, trace, on_text, always_trace=True)
+        pairs = [(lib.skit_ffi_hooks_free, hooks.ptr)]
         out = ctypes.c_void_p()
-        call(lib.skit_ffi_model_new, ctypes.byref(out), mkv)
-        m = out.value
-        pairs = [(lib.skit_model_free, m)]
         try:
+            # The model and the agent watch the hooks' cancel flag.
+            call(lib.skit_ffi_model_new, ctypes.byref(out), hooks.ptr, mkv)
+            m = out.value
+            pairs.insert(0, (lib.skit_model_free, m))
             p = _policy(allow, deny, ask, yes, network, no_network, config)
-            pairs.insert(0, (lib.skit_policy_free, p))
-            hooks = _Hooks(approve, trace, on_text)
-            pairs.insert(0, (lib.skit_ffi_hooks_free, hooks.ptr))
+            pairs.insert(1, (lib.skit_policy_free, p))
             kv = options(dict(opts, project_dir=project, runs_dir=runs_dir))
             call(lib.skit_ffi_agent_new, ctypes.byref(out), registry._h, m,
                  p, hooks.ptr, kv)
@@ -300,11 +329,24 @@ class Agent(Handle):
 
     def send(self, task):
         """Send one user message; run until the model answers without a
-        tool call; return that answer."""
+        tool call; return that answer. Ctrl-C stops it at the next step
+        (KeyboardInterrupt); so does cancel() from another thread
+        (skit.Error ECANCELED)."""
         out = ctypes.c_void_p()
-        call(lib.skit_agent_send, self._h, text_bytes(task, "task"),
-             ctypes.byref(out))
-        return take_text(out) or ""
+        task = text_bytes(task, "task")
+        self._hooks.start()
+        try:
+            call(lib.skit_agent_send, self._h, task, ctypes.byref(out))
+        finally:
+            answer = take_text(out)
+            self._hooks.check()
+        return answer or ""
+
+    def cancel(self):
+        """Ask a send() in progress (in another thread) to stop: it
+        raises skit.Error ECANCELED at its next step. Safe from any
+        thread and from a signal handler."""
+        lib.skit_ffi_hooks_cancel(self._hooks.ptr, True)
 
     @property
     def state(self):

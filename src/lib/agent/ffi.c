@@ -540,6 +540,8 @@ static int put_entry(struct skitx_buf *b, const skit_registry *reg,
 
 struct skit_ffi_hooks {
 	skit_agent_hooks hooks;
+	/* skit_ffi_hooks_cancel(): the agent's and the model's cancel */
+	volatile int cancel;
 	skit_ffi_approve_fn approve;
 	skit_ffi_trace_fn trace;
 	skit_ffi_text_fn text;
@@ -649,6 +651,12 @@ int skit_ffi_hooks_new(skit_ffi_hooks **out, skit_ffi_approve_fn approve,
 	h->hooks.on_text = text ? text_tramp : NULL;
 	*out = h;
 	return 0;
+}
+
+void skit_ffi_hooks_cancel(skit_ffi_hooks *hooks, bool on)
+{
+	assert(hooks);
+	hooks->cancel = on;
 }
 
 int skit_ffi_options(char **out, const char *kind, const char *const *options,
@@ -798,8 +806,8 @@ int skit_ffi_registry_index(char **out, const skit_registry *reg,
 	return rc ? rc : skit_registry_render_index(reg, &o, out, NULL, err);
 }
 
-int skit_ffi_model_new(skit_model **out, const char *const *options,
-                       skit_error *err)
+int skit_ffi_model_new(skit_model **out, const skit_ffi_hooks *hooks,
+                       const char *const *options, skit_error *err)
 {
 	skit_model_options o = SKIT_MODEL_OPTIONS_INIT;
 	int rc;
@@ -807,6 +815,8 @@ int skit_ffi_model_new(skit_model **out, const char *const *options,
 	assert(out);
 	*out = NULL;
 	rc = apply(&o, model_opts, options, err);
+	if (hooks)
+		o.cancel = &hooks->cancel;
 	if (!rc && !o.spec)
 		rc = skit__error_set(err, SKIT_EUSAGE, 0,
 		                     "no model: the option 'spec' is needed");
@@ -861,8 +871,10 @@ int skit_ffi_agent_new(skit_agent **out, skit_registry *reg, skit_model *model,
 	o.registry = reg;
 	o.model = model;
 	o.policy = policy;
-	if (hooks)
+	if (hooks) {
 		o.hooks = hooks->hooks;
+		o.cancel = &hooks->cancel;
+	}
 	return skit_agent_new(out, &o, err);
 }
 
