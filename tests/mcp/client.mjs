@@ -171,7 +171,7 @@ check(client.getServerCapabilities().tools && client.getServerCapabilities().too
 
 // ---- tools --------------------------------------------------------------
 const tools = toolList.map((t) => t.name).sort();
-const wantTools = ["read_skill_resource", "search_skills", "use_skill"];
+const wantTools = ["ask_user", "read_skill_resource", "search_skills", "use_skill"];
 if (flags.includes("--scripts")) wantTools.push("run_skill_script");
 check(JSON.stringify(tools) === JSON.stringify(wantTools.sort()), "tools/list offers the skill tools", tools);
 let r = await client.callTool({ name: "read_skill_resource", arguments: { skill: "release-notes", path: "references/template.md" } });

@@ -348,6 +348,9 @@ static int new_agent(skit_agent **out, skit_mcp_server *srv,
 		ao.project_dir = found ? found : s->scratch;
 	}
 	ao.file_tools = false;
+	/* ask_user asks the client's user when it can (mcp_elicit.c) */
+	ao.on_ask = skit__mcp_ask;
+	ao.ask_payload = s;
 	/* Without --allow-scripts no one approves: run_skill_script is
 	 * neither offered nor disclosed after an activation. */
 	if (srv->allow_scripts)
@@ -988,6 +991,7 @@ static const char *const tool_names[] = {
 	"read_skill_resource",
 	"search_skills",
 	"run_skill_script",
+	"ask_user",
 };
 
 static bool tool_served(const skit_mcp_server *srv, const char *name)
@@ -1202,6 +1206,9 @@ static int m_initialize(skit_mcp_server *srv, struct skit__mcp_session *s,
 	if (rc)
 		return rc;
 	s->initialized = true;
+	/* a client that can show its user a form (ask_user) */
+	s->elicit = json_is_object(json_object_get(
+	        json_object_get(params, "capabilities"), "elicitation"));
 	*result = json_pack(
 	        "{s:s, s:{s:{}, s:{s:b}, s:{s:b, s:b}, s:{s:b}, s:{s:{}}},"
 	        " s:{s:s, s:s, s:s}, s:s}",
@@ -1594,20 +1601,29 @@ static int flush_queue(skit_mcp_server *srv, int out_fd)
 int skit_mcp_serve_stdio(skit_mcp_server *srv, int in_fd, int out_fd,
                          const volatile int *stop, skit_error *err)
 {
+	struct skit__mcp_io io = { 0 };
 	struct skitx_buf in;
 	bool discarding = false, eof = false;
 	char chunk[65536];
+	size_t used = 0;
 	int rc = 0;
 
 	assert(srv);
 	skitx_buf_init(&in, 0);
+	io.in_fd = in_fd;
+	io.out_fd = out_fd;
+	io.in = &in;
+	io.used = &used;
+	io.max_message = srv->max_message;
+	io.stop = stop;
+	srv->sessions[0]->io = &io;
 	while (!rc && !eof) {
 		struct pollfd pf[2] = { { in_fd, POLLIN, 0 },
 			                { srv->watch_fd, POLLIN, 0 } };
 		ssize_t n;
-		char *nl, *resp;
-		size_t used = 0;
+		char *nl, *resp, *copy;
 
+		used = 0;
 		if (stop && *stop) {
 			rc = skit__error_set(err, SKIT_ECANCELED, 0, "stopped");
 			break;
@@ -1657,8 +1673,16 @@ int skit_mcp_serve_stdio(skit_mcp_server *srv, int in_fd, int out_fd,
 				len--;
 			if (!len)
 				continue;
-			rc = skit__mcp_handle(srv, srv->sessions[0], line, len,
+			/* A call may read more input while it runs (asking
+			 * the user: mcp_elicit.c), which moves `in`. */
+			copy = skitx_strndup(line, len);
+			if (!copy) {
+				rc = skit__error_oom(err);
+				break;
+			}
+			rc = skit__mcp_handle(srv, srv->sessions[0], copy, len,
 			                      &resp, err);
+			skitx_free(copy);
 			if (!rc)
 				rc = flush_queue(srv, out_fd);
 			if (!rc && resp)
@@ -1681,6 +1705,7 @@ int skit_mcp_serve_stdio(skit_mcp_server *srv, int in_fd, int out_fd,
 			                     "writing the output: %s",
 			                     strerror(errno));
 	}
+	srv->sessions[0]->io = NULL;
 	skitx_buf_release(&in);
 	return rc;
 }

@@ -24,9 +24,25 @@
 
 #include "skit/agent.h"
 #include "skit/mcp.h"
+#include "util/buf.h"
 
 /* Most HTTP sessions open at once; the oldest is dropped beyond it. */
 #define SKIT__MCP_MAX_SESSIONS 64
+
+/*
+ * The stdio channel while skit_mcp_serve_stdio() runs, so that a tool
+ * call can put a request to the client and read its answer
+ * (mcp_elicit.c). `in` holds what was read; the bytes before `*used`
+ * are handled, the rest is waiting.
+ */
+struct skit__mcp_io {
+	int in_fd, out_fd;
+	struct skitx_buf *in;
+	const size_t *used;
+	size_t max_message;
+	const volatile int *stop;
+	unsigned long next_id;
+};
 
 /* One client's state: its handshake, log level and activated skills. */
 struct skit__mcp_session {
@@ -40,7 +56,19 @@ struct skit__mcp_session {
 	 * project (started in home, / or a system folder); removed with
 	 * the session. NULL when there is a project. */
 	char *scratch;
+	bool elicit;            /* the client can be asked (elicitation) */
+	struct skit__mcp_io *io; /* stdio only, while serving; else NULL */
 };
+
+/*
+ * ask_user for a session's agent (skit_ask_fn; `payload` is the
+ * session): an `elicitation/create` request to a client that declared
+ * the capability, over stdio (mcp_elicit.c). SKIT_ENOTFOUND when no one
+ * can answer: another client, HTTP, the client gone, or no answer in 30
+ * minutes.
+ */
+int skit__mcp_ask(const skit_question *q, skit_tool_output *answer,
+                  void *payload);
 
 /* Open a new session with a random id. NULL on out of memory. */
 struct skit__mcp_session *skit__mcp_session_open(skit_mcp_server *srv);
