@@ -22,6 +22,7 @@
 #include "skit/scan.h"
 #include "skit/mcp.h"
 #include "skit/mcp_client.h"
+#include "skit/ffi.h"
 #include "skit/host.h"
 
 #endif /* SKIT_SKIT_H */
