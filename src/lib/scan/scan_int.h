@@ -34,8 +34,9 @@
 #define WORK_MAX (128u << 20)
 
 /* Marks of a normalised view's bytes (scan_norm.c). */
-#define SKIT__SCAN_FOLDED  1u /* built from pieces, or through a name */
-#define SKIT__SCAN_DECODED 2u /* from escapes, codes or an encoding */
+#define SKIT__SCAN_FOLDED   1u /* built from pieces, or through a name */
+#define SKIT__SCAN_DECODED  2u /* from escapes, codes or an encoding */
+#define SKIT__SCAN_RESOLVED 4u /* a plain name replaced by its value */
 
 /* Where a line sits; decides a finding's weight. */
 enum ctx {

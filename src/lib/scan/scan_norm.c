@@ -56,7 +56,8 @@ struct out {
 struct name {
 	char name[NAME_LEN];
 	char value[VALUE_LEN];
-	bool alias; /* value is a name, not a string */
+	bool alias;   /* value is a name, not a string */
+	uint8_t mark; /* how a use is marked: folded, or plainly resolved */
 };
 
 struct norm {
@@ -132,13 +133,20 @@ static bool is_quote(int c)
 
 static size_t skip_sp(const char *s, size_t i, size_t len, size_t *nl)
 {
-	while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' ||
-	                   (nl && s[i] == '\n'))) {
+	for (;;) {
+		/* a backslash before a newline continues the line */
+		if (nl && i + 1 < len && s[i] == '\\' && s[i + 1] == '\n') {
+			(*nl)++;
+			i += 2;
+			continue;
+		}
+		if (i >= len || !(s[i] == ' ' || s[i] == '\t' || s[i] == '\r' ||
+		                  (nl && s[i] == '\n')))
+			return i;
 		if (s[i] == '\n')
 			(*nl)++;
 		i++;
 	}
-	return i;
 }
 
 /* A literal under construction. */
@@ -608,7 +616,7 @@ static const struct name *lookup(const struct norm *n, const char *s,
 }
 
 static void remember(struct norm *n, const char *name, size_t nlen,
-                     const char *value, size_t vlen, bool alias)
+                     const char *value, size_t vlen, bool alias, uint8_t mark)
 {
 	struct name *nm;
 
@@ -622,6 +630,7 @@ static void remember(struct norm *n, const char *name, size_t nlen,
 	memcpy(nm->value, value, vlen);
 	nm->value[vlen] = '\0';
 	nm->alias = alias;
+	nm->mark = mark;
 }
 
 static bool is_root(const char *v, size_t len)
@@ -762,7 +771,9 @@ static size_t sh_word(struct norm *n, size_t i)
 		}
 		break;
 	}
-	if (!quoted || l.full || (pieces < 2 && k - i == l.len + 2))
+	/* one quoted word alone is a plain string */
+	if (!quoted || l.full ||
+	    (pieces < 2 && is_quote(s[i]) && k - i == l.len + 2))
 		return 0;
 	put(&n->o, l.v, l.len, SKIT__SCAN_FOLDED);
 	return k;
@@ -793,7 +804,7 @@ static void pass_fold(struct norm *n)
 			l.decoded = false;
 			e = read_lit(s, i + 1, len, &l);
 			if (e && l.decoded) {
-				put(&n->o, l.v, l.len, SKIT__SCAN_DECODED);
+				put_lit(n, &l, '\'', SKIT__SCAN_DECODED);
 				i = e;
 				continue;
 			}
@@ -907,9 +918,12 @@ static void collect_names(struct norm *n)
 
 				while (ye < len && is_id(s[ye]))
 					ye++;
+				/* "import subprocess as sp" is an idiom:
+				 * resolved, but no sign of hiding */
 				if (is_root(s + m, me - m))
 					remember(n, s + y, ye - y, s + m,
-					         me - m, true);
+					         me - m, true,
+					         SKIT__SCAN_RESOLVED);
 			}
 			continue;
 		}
@@ -924,8 +938,17 @@ static void collect_names(struct norm *n)
 			l.len = 0;
 			l.full = false;
 			ve = read_lit(s, v, len, &l);
-			if (ve && !l.full)
-				remember(n, s + b, e - b, l.v, l.len, false);
+			if (ve && !l.full) {
+				uint8_t mk = 0;
+
+				/* a constant that was itself built from
+				 * pieces carries that on */
+				for (size_t k = v; n->inm && k < ve; k++)
+					mk |= n->inm[k];
+				remember(n, s + b, e - b, l.v, l.len, false,
+				         mk ? SKIT__SCAN_FOLDED
+				            : SKIT__SCAN_RESOLVED);
+			}
 		} else if (n->lang == LANG_SH) {
 			ve = v;
 			while (ve < len && (is_id(s[ve]) || s[ve] == '-' ||
@@ -933,7 +956,8 @@ static void collect_names(struct norm *n)
 				ve++;
 			if (ve > v && (ve == len || s[ve] == ';' ||
 			               s[ve] == ' ' || s[ve] == '\n'))
-				remember(n, s + b, e - b, s + v, ve - v, false);
+				remember(n, s + b, e - b, s + v, ve - v, false,
+				         SKIT__SCAN_RESOLVED);
 		} else if (v < len && is_id0(s[v])) {
 			const struct name *t;
 
@@ -947,9 +971,11 @@ static void collect_names(struct norm *n)
 			t = lookup(n, s + v, ve - v);
 			if (t && t->alias)
 				remember(n, s + b, e - b, t->value,
-				         strlen(t->value), true);
+				         strlen(t->value), true,
+				         SKIT__SCAN_FOLDED);
 			else if (is_root(s + v, ve - v))
-				remember(n, s + b, e - b, s + v, ve - v, true);
+				remember(n, s + b, e - b, s + v, ve - v, true,
+				         SKIT__SCAN_FOLDED);
 		}
 	}
 }
@@ -981,14 +1007,22 @@ static void pass_names(struct norm *n)
 			size_t b = i + 1 + (s[i + 1] == '{');
 
 			e = b;
-			while (e < len && is_id(s[e]))
+			/* a shell name has no '$' in it */
+			while (e < len && is_id(s[e]) && s[e] != '$')
 				e++;
 			nm = lookup(n, s + b, e - b);
 			if (nm && !nm->alias &&
 			    (s[i + 1] != '{' || (e < len && s[e] == '}'))) {
+				size_t z = e + (s[i + 1] == '{');
+				/* $a$b, ${a}rl: a word built from pieces */
+				bool built = (i > 0 && (is_id(s[i - 1]) ||
+				                        s[i - 1] == '}')) ||
+				             (z < len &&
+				              (is_id(s[z]) || s[z] == '$'));
+
 				put(&n->o, nm->value, strlen(nm->value),
-				    SKIT__SCAN_FOLDED);
-				i = e + (s[i + 1] == '{');
+				    built ? SKIT__SCAN_FOLDED : nm->mark);
+				i = z;
 				continue;
 			}
 		}
@@ -1026,7 +1060,7 @@ static void pass_names(struct norm *n)
 				    s[skip_sp(s, e, len, NULL)] == ']') {
 					put(&n->o, ".", 1, SKIT__SCAN_FOLDED);
 					put(&n->o, nm->value, strlen(nm->value),
-					    SKIT__SCAN_FOLDED);
+					    nm->mark);
 					i = skip_sp(s, e, len, NULL) + 1;
 					continue;
 				}
@@ -1107,7 +1141,7 @@ static void pass_names(struct norm *n)
 						t = u;
 					}
 					put(&n->o, t->value, strlen(t->value),
-					    SKIT__SCAN_FOLDED);
+					    nm->mark);
 					i = e;
 					continue;
 				}
@@ -1121,7 +1155,7 @@ static void pass_names(struct norm *n)
 
 					l.len = strlen(nm->value);
 					memcpy(l.v, nm->value, l.len);
-					put_lit(n, &l, '\'', SKIT__SCAN_FOLDED);
+					put_lit(n, &l, '\'', nm->mark);
 					i = e;
 					continue;
 				}
