@@ -39,8 +39,8 @@ def test_prompt_tools_and_a_call(skills, project):
     assert r.tools_changed
     assert "run_skill_script" in names(layer.tools())
     # JSON text, as the model sends it, works as well as a dict.
-    r2 = layer.call("read_skill_resource",
-                    '{"skill": "csv-report", "path": "references/statistics.md"}')
+    r2 = layer.call("read_skill_resource", '{"skill": "csv-report", '
+                    '"path": "references/statistics.md"}')
     assert not r2.is_error and "median" in r2
     with pytest.raises(skit.Error) as e:
         layer.tools("gemini")
@@ -87,6 +87,13 @@ def test_approval_callback_runs_the_script(skills, project):
     assert req.risk == "execute" and req.reason
     assert json.loads(req.arguments)["args"] == ["data.csv"]
     assert layer.approval_errors == []
+    # The direct calls: the same gate, arguments built for you.
+    r = layer.run_script("csv-report", "scripts/report.py", ["data.csv"])
+    assert not r.is_error and "Rows: 3" in r and len(seen) == 2
+    r = layer.read_resource("csv-report", "references/statistics.md")
+    assert not r.is_error and "median" in r
+    r = layer.read_resource("csv-report", "../../../etc/passwd")
+    assert r.is_error and "root:" not in r
 
 
 def test_always_is_remembered(skills, project):

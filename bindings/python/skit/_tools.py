@@ -245,7 +245,8 @@ class SkillTools(Handle):
         if not isinstance(arguments, (str, bytes)):
             arguments = json.dumps(arguments)
         changed = ctypes.c_bool()
-        return _result(self._hooks, lib.skit_host_call, self._h, text_bytes(name, "name"),
+        return _result(self._hooks, lib.skit_host_call, self._h,
+                       text_bytes(name, "name"),
                        text_bytes(arguments, "arguments"), changed=changed)
 
     def activate(self, skill, arguments=None):
