@@ -249,6 +249,23 @@ static void list_unfinished(const char *root, const char *label, json_t *arr,
 	skit_free(v);
 }
 
+/* The links entry `i` of `lock` records, as JSON. */
+static json_t *links_json(const skit_lock *lock, size_t i)
+{
+	json_t *arr = json_array();
+
+	for (size_t k = 0; k < skit_lock_link_count(lock, i); k++) {
+		const skit_install_link *l = skit_lock_link_at(lock, i, k);
+
+		if (l)
+			json_array_append_new(arr, json_pack("{s:s, s:s, s:b}",
+			                                     "agent", l->agent,
+			                                     "path", l->path,
+			                                     "copy", l->copy));
+	}
+	return arr;
+}
+
 /* One root's lock entries into `arr` (JSON) or onto stdout (text). */
 static int list_root(const char *root, const char *label, json_t *arr,
                      json_t *pending, const char *verb)
@@ -286,14 +303,25 @@ static int list_root(const char *root, const char *label, json_t *arr,
 			                    e->signed_by
 			                            ? json_string(e->signed_by)
 			                            : json_null());
+			json_object_set_new(o, "links", links_json(lock, i));
 			json_array_append_new(arr, o);
 			continue;
 		}
 		cli_put_text(stdout, e->name, true, 40);
 		printf("  %s  ", e->version ? e->version : "-");
 		cli_put_text(stdout, e->source, true, 0);
-		printf("  %s  %s%s\n", e->installed_at ? e->installed_at : "-",
+		printf("  %s  %s%s", e->installed_at ? e->installed_at : "-",
 		       label, e->signed_by ? "  signed" : "");
+		/* the agents it is linked (or copied) for: install --agent */
+		for (size_t k = 0; k < skit_lock_link_count(lock, i); k++) {
+			const skit_install_link *l =
+			        skit_lock_link_at(lock, i, k);
+
+			if (l)
+				printf("%s%s%s", k ? "," : "  for ", l->agent,
+				       l->copy ? " (copy)" : "");
+		}
+		putchar('\n');
 	}
 	skit_lock_free(lock);
 	return CLI_OK;

@@ -62,6 +62,9 @@ has .agents/skills/.skit-lock.json '"dir": "../../.claude/skills"' "the lock rec
 has .agents/skills/.skit-lock.json '"agent": "claude-code"' "the lock records the agent"
 run list --installed </dev/null
 has "$T/out" "pdf" "the skill is installed once, in skit's root"
+has "$T/out" "for claude-code" "list --installed names the agent it is linked for"
+run list --installed --json </dev/null
+has "$T/out" "\"path\": \"$W/proj/.claude/skills/pdf\"" "list --installed --json has the link"
 
 # Codex, Cursor, Gemini CLI and OpenCode read .agents/skills in a project
 run install ../src/pdf --agent codex --agent cursor,gemini-cli --agent opencode </dev/null
