@@ -102,6 +102,10 @@ struct skit__mcp {
 	struct mtool *tools;
 	size_t ntools;
 	long call_timeout_ms;
+	/* web_search (mcp_search.c): 1 + the index of the tool it calls,
+	 * 0 for none, and the name of that tool's query argument. */
+	size_t search;
+	char search_arg[MAX_NAME + 1];
 };
 
 static long long now_ms(void)
@@ -689,6 +693,70 @@ static int handshake(struct skit__mcp *m, struct server *s, long timeout,
 	return 0;
 }
 
+/*
+ * The server's "webSearch" tool, among those it just listed (from
+ * `from`), becomes what web_search calls; its query argument is
+ * "query" when the schema has one, else its first required string.
+ */
+static void pick_search(struct skit__mcp *m, size_t from,
+                        const struct skit__mcp_def *d, struct skit_agent *a)
+{
+	for (size_t i = from; i < m->ntools; i++) {
+		json_t *schema, *props, *req, *v;
+		const char *arg = "query";
+		size_t k;
+
+		if (strcmp(m->tools[i].remote, d->web_search))
+			continue;
+		schema = json_loads(m->tools[i].schema, 0, NULL);
+		props = json_object_get(schema, "properties");
+		req = json_object_get(schema, "required");
+		if (!json_object_get(props, "query"))
+			json_array_foreach(req, k, v)
+			{
+				const char *t = json_string_value(json_object_get(
+				        json_object_get(props,
+				                        json_string_value(v)),
+				        "type"));
+
+				if (t && !strcmp(t, "string")) {
+					arg = json_string_value(v);
+					break;
+				}
+			}
+		if (!json_object_get(props, "query") && !json_array_size(req)) {
+			const char *key;
+
+			/* no query, nothing required: its first text */
+			json_object_foreach(props, key, v)
+			{
+				const char *t = json_string_value(
+				        json_object_get(v, "type"));
+
+				if (t && !strcmp(t, "string")) {
+					arg = key;
+					break;
+				}
+			}
+		}
+		snprintf(m->search_arg, sizeof(m->search_arg), "%s", arg);
+		json_decref(schema);
+		if (m->search)
+			skit__agent_trace(a, SKIT_TRACE_NOTE,
+			                  "web_search: %s replaces %s",
+			                  m->tools[i].full,
+			                  m->tools[m->search - 1].full);
+		m->search = i + 1;
+		skit__agent_trace(a, SKIT_TRACE_NOTE, "web_search: through %s",
+		                  m->tools[i].full);
+		return;
+	}
+	skit__agent_trace(a, SKIT_TRACE_NOTE,
+	                  "MCP server %s has no tool '%s' (its \"webSearch\"):"
+	                  " web_search is not offered",
+	                  d->name, d->web_search);
+}
+
 int skit_agent_use_mcp(skit_agent *a, const skit_mcp_config *c, long timeout_ms,
                        skit_error *err)
 {
@@ -773,6 +841,8 @@ int skit_agent_use_mcp(skit_agent *a, const skit_mcp_config *c, long timeout_ms,
 		skit__agent_trace(a, SKIT_TRACE_NOTE,
 		                  "MCP server %s: %zu tool(s)", d->name,
 		                  m->ntools - before);
+		if (d->web_search)
+			pick_search(m, before, d, a);
 	}
 	return 0;
 }
@@ -800,6 +870,10 @@ static size_t mcp_list(void *self, const struct skit__tool_ctx *c,
 		out[n].hint = "";
 		n++;
 	}
+	if (m && m->search && n < max)
+		n += skit__mcp_search_list(&out[n],
+		                           server_up(&m->srv[m->tools[m->search - 1]
+		                                                     .srv]));
 	return n;
 }
 
@@ -863,6 +937,11 @@ static int mcp_call(void *self, struct skit__tool_ctx *c, const char *name,
 	skit_error e2 = { 0 };
 	int rc;
 
+	if (!t && m && m->search && !strcmp(name, SKIT__WEB_SEARCH))
+		return skit__mcp_search_call(
+		        c, args, m->tools[m->search - 1].full, m->search_arg,
+		        m->tools[m->search - 1].read_only, out, is_error, err,
+		        mcp_call, self);
 	if (!t)
 		return skit__tool_error(out, is_error, "unknown tool '%.64s'",
 		                        name);

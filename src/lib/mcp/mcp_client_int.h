@@ -53,6 +53,9 @@ struct skit__mcp_def {
 	 * skit__mcp_approval_digest()); for a user's, the definition. */
 	char digest[72];
 	bool project, approved, refused;
+	/* "webSearch": the server's tool that skit's web_search calls
+	 * (mcp_client.c); NULL when the server is not a search backend. */
+	char *web_search;
 };
 
 struct skit_mcp_config {
@@ -98,5 +101,28 @@ int skit__mcp_approval_digest(struct skit__mcp_def *d,
  * refused in this run? */
 bool skit__mcp_def_approved(const skit_mcp_config *c,
                             const struct skit__mcp_def *d);
+
+
+/* ---- web_search through an MCP server (mcp_search.c) ---------------- */
+
+#define SKIT__WEB_SEARCH "web_search"
+
+/* A provider's call, for web_search to pass the query on. */
+typedef int (*skit__mcp_call_fn)(void *self, struct skit__tool_ctx *c,
+                                 const char *name, json_t *args,
+                                 struct skitx_buf *out, bool *is_error,
+                                 skit_error *err);
+
+/* web_search's definition into `out` (offered when the server is `up`);
+ * returns 1. */
+size_t skit__mcp_search_list(struct skit__tool_def *out, bool up);
+
+/* Run web_search(query) as a call of the MCP tool `tool` (its query
+ * argument `arg`) through `call`, and frame the results. */
+int skit__mcp_search_call(struct skit__tool_ctx *c, json_t *args,
+                          const char *tool, const char *arg, bool read_only,
+                          struct skitx_buf *out, bool *is_error,
+                          skit_error *err, skit__mcp_call_fn call,
+                          void *self);
 
 #endif

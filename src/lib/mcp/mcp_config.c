@@ -41,6 +41,7 @@ void skit__mcp_def_release(struct skit__mcp_def *d)
 	strv_free(d->env);
 	json_decref(d->headers);
 	skitx_free(d->project_dir);
+	skitx_free(d->web_search);
 }
 
 int skit_mcp_config_new(skit_mcp_config **out, skit_error *err)
@@ -276,6 +277,7 @@ static int parse_def(struct skit__mcp_def *d, const char *name, json_t *o,
 	json_t *args = json_object_get(o, "args");
 	json_t *env = json_object_get(o, "env");
 	json_t *hdr = json_object_get(o, "headers");
+	json_t *ws = json_object_get(o, "webSearch");
 	json_t *v;
 	const char *k;
 	size_t i, n = 0;
@@ -322,8 +324,16 @@ static int parse_def(struct skit__mcp_def *d, const char *name, json_t *o,
 	        "names to strings",
 	        path, name);
 
+	if (ws && (!json_is_string(ws) ||
+	           !skit__mcp_name_ok(json_string_value(ws))))
+		return skit__error_set(err, SKIT_EINVALID, 0,
+		                       "%s: MCP server '%s': \"webSearch\" "
+		                       "names one of its tools",
+		                       path, name);
 	d->name = skitx_strdup(name);
 	d->origin = skitx_strdup(path);
+	if (ws && !(d->web_search = skitx_strdup(json_string_value(ws))))
+		goto oom;
 	d->summary = summarise(cmd, args, env, url, hdr);
 	if (!d->name || !d->origin || !d->summary)
 		goto oom;
