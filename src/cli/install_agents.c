@@ -187,6 +187,18 @@ static char *agent_dir(const struct agent *ag, bool project,
 	                            : NULL;
 }
 
+/* Whether `a` and `b` are one folder (a link between them, as users
+ * make ~/.claude/skills -> ~/.agents/skills). */
+static bool same_folder(const char *a, const char *b)
+{
+	char *ra = realpath(a, NULL), *rb = realpath(b, NULL);
+	bool same = ra && rb && !strcmp(ra, rb);
+
+	free(ra);
+	free(rb);
+	return same;
+}
+
 int cli_install_agent_targets(struct cli_agents *a, const char *label,
                               const char *root, const char *verb)
 {
@@ -219,7 +231,7 @@ int cli_install_agent_targets(struct cli_agents *a, const char *label,
 			rc = CLI_FAIL;
 			break;
 		}
-		if (!strcmp(dir, root)) {
+		if (!strcmp(dir, root) || same_folder(dir, root)) {
 			/* it reads skit's own folder: nothing to link */
 			a->reads_root[a->nreads++] = ag->name;
 			skitx_free(dir);

@@ -149,6 +149,12 @@ run uninstall --scope user sheets --force --yes </dev/null
 expect_rc 0 "uninstall --force removes the edited copy"
 gone "$HOME/.cursor/skills/sheets" "the copy went"
 
+# a user who links ~/.gemini/skills to ~/.agents/skills needs no link
+mv "$HOME/.gemini/skills" "$W/gemini-old" && ln -s ../.agents/skills "$HOME/.gemini/skills"
+run install --scope user ../src/notes --agent gemini-cli </dev/null
+expect_rc 0 "install for an agent whose folder links to skit's"
+has "$T/out" "gemini-cli reads $HOME/.agents/skills itself: nothing to link" "a linked folder is skit's"
+
 # --- the user config's default, and --no-agent
 mkdir -p "$XDG_CONFIG_HOME/skit"
 printf '{"install": {"agents": ["claude-code"]}}\n' >"$XDG_CONFIG_HOME/skit/config.json"
