@@ -14,6 +14,7 @@
 #include "cli/error.h"
 #include "cli/roots.h"
 #include "util/alloc.h"
+#include "util/buf.h"
 #include "util/fs.h"
 #include "util/path.h"
 
@@ -114,6 +115,10 @@ static json_t *finding_json(const skit_scan_finding *f)
 	        f->file, "line", (int)f->line, "where", f->where, "text",
 	        f->text, "explain", f->explain, "path", loc);
 
+	/* what the text became once normalised or decoded */
+	if (o && f->decoded)
+		json_object_set_new(o, "decoded", json_string(f->decoded));
+
 	skitx_free(loc);
 	return o;
 }
@@ -180,6 +185,24 @@ static json_t *report_sarif(const skit_scan_report *rep, const char *version)
 		                phys, "properties", "severity",
 		                skit_scan_severity_name(f->severity), "where",
 		                f->where, "matched", f->text);
+		/* the decoded evidence: what the matched text became once
+		 * folded or decoded, for a reader of the dashboard */
+		if (res && f->decoded) {
+			json_t *props = json_object_get(res, "properties");
+			json_t *msg = json_object_get(res, "message");
+			struct skitx_buf both;
+
+			skitx_buf_init(&both, 4096);
+
+			json_object_set_new(props, "decoded",
+			                    json_string(f->decoded));
+			if (!skitx_buf_printf(&both, "%s (decoded: %s)",
+			                      f->explain, f->decoded))
+				json_object_set_new(
+				        msg, "text",
+				        json_string(skitx_buf_cstr(&both)));
+			skitx_buf_release(&both);
+		}
 		json_array_append_new(results, res);
 		skitx_free(loc);
 	}
@@ -221,6 +244,11 @@ static void print_text(const skit_scan_report *rep, const char *version,
 		fputs("    ", stdout);
 		cli_put_text(stdout, f->text, true, 0);
 		fputc('\n', stdout);
+		if (f->decoded) {
+			fputs("    decoded: ", stdout);
+			cli_put_text(stdout, f->decoded, true, 0);
+			fputc('\n', stdout);
+		}
 		skitx_free(loc);
 	}
 	printf("%s%zu skill%s, %zu file%s scanned (rules %s): ", n ? "\n" : "",
@@ -423,5 +451,10 @@ void cli_install_on_scan(void *userdata, const char *skill,
 		        f->explain);
 		cli_put_text(stderr, f->text, true, 0);
 		fputc('\n', stderr);
+		if (f->decoded) {
+			fputs("    decoded: ", stderr);
+			cli_put_text(stderr, f->decoded, true, 0);
+			fputc('\n', stderr);
+		}
 	}
 }
