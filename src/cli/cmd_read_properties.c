@@ -60,7 +60,11 @@ int cmd_read_properties(int argc, char **argv)
 	}
 	if (skit_skill_load(&skill, argv[optind], NULL, &err) < 0 ||
 	    skit_skill_properties_json(&json, skill, &err) < 0) {
-		cli_error(argv[0], "%s", err.message);
+		char ref[sizeof(err.message)];
+
+		/* skills-ref's command: its words */
+		cli_error(argv[0], "%s",
+		          cli_reference_message(err.message, ref, sizeof(ref)));
 		status = CLI_FAIL;
 	} else {
 		fputs(json, stdout);

@@ -345,6 +345,7 @@ int cmd_to_prompt(int argc, char **argv)
 	struct stat *sts = NULL;
 	bool *known = NULL;
 	skit_error err = { 0 };
+	char ref[sizeof(err.message)];
 	char **dirs = NULL;
 	char *out = NULL;
 	bool strict = false;
@@ -453,6 +454,10 @@ fail:
 		if (failed < (size_t)n && !strict)
 			cli_error(argv[0], "%s: %s", argv[optind + failed],
 			          err.message);
+		else if (strict)
+			cli_error(argv[0], "%s",
+			          cli_reference_message(err.message, ref,
+			                                sizeof(ref)));
 		else
 			cli_error(argv[0], "%s", err.message);
 		goto out;

@@ -118,6 +118,7 @@ static void check_one(const char *path, void *arg)
 	skit_error err = { 0 };
 	const skit_diag *diags;
 	skit_skill *skill;
+	char ref[512];
 	size_t n;
 	bool ok;
 
@@ -153,7 +154,9 @@ static void check_one(const char *path, void *arg)
 				if (diags[k].severity == SKIT_SEVERITY_ERROR ||
 				    strict)
 					fprintf(stderr, "  - %s\n",
-					        diags[k].message);
+					        cli_reference_message(
+					                diags[k].message, ref,
+					                sizeof(ref)));
 		}
 	} else {
 		for (size_t k = 0; k < n; k++)

@@ -54,3 +54,25 @@ int cli_usage_error(const char *verb, const char *fmt, ...)
 	fprintf(stderr, "\nTry 'skit %s --help'.\n", verb);
 	return CLI_USAGE;
 }
+
+const char *cli_reference_message(const char *msg, char *buf, size_t size)
+{
+	static const char flow[] = "Found disallowed flow ";
+	static const char strictyaml[] =
+	        "Found ugly disallowed JSONesque flow mapping (surround with "
+	        "' and ' to make text appear literally)";
+	const char *yaml = strstr(msg, "Invalid YAML in frontmatter: ");
+	const char *hint, *f;
+	size_t n;
+
+	if (!yaml)
+		return msg;
+	yaml += strlen("Invalid YAML in frontmatter: ");
+	f = !strncmp(yaml, flow, strlen(flow)) ? yaml : NULL;
+	hint = strstr(yaml, "; hint: ");
+	if (!f && !hint)
+		return msg;
+	n = (size_t)((f ? f : hint) - msg);
+	snprintf(buf, size, "%.*s%s", (int)n, msg, f ? strictyaml : "");
+	return buf;
+}

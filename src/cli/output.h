@@ -32,4 +32,14 @@ int cli_usage_error(const char *verb, const char *fmt, ...)
 #endif
         ;
 
+/*
+ * `msg` as the reference implementation words it, for the outputs that
+ * reproduce it (validate --format reference, read-properties, to-prompt
+ * --strict): skit's hint after "; hint: " is cut, and a flow collection
+ * gets strictyaml's own words back ("Found ugly disallowed JSONesque flow
+ * mapping ...", for [...] too). Other messages come back unchanged.
+ * Returns `msg` or `buf` (of `size` bytes).
+ */
+const char *cli_reference_message(const char *msg, char *buf, size_t size);
+
 #endif

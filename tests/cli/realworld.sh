@@ -103,7 +103,7 @@ for f in $LOADABLE; do
 	expect_rc 0 "validate --lenient $f"
 done
 run validate --lenient "$R/flow-lists"
-has "$T/err" "warning: Field 'tags' uses YAML flow style" "validate --lenient: the loader's warning"
+has "$T/err" "warning: Field 'tags': Found disallowed flow" "validate --lenient: the loader's warning"
 has "$T/err" "[yaml-flow]" "validate --lenient: its code"
 run validate --lenient "$R/client-fields"
 [ ! -s "$T/err" ] && reg_pass || reg_fail "validate --lenient: client fields draw no warning"

@@ -279,7 +279,7 @@ static void test_skill__yaml_refusals(void)
 		{ "---\nname: y\nmetadata: {}\ndescription: x\n---\n",
 		  "flow mapping" },
 		{ "---\nname: y\nallowed-tools: [a, b]\ndescription: x\n---\n",
-		  "flow mapping" },
+		  "flow sequence [...]" },
 		{ "---\nname: good\ndescription: x\nname: evil\n---\n",
 		  "Duplicate key 'name' found" },
 		{ "---\n%YAML 1.1\n---\n", "Invalid YAML" },

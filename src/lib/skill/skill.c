@@ -1114,9 +1114,8 @@ static int check_flow(struct skit_skill *s)
 	int error = 0;
 
 	if (root->flow)
-		WARN("yaml-flow",
-		     "The frontmatter is written in YAML flow style ({...}); "
-		     "the reference rejects it");
+		WARN("yaml-flow", "The frontmatter: %s",
+		     SKIT_YFLOW_MESSAGE(root->flow == SKIT_YFLOW_MAP));
 	for (size_t i = 0; i < root->n; i++) {
 		const struct skit__ynode *k = root->keys[i];
 
@@ -1124,10 +1123,8 @@ static int check_flow(struct skit_skill *s)
 			continue;
 		line = k->line + 1;
 		col = k->column;
-		WARN("yaml-flow",
-		     "Field '%s' uses YAML flow style ({...} or [...]); the "
-		     "reference rejects it",
-		     k->value);
+		WARN("yaml-flow", "Field '%s': %s", k->value,
+		     SKIT_YFLOW_MESSAGE(k->flow == SKIT_YFLOW_MAP));
 	}
 out:
 	return error;
@@ -1391,7 +1388,8 @@ int skit__skill_parse(struct skit_skill *s, const char *path, int dirfd,
 {
 	struct skitx_buf yaml = SKITX_BUF_INIT, requoted = SKITX_BUF_INIT;
 	enum reread reread;
-	char msg[256], *direct, relmd[PATH_MAX];
+	char msg[384], *direct, relmd[PATH_MAX];
+	const char *hint = NULL;
 	bool lenient = s->opts.flags & SKIT_SKILL_LENIENT;
 	unsigned int line, col, at = 0;
 	enum skitx_fs_why why;
@@ -1454,7 +1452,13 @@ int skit__skill_parse(struct skit_skill *s, const char *path, int dirfd,
 	error = skit__yaml_parse_flags(&s->root, &s->pool, yaml.ptr, yaml.len,
 	                               lenient ? SKIT_YAML_FLOW : 0, msg,
 	                               sizeof(msg), &line, &col);
-	if (error == SKIT_EINVALID && lenient &&
+	/*
+	 * A description YAML cannot hold, in a shape lenient clients read
+	 * as one string: the loader reads it so, with a warning; validate
+	 * keeps the reference's error. Both say the same: YAML's message,
+	 * then our hint, when the re-read alone makes the YAML valid.
+	 */
+	if (error == SKIT_EINVALID &&
 	    (reread = requote_description(yaml.ptr, yaml.len, &requoted,
 	                                  &at)) != REREAD_NONE) {
 		static const char *const codes[] = {
@@ -1462,37 +1466,46 @@ int skit__skill_parse(struct skit_skill *s, const char *path, int dirfd,
 			[REREAD_BLOCK_TEXT] = "description-block-text",
 			[REREAD_UNINDENTED] = "description-unindented",
 		};
-		static const char *const shape[] = {
-			[REREAD_COLON] = "holds ': ' without quotes",
-			[REREAD_BLOCK_TEXT] = "has text after its block "
-			                      "indicator",
-			[REREAD_UNINDENTED] = "goes on over lines at column 0",
+		static const char *const hints[] = {
+			[REREAD_COLON] = "the description holds ': ' without "
+			                 "quotes: put it in quotes or write it "
+			                 "as a block (description: >-)",
+			[REREAD_BLOCK_TEXT] = "the description has text after "
+			                      "its block indicator: start the "
+			                      "text on the next line, indented",
+			[REREAD_UNINDENTED] = "the description goes on over "
+			                      "lines at column 0: indent them "
+			                      "under the key",
 		};
-		char msg2[256];
+		char msg2[384];
 		unsigned int l2, c2;
-		int e2 = skit__yaml_parse_flags(
-		        &s->root, &s->pool, requoted.ptr, requoted.len,
-		        SKIT_YAML_FLOW, msg2, sizeof(msg2), &l2, &c2);
+		int e2 = skit__yaml_parse_flags(&s->root, &s->pool,
+		                                requoted.ptr, requoted.len,
+		                                lenient ? SKIT_YAML_FLOW : 0,
+		                                msg2, sizeof(msg2), &l2, &c2);
 
 		if (e2 == SKIT_ENOMEM) {
 			error = e2;
 			goto out;
 		}
-		if (!e2) {
+		if (!e2 && lenient) {
 			error = skit__skill_diag(
 			        s, SKIT_SEVERITY_WARNING, codes[reread], NULL,
 			        at + 1, 1,
-			        "Field 'description' %s; it was read as one "
-			        "string (the reference rejects it)",
-			        shape[reread]);
+			        "Field 'description': %s, which the reference "
+			        "rejects (read as one string); hint: %s",
+			        msg, hints[reread]);
 			if (error < 0)
 				goto out;
+		} else if (!e2) {
+			hint = hints[reread];
 		}
 	}
 	if (error == SKIT_EINVALID) {
 		/* YAML line 1 is SKILL.md line 2 */
 		error = fatal(s, "yaml-invalid", line ? line + 1 : 0, col,
-		              "Invalid YAML in frontmatter: %s", msg);
+		              "Invalid YAML in frontmatter: %s%s%s", msg,
+		              hint ? "; hint: " : "", hint ? hint : "");
 		goto out;
 	}
 	if (error < 0)

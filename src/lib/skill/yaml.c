@@ -154,14 +154,16 @@ static int check_props(struct builder *b, const yaml_char_t *anchor,
  * A flow collection starts: mark the top-level key it sits under (or the
  * root itself), so that the loader warns once per field.
  */
-static void mark_flow(struct builder *b)
+static void mark_flow(struct builder *b, bool map)
 {
+	struct skit__ynode *n;
+
 	if (!b->depth)
 		return; /* the root: marked when it is attached */
-	if (b->stack[0].pending_key)
-		b->stack[0].pending_key->flow = true;
-	else
-		b->stack[0].node->flow = true;
+	n = b->stack[0].pending_key ? b->stack[0].pending_key
+	                            : b->stack[0].node;
+	if (!n->flow)
+		n->flow = map ? SKIT_YFLOW_MAP : SKIT_YFLOW_SEQ;
 }
 
 static int count_node(struct builder *b, const yaml_mark_t *mark)
@@ -231,15 +233,11 @@ static int on_event(struct builder *b, yaml_event_t *ev, int *documents)
 		                    mark);
 		if (error)
 			return error;
-		/* strictyaml says "mapping" for [...] too; keep its words */
+		/* strictyaml says "mapping" for [...] too: ours names it */
 		if (flow && (b->flags & SKIT_YAML_FLOW))
-			mark_flow(b);
+			mark_flow(b, map);
 		else if (flow)
-			return fail(
-			        b, mark,
-			        "Found ugly disallowed JSONesque flow mapping "
-			        "(surround with ' and ' to make text appear "
-			        "literally)");
+			return fail(b, mark, "%s", SKIT_YFLOW_MESSAGE(map));
 		if (b->depth >= SKIT_YAML_MAX_DEPTH)
 			return fail(b, mark, "nesting deeper than %d levels",
 			            SKIT_YAML_MAX_DEPTH);
@@ -249,7 +247,9 @@ static int on_event(struct builder *b, yaml_event_t *ev, int *documents)
 		n = new_node(b, map ? SKIT_YMAP : SKIT_YSEQ, mark);
 		if (!n)
 			return SKIT_ENOMEM;
-		n->flow = flow && !b->depth;
+		n->flow = flow && !b->depth
+		                  ? (map ? SKIT_YFLOW_MAP : SKIT_YFLOW_SEQ)
+		                  : 0;
 		b->stack[b->depth].node = n;
 		b->stack[b->depth].pending_key = NULL;
 		b->stack[b->depth].alloc = 0;

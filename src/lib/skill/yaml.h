@@ -19,15 +19,35 @@
 
 enum skit__ynode_kind { SKIT_YSCALAR, SKIT_YMAP, SKIT_YSEQ };
 
+/* The kinds of flow collection, as skit__ynode.flow records them. */
+enum { SKIT_YFLOW_SEQ = 1, SKIT_YFLOW_MAP = 2 };
+
+/*
+ * The one wording of a flow collection, for validate's error (strict)
+ * and the loader's warning (lenient): strictyaml's own message, in the
+ * words it uses without its epithets and naming the kind it found, then
+ * our hint after "; hint: ". The CLI's reference-compatible outputs print
+ * strictyaml's exact text instead (docs/format.md).
+ */
+#define SKIT_YFLOW_MESSAGE(map)                                    \
+ ((map) ? "Found disallowed flow mapping {...} (surround with ' "  \
+	  "and ' to make text appear literally); hint: write one " \
+	  "'key: value' a line, indented under the key"            \
+	: "Found disallowed flow sequence [...] (surround with ' " \
+	  "and ' to make text appear literally); hint: write one " \
+	  "'- item' a line (allowed-tools: one space-separated "   \
+	  "string)")
+
 struct skit__ynode {
 	enum skit__ynode_kind kind;
 	unsigned int line, column; /* 1-based, in the YAML text */
 	/*
 	 * With SKIT_YAML_FLOW: set on a top-level key whose value holds a
 	 * flow collection ({...} or [...]), and on a root written in flow
-	 * style, so that the loader can warn once per field.
+	 * style, so that the loader can warn once per field: the kind of
+	 * the first one (SKIT_YFLOW_SEQ or SKIT_YFLOW_MAP), 0 for none.
 	 */
-	bool flow;
+	unsigned char flow;
 	/* SKIT_YSCALAR: written plain (not quoted, not a block scalar), so
 	 * that a reader with a YAML core schema would type it. */
 	bool plain;
