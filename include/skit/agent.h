@@ -15,7 +15,8 @@
  * @brief The agent loop: a model, the skills index, the skill tools, a
  *        plan, budgets and an audit trail.
  *
- * The system prompt is a base prompt plus the skills index (level 1,
+ * The system prompt is a base prompt, the project's instructions
+ * (`AGENTS.md`: skit_instructions_load()) and the skills index (level 1,
  * budgeted). The model sees the tools `use_skill`, `read_skill_resource`,
  * `update_plan`, and `search_skills` when the index was cut or when asked
  * for; the gated tools (`run_skill_script`, `read_file`, `list_dir`,
@@ -271,11 +272,13 @@ typedef struct {
 	bool dynamic_context;
 	/* Version 5: */
 	/** Put the project's instructions (`AGENTS.md`, else `CLAUDE.md`,
-	 *  from the project's root down to project_dir, then the user's
-	 *  `~/.agents/AGENTS.md`; docs/agent.md, "Project instructions") in
-	 *  the system prompt, after the base prompt and before the index.
-	 *  SKIT_AGENT_OPTIONS_INIT sets it true; options of an earlier
-	 *  version get it off. */
+	 *  from the project's root, project_dir, down to the current
+	 *  folder, then the user's `~/.agents/AGENTS.md`; only from folders
+	 *  the user trusts: skit_instructions_load(), docs/agent.md,
+	 *  "Project instructions") in the system prompt, after the base
+	 *  prompt and before the index; the digest of each file goes to the
+	 *  trail. SKIT_AGENT_OPTIONS_INIT sets it true; options of an
+	 *  earlier version get it off. */
 	bool project_instructions;
 	/** The model's context window in tokens; 0: the model's own
 	 *  (skit_model_context_window()), else a built-in default. */
@@ -302,10 +305,11 @@ typedef struct {
 /**
  * Read the agent's settings from the skit config file `path` (JSON, as
  * skit_policy_load_config() reads it) into `opts`: today the top-level
- * boolean `"dynamic_context"`, copied to opts->dynamic_context. A file
- * that is not `trusted` (a project's `.agents/skit.json`) may turn it off
- * but never on: repository content restricts, it never grants; its links
- * are refused. Keys it does not know are left to the other readers.
+ * booleans `"dynamic_context"` and `"project_instructions"`, copied to
+ * the members of the same names. A file that is not `trusted` (a
+ * project's `.agents/skit.json`) may turn them off but never on:
+ * repository content restricts, it never grants; its links are refused.
+ * Keys it does not know are left to the other readers.
  * @return SKIT_OK (opts untouched when the key is absent);
  *         SKIT_ENOTFOUND when the file does not exist; SKIT_EINVALID
  *         for malformed JSON or a value that is not a boolean (err
@@ -315,6 +319,72 @@ typedef struct {
 SKIT_EXTERN int skit_agent_options_load_config(skit_agent_options *opts,
                                                const char *path, bool trusted,
                                                skit_error *err);
+
+/**
+ * The project's instructions: `AGENTS.md` files from the project's root
+ * down to the working folder, the user's own after them; docs/agent.md,
+ * "Project instructions". Opaque; skit_instructions_free() releases it.
+ */
+typedef struct skit_instructions skit_instructions;
+
+/** One instruction file found (skit_instructions_file()). */
+typedef struct {
+	const char *path;  /**< absolute */
+	const char *label; /**< as the prompt names it: "sub/AGENTS.md",
+	                        "~/.agents/AGENTS.md" */
+	bool user;         /**< the user's own file, not the project's */
+	uint64_t size;     /**< bytes on disk */
+	size_t shown;      /**< bytes of it in the prompt text; 0 if skipped */
+	/** SHA-256 of the whole file, lower-case hex; "" when not read. */
+	const char *sha256;
+	/** Why it is not in the prompt ("not a trusted folder", "a symbolic
+	 *  link", "over 1 MiB"...), or NULL when it is (maybe cut: `shown`
+	 *  < `size`). */
+	const char *skipped;
+} skit_instruction_file;
+
+/** Bytes of one file put in the prompt; the rest is cut with a note. */
+#define SKIT_INSTRUCTIONS_FILE_CAP (32 * 1024)
+/** Bytes of all the files together; the farthest are cut first. */
+#define SKIT_INSTRUCTIONS_TOTAL_CAP (64 * 1024)
+
+/**
+ * Find and read the instructions for work in `cwd` on the project
+ * `project_dir`: in each folder from the project's root down to `cwd`
+ * (only the root when `cwd` is not inside it) its `AGENTS.md`, else its
+ * `CLAUDE.md`, read only where the user trusts the folder
+ * (skit_trust_check()) and never through a symbolic link; then the
+ * user's `$SKIT_HOME/AGENTS.md` (default `~/.agents/AGENTS.md`), else
+ * `~/.claude/CLAUDE.md`. Files are capped (SKIT_INSTRUCTIONS_FILE_CAP,
+ * SKIT_INSTRUCTIONS_TOTAL_CAP), cleaned as skill text is, and framed as
+ * the project's instructions by skit_instructions_text().
+ *
+ * @param project_dir  the project; NULL: only the user's file
+ * @param cwd          the working folder; NULL: the current one
+ * @param[out] out     owned by the caller (skit_instructions_free())
+ * @return SKIT_OK (finding no file is not an error: the count is 0);
+ *         SKIT_ENOMEM.
+ */
+SKIT_EXTERN int skit_instructions_load(skit_instructions **out,
+                                       const char *project_dir, const char *cwd,
+                                       skit_error *err);
+
+/** How many files were found, read or skipped, in prompt order. */
+SKIT_EXTERN size_t skit_instructions_count(const skit_instructions *ins);
+
+/** File `i` (< skit_instructions_count()); borrowed from `ins`. */
+SKIT_EXTERN const skit_instruction_file *
+skit_instructions_file(const skit_instructions *ins, size_t i);
+
+/**
+ * The text for a system prompt: the files read, framed as the project's
+ * instructions (the later wins where two disagree); "" when none was
+ * read. Borrowed from `ins`.
+ */
+SKIT_EXTERN const char *skit_instructions_text(const skit_instructions *ins);
+
+/** Free `ins`. NULL is a no-op. */
+SKIT_EXTERN void skit_instructions_free(skit_instructions *ins);
 
 /**
  * Create an agent: render the index, open the run folder (when

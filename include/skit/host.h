@@ -89,6 +89,23 @@ SKIT_EXTERN int skit_host_index(skit_host *host,
                                 skit_error *err);
 
 /**
+ * The project's instructions for the host's system prompt, as skit's
+ * agent puts them after its base prompt and before the index: the
+ * `AGENTS.md` files (else `CLAUDE.md`) of the project (opts->project_dir,
+ * else the registry's) from its root down to the current folder, then
+ * the user's own, only from folders the user trusts, capped and framed
+ * (skit_instructions_load(); docs/agent.md, "Project instructions").
+ * Opt-in: the host's prompt holds nothing of them unless it asks. The
+ * first call records their digests in the trail (`project_instructions`)
+ * and traces each file; the files are read once per host.
+ * @param[out] out  "" when there is none; owned by the caller
+ *                  (skit_free())
+ * @return SKIT_OK; SKIT_ENOMEM.
+ */
+SKIT_EXTERN int skit_host_instructions(skit_host *host, char **out,
+                                       skit_error *err);
+
+/**
  * The tools to offer the model now, as a JSON array in `format`. The
  * list grows when an activated skill's `allowed-tools` discloses a tool
  * (run_skill_script, shell...): skit_host_call() says when.

@@ -152,6 +152,9 @@ int cli_agent_option(struct cli_agent *ca, int c, const char *arg,
 	case CLI_OPT_NO_DYNAMIC_CONTEXT:
 		ca->no_dynamic_context = true;
 		return 1;
+	case CLI_OPT_NO_PROJECT_INSTRUCTIONS:
+		ca->no_project_instructions = true;
+		return 1;
 	case CLI_OPT_SANDBOX:
 		if (skit_sandbox_mode_parse(arg, &ca->sandbox_mode))
 			return cli_usage_error(
@@ -717,8 +720,9 @@ static int open_policy(struct cli_agent *ca, const char *verb)
 }
 
 /*
- * "dynamic_context" of the same config files as the policy's: the user's,
- * the project's (when trusted: it may turn it off, not on), --config.
+ * "dynamic_context" and "project_instructions" of the same config files
+ * as the policy's: the user's, the project's (when trusted: it may turn
+ * them off, not on), --config.
  */
 static int load_agent_config(struct cli_agent *ca, skit_agent_options *ao,
                              const char *verb)
@@ -1058,6 +1062,8 @@ int cli_agent_open(struct cli_agent *ca, bool stream_answer, const char *verb)
 	if (status != CLI_OK)
 		return status;
 	/* The flag wins over every config file. */
+	if (ca->no_project_instructions)
+		ao.project_instructions = false;
 	if (ca->no_dynamic_context)
 		ao.dynamic_context = false;
 	rc = skit_agent_new(&ca->agent, &ao, &err);

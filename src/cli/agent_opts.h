@@ -46,6 +46,7 @@ enum {
 	CLI_OPT_NETWORK,
 	CLI_OPT_NO_FILE_TOOLS,
 	CLI_OPT_NO_DYNAMIC_CONTEXT,
+	CLI_OPT_NO_PROJECT_INSTRUCTIONS,
 	CLI_OPT_SANDBOX,
 	CLI_OPT_KEEP_TEMP,
 	CLI_OPT_DISK_CAP,
@@ -81,6 +82,8 @@ enum {
 	{ "no-file-tools", no_argument, NULL, CLI_OPT_NO_FILE_TOOLS },     \
 	{ "no-dynamic-context", no_argument, NULL,                         \
 	  CLI_OPT_NO_DYNAMIC_CONTEXT },                                    \
+	{ "no-project-instructions", no_argument, NULL,                    \
+	  CLI_OPT_NO_PROJECT_INSTRUCTIONS },                               \
 	{ "sandbox", required_argument, NULL, CLI_OPT_SANDBOX },           \
 	{ "keep-temp", no_argument, NULL, CLI_OPT_KEEP_TEMP },             \
 	{ "disk-cap", required_argument, NULL, CLI_OPT_DISK_CAP },         \
@@ -129,6 +132,10 @@ enum {
 	"as written\n"                                                     \
 	"                      (default: run them as shell calls at "      \
 	"activation)\n"                                                    \
+	"  --no-project-instructions  leave AGENTS.md and CLAUDE.md out of " \
+	"the system\n"                                                     \
+	"                      prompt (default: read from trusted "        \
+	"folders)\n"                                                       \
 	"  --project DIR       the project the run works on (default: the "  \
 	"nearest folder\n"                                                  \
 	"                      above holding .agents, .agent, .claude or "  \
@@ -163,6 +170,7 @@ struct cli_agent {
 	const char *approve_mcp[32]; /* --approve-mcp NAME */
 	size_t napprove_mcp;
 	bool yes, no_network, network, no_file_tools, no_dynamic_context;
+	bool no_project_instructions; /* --no-project-instructions */
 	bool sandbox, keep_temp; /* --sandbox given; --keep-temp */
 	skit_sandbox_mode sandbox_mode;
 	uint64_t disk_cap;               /* --disk-cap, bytes; 0: config */

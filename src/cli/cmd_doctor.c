@@ -717,6 +717,124 @@ static void sec_sandbox(struct doctor *d)
 		        d->st.reset);
 }
 
+/*
+ * The project instructions `skit run` and `skit chat` would put in the
+ * system prompt here (docs/agent.md, "Project instructions"): each file
+ * found, read, cut or skipped and why, and whether a config file turns
+ * them off. Not a finding: an untrusted folder's file is a state.
+ */
+static void sec_instructions(struct doctor *d)
+{
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	const char *project = skit_registry_project_dir(d->reg);
+	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
+	skit_instructions *ins = NULL;
+	skit_error err = { 0 };
+	char *found = NULL, *files[3] = { NULL, NULL, NULL };
+	const char *off = NULL;
+	size_t n;
+
+	/* where run and chat look: the registry's project, else theirs */
+	if (!project && !skit_project_for_run(&found, NULL, &err))
+		project = found;
+	if (!d->no_config) {
+		if (xdg && *xdg == '/')
+			files[0] = skitx_path_join(xdg, "skit/config.json");
+		else if (home && *home == '/')
+			files[0] = skitx_path_join(home,
+			                           ".config/skit/config.json");
+		if (project && skit_registry_project_trusted(d->reg))
+			files[1] =
+			        skitx_path_join(project, ".agents/skit.json");
+	}
+	if (d->config)
+		files[2] = skitx_strdup(d->config);
+	/* as run and chat read them: the user's, the project's (which may
+	 * turn them off, not on), --config; a bad file is the sandbox
+	 * section's to report */
+	for (size_t i = 0; i < 3; i++) {
+		skit_error e = { 0 };
+		bool was = ao.project_instructions;
+
+		if (files[i] &&
+		    !skit_agent_options_load_config(&ao, files[i], i != 1,
+		                                    &e) &&
+		    was != ao.project_instructions)
+			off = ao.project_instructions ? NULL : files[i];
+	}
+	if (skit_instructions_load(&ins, project, NULL, &err) < 0)
+		ins = NULL;
+	n = skit_instructions_count(ins);
+	if (d->json) {
+		fprintf(d->f, "{\n    \"enabled\": %s,\n    \"files\": [",
+		        off ? "false" : "true");
+		for (size_t i = 0; i < n; i++) {
+			const skit_instruction_file *f =
+			        skit_instructions_file(ins, i);
+
+			fprintf(d->f, "%s\n      {\"path\": ", i ? "," : "");
+			cli_put_json_str(d->f, f->path);
+			fputs(", \"label\": ", d->f);
+			cli_put_json_str(d->f, f->label);
+			fprintf(d->f,
+			        ", \"scope\": \"%s\", \"bytes\": %llu, "
+			        "\"shown\": %zu, \"sha256\": ",
+			        f->user ? "user" : "project",
+			        (unsigned long long)f->size, f->shown);
+			cli_put_json_str(d->f, f->sha256);
+			fputs(", \"skipped\": ", d->f);
+			if (f->skipped)
+				cli_put_json_str(d->f, f->skipped);
+			else
+				fputs("null", d->f);
+			fputc('}', d->f);
+		}
+		fputs(n ? "\n    ]\n  }" : "]\n  }", d->f);
+	} else {
+		fprintf(d->f,
+		        "%sProject instructions%s (AGENTS.md, CLAUDE.md: the "
+		        "system prompt of run and chat):\n",
+		        d->st.bold, d->st.reset);
+		if (off) {
+			fputs("  off: \"project_instructions\": false in ",
+			      d->f);
+			text(d, off);
+			fputc('\n', d->f);
+		}
+		if (!n)
+			fputs("  none (no AGENTS.md or CLAUDE.md from the "
+			      "project's root down to here, nor "
+			      "~/.agents/AGENTS.md)\n",
+			      d->f);
+		for (size_t i = 0; i < n; i++) {
+			const skit_instruction_file *f =
+			        skit_instructions_file(ins, i);
+
+			fputs("  ", d->f);
+			text(d, f->label);
+			if (f->skipped) {
+				fprintf(d->f, "  %snot read: %s%s",
+				        d->st.yellow, f->skipped, d->st.reset);
+				if (!strcmp(f->skipped, "not a trusted folder"))
+					fputs(" (skit trust the folder to read "
+					      "it)",
+					      d->f);
+			} else if (f->shown < f->size) {
+				fprintf(d->f, "  cut to %zu of %llu bytes",
+				        f->shown, (unsigned long long)f->size);
+			} else {
+				fprintf(d->f, "  %llu bytes",
+				        (unsigned long long)f->size);
+			}
+			fputc('\n', d->f);
+		}
+	}
+	skit_instructions_free(ins);
+	for (size_t i = 0; i < 3; i++)
+		skitx_free(files[i]);
+	skitx_free(found);
+}
+
 static const struct {
 	const char *key; /* the JSON member */
 	void (*fn)(struct doctor *d);
@@ -725,7 +843,8 @@ static const struct {
 	{ "skills", sec_skills },   { "shadowed", sec_shadowed },
 	{ "skipped", sec_skipped }, { "warnings", sec_warned },
 	{ "nested", sec_nested },   { "diagnostics", sec_diags },
-	{ "index", sec_index },     { "sandbox", sec_sandbox },
+	{ "index", sec_index },     { "instructions", sec_instructions },
+	{ "sandbox", sec_sandbox },
 };
 
 int cmd_doctor(int argc, char **argv)

@@ -19,6 +19,7 @@
 #include "lib/agent/agent_int.h"
 #include "lib/agent/subagent.h"
 #include "lib/agent/audit_int.h"
+#include "lib/agent/instructions.h"
 #include "lib/core/error.h"
 #include "lib/model/model_int.h"
 #include "lib/pack/pack_int.h"
@@ -588,6 +589,12 @@ static int build_system(struct skit_agent *a, const char *base, size_t budget,
 		                       "The project folder is %s; file tools "
 		                       "take paths relative to it.\n",
 		                       a->project_dir);
+	/* The project's instructions: after the base, before the index. */
+	if (!rc && skit__instructions_prompt(a, &b, err)) {
+		skit_free(index);
+		skitx_buf_release(&b);
+		return SKIT_ENOMEM;
+	}
 	rc |= skitx_buf_puts(&b, k ? index : "(no skills are installed)");
 	rc |= skitx_buf_puts(&b, "\n");
 	skit_free(index);
@@ -804,6 +811,9 @@ int skit_agent_new(skit_agent **out, const skit_agent_options *opts,
 	}
 	/* Before version 4 there is no switch: the default, on. */
 	a->dynamic_context = opts->version < 4 || opts->dynamic_context;
+	/* Before version 5 there is no switch: off, as it was. */
+	a->project_instructions =
+	        opts->version >= 5 && opts->project_instructions;
 	a->disk_cap =
 	        opts->disk_cap ? opts->disk_cap : SKIT_SANDBOX_DEFAULT_DISK_CAP;
 	a->task_disk_cap = opts->task_disk_cap ? opts->task_disk_cap
@@ -883,6 +893,7 @@ static int start_run(struct skit_agent *a, const char *task)
 	                  "index_chars", (json_int_t)a->stats.index_chars,
 	                  "index_cut", (json_int_t)a->stats.index_omitted,
 	                  "tools", names, "json_actions", a->json_actions));
+	skit__instructions_audit(a); /* what the system prompt holds */
 	return 0;
 }
 
@@ -1666,6 +1677,7 @@ void skit_agent_free(skit_agent *agent)
 		skitx_free(agent->tc.plan[i].text);
 	skitx_free(agent->tc.plan);
 	skitx_free(agent->system);
+	skit_instructions_free(agent->instructions);
 	for (size_t i = 0; i < agent->nmemos; i++) {
 		skitx_free(agent->memos[i].tool);
 		skitx_free(agent->memos[i].skill);

@@ -11,6 +11,7 @@
 
 #include "skit/host.h"
 #include "lib/agent/agent_int.h"
+#include "lib/agent/instructions.h"
 #include "lib/core/error.h"
 #include "lib/model/model_int.h"
 #include "util/alloc.h"
@@ -54,6 +55,9 @@ int skit_host_new(skit_host **out, const skit_host_options *opts,
 	ao.sandbox_mode = opts->sandbox_mode;
 	ao.workdir = opts->workdir;
 	ao.runs_dir = opts->runs_dir;
+	/* The host's prompt is the host's: its instructions come only when
+	 * it asks (skit_host_instructions()). */
+	ao.project_instructions = false;
 	rc = skit_agent_new(&h->agent, &ao, err);
 	if (rc) {
 		skitx_free(h->none);
@@ -74,6 +78,20 @@ int skit_host_index(skit_host *h, const skit_prompt_options *opts, char **out,
 		po.budget = SKIT_PROMPT_DEFAULT_BUDGET;
 	return skit_registry_render_index(h->agent->reg, opts ? opts : &po, out,
 	                                  NULL, err);
+}
+
+int skit_host_instructions(skit_host *h, char **out, skit_error *err)
+{
+	int rc;
+
+	assert(h && out);
+	*out = NULL;
+	rc = skit__instructions_attach(h->agent, err);
+	if (rc)
+		return rc;
+	skit__instructions_audit(h->agent); /* once, with the digests */
+	*out = skitx_strdup(skit_instructions_text(h->agent->instructions));
+	return *out ? 0 : skit__error_oom(err);
 }
 
 int skit_host_tools(skit_host *h, skit_tools_format format, char **out,

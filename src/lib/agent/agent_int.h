@@ -8,10 +8,11 @@
  * The agent subsystem (src/lib/agent/) owns the loop (agent.c), its tool
  * gate (agent_tools.c), a skill body's dynamic context (dynamic.c),
  * saved script approvals (approvals.c), the audit trail (audit.c), the
- * protected paths (protect.c) and what a task's programs planted
- * (planted.c). It uses tools, model, pack, registry,
- * policy, core. This header is its door for mcp (the server drives an
- * agent's tools) and the tests; nothing below the agent includes it.
+ * protected paths (protect.c), what a task's programs planted
+ * (planted.c) and the project's instructions (instructions.c). It uses
+ * tools, model, pack, registry, policy, core. This header is its door
+ * for mcp (the server drives an agent's tools) and the tests; nothing
+ * below the agent includes it.
  */
 #ifndef SKIT_LIB_AGENT_INT_H
 #define SKIT_LIB_AGENT_INT_H
@@ -73,6 +74,8 @@ struct skit_agent {
 	skit_ask_fn on_ask;   /* answers ask_user; NULL: no one to ask */
 	void *ask_payload;
 	bool dynamic_context; /* run a body's !`command` (dynamic.c) */
+	bool project_instructions;       /* AGENTS.md in the prompt */
+	skit_instructions *instructions; /* what was found (instructions.c) */
 
 	char *system; /* base prompt + index (+ action protocol) */
 	char *task;   /* the first message: what the run is about */

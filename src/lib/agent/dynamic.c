@@ -404,16 +404,26 @@ int skit_agent_options_load_config(skit_agent_options *opts, const char *path,
 	if (rc < 0)
 		return rc;
 	if (!json_is_object(root)) {
-		rc = skit__error_set(err, SKIT_EINVALID, 0,
-		                     "%s: expected a JSON object", path);
-	} else if ((v = json_object_get(root, "dynamic_context"))) {
+		json_decref(root);
+		return skit__error_set(err, SKIT_EINVALID, 0,
+		                       "%s: expected a JSON object", path);
+	}
+	/* Each a switch a project's file may turn off, never on. */
+	for (int i = 0; !rc && i < 2; i++) {
+		const char *key =
+		        i ? "project_instructions" : "dynamic_context";
+		bool *field = i ? &opts->project_instructions
+		                : &opts->dynamic_context;
+
+		v = json_object_get(root, key);
+		if (!v)
+			continue;
 		if (!json_is_boolean(v))
 			rc = skit__error_set(err, SKIT_EINVALID, 0,
-			                     "%s: dynamic_context: expected "
-			                     "true or false",
-			                     path);
+			                     "%s: %s: expected true or false",
+			                     path, key);
 		else if (trusted || !json_is_true(v))
-			opts->dynamic_context = json_is_true(v);
+			*field = json_is_true(v);
 	}
 	json_decref(root);
 	return rc;
