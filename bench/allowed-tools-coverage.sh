@@ -3,8 +3,9 @@
 #
 # allowed-tools-coverage.sh - of the skills in some folders, how many
 # declare allowed-tools, and how many of those name only tools skit's
-# agent offers; the tools named that skit does not offer (WebSearch,
-# Task, Agent, NotebookEdit...), with the number of skills naming each.
+# agent offers (and how many with a search backend, which offers
+# WebSearch); the tools named that skit does not offer (NotebookEdit,
+# TodoWrite...), with the number of skills naming each.
 #
 #	bench/allowed-tools-coverage.sh DIR...
 #
@@ -12,18 +13,19 @@
 # to 12, is a skill (dot folders skipped, links not followed), loaded with
 # the loading rules; allowed-tools is parsed as the agent parses it
 # (skit_allowed_tools_parse()). Offered: Read, Write, Edit, MultiEdit,
-# Bash(...), Grep, Glob, LS, WebFetch, AskUserQuestion, skit's own tool
-# names and mcp__* names. Nothing in DIR is run or changed.
+# Bash(...), Grep, Glob, LS, WebFetch, AskUserQuestion, Task, Agent,
+# skit's own tool names and mcp__* names; WebSearch only with a search
+# backend. Nothing in DIR is run or changed.
 #
 # It runs bench_allowed_tools, built with the tests (bench/): BENCH names
-# it, else build/bench/bench_allowed_tools of this checkout, else the one
-# next to $SKIT (bench/ of skit's build folder).
+# it, else the one next to $SKIT (bench/ of skit's build folder), else
+# build/bench/bench_allowed_tools of this checkout.
 #
 # Exit status: 0; 1 when the program is missing; 2 on a usage error.
 # docs/bench.md ("allowed-tools coverage") has the figures.
 
 case ${1:-} in
--h | --help) sed -n '4,22p' "$0" | sed 's/^# //; s/^#//'; exit 0 ;;
+-h | --help) sed -n '4,25p' "$0" | sed 's/^# //; s/^#//'; exit 0 ;;
 '') echo "usage: bench/allowed-tools-coverage.sh DIR... (--help: more)" >&2; exit 2 ;;
 esac
 for d in "$@"; do
@@ -31,9 +33,12 @@ for d in "$@"; do
 done
 here=$(cd "$(dirname "$0")/.." && pwd)
 if [ -z "${BENCH:-}" ]; then
-	BENCH=$here/build/bench/bench_allowed_tools
-	if [ ! -x "$BENCH" ] && [ -n "${SKIT:-}" ]; then
+	# the build that $SKIT comes from first: the tests run that one
+	if [ -n "${SKIT:-}" ] &&
+		[ -x "$(dirname "$SKIT")/bench/bench_allowed_tools" ]; then
 		BENCH=$(dirname "$SKIT")/bench/bench_allowed_tools
+	else
+		BENCH=$here/build/bench/bench_allowed_tools
 	fi
 fi
 [ -x "$BENCH" ] || { echo "allowed-tools-coverage.sh: no bench_allowed_tools ($BENCH): build with the tests, or set BENCH" >&2; exit 1; }

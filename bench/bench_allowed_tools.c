@@ -34,9 +34,11 @@
 /*
  * The tools skit's agent offers, by the names allowed-tools may use:
  * Claude Code's (Bash covers shell and run_skill_script; WebFetch grants
- * programs HTTP to its domains through skit's proxy) and skit's own.
- * mcp__* names are offered when the server or program provides them.
- * WebSearch, Task, Agent, NotebookEdit, TodoWrite... are not.
+ * programs HTTP to its domains through skit's proxy; Task and Agent name
+ * the task tool, a subagent) and skit's own. mcp__* names are offered
+ * when the server or program provides them. WebSearch is offered only
+ * where a search backend is configured (an MCP server's search tool):
+ * the figure is given both ways. NotebookEdit, TodoWrite... are not.
  */
 static const char *const offered[] = {
 	"Read",
@@ -49,6 +51,8 @@ static const char *const offered[] = {
 	"LS",
 	"WebFetch",
 	"AskUserQuestion",
+	"Task",
+	"Agent",
 	"read_file",
 	"list_dir",
 	"grep",
@@ -63,6 +67,7 @@ static const char *const offered[] = {
 	"search_skills",
 	"update_plan",
 	"ask_user",
+	"task",
 };
 
 struct missing {
@@ -72,6 +77,7 @@ struct missing {
 
 struct totals {
 	unsigned int skills, loaded, declared, covered, unparsed;
+	unsigned int with_search; /* covered once WebSearch is offered */
 	unsigned int not_loaded;
 	struct missing miss[MAX_NAMES];
 	size_t nmiss;
@@ -141,7 +147,7 @@ static void one_skill(struct totals *t, const char *dir)
 	skit_error err = { 0 };
 	const char *text, *p;
 	size_t nseen = 0, len, depth, name;
-	bool all = true;
+	bool all = true, search_only = true;
 
 	t->skills++;
 	opts.flags = SKIT_SKILL_LENIENT;
@@ -160,7 +166,7 @@ static void one_skill(struct totals *t, const char *dir)
 	if (skit_allowed_tools_parse(&at, NULL, text, &err) < 0) {
 		/* the agent grants nothing for it: not covered */
 		t->unparsed++;
-		all = false;
+		all = search_only = false;
 	}
 	skit_allowed_tools_free(at);
 	for (p = text; *p;) {
@@ -181,6 +187,8 @@ static void one_skill(struct totals *t, const char *dir)
 			/* a malformed name (the value does not parse) is
 			 * not a tool to list */
 			all = false;
+			if (name != 9 || strncmp(p, "WebSearch", 9))
+				search_only = false;
 			if (!is_tool_name(p, name)) {
 				p += len;
 				continue;
@@ -191,6 +199,8 @@ static void one_skill(struct totals *t, const char *dir)
 	}
 	if (all)
 		t->covered++;
+	if (all || search_only)
+		t->with_search++;
 	skit_skill_free(s);
 }
 
@@ -266,6 +276,9 @@ int main(int argc, char **argv)
 	       pct(t.declared, t.loaded));
 	printf("name only tools skit offers: %u of %u (%.1f%%)\n", t.covered,
 	       t.declared, pct(t.covered, t.declared));
+	printf("... with a search backend (WebSearch offered): %u of %u "
+	       "(%.1f%%)\n",
+	       t.with_search, t.declared, pct(t.with_search, t.declared));
 	printf("allowed-tools that do not parse: %u\n", t.unparsed);
 	printf("tools named that skit does not offer: %zu\n", t.nmiss);
 	for (size_t i = 0; i < t.nmiss; i++)

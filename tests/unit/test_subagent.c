@@ -22,6 +22,7 @@
 #include "skit/agent.h"
 #include "skit/model.h"
 #include "skit/registry.h"
+#include "skit/skill.h"
 
 static char world[PATH_MAX / 2];
 
@@ -890,6 +891,54 @@ static void test_subagent__parallel(void)
 	httpd_stop(h);
 }
 
+
+/* The lints of Claude Code's subagent fields (skit validate). */
+static bool lint_has(const char *dir, const char *code)
+{
+	skit_skill_options opts = SKIT_SKILL_OPTIONS_INIT;
+	skit_skill *s = NULL;
+	const skit_diag *d;
+	bool found = false;
+	size_t n;
+
+	/* lenient: the spec's validation refuses fields outside it */
+	opts.flags = SKIT_SKILL_LINT | SKIT_SKILL_LENIENT;
+	ASSERT_OK(skit_skill_load(&s, dir, &opts, NULL));
+	ASSERT(skit_skill_valid(s));
+	d = skit_skill_diags(s, &n);
+	for (size_t i = 0; i < n; i++)
+		found = found || !strcmp(d[i].code, code);
+	skit_skill_free(s);
+	return found;
+}
+
+static void test_subagent__lints(void)
+{
+	build_world("lints");
+	put(at(world, "lint/nobody/SKILL.md"),
+	    "---\nname: nobody\ndescription: d\ncontext: fork\n"
+	    "agent: nobody\n---\nB\n");
+	put(at(world, "lint/reviewer/SKILL.md"),
+	    "---\nname: reviewer\ndescription: d\ncontext: fork\n"
+	    "agent: reviewer\n---\nB\n");
+	put(at(world, "lint/nofork/SKILL.md"),
+	    "---\nname: nofork\ndescription: d\nagent: reviewer\n---\nB\n");
+	put(at(world, "lint/inline/SKILL.md"),
+	    "---\nname: inline\ndescription: d\ncontext: inline\n---\nB\n");
+	put(at(world, "lint/search/SKILL.md"),
+	    "---\nname: search\ndescription: d\n"
+	    "allowed-tools: Read Task WebSearch\n---\nB\n");
+	ASSERT(lint_has(at(world, "lint/nobody"), "agent-profile-missing"));
+	/* the user's profile (home/.agents/agents/reviewer.md) is found */
+	ASSERT(!lint_has(at(world, "lint/reviewer"), "agent-profile-missing"));
+	ASSERT(lint_has(at(world, "lint/nofork"), "agent-without-fork"));
+	ASSERT(lint_has(at(world, "lint/inline"), "context-unknown"));
+	ASSERT(!lint_has(at(world, "lint/reviewer"), "context-unknown"));
+	/* Task is offered; WebSearch only with a backend */
+	ASSERT(lint_has(at(world, "lint/search"), "allowed-tools-not-offered"));
+	ASSERT(!lint_has(at(world, "lint/search"), "allowed-tools-unknown-tool"));
+}
+
 /* clang-format off */
 TEST_MAIN(
 	TEST(test_subagent__task_runs)
@@ -900,5 +949,6 @@ TEST_MAIN(
 	TEST(test_subagent__approval)
 	TEST(test_subagent__profile)
 	TEST(test_subagent__fork)
-	TEST(test_subagent__parallel))
+	TEST(test_subagent__parallel)
+	TEST(test_subagent__lints))
 /* clang-format on */

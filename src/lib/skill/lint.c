@@ -610,12 +610,97 @@ static int check_not_offered(struct skit_skill *s)
 			return skit__skill_diag(
 			        s, SKIT_SEVERITY_WARNING,
 			        "allowed-tools-not-offered", NULL, 0, 0,
-			        "allowed-tools names WebSearch, which skit does "
-			        "not offer (no search backend is configured); "
-			        "the skill cannot search the web under skit");
+			        "allowed-tools names WebSearch, which skit offers "
+			        "only where a search backend is configured (an "
+			        "MCP server's search tool); with no search "
+			        "backend the skill cannot search the web");
 		p += len;
 	}
 	return 0;
+}
+
+/* Whether NAME.md is a file in `dir`/`sub`. */
+static bool profile_at(const char *dir, const char *sub, const char *name)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (snprintf(path, sizeof(path), "%s/%s/%s.md", dir, sub, name) >=
+	    (int)sizeof(path))
+		return false;
+	return !lstat(path, &st) && S_ISREG(st.st_mode);
+}
+
+/* Whether an agent profile `name` is in a folder the agent looks in: the
+ * user's, or a project's above the skill (docs/agent.md, "Agent
+ * profiles"). Trust is the agent's business; this is a hint. */
+static bool profile_exists(const struct skit_skill *s, const char *name)
+{
+	const char *home = getenv("HOME"), *sh = getenv("SKIT_HOME");
+	char dir[PATH_MAX], *slash;
+
+	for (const char *c = name; *c; c++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		            "0123456789-_",
+		            *c))
+			return false;
+	if (!*name || strlen(name) > 64)
+		return false;
+	if ((sh && *sh == '/' && profile_at(sh, "agents", name)) ||
+	    (home && *home == '/' &&
+	     (profile_at(home, ".agents/agents", name) ||
+	      profile_at(home, ".claude/agents", name))))
+		return true;
+	if (!s->dir || snprintf(dir, sizeof(dir), "%s", s->dir) >=
+	                       (int)sizeof(dir))
+		return false;
+	while ((slash = strrchr(dir, '/')) && slash != dir) {
+		*slash = '\0';
+		if (profile_at(dir, ".agents/agents", name) ||
+		    profile_at(dir, ".claude/agents", name))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Claude Code's subagent fields: `context: fork` runs the skill as a
+ * subagent (docs/agent.md); any other value means nothing to skit.
+ * `agent: NAME` picks the fork's agent profile: without `context: fork`
+ * it does nothing, and a NAME found in no profile folder runs as the
+ * default subagent (the agent reports it too, at run time).
+ */
+static int check_fork(struct skit_skill *s)
+{
+	const char *ctx = skit_skill_field(s, "context");
+	const char *agent = skit_skill_field(s, "agent");
+	bool fork = ctx && !strcmp(ctx, "fork");
+	int rc = 0;
+
+	if (ctx && !fork)
+		rc = skit__skill_diag(s, SKIT_SEVERITY_WARNING,
+		                      "context-unknown", NULL, 0, 0,
+		                      "context: %.64s means nothing to skit "
+		                      "(context: fork runs the skill as a "
+		                      "subagent)",
+		                      ctx);
+	if (rc || !agent)
+		return rc;
+	if (!fork)
+		return skit__skill_diag(s, SKIT_SEVERITY_WARNING,
+		                        "agent-without-fork", NULL, 0, 0,
+		                        "agent: %.64s has an effect only with "
+		                        "context: fork",
+		                        agent);
+	if (!strcmp(agent, "general-purpose") || profile_exists(s, agent))
+		return 0;
+	return skit__skill_diag(s, SKIT_SEVERITY_WARNING,
+	                        "agent-profile-missing", NULL, 0, 0,
+	                        "agent: %.64s names no agent profile found "
+	                        "(%.64s.md in .agents/agents/ of the project "
+	                        "or of the user); the skill runs as a default "
+	                        "subagent",
+	                        agent, agent);
 }
 
 /* ---- entry point ---------------------------------------------------- */
@@ -694,6 +779,8 @@ int skit__skill_lint(struct skit_skill *s)
 		error = check_placeholder(s);
 	if (!error)
 		error = check_not_offered(s);
+	if (!error)
+		error = check_fork(s);
 	if (!error && lines > BODY_MAX_LINES)
 		error = skit__skill_diag(s, SKIT_SEVERITY_WARNING,
 		                         "body-too-long", NULL, 0, 0,
