@@ -174,8 +174,14 @@ int cmd_search(int argc, char **argv)
 		cli_put_text(stdout, e->description, true, rest);
 		fputc('\n', stdout);
 	}
-	if (!n)
-		fprintf(stderr, "skit search: no match\n");
+	if (!n && skit_registry_count(reg))
+		fprintf(stderr, "skit search: no match among %zu skills\n",
+		        skit_registry_count(reg));
+	else if (!n)
+		fprintf(stderr,
+		        "skit search: no skills in the %zu roots searched; "
+		        "'skit doctor' lists them\n",
+		        skit_registry_root_count(reg));
 	status = CLI_OK;
 out:
 	if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -6,9 +6,9 @@
 # - `skit install DIR` then `skit list --installed` lists the skill from
 #   the project's default root (project:agents), and a `--scope user`
 #   install from the user's;
-# - `skit list` with no skills at all is not silent: one stderr line
-#   names how many roots were searched and where to look next, and
-#   stdout stays empty for scripts.
+# - `skit list` (and `skit search`) with no skills at all is not silent:
+#   one stderr line names how many roots were searched and where to look
+#   next, and stdout stays empty for scripts.
 . "$(dirname "$0")/registry_lib.inc"
 reg_setup
 EX=$SKIT_SOURCE_DIR/examples/skills
@@ -25,6 +25,13 @@ else
 	reg_fail "empty list: no count of the roots searched: $(cat "$T/err")"
 fi
 has "$T/err" "skit doctor" "empty list names doctor"
+run search "csv report" </dev/null
+expect_rc 0 "search with no skills"
+if grep -Eq "^skit search: no skills in the [0-9]+ roots searched" "$T/err"; then
+	reg_pass
+else
+	reg_fail "search with no skills: $(cat "$T/err")"
+fi
 run list --json </dev/null
 expect_rc 0 "list --json with no skills"
 has "$T/out" "[]" "empty JSON array"
