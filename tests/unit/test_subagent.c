@@ -892,6 +892,79 @@ static void test_subagent__parallel(void)
 }
 
 
+/* The tool-call budget is shared too, and a long answer is cut. */
+static void test_subagent__call_budget_and_cap(void)
+{
+	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
+	skit_error err = { 0 };
+	char *answer = NULL, *cass;
+	const char *res;
+	struct reqs r;
+	bool is_error;
+	struct fx f;
+	size_t n;
+	int rc;
+
+	build_world("call_budget");
+	ao.max_tool_calls = 2;
+	fx_open(&f,
+	        cassette("c.jsonl",
+	                 "{\"tool_calls\":[{\"id\":\"t1\",\"name\":\"task\","
+	                 "\"arguments\":{\"description\":\"d\",\"prompt\":"
+	                 "\"p\"}}]}\n"
+	                 "{\"tool_calls\":[{\"id\":\"c1\",\"name\":"
+	                 "\"read_file\",\"arguments\":{\"path\":"
+	                 "\"notes.txt\"}}]}\n"
+	                 "{\"tool_calls\":[{\"id\":\"c2\",\"name\":"
+	                 "\"read_file\",\"arguments\":{\"path\":"
+	                 "\"notes.txt\"}}]}\n"
+	                 "{\"text\":\"PARENT-OK\"}\n"),
+	        NULL, &ao, true);
+	rc = skit_agent_send(f.agent, "go", &answer, &err);
+	if (rc)
+		HARNESS_FAIL("send: %s", err.message);
+	reqs_load(&r, f.log);
+	res = result_of(&r, r.n - 1, "t1", &is_error);
+	ASSERT(is_error);
+	ASSERT_CONTAINS(res, "the subagent stopped: tool-call budget");
+	ASSERT_CONTAINS(res, "shared with the main agent");
+	reqs_free(&r);
+	skit_free(answer);
+	fx_close(&f, rc);
+
+	/* an answer over 64 KiB reaches the parent cut, with a note */
+	build_world("answer_cap");
+	n = 70 * 1024;
+	cass = malloc(n + 512);
+	ASSERT(cass);
+	{
+		static const char head[] =
+		        "{\"tool_calls\":[{\"id\":\"t1\",\"name\":\"task\","
+		        "\"arguments\":{\"description\":\"d\",\"prompt\":"
+		        "\"p\"}}]}\n{\"text\":\"";
+		static const char tail[] =
+		        "END-OF-ANSWER\"}\n{\"text\":\"PARENT-OK\"}\n";
+
+		memcpy(cass, head, sizeof(head) - 1);
+		memset(cass + sizeof(head) - 1, 'A', n);
+		memcpy(cass + sizeof(head) - 1 + n, tail, sizeof(tail));
+	}
+	fx_open(&f, cassette("c.jsonl", cass), NULL, NULL, true);
+	free(cass);
+	rc = skit_agent_send(f.agent, "go", &answer, &err);
+	if (rc)
+		HARNESS_FAIL("send: %s", err.message);
+	reqs_load(&r, f.log);
+	res = result_of(&r, r.n - 1, "t1", &is_error);
+	ASSERT(!is_error);
+	ASSERT_CONTAINS(res, "[the answer was cut at 64 KiB]");
+	ASSERT(!strstr(res, "END-OF-ANSWER"));
+	ASSERT(strlen(res) < 66 * 1024);
+	reqs_free(&r);
+	skit_free(answer);
+	fx_close(&f, rc);
+}
+
 /* The lints of Claude Code's subagent fields (skit validate). */
 static bool lint_has(const char *dir, const char *code)
 {
@@ -946,6 +1019,7 @@ TEST_MAIN(
 	TEST(test_subagent__refused)
 	TEST(test_subagent__denied)
 	TEST(test_subagent__shared_budget)
+	TEST(test_subagent__call_budget_and_cap)
 	TEST(test_subagent__approval)
 	TEST(test_subagent__profile)
 	TEST(test_subagent__fork)

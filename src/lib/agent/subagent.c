@@ -986,6 +986,14 @@ int skit__subagent_fork(struct skit_agent *a, const skit_entry *e,
 		goto out;
 	}
 	j->prompt = skitx_buf_detach(&head, NULL);
+	/* The programs of the skill's dynamic context count in the parent's
+	 * task; the subagent's own task then starts from nothing (as
+	 * skit_agent_send() starts it). */
+	releasing(j->child);
+	j->child->tc.task_scripts = 0;
+	j->child->tc.task_disk_used = 0;
+	j->link.scripts_in = 0;
+	j->link.disk_in = 0;
 	skit__agent_audit(a, "subagent_start",
 	                  json_pack("{s:s, s:s?, s:s?, s:i}", "skill", e->name,
 	                            "run", child_run(j, run, sizeof(run)),
@@ -1006,8 +1014,12 @@ int skit__subagent_fork(struct skit_agent *a, const skit_entry *e,
 	}
 	if (j->is_error) {
 		rc = skit__error_set(err, SKIT_EINVALID, 0,
-		                     "skill '%s' ran as a subagent, which %s",
-		                     e->name, skitx_buf_cstr(&j->out) + 13);
+		                     "skill '%s' ran as a subagent, which %s: "
+		                     "%s",
+		                     e->name,
+		                     strcmp(j->status, "limit") ? "failed"
+		                                                : "stopped",
+		                     j->err.message);
 		goto out;
 	}
 	skitx_buf_clear(out);
