@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuzz_scan.c - the scan module on any bytes: the input is scanned as
- * SKILL.md, as a script and as a reference page. Properties: the scan
- * never fails on content (only out of memory may stop it), and every
- * finding's shown text is one printable line (no control character,
- * no newline), with a known severity and a line inside the input.
+ * SKILL.md, as shell, JavaScript and Python scripts, as a reference page
+ * and as a JSON asset (so the normaliser and every decoder see it), and
+ * given to the normaliser directly. Properties: the scan never fails on
+ * content (only out of memory may stop it); every finding's shown text
+ * and decoded text is one printable line, with a known severity and a
+ * line inside the input; a file's work stays within its budget; the
+ * normalised view keeps the input's line count, its marks are known
+ * bits, and it is at most twice the input plus a little.
  */
 #include "common.h"
 
 #include "skit/scan.h"
+#include "lib/scan/scan_int.h"
 #include "fuzz.h"
 
 static skit_scanner *sc;
@@ -29,13 +34,37 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const char *const as[] = { "SKILL.md", "scripts/run.sh",
-		                          "references/guide.md" };
+	static const char *const as[] = {
+		"SKILL.md",       "scripts/run.sh",      "scripts/run.js",
+		"scripts/run.py", "references/guide.md", "assets/data.json",
+	};
 	size_t lines = 1;
 
 	for (size_t i = 0; i < size; i++)
 		lines += data[i] == '\n';
-	for (size_t k = 0; k < 3; k++) {
+	for (size_t k = 0; k < 2; k++) {
+		char *out = NULL;
+		uint8_t *marks = NULL;
+		size_t olen = 0, work = 0, olines = 1;
+
+		FUZZ_CHECK(skit__scan_normalise(
+		                   k ? "x.md" : "x.js", (const char *)data,
+		                   size, k, &out, &marks, &olen, &work) == 0,
+		           "normalise");
+		if (!out)
+			continue;
+		FUZZ_CHECK(olen <= 2 * size + 4096,
+		           "view of %zu bytes grew to %zu", size, olen);
+		for (size_t i = 0; i < olen; i++) {
+			olines += out[i] == '\n';
+			FUZZ_CHECK(!(marks[i] & ~7u), "mark %u", marks[i]);
+		}
+		FUZZ_CHECK(olines == lines, "view has %zu lines, input %zu",
+		           olines, lines);
+		skitx_free(out);
+		skitx_free(marks);
+	}
+	for (size_t k = 0; k < sizeof(as) / sizeof(*as); k++) {
 		skit_scan_report *rep = NULL;
 		skit_error err = { 0 };
 
@@ -56,7 +85,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				FUZZ_CHECK(
 				        (unsigned char)*p >= 0x20 && *p != 0x7f,
 				        "%s: byte %d in the text", f->rule, *p);
+			for (const char *p = f->decoded; p && *p; p++)
+				FUZZ_CHECK((unsigned char)*p >= 0x20 &&
+				                   *p != 0x7f,
+				           "%s: byte %d in the decoded text",
+				           f->rule, *p);
 		}
+		FUZZ_CHECK(skit__scan_work(sc) <=
+		                   (size_t)WORK_MAX + 2 * SKIT__RX_MATCH_LIMIT,
+		           "work %zu", skit__scan_work(sc));
 		skit_scan_report_free(rep);
 	}
 	return 0;

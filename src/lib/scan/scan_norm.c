@@ -131,6 +131,13 @@ static bool is_quote(int c)
 	return c == '\'' || c == '"' || c == '`';
 }
 
+/* A byte that starts no fold, decoding or name: copied as it is. */
+static bool plain(int c)
+{
+	return !is_id(c) && !is_quote(c) && c != '[' && c != '(' && c != '$' &&
+	       c != '\\';
+}
+
 static size_t skip_sp(const char *s, size_t i, size_t len, size_t *nl)
 {
 	for (;;) {
@@ -881,8 +888,12 @@ static void pass_fold(struct norm *n)
 			i = e;
 			continue;
 		}
-		put_in(n, i, 1);
-		i++;
+		/* a run of bytes that start nothing is copied at once */
+		e = i + 1;
+		while (e < len && plain(s[e]) && !is_id(s[e - 1]))
+			e++;
+		put_in(n, i, e - i);
+		i = e;
 	}
 }
 
@@ -995,7 +1006,6 @@ static void pass_names(struct norm *n)
 	const char *s = n->in;
 	size_t len = n->len, i = 0;
 
-	collect_names(n);
 	while (i < len && !n->o.full) {
 		char c = s[i];
 		size_t e, p;
@@ -1164,8 +1174,12 @@ static void pass_names(struct norm *n)
 			i = e;
 			continue;
 		}
-		put_in(n, i, 1);
-		i++;
+		/* a run of bytes that start nothing is copied at once */
+		e = i + 1;
+		while (e < len && plain(s[e]) && !is_id(s[e - 1]))
+			e++;
+		put_in(n, i, e - i);
+		i = e;
 	}
 }
 
@@ -1201,8 +1215,23 @@ static void pass_markdown(struct norm *n)
 
 	while (i < len && !n->o.full) {
 		int32_t cp;
-		size_t k = skitx_utf8_decode(s + i, len - i, &cp);
+		size_t k;
 		uint8_t mk = mark_next ? SKIT__SCAN_DECODED : 0;
+
+		/* ASCII but '&' is copied as a run */
+		if ((unsigned char)s[i] < 0x80 && s[i] != '&') {
+			size_t e = i + 1;
+
+			while (e < len && (unsigned char)s[e] < 0x80 &&
+			       s[e] != '&')
+				e++;
+			put(&n->o, s + i, 1, mk);
+			put(&n->o, s + i + 1, e - i - 1, 0);
+			mark_next = false;
+			i = e;
+			continue;
+		}
+		k = skitx_utf8_decode(s + i, len - i, &cp);
 
 		if (!k) {
 			put(&n->o, s + i, 1, mk);
@@ -1303,6 +1332,14 @@ static bool any_mark(const uint8_t *m, size_t len)
 	return false;
 }
 
+/* Whether pass 2 has anything to resolve: a declaration, an import
+ * alias, a computed member or getattr. */
+static bool has_names(const char *s, size_t len)
+{
+	return memmem(s, len, "getattr", 7) || memmem(s, len, "['", 2) ||
+	       memmem(s, len, "[\"", 2);
+}
+
 static int out_init(struct out *o, size_t len)
 {
 	o->cap = len * 2 + OUT_SLACK;
@@ -1342,6 +1379,15 @@ int skit__scan_normalise(const char *file, const char *data, size_t len,
 	if (work)
 		*work += len;
 	if (markdown) {
+		bool any = false;
+
+		/* plain ASCII without entities: nothing to normalise */
+		for (size_t i = 0; i < len && !any; i++)
+			any = (unsigned char)data[i] >= 0x80 ||
+			      (data[i] == '&' && i + 1 < len &&
+			       data[i + 1] == '#');
+		if (!any)
+			goto out;
 		rc = out_init(&n->o, len);
 		if (rc)
 			goto out;
@@ -1359,6 +1405,17 @@ int skit__scan_normalise(const char *file, const char *data, size_t len,
 	if (n->o.full)
 		goto out;
 	first = n->o;
+	n->o.s = NULL;
+	n->o.m = NULL;
+	n->in = first.s;
+	n->inm = first.m;
+	n->len = first.len;
+	collect_names(n);
+	/* no names, nothing folded, no obj['x'] or getattr: pass 2 would
+	 * change nothing */
+	if (!n->nnames && !any_mark(first.m, first.len) &&
+	    !has_names(first.s, first.len))
+		goto done;
 	rc = out_init(&n->o, first.len);
 	if (rc)
 		goto out;

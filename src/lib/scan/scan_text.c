@@ -587,6 +587,37 @@ static int find_blobs(struct text *t)
 }
 
 /*
+ * Empty the lines of a view that normalising left as they were (their
+ * newlines stay, so line numbers hold): only a changed line can show
+ * anything new, and the rest need not be read twice. The new length.
+ */
+static size_t keep_changed_lines(char *data, uint8_t *marks, size_t len)
+{
+	size_t w = 0, b = 0;
+
+	while (b < len) {
+		const char *nl = memchr(data + b, '\n', len - b);
+		size_t e = nl ? (size_t)(nl - data) : len;
+		bool changed = false;
+
+		for (size_t k = b; k < e && !changed; k++)
+			changed = marks[k] != 0;
+		if (changed) {
+			memmove(data + w, data + b, e - b);
+			memmove(marks + w, marks + b, e - b);
+			w += e - b;
+		}
+		if (nl) {
+			data[w] = '\n';
+			marks[w++] = 0;
+		}
+		b = e + 1;
+	}
+	data[w] = '\0';
+	return w;
+}
+
+/*
  * Read the normalised view of `t` (scan_norm.c) when normalising
  * changes something: the rules run on it again, and what they find
  * where the view differs from the text is reported at the text's line.
@@ -607,6 +638,7 @@ static int scan_view(struct text *t, enum ctx kind)
 	                          &len, &t->sc->work);
 	if (rc || !data)
 		return rc;
+	len = keep_changed_lines(data, marks, len);
 	memset(&view, 0, sizeof(view));
 	view.sc = t->sc;
 	view.rep = t->rep;
