@@ -262,6 +262,24 @@ SKIT_EXTERN int skit_model_complete(skit_model *model, skit_model_response *out,
                                     skit_model_delta_cb on_delta, void *payload,
                                     skit_error *err);
 
+/**
+ * The model's context window in tokens, from a built-in table of
+ * well-known model names (the longest matching prefix; a router's
+ * "vendor/" prefix is skipped); 0 when unknown, and for replay.
+ */
+SKIT_EXTERN uint64_t skit_model_context_window(const skit_model *model);
+
+/**
+ * Whether the error `message` of skit_model_complete() says the request
+ * did not fit the model's context window (OpenAI's
+ * `context_length_exceeded`, Anthropic's "prompt is too long", and the
+ * wordings of compatible servers). When it names the window ("maximum
+ * context length is 16385 tokens"), `*window` gets it, else 0; `window`
+ * may be NULL.
+ */
+SKIT_EXTERN bool skit_model_error_is_overflow(const char *message,
+                                              uint64_t *window);
+
 /** Free what `resp` owns and zero it. NULL is a no-op. */
 SKIT_EXTERN void skit_model_response_release(skit_model_response *resp);
 

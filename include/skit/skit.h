@@ -24,5 +24,6 @@
 #include "skit/mcp_client.h"
 #include "skit/ffi.h"
 #include "skit/host.h"
+#include "skit/session.h"
 
 #endif /* SKIT_SKIT_H */

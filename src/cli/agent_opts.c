@@ -51,6 +51,25 @@ int cli_agent_option(struct cli_agent *ca, int c, const char *arg,
 	case CLI_OPT_MODEL:
 		ca->model = arg;
 		return 1;
+	case CLI_OPT_CONTINUE:
+		ca->resume = "last";
+		return 1;
+	case CLI_OPT_RESUME:
+		/* `--resume ID` as well as `--resume=ID`: the next word is
+		 * the id when it looks like one (or is "last"). */
+		if (!arg && optind < ca->argc && ca->argv[optind] &&
+		    cli_session_id_like(ca->argv[optind]))
+			arg = ca->argv[optind++];
+		ca->resume = arg ? arg : "last";
+		return 1;
+	case CLI_OPT_CONTEXT_WINDOW:
+		if (parse_count(&v, arg, 100000000) || v < 1024)
+			return cli_usage_error(verb,
+			                       "expected a window of 1024 to "
+			                       "100000000 tokens, got '%s'",
+			                       arg);
+		ca->context_window = v;
+		return 1;
 	case CLI_OPT_MAX_TURNS:
 	case CLI_OPT_MAX_TOOL_CALLS:
 	case CLI_OPT_MAX_SCRIPTS:
@@ -973,6 +992,114 @@ static int project_config_trust(struct cli_agent *ca, bool said,
 	return CLI_OK;
 }
 
+bool cli_session_id_like(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!strcmp(s, "last"))
+		return true;
+	/* 20261121T143005Z-1a2b3c4d, or its start (8 digits at least) */
+	if (n < 8 || n > 64)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') ||
+		      (s[i] >= 'a' && s[i] <= 'f') || s[i] == 'T' ||
+		      s[i] == 'Z' || s[i] == '-'))
+			return false;
+	return s[0] >= '0' && s[0] <= '9';
+}
+
+/* --resume, --continue: the session file, found in the project's trail. */
+static int find_session(struct cli_agent *ca, const char *which,
+                        const char *verb)
+{
+	skit_error err = { 0 };
+	skit_session_info info;
+	char *owned = NULL;
+	const char *runs = ca->runs_dir;
+	int rc;
+
+	if (!runs) {
+		if (cli_project_runs_dir(&owned, ca->project_found) != 0) {
+			cli_error(verb, "cannot find the audit trail to resume "
+			                "from; use --runs-dir");
+			return CLI_FAIL;
+		}
+		runs = owned;
+	}
+	skitx_free(ca->resume_path);
+	ca->resume_path = NULL;
+	rc = skit_session_find(runs, ca->project_found, which,
+	                       &ca->resume_path, &err);
+	skitx_free(owned);
+	if (!rc)
+		rc = skit_session_check(ca->resume_path, &info, &err);
+	if (rc) {
+		cli_error(verb, "%s", err.message);
+		if (rc == SKIT_ENOTFOUND)
+			fprintf(stderr, "hint: `skit runs list` shows the runs "
+			                "and their sessions\n");
+		return rc == SKIT_ENOTFOUND || rc == SKIT_EINVALID ? CLI_USAGE
+		                                                   : CLI_FAIL;
+	}
+	if (!ca->quiet) {
+		fprintf(stderr, "skit %s: continuing session %s (%zu messages", verb,
+		        info.id ? info.id : ca->resume_path, info.messages);
+		if (info.first_line) {
+			fputs(": ", stderr);
+			cli_put_exact(stderr, info.first_line, &ca->style);
+		}
+		fputs(")\n", stderr);
+	}
+	skit_session_info_release(&info);
+	return CLI_OK;
+}
+
+int cli_agent_restart(struct cli_agent *ca, const char *resume,
+                      const char *verb)
+{
+	skit_error err = { 0 };
+	int rc, status;
+
+	if (resume) {
+		status = find_session(ca, resume, verb);
+		if (status != CLI_OK)
+			return status;
+	}
+	skit_agent_finish(ca->agent, "ok", 0, NULL);
+	ca->agent = NULL;
+	ca->ao.resume_session = resume ? ca->resume_path : NULL;
+	ca->ao.model = ca->mod; /* /model may have changed it */
+	rc = skit_agent_new(&ca->agent, &ca->ao, &err);
+	if (rc < 0) {
+		cli_error(verb, "%s", err.message);
+		return CLI_FAIL;
+	}
+	return open_mcp(ca, verb);
+}
+
+int cli_agent_switch_model(struct cli_agent *ca, const char *spec,
+                           const char *verb)
+{
+	skit_model_options mo = ca->mo;
+	skit_model *m = NULL;
+	skit_error err = { 0 };
+	int rc;
+
+	mo.spec = spec;
+	rc = skit_model_new(&m, &mo, &err);
+	if (!rc)
+		rc = skit_agent_set_model(ca->agent, m, &err);
+	if (rc) {
+		cli_error(verb, "%s", err.message);
+		skit_model_free(m);
+		return CLI_FAIL;
+	}
+	skit_model_free(ca->mod);
+	ca->mod = m;
+	return CLI_OK;
+}
+
 int cli_agent_open(struct cli_agent *ca, bool stream_answer, const char *verb)
 {
 	skit_model_options mo = SKIT_MODEL_OPTIONS_INIT;
@@ -1066,6 +1193,16 @@ int cli_agent_open(struct cli_agent *ca, bool stream_answer, const char *verb)
 		ao.project_instructions = false;
 	if (ca->no_dynamic_context)
 		ao.dynamic_context = false;
+	if (ca->context_window)
+		ao.context_window = ca->context_window;
+	if (ca->resume) {
+		status = find_session(ca, ca->resume, verb);
+		if (status != CLI_OK)
+			return status;
+		ao.resume_session = ca->resume_path;
+	}
+	ca->mo = mo;
+	ca->ao = ao;
 	rc = skit_agent_new(&ca->agent, &ao, &err);
 	if (rc < 0) {
 		cli_error(verb, "%s", err.message);
@@ -1114,6 +1251,8 @@ int cli_agent_close(struct cli_agent *ca, int rc, const char *verb)
 	ca->policy = NULL;
 	ca->project_found = NULL;
 	skitx_free(ca->runs_dir_owned);
+	skitx_free(ca->resume_path);
+	ca->resume_path = NULL;
 	ca->mod = NULL;
 	ca->reg = NULL;
 	ca->runs_dir_owned = NULL;

@@ -52,6 +52,9 @@ enum {
 	CLI_OPT_DISK_CAP,
 	CLI_OPT_PROJECT,
 	CLI_OPT_APPROVE_MCP,
+	CLI_OPT_CONTEXT_WINDOW,
+	CLI_OPT_RESUME,
+	CLI_OPT_CONTINUE,
 };
 
 /* clang-format off */
@@ -88,7 +91,10 @@ enum {
 	{ "keep-temp", no_argument, NULL, CLI_OPT_KEEP_TEMP },             \
 	{ "disk-cap", required_argument, NULL, CLI_OPT_DISK_CAP },         \
 	{ "project", required_argument, NULL, CLI_OPT_PROJECT },          \
-	{ "approve-mcp", required_argument, NULL, CLI_OPT_APPROVE_MCP }
+	{ "approve-mcp", required_argument, NULL, CLI_OPT_APPROVE_MCP },   \
+	{ "context-window", required_argument, NULL, CLI_OPT_CONTEXT_WINDOW }, \
+	{ "resume", optional_argument, NULL, CLI_OPT_RESUME },             \
+	{ "continue", no_argument, NULL, CLI_OPT_CONTINUE }
 
 #define CLI_AGENT_HELP                                                     \
 	"  --model PROVIDER:MODEL  openai:MODEL, anthropic:MODEL or "      \
@@ -147,6 +153,16 @@ enum {
 	"(default 1024)\n"                                                 \
 	"  --keep-temp         keep the run's private temporary folder "   \
 	"(HOME, TMPDIR)\n"                                                 \
+	"  --continue          continue this project's last session "     \
+	"(its conversation,\n"                                             \
+	"                      active skills and plan)\n"                  \
+	"  --resume [ID|last]  continue the session ID (`skit runs list` " \
+	"shows them)\n"                                                    \
+	"  --context-window N  the model's context window in tokens "      \
+	"(default: known\n"                                                \
+	"                      models' own, else 128000); the "            \
+	"conversation is\n"                                                \
+	"                      compacted past 80 percent of it\n"                 \
 	"  --workdir DIR       use DIR as that folder (kept; default: a "  \
 	"fresh one)\n"                                                     \
 	"  --runs-dir DIR      audit trail folder (default: "              \
@@ -176,6 +192,11 @@ struct cli_agent {
 	uint64_t disk_cap;               /* --disk-cap, bytes; 0: config */
 	skit_sandbox_config sandbox_cfg; /* from the config files */
 	const char *model, *workdir, *runs_dir, *request_log, *project;
+	const char *resume;           /* --resume ID, --continue: "last" */
+	unsigned long long context_window; /* --context-window */
+	skit_model_options mo;        /* as the model was made (/model) */
+	skit_agent_options ao;        /* as the agent was made (/clear) */
+	char *resume_path;            /* the session file resumed */
 	bool no_audit, search, json_actions, no_stream, trace, quiet;
 	unsigned int max_turns, max_tool_calls, max_scripts, max_skills;
 	unsigned long long max_tokens;
@@ -219,6 +240,22 @@ int cli_agent_option(struct cli_agent *ca, int c, const char *arg,
  * exit status after printing the error.
  */
 int cli_agent_open(struct cli_agent *ca, bool stream_answer, const char *verb);
+
+/* Whether `s` reads as a session id (a run id, its start, or "last"). */
+bool cli_session_id_like(const char *s);
+
+/*
+ * Chat's /clear and /resume: finish the agent's session and start
+ * another, continuing the session `resume` ("last", an id) or, NULL, a
+ * new one. Returns CLI_OK, or an exit status after printing the error
+ * (the old session is kept when `resume` is not found).
+ */
+int cli_agent_restart(struct cli_agent *ca, const char *resume,
+                      const char *verb);
+
+/* Chat's /model: use the model `spec` from the next request on. */
+int cli_agent_switch_model(struct cli_agent *ca, const char *spec,
+                           const char *verb);
 
 /* Install / remove the SIGINT handler that sets cli_interrupted. */
 void cli_agent_catch_sigint(bool on);

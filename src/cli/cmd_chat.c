@@ -36,10 +36,18 @@ static void help(void)
 	       "  $NAME               mentioning a skill activates it\n"
 	       "  /skills             list the skills (* = active)\n"
 	       "  /plan               show the plan\n"
+	       "  /compact [FOCUS]    summarise the older turns now (keeping "
+	       "FOCUS)\n"
+	       "  /context            how full the model's context window is\n"
+	       "  /clear              start a new session\n"
+	       "  /resume [ID]        continue a session (default: the last "
+	       "one)\n"
+	       "  /model SPEC         use another model from the next message\n"
 	       "  /help               this list\n"
-	       "  /exit, /quit        leave (so does end of input)\n\n"
-	       "Options:\n" CLI_AGENT_HELP
-	       "  -h, --help          show this help\n");
+	       "  /exit, /quit        leave (so does end of input)\n\n");
+	fputs("Options:\n" CLI_AGENT_HELP
+	      "  -h, --help          show this help\n",
+	      stdout);
 }
 
 static char *history_path(void)
@@ -141,8 +149,10 @@ static const skit_registry *complete_reg;
 
 static char *complete_next(const char *text, int state)
 {
-	static const char *const commands[] = { "exit", "help", "plan", "quit",
-		                                "skills" };
+	static const char *const commands[] = {
+		"clear", "compact", "context", "exit",   "help",
+		"model", "plan",    "quit",    "resume", "skills",
+	};
 	static size_t i, len;
 	const char *word = text + (*text == '/');
 	size_t nc = SKIT_ARRAY_SIZE(commands);
@@ -250,11 +260,94 @@ static void release_line(char *line, bool from_readline)
 		skitx_free(line);
 }
 
+/* `line` is the command `cmd` ("/compact"), alone or with words after
+ * it; *rest gets those words ("" when none). */
+static bool is_command(const char *line, const char *cmd, const char **rest)
+{
+	size_t n = strlen(cmd);
+
+	if (strncmp(line, cmd, n) || (line[n] && line[n] != ' '))
+		return false;
+	for (line += n; *line == ' '; line++)
+		;
+	*rest = line;
+	return true;
+}
+
+static void show_context(struct cli_agent *ca)
+{
+	skit_agent_context_info ci;
+
+	skit_agent_context(ca->agent, &ci);
+	if (ci.window)
+		printf("context: about %llu of %llu tokens (%llu%%)",
+		       (unsigned long long)ci.used,
+		       (unsigned long long)ci.window,
+		       (unsigned long long)(ci.used * 100 / ci.window));
+	else
+		printf("context: about %llu tokens (no window known: "
+		       "--context-window sets one)",
+		       (unsigned long long)ci.used);
+	printf(", %zu messages, %u compaction(s); model %s:%s\n", ci.messages,
+	       ci.compactions, skit_model_provider(ca->mod),
+	       skit_model_name(ca->mod));
+	if (skit_agent_session_id(ca->agent))
+		printf("session: %s\n", skit_agent_session_id(ca->agent));
+}
+
+/* /compact, /clear, /resume, /model, /context: 0 when handled (errors
+ * are printed and the session goes on), -1 for another line. */
+static int session_command(struct cli_agent *ca, const char *line)
+{
+	skit_error err = { 0 };
+	const char *rest;
+
+	if (is_command(line, "/compact", &rest)) {
+		if (skit_agent_compact(ca->agent, *rest ? rest : NULL, &err))
+			fprintf(stderr, "skit chat: %s\n", err.message);
+		else
+			show_context(ca);
+		return 0;
+	}
+	if (is_command(line, "/context", &rest)) {
+		show_context(ca);
+		return 0;
+	}
+	if (is_command(line, "/clear", &rest)) {
+		if (cli_agent_restart(ca, NULL, "chat") == CLI_OK)
+			printf("New session%s%s.\n",
+			       skit_agent_session_id(ca->agent) ? " " : "",
+			       skit_agent_session_id(ca->agent)
+			               ? skit_agent_session_id(ca->agent)
+			               : "");
+		return 0;
+	}
+	if (is_command(line, "/resume", &rest)) {
+		cli_agent_restart(ca, *rest ? rest : "last", "chat");
+		return 0;
+	}
+	if (is_command(line, "/model", &rest)) {
+		if (!*rest)
+			printf("model %s:%s (/model PROVIDER:MODEL changes "
+			       "it)\n",
+			       skit_model_provider(ca->mod),
+			       skit_model_name(ca->mod));
+		else if (cli_agent_switch_model(ca, rest, "chat") == CLI_OK)
+			printf("model %s:%s from the next message.\n",
+			       skit_model_provider(ca->mod),
+			       skit_model_name(ca->mod));
+		return 0;
+	}
+	return -1;
+}
+
 /* Returns 1 to leave, 0 when the line was a REPL command, -1 otherwise. */
 static int repl_command(struct cli_agent *ca, const char *line)
 {
 	if (!strcmp(line, "/exit") || !strcmp(line, "/quit"))
 		return 1;
+	if (session_command(ca, line) == 0)
+		return 0;
 	if (!strcmp(line, "/skills")) {
 		list_skills(ca);
 		return 0;
@@ -265,7 +358,8 @@ static int repl_command(struct cli_agent *ca, const char *line)
 	}
 	if (!strcmp(line, "/help")) {
 		printf("/NAME ARGS  activate a skill   $NAME  mention a skill\n"
-		       "/skills  /plan  /help  /exit\n");
+		       "/skills  /plan  /compact [FOCUS]  /context  /clear  "
+		       "/resume [ID]  /model SPEC  /help  /exit\n");
 		return 0;
 	}
 	return -1;

@@ -18,6 +18,7 @@
 #include "skit/prompt.h"
 #include "lib/agent/agent_int.h"
 #include "lib/agent/subagent.h"
+#include "lib/agent/approvals.h"
 #include "lib/agent/audit_int.h"
 #include "lib/agent/instructions.h"
 #include "lib/core/error.h"
@@ -26,6 +27,7 @@
 #include "lib/tools/custom_tools.h"
 #include "lib/agent/planted.h"
 #include "lib/agent/protect.h"
+#include "lib/agent/session.h"
 #include "util/path.h"
 #include "util/utf8.h"
 
@@ -80,7 +82,7 @@ static int audit_failed(struct skit_agent *a, skit_error *err)
 
 /* ---- conversation ----------------------------------------------------- */
 
-static void msg_release(struct agent_msg *m)
+void skit__agent_msg_release(struct agent_msg *m)
 {
 	for (size_t i = 0; i < m->ncalls; i++) {
 		skitx_free((char *)m->calls[i].id);
@@ -137,11 +139,36 @@ static int push_result(struct skit_agent *a, const skit_tool_call *call,
 	struct skitx_buf b;
 	int rc;
 
+	struct skitx_buf cut = SKITX_BUF_INIT;
+	size_t cap = skit__context_result_cap(a), len = strlen(text);
+
+	/* One result never takes more than its share of the window. */
+	if (len > cap) {
+		size_t keep = cap > 200 ? cap - 200 : cap;
+
+		while (keep > 0 && ((unsigned char)text[keep] & 0xC0) == 0x80)
+			keep--;
+		if (skitx_buf_add(&cut, text, keep) ||
+		    skitx_buf_printf(&cut,
+		                     "\n[result cut from %zu to %zu bytes to "
+		                     "fit the model's context window]",
+		                     len, keep)) {
+			skitx_buf_release(&cut);
+			return skit__error_oom(err);
+		}
+		text = skitx_buf_cstr(&cut);
+		skit__agent_trace(a, SKIT_TRACE_NOTE,
+		                  "the result of %s was cut from %zu to %zu "
+		                  "bytes to fit the context window",
+		                  call->name, len, keep);
+	}
 	if (a->json_actions) {
 		skitx_buf_init(&b, 0);
-		if (skitx_buf_printf(&b, "%s of %s:\n%s",
-		                     is_error ? "Error" : "Result", call->name,
-		                     text)) {
+		rc = skitx_buf_printf(&b, "%s of %s:\n%s",
+		                      is_error ? "Error" : "Result", call->name,
+		                      text);
+		skitx_buf_release(&cut);
+		if (rc) {
 			skitx_buf_release(&b);
 			return skit__error_oom(err);
 		}
@@ -149,6 +176,7 @@ static int push_result(struct skit_agent *a, const skit_tool_call *call,
 		                NULL, err);
 	}
 	rc = push_text(a, SKIT_ROLE_TOOL, text, err);
+	skitx_buf_release(&cut);
 	if (rc)
 		return rc;
 	m = &a->msgs[a->nmsgs - 1];
@@ -158,6 +186,18 @@ static int push_result(struct skit_agent *a, const skit_tool_call *call,
 	if (!m->call_id || !m->tool_name)
 		return skit__error_oom(err);
 	return 0;
+}
+
+int skit__agent_push_text(struct skit_agent *a, skit_role role,
+                          const char *text, skit_error *err)
+{
+	return push_text(a, role, text, err);
+}
+
+int skit__agent_push_result(struct skit_agent *a, const skit_tool_call *call,
+                            const char *text, bool is_error, skit_error *err)
+{
+	return push_result(a, call, text, is_error, err);
 }
 
 /* ---- activation ------------------------------------------------------- */
@@ -555,7 +595,76 @@ int skit__agent_activate(struct skit_agent *a, const char *name,
 	                            "chars", (json_int_t)skitx_buf_len(out)));
 	skit__agent_trace(a, SKIT_TRACE_SKILL, "skill %s (%s) activated by %s",
 	                  s->name, s->source, trigger_name(trigger));
+	skit__session_skill(a, (size_t)(s - a->active), skitx_buf_cstr(out));
 	return 0;
+}
+
+int skit__agent_restore_skill(struct skit_agent *a, const char *name,
+                              const char *source, const char *digest,
+                              const char *text, struct skitx_buf *note,
+                              enum skit__restored *how, skit_error *err)
+{
+	const skit_entry *e = skit_registry_find(a->reg, name, source);
+	struct skit__active_skill *s = NULL;
+	struct skitx_buf body = SKITX_BUF_INIT;
+	skit_error why = { 0 };
+	char now[65];
+	bool dyn = a->dynamic_context;
+	int rc;
+
+	*how = SKIT_RESTORED_DROPPED;
+	if (!e || e->state == SKIT_ENTRY_SKIPPED)
+		skit__error_set(&why, SKIT_ENOTFOUND, 0,
+		                "it is not found in '%s' any more", source);
+	else if ((rc = load_active(a, e, &s, &why)) == SKIT_ENOMEM)
+		return skit__error_oom(err);
+	if (!s) {
+		skit__agent_trace(a, SKIT_TRACE_NOTE,
+		                  "skill %s, active in the resumed session, "
+		                  "was dropped: %s",
+		                  name, why.message);
+		return skitx_buf_printf(note,
+		                        "The skill '%s', active earlier in this "
+		                        "conversation, is no longer available "
+		                        "(%s): do not follow its instructions "
+		                        "any more.\n\n",
+		                        name, why.message)
+		               ? skit__error_oom(err)
+		               : 0;
+	}
+	if (digest && text &&
+	    !skit__skill_digest_set(skit_skill_dir(s->skill), now, &why) &&
+	    !strcmp(now, digest)) {
+		*how = SKIT_RESTORED_KEPT;
+		skit__session_skill(a, (size_t)(s - a->active), text);
+		return 0;
+	}
+	/* Changed on disk: the model gets its current instructions. Its
+	 * commands (dynamic context) are not run on a resume. */
+	*how = SKIT_RESTORED_CHANGED;
+	a->dynamic_context = false;
+	rc = frame_body(a, s, NULL, &body, err);
+	a->dynamic_context = dyn;
+	if (!rc)
+		rc = skitx_buf_printf(note,
+		                      "The skill '%s' changed on disk since this "
+		                      "session was saved. It stays active; its "
+		                      "current instructions below replace the "
+		                      "earlier ones.\n%s\n",
+		                      name, skitx_buf_cstr(&body))
+		             ? skit__error_oom(err)
+		             : 0;
+	if (!rc) {
+		skit__session_skill(a, (size_t)(s - a->active),
+		                    skitx_buf_cstr(&body));
+		skit__agent_trace(a, SKIT_TRACE_SKILL,
+		                  "skill %s changed on disk since the session "
+		                  "was saved: activated again with its current "
+		                  "instructions",
+		                  name);
+	}
+	skitx_buf_release(&body);
+	return rc;
 }
 
 /* ---- the index and the system prompt ---------------------------------- */
@@ -777,6 +886,7 @@ int skit_agent_new(skit_agent **out, const skit_agent_options *opts,
 	a = skitx_calloc(1, sizeof(*a));
 	if (!a)
 		return skit__error_oom(err);
+	a->session_fd = -1; /* closed by skit_agent_free() once open */
 	a->reg = opts->registry;
 	a->model = opts->model;
 	a->hooks = opts->hooks;
@@ -852,6 +962,15 @@ int skit_agent_new(skit_agent **out, const skit_agent_options *opts,
 			rc = skit_audit_redact(a->audit, a->model->api_key,
 			                       err);
 	}
+	if (!rc) {
+		skit__context_init(a, opts->version >= 5 ? opts->context_window
+		                                         : 0,
+		                   opts->version >= 5 ? opts->compact_percent
+		                                      : 0);
+		rc = skit__session_start(
+		        a, opts->version >= 5 ? opts->resume_session : NULL,
+		        err);
+	}
 	if (!rc)
 		rc = make_workdir(a, opts->workdir, err);
 	if (!rc && make_protect(a))
@@ -894,6 +1013,7 @@ static int start_run(struct skit_agent *a, const char *task)
 	                  "index_cut", (json_int_t)a->stats.index_omitted,
 	                  "tools", names, "json_actions", a->json_actions));
 	skit__instructions_audit(a); /* what the system prompt holds */
+	skit__session_run_started(a);
 	return 0;
 }
 
@@ -995,6 +1115,9 @@ static int on_delta(const char *text, size_t len, void *payload)
 
 	if (a->cancel && *a->cancel)
 		return 1;
+	/* Kept until the reply is in, for the history of an interrupt. */
+	if (skitx_buf_len(&a->streamed) < 64 * 1024)
+		skitx_buf_add(&a->streamed, text, len);
 	if (a->hooks.on_text)
 		a->hooks.on_text(text, len, a->hooks.payload);
 	return 0;
@@ -1301,6 +1424,8 @@ static int model_turn(struct skit_agent *a, skit_message **views,
 {
 	skit_tool_schema tools[MAX_TOOLS];
 	skit_model_request req;
+	skit_error me = { 0 };
+	uint64_t said = 0;
 	int rc;
 
 	rc = build_request(a, &req, views, tools, err);
@@ -1318,10 +1443,39 @@ static int model_turn(struct skit_agent *a, skit_message **views,
 	skit__agent_trace(a, SKIT_TRACE_MODEL, "turn %u: %s:%s", a->stats.turns,
 	                  skit_model_provider(a->model),
 	                  skit_model_name(a->model));
+	skitx_buf_clear(&a->streamed);
 	skit__subagent_blocking(a, true);
 	rc = skit_model_complete(a->model, resp, &req,
-	                         a->json_actions ? NULL : on_delta, a, err);
+	                         a->json_actions ? NULL : on_delta, a, &me);
 	skit__subagent_blocking(a, false);
+	/* Past the window after all: compact once and ask again. */
+	if (rc == SKIT_EPROVIDER &&
+	    skit_model_error_is_overflow(me.message, &said)) {
+		if (said && said < a->ctx_window)
+			a->ctx_window = said;
+		skit__agent_trace(a, SKIT_TRACE_NOTE,
+		                  "the request did not fit the model's context "
+		                  "window (%s): compacting, then asking again",
+		                  me.message);
+		rc = skit__context_compact(a, NULL, "overflow", err);
+		if (!rc)
+			rc = build_request(a, &req, views, tools, err);
+		if (rc)
+			return rc;
+		me.code = 0;
+		skitx_buf_clear(&a->streamed);
+		skit__subagent_blocking(a, true);
+		rc = skit_model_complete(a->model, resp, &req,
+		                         a->json_actions ? NULL : on_delta, a,
+		                         &me);
+		skit__subagent_blocking(a, false);
+	}
+	if (rc && err)
+		*err = me;
+	if (!rc) {
+		skit__context_observe(a, &resp->usage);
+		skitx_buf_clear(&a->streamed);
+	}
 	if (rc == SKIT_ECANCELED || (a->cancel && *a->cancel)) {
 		skit_model_response_release(resp);
 		return skit__error_set(err, SKIT_ECANCELED, 0, "canceled");
@@ -1478,6 +1632,35 @@ const char *skit_agent_planted(const skit_agent *agent, size_t i)
 	return agent->planted[i];
 }
 
+/* The assistant turn of a task that ended before its reply: what had
+ * streamed of it, and why it stopped. */
+static void interrupted(struct skit_agent *a, int rc, const char *why)
+{
+	struct skitx_buf b = SKITX_BUF_INIT;
+	skit_error e;
+	int bad;
+
+	bad = skitx_buf_add(&b, skitx_buf_cstr(&a->streamed),
+	                    skitx_buf_len(&a->streamed));
+	if (skitx_buf_len(&b))
+		bad |= skitx_buf_puts(&b, "\n\n");
+	if (rc == SKIT_ECANCELED)
+		bad |= skitx_buf_puts(&b, "[This reply was interrupted by the "
+		                          "user.]");
+	else
+		bad |= skitx_buf_printf(&b, "[This reply was not given: %s.]",
+		                        why);
+	if (!bad && !push_msg(a, SKIT_ROLE_ASSISTANT,
+	                      skitx_buf_detach(&b, NULL), NULL, &e))
+		skit__agent_audit(a, "reply_interrupted",
+		                  json_pack("{s:s, s:I}", "status",
+		                            skit_agent_status(rc), "chars",
+		                            (json_int_t)skitx_buf_len(
+		                                    &a->streamed)));
+	skitx_buf_release(&b);
+	skitx_buf_clear(&a->streamed);
+}
+
 int skit_agent_send(skit_agent *a, const char *input, char **answer,
                     skit_error *err)
 {
@@ -1486,6 +1669,7 @@ int skit_agent_send(skit_agent *a, const char *input, char **answer,
 	skit_model_response resp;
 	struct agent_msg *last;
 	bool is_action;
+	size_t first;
 	int rc;
 
 	assert(a && input);
@@ -1507,12 +1691,31 @@ int skit_agent_send(skit_agent *a, const char *input, char **answer,
 	skitx_buf_init(&out, 0);
 	memset(&resp, 0, sizeof(resp));
 	skit__agent_audit(a, "user_input", json_pack("{s:s}", "text", input));
+	skit__session_input(a, input);
+	first = a->nmsgs;
 	rc = user_turn(a, input, &msg, err);
+	/* After a resume: what changed in the skills, before the text. */
+	if (!rc && a->resume_note) {
+		struct skitx_buf both = SKITX_BUF_INIT;
+
+		rc = skitx_buf_puts(&both, a->resume_note) ||
+		                     skitx_buf_add(&both, skitx_buf_cstr(&msg),
+		                                   skitx_buf_len(&msg))
+		             ? skit__error_oom(err)
+		             : 0;
+		skitx_buf_release(&msg);
+		msg = both;
+		skitx_free(a->resume_note);
+		a->resume_note = NULL;
+	}
 	if (!rc)
 		rc = push_msg(a, SKIT_ROLE_USER, skitx_buf_detach(&msg, NULL),
 		              NULL, err);
 	while (!rc) {
+		skit__session_flush(a);
 		rc = check_budgets(a, err);
+		if (!rc)
+			rc = skit__context_check(a, err);
 		if (!rc)
 			rc = model_turn(a, &views, &resp, err);
 		if (rc)
@@ -1526,6 +1729,10 @@ int skit_agent_send(skit_agent *a, const char *input, char **answer,
 		}
 		if (rc)
 			break;
+		/* The calls are in the file before they run: a crash while
+		 * they run leaves them answered "not run" on a resume. */
+		if (is_action)
+			skit__session_flush(a);
 		if (!is_action) {
 			/* No tool call: this is the final answer. */
 			if (a->json_actions && a->hooks.on_text && *resp.text)
@@ -1551,6 +1758,12 @@ int skit_agent_send(skit_agent *a, const char *input, char **answer,
 	skitx_free(views);
 	skitx_buf_release(&msg);
 	skitx_buf_release(&out);
+	/* A task that ended without a reply says so in the conversation,
+	 * so the next message does not follow the last one unanswered. */
+	if (rc && rc != SKIT_ENOMEM && a->nmsgs > first &&
+	    a->msgs[a->nmsgs - 1].role != SKIT_ROLE_ASSISTANT)
+		interrupted(a, rc, err ? err->message : "");
+	skit__session_flush(a);
 	/* Whatever ended the task, what its programs planted is told. */
 	if (planted_check(a) == SKIT_ENOMEM && !rc)
 		rc = skit__error_oom(err);
@@ -1658,9 +1871,10 @@ void skit_agent_free(skit_agent *agent)
 	if (!agent)
 		return;
 	skit__agent_tools_release(agent); /* MCP servers end with the run */
+	skit__session_release(agent);
 	skit_audit_free(agent->audit);
 	for (size_t i = 0; i < agent->nmsgs; i++)
-		msg_release(&agent->msgs[i]);
+		skit__agent_msg_release(&agent->msgs[i]);
 	skitx_free(agent->msgs);
 	for (size_t i = 0; i < agent->nactive; i++) {
 		skit_allowed_tools_free(agent->active[i].tools);

@@ -111,7 +111,61 @@ struct skit_agent {
 	skit_audit *audit; /* NULL without a trail */
 	int audit_rc;      /* first audit failure, sticky */
 	skit_error audit_err;
+
+	/* The session (session.c): the conversation, kept in the run
+	 * folder's session.jsonl as it grows, and what a resume restored. */
+	int session_fd;         /* -1: no file (no trail, or none yet) */
+	size_t session_written; /* messages already in the file */
+	unsigned long long session_seq;
+	char *session_plan;  /* the plan as last written (JSON text) */
+	skit_usage session_usage; /* the usage as last written */
+	char *resumed_from;  /* the session this one continues, or NULL */
+	char *session_title; /* the first line of the session's first input */
+	char *resume_note;   /* for the model, before the next user text */
+	json_t *resume_event; /* the session_resumed event, until run_start */
+	char **active_text;  /* the framed body of each active skill */
+	size_t ntext;        /* entries of active_text */
+
+	/* The context window (compact.c). */
+	uint64_t ctx_window;       /* tokens */
+	bool ctx_window_given;     /* by the options: a new model keeps it */
+	unsigned int compact_pct;  /* compact past this share of it */
+	uint64_t ctx_base;         /* tokens of the last request + reply */
+	size_t ctx_base_msgs;      /* messages ctx_base counts */
+	unsigned int compactions;  /* over the session */
+	struct skitx_buf streamed; /* the reply's text so far (interrupts) */
 };
+
+/* Free what one message owns (agent.c). */
+void skit__agent_msg_release(struct agent_msg *m);
+
+/* Append a message of `role` with a copy of `text`; a tool's result to
+ * `call` (a user message in action mode). 0 or SKIT_ENOMEM. */
+int skit__agent_push_text(struct skit_agent *a, skit_role role,
+                          const char *text, skit_error *err);
+int skit__agent_push_result(struct skit_agent *a, const skit_tool_call *call,
+                            const char *text, bool is_error,
+                            skit_error *err);
+
+/* How a resumed session's skill came back (skit__agent_restore_skill). */
+enum skit__restored {
+	SKIT_RESTORED_KEPT,    /* unchanged: active again */
+	SKIT_RESTORED_CHANGED, /* changed on disk: activated again */
+	SKIT_RESTORED_DROPPED, /* gone or no longer valid: dropped */
+};
+
+/*
+ * Make the skill `name` of a resumed session active again: when the
+ * digest set of its files is still `digest`, it is active with `text`
+ * as what the model was given; when it changed, its current body is
+ * framed and added to `note` for the model; when it no longer loads,
+ * `note` tells the model to stop following it. *how says which.
+ * 0, or SKIT_ENOMEM with err set.
+ */
+int skit__agent_restore_skill(struct skit_agent *a, const char *name,
+                              const char *source, const char *digest,
+                              const char *text, struct skitx_buf *note,
+                              enum skit__restored *how, skit_error *err);
 
 /* Record an event (steals `fields`); failures are kept in a->audit_rc. */
 void skit__agent_audit(struct skit_agent *a, const char *type, json_t *fields);

@@ -663,6 +663,11 @@ out:
 	return error;
 }
 
+int skit__audit_dirfd(const skit_audit *a)
+{
+	return a->dirfd;
+}
+
 const char *skit_audit_dir(const skit_audit *a)
 {
 	assert(a);
@@ -1120,7 +1125,7 @@ out:
 }
 
 /* Is a process still holding the writer's lock on events.jsonl? */
-static bool writer_alive(const char *dir)
+bool skit__audit_writer_alive(const char *dir)
 {
 	char *path = skitx_path_join(dir, "events.jsonl");
 	bool alive = false;
@@ -1279,7 +1284,7 @@ static int load_info(skit_run_info *info, const char *runs_dir,
 		status = error == SKIT_ENOTFOUND ? NULL : "invalid";
 	}
 	if (!status)
-		status = writer_alive(info->dir) ? "running" : "incomplete";
+		status = skit__audit_writer_alive(info->dir) ? "running" : "incomplete";
 	info->status = skitx_strdup(status);
 	if (!info->status) {
 		error = SKIT_ENOMEM;

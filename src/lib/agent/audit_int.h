@@ -26,4 +26,12 @@ int skit__audit_emit(skit_audit *a, const char *type, json_t *fields,
  */
 int skit__audit_close_json(skit_audit *a, json_t *summary, skit_error *err);
 
+/* The run folder, opened once without following links (session.c writes
+ * session.jsonl through it); owned by `a`. */
+int skit__audit_dirfd(const skit_audit *a);
+
+/* Whether a live skit still writes the run folder `dir` (it holds the
+ * lock on its events.jsonl). */
+bool skit__audit_writer_alive(const char *dir);
+
 #endif
