@@ -9,7 +9,8 @@
  * gate (agent_tools.c), a skill body's dynamic context (dynamic.c),
  * saved script approvals (approvals.c), the audit trail (audit.c), the
  * protected paths (protect.c), what a task's programs planted
- * (planted.c) and the project's instructions (instructions.c). It uses
+ * (planted.c), the project's instructions (instructions.c), subagents
+ * (subagent.c) and the agent profiles they run as (profile.c). It uses
  * tools, model, pack, registry, policy, core. This header is its door
  * for mcp (the server drives an agent's tools) and the tests; nothing
  * below the agent includes it.

@@ -7,6 +7,8 @@
  *   expansion, the config's accessors but one);
  * - mcp_approvals.c: whether a remembered record approves a server,
  *   saving, listing and revoking records;
+ * - mcp_search.c: web_search(query) as a call of the search backend's
+ *   tool (the provider's call is handed in);
  * - mcp_client.c: the client and the tool provider, one provider of
  *   tool_provider.h, and the server-info accessor (it says whether a
  *   server is approved).

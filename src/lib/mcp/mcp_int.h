@@ -5,8 +5,8 @@
  *
  * The mcp subsystem (src/lib/mcp/) owns the Model Context Protocol at
  * both ends. The server (skit/mcp.h): the protocol core with the skills
- * extension, tools and prompts (mcp.c) and its Streamable HTTP transport
- * (mcp_http.c). The client (skit/mcp_client.h, mcp_client_int.h): what an
+ * extension, tools and prompts (mcp.c), ask_user by elicitation
+ * (mcp_elicit.c) and its Streamable HTTP transport (mcp_http.c). The client (skit/mcp_client.h, mcp_client_int.h): what an
  * approval of a project server covers (mcp_approval_digest.c), the
  * `mcpServers` configuration (mcp_config.c), the approvals of project
  * servers (mcp_approvals.c), the tool provider of the servers' tools
