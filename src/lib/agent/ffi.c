@@ -33,6 +33,8 @@
 
 /* The most key/value pairs one call takes: more is a caller's bug. */
 #define MAX_OPTIONS 64
+/* The most rows an option table may have (a table of this file). */
+#define MAX_ROWS 128
 /* The most search hits one call returns, whatever `k` asks for. */
 #define MAX_HITS 10000
 
@@ -317,7 +319,7 @@ static int set_one(void *base, const struct opt *o, const char *v,
 static int apply(void *base, const struct opt *table, const char *const *kv,
                  skit_error *err)
 {
-	bool seen[MAX_OPTIONS] = { false };
+	bool seen[MAX_ROWS] = { false };
 	size_t i, r;
 
 	for (i = 0; kv && kv[i]; i += 2) {
@@ -335,6 +337,7 @@ static int apply(void *base, const struct opt *table, const char *const *kv,
 		if (!table[r].key)
 			return skit__error_set(err, SKIT_EINVALID, 0,
 			                       "unknown option '%.64s'", kv[i]);
+		assert(r < MAX_ROWS);
 		if (seen[r])
 			return skit__error_set(err, SKIT_EINVALID, 0,
 			                       "option '%s' given twice",
