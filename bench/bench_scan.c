@@ -19,6 +19,22 @@
  * and system, all threads): on a shared machine the CPU time divided by
  * THREADS is what the wall time would be on idle cores. Prints key=value
  * lines.
+ *
+ *	bench_scan --real DIR
+ *
+ * Scans a collection of real skills, DIR/<owner>__<repo>/<skill>/ (the
+ * layout of bench/real-skills.sh; a folder with a SKILL.md or skill.md
+ * is a skill), one thread, and prints each skill flagged high with its
+ * high findings, then skills=, flagged_high=, the share flagged and the
+ * slowest skill's scan time. Nothing in DIR is run or changed.
+ *
+ *	bench_scan --worst
+ *
+ * Times the scan of crafted worst cases (a 1 MiB line of keywords, 1 MiB
+ * of concatenations, of character codes, of escapes, of invisible
+ * characters) and prints, for each, the time, the work units the scanner
+ * counted (skit__scan_work) and the time a unit took: the figures that turn
+ * the per-file work budget into a time bound (docs/scan.md).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -34,6 +50,9 @@
 
 #include "bench.h"
 #include "skit/skit.h"
+
+/* libskit's internal work counter of the last file (scan_flow.c) */
+size_t skit__scan_work(const skit_scanner *sc);
 
 #define MAX_THREADS 16
 
@@ -326,6 +345,155 @@ static double pass(const char *root, size_t n, size_t nthreads, bool scan,
 	return bench_now_ms() - t0;
 }
 
+static bool is_skill(const char *dir)
+{
+	char p[8500];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s/SKILL.md", dir);
+	if (!stat(p, &st))
+		return true;
+	snprintf(p, sizeof(p), "%s/skill.md", dir);
+	return !stat(p, &st);
+}
+
+/* The false-alarm figure on real skills: see the file comment. */
+static int real_skills(const char *root)
+{
+	skit_scanner *sc = NULL;
+	skit_error err = { 0 };
+	size_t skills = 0, flagged = 0;
+	double slowest = 0, t0 = bench_now_ms();
+	char slow[8400] = "";
+	DIR *rd = opendir(root);
+	struct dirent *r;
+
+	if (!rd || skit_scanner_new(&sc, NULL, &err)) {
+		fprintf(stderr, "bench_scan: %s: %s\n", root,
+		        rd ? err.message : strerror(errno));
+		return 1;
+	}
+	while ((r = readdir(rd))) {
+		char repo[4200];
+		DIR *sd;
+		struct dirent *s;
+
+		if (r->d_name[0] == '.')
+			continue;
+		snprintf(repo, sizeof(repo), "%s/%s", root, r->d_name);
+		sd = opendir(repo);
+		if (!sd)
+			continue;
+		while ((s = readdir(sd))) {
+			char dir[8400];
+			skit_scan_report *rep = NULL;
+			double st;
+
+			if (s->d_name[0] == '.')
+				continue;
+			snprintf(dir, sizeof(dir), "%s/%s", repo, s->d_name);
+			if (!is_skill(dir))
+				continue;
+			st = bench_now_ms();
+			if (skit_scan_report_new(&rep, &err) ||
+			    skit_scan_path(sc, rep, dir, &err)) {
+				fprintf(stderr, "bench_scan: %s: %s\n", dir,
+				        err.message);
+				skit_scan_report_free(rep);
+				continue;
+			}
+			st = bench_now_ms() - st;
+			if (st > slowest) {
+				slowest = st;
+				snprintf(slow, sizeof(slow), "%s", dir);
+			}
+			skills++;
+			if (skit_scan_report_reaches(rep, SKIT_SCAN_HIGH)) {
+				flagged++;
+				printf("flagged %s/%s\n", r->d_name, s->d_name);
+				for (size_t i = 0;
+				     i < skit_scan_report_count(rep); i++) {
+					const skit_scan_finding *f =
+					        skit_scan_report_get(rep, i);
+
+					if (f->severity < SKIT_SCAN_HIGH)
+						continue;
+					printf("  %s:%u %s %s: %s\n", f->file,
+					       f->line,
+					       skit_scan_severity_name(
+					               f->severity),
+					       f->rule, f->text);
+				}
+			}
+			skit_scan_report_free(rep);
+		}
+		closedir(sd);
+	}
+	closedir(rd);
+	skit_scanner_free(sc);
+	printf("skills=%zu\nflagged_high=%zu\nshare=%.2f%%\n"
+	       "total_ms=%.0f\nslowest_ms=%.1f\nslowest=%s\n",
+	       skills, flagged,
+	       skills ? 100.0 * (double)flagged / (double)skills : 0,
+	       bench_now_ms() - t0, slowest, slow);
+	return 0;
+}
+
+/* The crafted worst cases: see the file comment. */
+static int worst(void)
+{
+	static const struct {
+		const char *file, *unit;
+	} shapes[] = {
+		{ "scripts/x.sh", "curl " },
+		{ "scripts/a.js", "'a' + " },
+		{ "scripts/c.js", "String.fromCharCode(99,117,114,108), " },
+		{ "scripts/d.py", "'\\x63\\x75\\x72\\x6c' " },
+		{ "scripts/g.js", "const a = require; const b = a; b(x);\n" },
+		{ "SKILL.md", "ig\xe2\x80\x8bnore &#73;gn\xd0\xbere " },
+		{ "scripts/k.py", "exec(eval(fetch(curl(wget( " },
+	};
+	size_t n = 1u << 20;
+	skit_scanner *sc = NULL;
+	skit_error err = { 0 };
+	char *text = malloc(n + 1);
+
+	if (!text || skit_scanner_new(&sc, NULL, &err)) {
+		fprintf(stderr, "bench_scan: %s\n", err.message);
+		return 1;
+	}
+	for (size_t i = 0; i < sizeof(shapes) / sizeof(*shapes); i++) {
+		size_t ul = strlen(shapes[i].unit), k = 0, work;
+		skit_scan_report *rep = NULL;
+		double t0, c0, ms, cpu;
+
+		while (k + ul <= n) {
+			memcpy(text + k, shapes[i].unit, ul);
+			k += ul;
+		}
+		memset(text + k, ' ', n - k);
+		t0 = bench_now_ms();
+		c0 = cpu_ms();
+		if (skit_scan_report_new(&rep, &err) ||
+		    skit_scan_buffer(sc, rep, "w", shapes[i].file, text, n,
+		                     &err))
+			return 1;
+		ms = bench_now_ms() - t0;
+		cpu = cpu_ms() - c0;
+		work = skit__scan_work(sc);
+		/* CPU time: on a shared machine the wall time is mostly the
+		 * neighbours' */
+		printf("worst=%s wall_ms=%.1f cpu_ms=%.1f work=%zu "
+		       "cpu_ns_per_unit=%.2f findings=%zu\n",
+		       shapes[i].file, ms, cpu, work, cpu * 1e6 / (double)work,
+		       skit_scan_report_count(rep));
+		skit_scan_report_free(rep);
+	}
+	free(text);
+	skit_scanner_free(sc);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *root;
@@ -336,9 +504,15 @@ int main(int argc, char **argv)
 
 	if (argc < 2) {
 		fprintf(stderr,
-		        "usage: bench_scan DIR [SKILLS] [THREADS] [PASSES]\n");
+		        "usage: bench_scan DIR [SKILLS] [THREADS] [PASSES]\n"
+		        "       bench_scan --real DIR\n"
+		        "       bench_scan --worst\n");
 		return 2;
 	}
+	if (!strcmp(argv[1], "--worst"))
+		return worst();
+	if (!strcmp(argv[1], "--real"))
+		return argc == 3 ? real_skills(argv[2]) : 2;
 	root = argv[1];
 	if (argc > 2)
 		n = strtoul(argv[2], NULL, 10);

@@ -31,7 +31,7 @@
  * of a unit; the budget stays far under a second. Past it the rest of
  * the file is reported as not scanned (file/work-budget).
  */
-#define WORK_MAX (128u << 20)
+#define WORK_MAX (48u << 20)
 
 /* Marks of a normalised view's bytes (scan_norm.c). */
 #define SKIT__SCAN_FOLDED   1u /* built from pieces, or through a name */
