@@ -380,7 +380,7 @@ int cmd_init(int argc, char **argv)
 		cli_put_json_kv(stdout, "  ", "file", path, false);
 		fputs("}\n", stdout);
 	} else if (label) {
-		printf("Created %s (%s: 'skit list' and the agent find it)\n",
+		printf("Created %s (%s, where 'skit list' and the agent look)\n",
 		       shown_path(root, cwd), label);
 	} else {
 		printf("Created %s\n", root);
