@@ -290,7 +290,14 @@ typedef struct {
 	 *  `session.jsonl`, skit_session_*): its conversation goes to the
 	 *  model again. NULL: a new session. */
 	const char *resume_session;
-	/** Most `task` subagents running at once; 0: 3. */
+	/** Most `task` subagents running at once; 0: 3; 1: one after the
+	 *  other, on the caller's thread. Above 1, the subagents of a model
+	 *  skit can clone (an HTTP provider without a `transport` of the
+	 *  program's) run on threads of their own, so `hooks` (but
+	 *  on_text, which subagents do not stream) and on_ask may be
+	 *  called from those threads: one call at a time, never two at
+	 *  once, and only while skit_agent_send() runs (docs/agent.md,
+	 *  "Subagents"). */
 	unsigned int max_parallel_tasks;
 } skit_agent_options;
 
