@@ -316,10 +316,12 @@ typedef struct {
  * the members of the same names. A file that is not `trusted` (a
  * project's `.agents/skit.json`) may turn them off but never on:
  * repository content restricts, it never grants; its links are refused.
- * Keys it does not know are left to the other readers.
+ * For options of version 5, also the whole numbers `"context_window"`
+ * (tokens, 1024 to 100,000,000) and `"compact_percent"` (10 to 95),
+ * from any file. Keys it does not know are left to the other readers.
  * @return SKIT_OK (opts untouched when the key is absent);
  *         SKIT_ENOTFOUND when the file does not exist; SKIT_EINVALID
- *         for malformed JSON or a value that is not a boolean (err
+ *         for malformed JSON or a value of the wrong type or range (err
  *         names the file and the key); SKIT_EUNSAFE, SKIT_ETOOBIG,
  *         SKIT_EIO, SKIT_ENOMEM.
  */

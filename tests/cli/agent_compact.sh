@@ -82,6 +82,54 @@ has "$RUN/session.jsonl" '"type":"compact"' "the session records the compaction"
 run runs list --runs-dir "$W/runs"
 has "$T/out" "alpha start the long task" "runs list shows the chat's first line"
 
+# --- the same with Anthropic's API, and with the JSON action protocol
+for mode in anthropic actions; do
+	rm -rf "$W/runs"
+	start_model 8000
+	{
+		echo "/alpha start the $mode task"
+		i=2
+		while [ $i -le 60 ]; do
+			echo "message number $i"
+			i=$((i + 1))
+		done
+	} >"$T/mid-in"
+	if [ $mode = anthropic ]; then
+		ANTHROPIC_API_KEY=sk-ant-test ANTHROPIC_BASE_URL="http://127.0.0.1:$PORT" \
+			timeout 300 "$SKIT" chat --yes --root "project=$W/skills" \
+			--runs-dir "$W/runs" --no-stream --model anthropic:claude-fake \
+			--context-window 8000 <"$T/mid-in" >"$T/out" 2>"$T/err"
+		rc=$?
+	else
+		chat_with --context-window 8000 --json-actions <"$T/mid-in"
+	fi
+	stop_model
+	expect_rc 0 "60 turns in an 8k window ($mode)"
+	answered=$(grep -c '^REPLY-' "$T/out")
+	[ "$answered" -eq 60 ] && reg_pass || reg_fail "$mode: 60 messages, $answered answered"
+	over=$(count "$T/model.log" 'e["overflow"]')
+	[ "$over" -eq 0 ] && reg_pass || reg_fail "$mode: $over requests passed the window"
+	comp=$(count "$T/model.log" 'e["kind"] == "compact"')
+	[ "$comp" -ge 2 ] && reg_pass || reg_fail "$mode: only $comp compactions"
+	lost=$(count "$T/model.log" 'e["kind"] == "chat" and e["summary"] and "BODY-MARKER-alpha" not in e["markers"]')
+	[ "$lost" -eq 0 ] && reg_pass || reg_fail "$mode: $lost compacted requests lost the skill's body"
+done
+
+# --- the window from the user's config; a bad value is refused
+mkdir -p "$XDG_CONFIG_HOME/skit"
+printf '{"context_window": "big"}\n' >"$XDG_CONFIG_HOME/skit/config.json"
+agent --model "replay:$CASS/final.jsonl" "go"
+expect_rc 1 "a context_window that is not a number"
+has "$T/err" "context_window: expected a whole number" "the error names the key"
+printf '{"context_window": 4096}\n' >"$XDG_CONFIG_HOME/skit/config.json"
+head -c 20000 /dev/zero | tr '\0' 'y' >"$P/cfg.txt"
+printf '%s\n' '{"tool_calls": [{"id": "r1", "name": "read_file", "arguments": {"path": "cfg.txt"}}]}' \
+	'{"text": "CFG-DONE", "expect": {"contains": ["result cut from"]}}' >"$T/cfg.jsonl"
+agent --model "replay:$T/cfg.jsonl" "read cfg.txt"
+expect_rc 0 "the window from the user config"
+has "$T/out" "CFG-DONE" "the config's window cut the result"
+rm -f "$XDG_CONFIG_HOME/skit/config.json" "$P/cfg.txt"
+
 # --- the provider says the request is too long: compact once, retry
 rm -rf "$W/runs"
 OVERFLOW_AT=4 start_model 100000

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """window_model.py - a fake model with a context window, for the session
-and compaction tests: an OpenAI Chat Completions server on 127.0.0.1.
+and compaction tests: an OpenAI Chat Completions server (POST
+/v1/chat/completions) and an Anthropic Messages one (POST /v1/messages)
+on 127.0.0.1, each with the provider's own overflow error.
 
     window_model.py PORT_FILE LOG_FILE WINDOW
 
@@ -52,7 +54,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         req = json.loads(body)
         tokens = (len(body) + 3) // 4
         msgs = req.get("messages", [])
-        system = msgs[0].get("content", "") if msgs and msgs[0].get("role") == "system" else ""
+        anthropic = self.path.endswith("/messages")
+        if anthropic:
+            system = req.get("system", "")
+        else:
+            system = msgs[0].get("content", "") if msgs and msgs[0].get("role") in ("system", "developer") else ""
         if isinstance(system, list):
             system = " ".join(p.get("text", "") for p in system)
         kind = "compact" if system.startswith("You compact") else "chat"
@@ -74,6 +80,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
                  "last_user": last_user[:80]}
         with LOCK, open(LOG, "a", encoding="utf-8") as f:
             f.write(json.dumps(entry) + "\n")
+        if overflow and anthropic:
+            self.reply(400, {"type": "error", "error": {
+                "type": "invalid_request_error",
+                "message": "prompt is too long: %d tokens > %d maximum" % (tokens, WINDOW)}})
+            return
         if overflow:
             self.reply(400, {"error": {
                 "message": "This model's maximum context length is %d tokens. "
@@ -86,6 +97,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
         else:
             head = "REPLY-%d " % chat_n
             content = head + ("lorem ipsum " * (FILL // 12 + 1))[:max(0, FILL - len(head))]
+        if anthropic:
+            self.reply(200, {
+                "id": "msg_%d" % n, "type": "message", "role": "assistant",
+                "model": req.get("model", "m"), "stop_reason": "end_turn",
+                "content": [{"type": "text", "text": content}],
+                "usage": {"input_tokens": tokens, "output_tokens": (len(content) + 3) // 4}})
+            return
         self.reply(200, {
             "id": "cmpl-%d" % n, "object": "chat.completion", "model": req.get("model", "m"),
             "choices": [{"index": 0, "finish_reason": "stop",

@@ -425,6 +425,28 @@ int skit_agent_options_load_config(skit_agent_options *opts, const char *path,
 		else if (trusted || !json_is_true(v))
 			*field = json_is_true(v);
 	}
+	/* The window and when to compact (options of version 5): settings
+	 * of the model, which any config file may give. */
+	for (int i = 0; !rc && opts->version >= 5 && i < 2; i++) {
+		const char *key = i ? "compact_percent" : "context_window";
+		json_int_t lo = i ? 10 : 1024, hi = i ? 95 : 100000000;
+
+		v = json_object_get(root, key);
+		if (!v)
+			continue;
+		if (!json_is_integer(v) || json_integer_value(v) < lo ||
+		    json_integer_value(v) > hi)
+			rc = skit__error_set(err, SKIT_EINVALID, 0,
+			                     "%s: %s: expected a whole number "
+			                     "from %lld to %lld",
+			                     path, key, (long long)lo,
+			                     (long long)hi);
+		else if (i)
+			opts->compact_percent =
+			        (unsigned int)json_integer_value(v);
+		else
+			opts->context_window = (uint64_t)json_integer_value(v);
+	}
 	json_decref(root);
 	return rc;
 }

@@ -97,27 +97,20 @@ static json_t *msg_json(const struct agent_msg *m)
 /* One record into `out` (a line), numbered from *seq. Steals `o`. */
 static int add_record(struct skitx_buf *out, unsigned long long *seq, json_t *o)
 {
-	json_t *rec;
 	char *text;
 	int rc;
 
 	if (!o)
 		return SKIT_ENOMEM;
-	/* `n` first, so a reader sees the order at a glance. */
-	rec = json_pack("{s:I}", "n", (json_int_t)*seq);
-
-	if (!rec || json_object_update(rec, o)) {
-		json_decref(rec);
-		json_decref(o);
-		return SKIT_ENOMEM;
-	}
+	text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER |
+	                             JSON_ENSURE_ASCII);
 	json_decref(o);
-	text = json_dumps(rec, JSON_COMPACT | JSON_PRESERVE_ORDER |
-	                               JSON_ENSURE_ASCII);
-	json_decref(rec);
 	if (!text)
 		return SKIT_ENOMEM;
-	rc = skitx_buf_puts(out, text) || skitx_buf_putc(out, '\n')
+	/* `n` first, so a reader sees the order at a glance: the object's
+	 * text with the member spliced in after its brace. */
+	rc = skitx_buf_printf(out, "{\"n\":%llu%s%s\n", *seq,
+	                      text[1] == '}' ? "" : ",", text + 1)
 	             ? SKIT_ENOMEM
 	             : 0;
 	free(text);
