@@ -965,6 +965,52 @@ static void test_subagent__call_budget_and_cap(void)
 	fx_close(&f, rc);
 }
 
+/* "Always" answers hold both ways: the session's for its subagents, and
+ * a subagent's for the rest of the session. */
+static void test_subagent__always(void)
+{
+	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
+	struct seen seen = { 0 };
+	skit_error err = { 0 };
+	char *answer = NULL;
+	struct reqs r;
+	bool is_error;
+	struct fx f;
+	int rc;
+
+	build_world("always");
+	ao.hooks.on_approve = on_approve;
+	ao.hooks.payload = &seen;
+	seen.answer = SKIT_APPROVE_ALWAYS;
+	fx_open(&f,
+	        cassette("c.jsonl",
+	                 "{\"tool_calls\":[{\"id\":\"p1\",\"name\":\"shell\","
+	                 "\"arguments\":{\"command\":\"echo P1\"}}]}\n"
+	                 "{\"tool_calls\":[{\"id\":\"t1\",\"name\":\"task\","
+	                 "\"arguments\":{\"description\":\"d\",\"prompt\":"
+	                 "\"p\"}}]}\n"
+	                 "{\"tool_calls\":[{\"id\":\"c1\",\"name\":\"shell\","
+	                 "\"arguments\":{\"command\":\"echo C1\"}},"
+	                 "{\"id\":\"c2\",\"name\":\"shell\",\"arguments\":"
+	                 "{\"command\":\"pwd\"}}]}\n"
+	                 "{\"text\":\"CHILD-OK\"}\n"
+	                 "{\"tool_calls\":[{\"id\":\"p2\",\"name\":\"shell\","
+	                 "\"arguments\":{\"command\":\"pwd\"}}]}\n"
+	                 "{\"text\":\"PARENT-OK\"}\n"),
+	        NULL, &ao, false);
+	rc = skit_agent_send(f.agent, "go", &answer, &err);
+	if (rc)
+		HARNESS_FAIL("send: %s", err.message);
+	/* asked for echo (the parent) and pwd (the subagent) only */
+	ASSERT_EQ(seen.asked, 2);
+	reqs_load(&r, f.log);
+	ASSERT_CONTAINS(result_of(&r, r.n - 1, "p2", &is_error), "project");
+	ASSERT(!is_error);
+	reqs_free(&r);
+	skit_free(answer);
+	fx_close(&f, rc);
+}
+
 /* The lints of Claude Code's subagent fields (skit validate). */
 static bool lint_has(const char *dir, const char *code)
 {
@@ -1021,6 +1067,7 @@ TEST_MAIN(
 	TEST(test_subagent__shared_budget)
 	TEST(test_subagent__call_budget_and_cap)
 	TEST(test_subagent__approval)
+	TEST(test_subagent__always)
 	TEST(test_subagent__profile)
 	TEST(test_subagent__fork)
 	TEST(test_subagent__parallel)

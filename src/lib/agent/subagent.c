@@ -48,6 +48,7 @@ struct skit__sub {
 	unsigned int number;      /* "task N" in the trace */
 	unsigned int scripts_in;  /* program runs already counted above */
 	uint64_t disk_in;         /* bytes already counted above */
+	size_t memos_in;          /* "always" answers it was given */
 	skit_active_skill narrow[NARROW_MAX];
 	size_t nnarrow;
 };
@@ -143,6 +144,44 @@ static void sub_refused(const skit_approval *req, void *payload)
 }
 
 /* ---- making a subagent ---------------------------------------------------- */
+
+/*
+ * Copy the "always" answers `from[first..n)` to the end of `to`, those it
+ * does not hold yet: the session's answers hold for its subagents, and a
+ * subagent's hold for the rest of the session. 0 or SKIT_ENOMEM.
+ */
+static int memos_copy(struct skit_agent *to, const struct agent_memo *from,
+                      size_t first, size_t n)
+{
+	for (size_t i = first; i < n; i++) {
+		struct agent_memo *grown, *m;
+		bool have = false;
+
+		for (size_t k = 0; k < to->nmemos && !have; k++)
+			have = !strcmp(to->memos[k].tool, from[i].tool) &&
+			       !strcmp(to->memos[k].skill, from[i].skill) &&
+			       !strcmp(to->memos[k].key, from[i].key);
+		if (have)
+			continue;
+		grown = skitx_realloc(to->memos,
+		                      (to->nmemos + 1) * sizeof(*grown));
+		if (!grown)
+			return SKIT_ENOMEM;
+		to->memos = grown;
+		m = &to->memos[to->nmemos];
+		m->tool = skitx_strdup(from[i].tool);
+		m->skill = skitx_strdup(from[i].skill);
+		m->key = skitx_strdup(from[i].key);
+		if (!m->tool || !m->skill || !m->key) {
+			skitx_free(m->tool);
+			skitx_free(m->skill);
+			skitx_free(m->key);
+			return SKIT_ENOMEM;
+		}
+		to->nmemos++;
+	}
+	return 0;
+}
 
 /*
  * The profile `name` for `j`: its instructions go before the task, its
@@ -264,6 +303,9 @@ static int make_child(struct skit_agent *a, struct job *j, skit_error *err)
 	if (rc)
 		return rc;
 	j->child->sub = &j->link;
+	if (memos_copy(j->child, a->memos, 0, a->nmemos))
+		return skit__error_oom(err);
+	j->link.memos_in = j->child->nmemos;
 	for (size_t i = 0; i < NARROW_MAX; i++) {
 		if (!j->narrow[i])
 			continue;
@@ -673,6 +715,10 @@ static void job_run(struct job *j)
 	acquired(c);
 	rc = skit_agent_send(c, j->prompt, &answer, &j->err);
 	releasing(c);
+	/* its "always" answers hold for the session (on failure they
+	 * simply last the subagent) */
+	(void)memos_copy(j->link.parent, c->memos, j->link.memos_in,
+	                 c->nmemos);
 	skit_agent_get_stats(c, &j->stats);
 	snprintf(j->status, sizeof(j->status), "%s", skit_agent_status(rc));
 	skitx_buf_clear(&j->out);
