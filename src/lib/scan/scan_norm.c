@@ -25,8 +25,9 @@
  * pieces or resolved through a name) or decoded (from escapes, codes or
  * an encoding). The line count never changes: a literal folded across
  * lines is followed by the newlines it swallowed, and a decoded newline
- * is written back as "\n". The output is at most twice the input plus a
- * little; past that the view is given up (the original was scanned).
+ * is written back as "\n". The output is at most 1.25 times the input plus
+ * 4 KiB; past that the view is given up (the original was scanned), and
+ * a file over 4 MiB gets no view.
  * Nothing is evaluated: these are textual rewrites of constants.
  */
 #define _GNU_SOURCE /* memmem: before any header */
@@ -35,14 +36,15 @@
 #include "lib/scan/scan_int.h"
 #include "util/utf8.h"
 
-#define LIT_MAX     4096u /* bytes of one folded literal */
-#define NAMES_MAX   64u   /* constants and aliases remembered a file */
-#define NAME_LEN    48u   /* bytes of a name */
-#define VALUE_LEN   256u  /* bytes of a constant's value */
-#define CHAIN_MAX   256u  /* pieces folded into one literal */
-#define CODES_MIN   4u    /* character codes worth decoding */
-#define OUT_SLACK   4096u /* bytes the output may exceed 2x the input */
-#define ALIAS_DEPTH 8     /* alias of an alias ... */
+#define LIT_MAX     4096u      /* bytes of one folded literal */
+#define NAMES_MAX   64u        /* constants and aliases remembered a file */
+#define NAME_LEN    48u        /* bytes of a name */
+#define VALUE_LEN   256u       /* bytes of a constant's value */
+#define CHAIN_MAX   256u       /* pieces folded into one literal */
+#define CODES_MIN   4u         /* character codes worth decoding */
+#define OUT_SLACK   4096u      /* bytes the output may exceed 1.25x the input */
+#define NORM_MAX    (4u << 20) /* bytes of a file given a view */
+#define ALIAS_DEPTH 8          /* alias of an alias ... */
 
 enum lang { LANG_ANY, LANG_JS, LANG_PY, LANG_SH };
 
@@ -163,6 +165,13 @@ struct lit {
 	bool decoded; /* an escape, code or encoding spelled a letter */
 	bool full;
 };
+
+static void lit_init(struct lit *l)
+{
+	l->len = 0;
+	l->decoded = false;
+	l->full = false;
+}
 
 static void lit_putc(struct lit *l, uint32_t cp)
 {
@@ -489,9 +498,7 @@ static size_t read_list(const char *s, size_t i, size_t len, const char *sep,
 			return i + 1;
 		if (i >= len || !is_quote(s[i]) || n >= CHAIN_MAX)
 			return 0;
-		piece.len = 0;
-		piece.decoded = false;
-		piece.full = false;
+		lit_init(&piece);
 		e = read_lit(s, i, len, &piece);
 		if (!e || piece.full)
 			return 0;
@@ -535,7 +542,6 @@ static size_t fold_string(struct norm *n, size_t i, struct lit *l, size_t *nl,
 {
 	const char *s = n->in;
 	size_t len = n->len, e, p, lines;
-	struct lit sep;
 
 	e = read_piece(s, i, len, l);
 	if (!e)
@@ -550,9 +556,7 @@ static size_t fold_string(struct norm *n, size_t i, struct lit *l, size_t *nl,
 			bool codes;
 			struct lit joined;
 
-			joined.len = 0;
-			joined.decoded = false;
-			joined.full = false;
+			lit_init(&joined);
 			if (a + 8 < len && !memcmp(s + a, "map(chr,", 8))
 				a = skip_sp(s, a + 8, len, NULL);
 			else if (a + 4 < len && !memcmp(s + a, "chr(", 4)) {
@@ -606,8 +610,6 @@ static size_t fold_string(struct norm *n, size_t i, struct lit *l, size_t *nl,
 		*nl += lines;
 		(*pieces)++;
 	}
-	/* JS: [...].join() on a folded literal does not occur; done */
-	(void)sep;
 	return e;
 }
 
@@ -690,9 +692,7 @@ static size_t try_decoder(struct norm *n, size_t i, size_t *idlen)
 		e = skip_sp(s, e + 1, len, NULL);
 		if (e >= len || !is_quote(s[e]))
 			return 0;
-		arg.len = 0;
-		arg.full = false;
-		arg.decoded = false;
+		lit_init(&arg);
 		e = read_lit(s, e, len, &arg);
 		if (!e || arg.full)
 			return 0;
@@ -702,8 +702,7 @@ static size_t try_decoder(struct norm *n, size_t i, size_t *idlen)
 			/* Buffer.from(x, 'hex'|'base64'), codecs */
 			struct lit enc;
 
-			enc.len = 0;
-			enc.full = false;
+			lit_init(&enc);
 			z = skip_sp(s, z + 1, len, NULL);
 			if (z >= len || !is_quote(s[z]))
 				return 0;
@@ -720,8 +719,7 @@ static size_t try_decoder(struct norm *n, size_t i, size_t *idlen)
 		}
 		if (z >= len || s[z] != ')')
 			return 0;
-		out.len = 0;
-		out.full = false;
+		lit_init(&out);
 		out.decoded = true;
 		if (!(hex ? hex_into(arg.v, arg.len, &out)
 		          : b64_into(arg.v, arg.len, &out)) ||
@@ -753,9 +751,7 @@ static size_t sh_word(struct norm *n, size_t i)
 	bool quoted = false;
 	struct lit l;
 
-	l.len = 0;
-	l.full = false;
-	l.decoded = false;
+	lit_init(&l);
 	while (k < len && !l.full) {
 		if (is_id(s[k]) || s[k] == '-' || s[k] == '.' || s[k] == '/') {
 			lit_putc(&l, (unsigned char)s[k++]);
@@ -806,9 +802,7 @@ static void pass_fold(struct norm *n)
 		if (n->lang == LANG_SH && c == '$' && i + 2 < len &&
 		    s[i + 1] == '\'') {
 			/* $'\x63\x75...': ANSI-C quoting */
-			l.len = 0;
-			l.full = false;
-			l.decoded = false;
+			lit_init(&l);
 			e = read_lit(s, i + 1, len, &l);
 			if (e && l.decoded) {
 				put_lit(n, &l, '\'', SKIT__SCAN_DECODED);
@@ -818,9 +812,7 @@ static void pass_fold(struct norm *n)
 		}
 		if (is_quote(c) || ((c == 'c' || c == 'u' || c == 'S') &&
 		                    (i == 0 || !is_id(s[i - 1])))) {
-			l.len = 0;
-			l.full = false;
-			l.decoded = false;
+			lit_init(&l);
 			e = fold_string(n, i, &l, &nl, &pieces);
 			if (e && !l.full && (pieces > 1 || l.decoded)) {
 				put_lit(n, &l, is_quote(c) ? c : '\'',
@@ -838,9 +830,7 @@ static void pass_fold(struct norm *n)
 			}
 		}
 		if (c == '[' || (c == '(' && i > 0 && !is_id(s[i - 1]))) {
-			l.len = 0;
-			l.full = false;
-			l.decoded = false;
+			lit_init(&l);
 			e = read_list(s, i, len, "", 0, &l, &codes);
 			if (e && codes && !l.full && printable(l.v, l.len)) {
 				l.decoded = true;
@@ -852,16 +842,13 @@ static void pass_fold(struct norm *n)
 				struct lit sep;
 				size_t z;
 
-				sep.len = 0;
-				sep.full = false;
+				lit_init(&sep);
 				z = read_join(s, e, len, &sep);
 				if (z) {
 					struct lit j;
 					bool cd;
 
-					j.len = 0;
-					j.full = false;
-					j.decoded = false;
+					lit_init(&j);
 					read_list(s, i, len, sep.v, sep.len, &j,
 					          &cd);
 					put_lit(n, &j, '\'',
@@ -946,8 +933,7 @@ static void collect_names(struct norm *n)
 		if (v < len && is_quote(s[v])) {
 			struct lit l;
 
-			l.len = 0;
-			l.full = false;
+			lit_init(&l);
 			ve = read_lit(s, v, len, &l);
 			if (ve && !l.full) {
 				uint8_t mk = 0;
@@ -1043,8 +1029,7 @@ static void pass_names(struct norm *n)
 			if (p < len && is_quote(s[p])) {
 				struct lit l;
 
-				l.len = 0;
-				l.full = false;
+				lit_init(&l);
 				e = read_lit(s, p, len, &l);
 				if (e)
 					e = skip_sp(s, e, len, NULL);
@@ -1101,8 +1086,7 @@ static void pass_names(struct norm *n)
 					struct lit l;
 
 					q = skip_sp(s, q + 1, len, NULL);
-					l.len = 0;
-					l.full = false;
+					lit_init(&l);
 					e = q < len && is_quote(s[q])
 					            ? read_lit(s, q, len, &l)
 					            : 0;
@@ -1342,7 +1326,7 @@ static bool has_names(const char *s, size_t len)
 
 static int out_init(struct out *o, size_t len)
 {
-	o->cap = len * 2 + OUT_SLACK;
+	o->cap = len + len / 4 + OUT_SLACK;
 	o->len = 0;
 	o->full = false;
 	o->s = skitx_malloc(o->cap + 1);
@@ -1368,7 +1352,7 @@ int skit__scan_normalise(const char *file, const char *data, size_t len,
 	*out = NULL;
 	*marks = NULL;
 	*out_len = 0;
-	if (!len)
+	if (!len || len > NORM_MAX)
 		return 0;
 	n = skitx_calloc(1, sizeof(*n));
 	if (!n)
