@@ -11,9 +11,11 @@
  */
 #include "common.h"
 
+#include <fcntl.h>
 #include <getopt.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #include <jansson.h>
 
 #include "cli/cmd.h"
@@ -150,8 +152,45 @@ static json_t *jstr(const char *s)
 	return j;
 }
 
+/* What the header of the run's session.jsonl says: the session it
+ * continues and the first line of that session (docs/agent.md,
+ * "Sessions"). Both NULL when the run has no session file or it is not
+ * a resumed one. Owned by the caller. */
+static void session_head(const skit_run_info *r, char **title, char **from)
+{
+	struct skitx_buf b = SKITX_BUF_INIT;
+	char *path = r->dir ? skitx_path_join(r->dir, "session.jsonl") : NULL;
+	const char *text, *nl;
+	json_t *h = NULL;
+	int fd = -1;
+
+	*title = *from = NULL;
+	if (path)
+		fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	skitx_free(path);
+	if (fd < 0)
+		return;
+	/* The header is the first line; 64 KiB hold it. */
+	(void)skitx_fs_read_fd(fd, &b, 64 * 1024); /* what fits */
+	close(fd);
+	text = skitx_buf_cstr(&b);
+	nl = memchr(text, '\n', skitx_buf_len(&b));
+	if (nl)
+		h = json_loadb(text, (size_t)(nl - text), 0, NULL);
+	if (h && json_is_string(json_object_get(h, "resumed_from"))) {
+		*from = skitx_strdup(
+		        json_string_value(json_object_get(h, "resumed_from")));
+		if (json_is_string(json_object_get(h, "title")))
+			*title = skitx_strdup(
+			        json_string_value(json_object_get(h, "title")));
+	}
+	json_decref(h);
+	skitx_buf_release(&b);
+}
+
 static json_t *info_json(const skit_run_info *r)
 {
+	char *title, *from;
 	json_t *o = json_object();
 
 	if (!o)
@@ -176,6 +215,16 @@ static json_t *info_json(const skit_run_info *r)
 		json_decref(o);
 		return NULL;
 	}
+	session_head(r, &title, &from);
+	if (from &&
+	    json_object_set_new(o, "session",
+	                        json_pack("{s:s, s:s?}", "resumed_from", from,
+	                                  "first_line", title))) {
+		json_decref(o);
+		o = NULL;
+	}
+	skitx_free(title);
+	skitx_free(from);
 	return o;
 }
 
@@ -343,7 +392,7 @@ struct list_cols {
 static void list_line(FILE *f, const skit_run_info *r,
                       const struct list_cols *c, const struct cli_style *st)
 {
-	char tbuf[32], tok[64], turns[32];
+	char tbuf[32], tok[64], turns[32], *title, *from;
 	size_t used, w, rest = 0;
 
 	fputs(st->bold, f);
@@ -370,7 +419,19 @@ static void list_line(FILE *f, const skit_run_info *r,
 	       c->tokens + 2 + c->model + 2;
 	if (c->width)
 		rest = c->width > used + 10 ? c->width - used : 10;
-	cli_put_text(f, r->task ? r->task : "-", true, rest);
+	session_head(r, &title, &from);
+	if (from) {
+		/* A resumed session: its first line, then this run's. */
+		cli_put_text(f, title ? title : "-", true, rest);
+		fputs(" (continued: ", f);
+		cli_put_text(f, r->task ? r->task : "-", true,
+		             rest > 40 ? rest / 2 : rest);
+		fputc(')', f);
+	} else {
+		cli_put_text(f, r->task ? r->task : "-", true, rest);
+	}
+	skitx_free(title);
+	skitx_free(from);
 	fputc('\n', f);
 }
 
@@ -667,7 +728,7 @@ static void field(FILE *f, const struct cli_style *st, const char *label,
 static void show_header(FILE *f, const skit_run_info *r,
                         const struct cli_style *st)
 {
-	char buf[64];
+	char buf[64], *title, *from;
 
 	field(f, st, "Run", r->id);
 	field(f, st, "Folder", r->dir);
@@ -677,6 +738,13 @@ static void show_header(FILE *f, const skit_run_info *r,
 	fprintf(f, "%s\n", st->reset);
 	field(f, st, "Model", r->model);
 	field(f, st, "Task", r->task);
+	session_head(r, &title, &from);
+	if (from) {
+		field(f, st, "Continues", from);
+		field(f, st, "Session", title);
+	}
+	skitx_free(title);
+	skitx_free(from);
 	snprintf(buf, sizeof(buf), "%lu (%lu tool calls)", r->turns,
 	         r->tool_calls);
 	field(f, st, "Turns", buf);

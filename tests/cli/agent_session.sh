@@ -58,6 +58,12 @@ has "$RUN2/session.jsonl" 'Say hello' "the plan carries over"
 run runs list --runs-dir "$W/runs"
 expect_rc 0 "runs list"
 has "$T/out" "first task about PINEAPPLE" "runs list shows the first line"
+has "$T/out" "first task about PINEAPPLE (continued: and now MANGO)" \
+	"a resumed session: its first line, then the run's"
+run runs list --runs-dir "$W/runs" --json
+has "$T/out" "\"resumed_from\": \"$ID1\"" "runs list --json names the session continued"
+run runs show "$(basename "$RUN2")" --runs-dir "$W/runs"
+has "$T/out" "$ID1" "runs show names the session continued"
 
 # --- a skill changed on disk is activated again; the model is told
 printf '\nBODY-MARKER-CHANGED\n' >>"$W/skills/alpha/SKILL.md"
