@@ -145,27 +145,34 @@ static bool license_ok(const char *s)
 	return true;
 }
 
+/* A root's label ("project:agents"); longer ones are cut. */
+#define LABEL_MAX 64
+
 /*
  * The skills folder of `scope` ("project" or "user"; NULL: the project
  * when there is one) from the default roots, in *out (skitx_malloc'd;
- * NULL when there is no such scope here). *label gets the root's label
- * and *untrusted whether the agent leaves the project's skills out.
+ * NULL when there is no such scope here). `label` (LABEL_MAX bytes) gets
+ * the root's label (empty with no folder), *untrusted whether the agent
+ * leaves the project's skills out. Returns CLI_OK, or CLI_FAIL after
+ * saying why (a malformed config file, out of memory).
  */
-static int scope_root(char **out, const char **label, bool *untrusted,
-                      const char *scope)
+static int scope_root(char **out, char *label, bool *untrusted,
+                      const char *scope, const char *verb)
 {
 	skit_roots_options ro = SKIT_ROOTS_OPTIONS_INIT;
-	static char found_label[64];
 	skit_registry *reg = NULL;
 	skit_error err = { 0 };
 	const char *want = scope;
+	int status = CLI_OK;
 
 	*out = NULL;
+	*label = '\0';
 	*untrusted = false;
 	if (skit_registry_new(&reg, &err) < 0 ||
 	    skit_registry_add_default_roots(reg, &ro, &err) < 0) {
+		cli_error(verb, "%s", err.message);
 		skit_registry_free(reg);
-		return -1;
+		return CLI_FAIL;
 	}
 	if (!want && skit_registry_project_dir(reg))
 		want = "project";
@@ -178,14 +185,18 @@ static int scope_root(char **out, const char **label, bool *untrusted,
 		if (!skit_registry_source_matches(src, want))
 			continue;
 		*out = skitx_strdup(path);
-		snprintf(found_label, sizeof(found_label), "%s", src);
-		*label = found_label;
+		if (!*out) {
+			cli_error(verb, "out of memory");
+			status = CLI_FAIL;
+			break;
+		}
+		snprintf(label, LABEL_MAX, "%s", src);
 		*untrusted = !strcmp(want, "project") &&
 		             !skit_registry_project_trusted(reg);
 		break;
 	}
 	skit_registry_free(reg);
-	return 0;
+	return status;
 }
 
 /* `path` relative to the current folder when it lies under it. */
@@ -213,6 +224,7 @@ int cmd_init(int argc, char **argv)
 		                               "assets" };
 	const char *dir = NULL, *name, *description = NULL, *license = NULL;
 	const char *scope = NULL, *label = NULL, *slash;
+	char found[LABEL_MAX] = "";
 	char near[65], cwd[PATH_MAX];
 	char *root = NULL, *path = NULL, *arg = NULL, *parent = NULL;
 	bool untrusted = false;
@@ -313,8 +325,10 @@ int cmd_init(int argc, char **argv)
 	} else if (dir) {
 		root = skitx_path_join(dir, name);
 	} else {
-		if (scope_root(&parent, &label, &untrusted, scope) < 0)
-			goto oom;
+		if (scope_root(&parent, found, &untrusted, scope, argv[0]) !=
+		    CLI_OK)
+			goto out;
+		label = *found ? found : NULL;
 		if (!parent && scope) {
 			cli_error(
 			        argv[0],
