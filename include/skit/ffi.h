@@ -64,6 +64,15 @@ typedef void (*skit_ffi_trace_fn)(int kind, const char *line, void *payload);
 /** Streamed assistant text (skit_agent_hooks.on_text). */
 typedef void (*skit_ffi_text_fn)(const char *text, size_t len, void *payload);
 
+/**
+ * Run one call of a tool added with skit_ffi_hooks_add_tool(): as
+ * skit_tool_fn, with the tool's `name` first (one callback may serve
+ * several tools) and the hooks' payload last.
+ */
+typedef int (*skit_ffi_tool_fn)(const char *name, const char *arguments,
+                                skit_tool_output *out, bool *is_error,
+                                void *payload);
+
 /** Hooks for skit_ffi_host_new() and skit_ffi_agent_new(). Opaque. */
 typedef struct skit_ffi_hooks skit_ffi_hooks;
 
@@ -90,6 +99,22 @@ SKIT_EXTERN int skit_ffi_hooks_new(skit_ffi_hooks **out,
  * Only stores an int: safe from another thread or a signal handler.
  */
 SKIT_EXTERN void skit_ffi_hooks_cancel(skit_ffi_hooks *hooks, bool on);
+
+/**
+ * Give agents made with `hooks` a tool of the program (skit_tool_def,
+ * docs/embedding.md "Your own tools"): `name` (`mcp__SERVER__TOOL`),
+ * `description`, `parameters` (a JSON Schema as text, or NULL), `risk`
+ * ("read", "execute", "write", "network"; NULL: "execute") and the
+ * callback. The strings are copied. skit_ffi_agent_new() checks the
+ * definitions as skit_agent_new() does.
+ * @return SKIT_OK; SKIT_EINVALID for an unknown risk or more than
+ *         SKIT_AGENT_MAX_TOOLS tools; SKIT_ENOMEM.
+ */
+SKIT_EXTERN int skit_ffi_hooks_add_tool(skit_ffi_hooks *hooks, const char *name,
+                                        const char *description,
+                                        const char *parameters,
+                                        const char *risk, skit_ffi_tool_fn call,
+                                        skit_error *err);
 
 /** Free hooks. NULL is a no-op. */
 SKIT_EXTERN void skit_ffi_hooks_free(skit_ffi_hooks *hooks);
@@ -200,7 +225,8 @@ SKIT_EXTERN int skit_ffi_host_index(char **out, skit_host *host,
  * string member of skit_agent_options by its name (`max_turns`,
  * `project_dir`, `runs_dir`, `sandbox_mode`, `dynamic_context`...).
  * With `hooks`, the agent watches skit_ffi_hooks_cancel() (as
- * skit_agent_options.cancel). `reg`, `model`, `policy` and `hooks` must
+ * skit_agent_options.cancel) and has their tools
+ * (skit_ffi_hooks_add_tool()). `reg`, `model`, `policy` and `hooks` must
  * outlive the agent.
  */
 SKIT_EXTERN int skit_ffi_agent_new(skit_agent **out, skit_registry *reg,

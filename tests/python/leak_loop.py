@@ -2,7 +2,7 @@
 """Run by test_leak.py: 10,000 calls through the package with libskit's
 allocations counted (counting_alloc.c through skit_set_allocator()).
 
-    python3 leak_loop.py COUNTER.so SKILLS PROJECT CASSETTE
+    python3 leak_loop.py COUNTER.so SKILLS PROJECT CASSETTE TOOLS_CASSETTE
 
 Prints "live BEFORE AFTER total N calls C" and exits 0 when every block
 the library handed out during the loop was freed again.
@@ -23,7 +23,7 @@ assert raw.skit_set_allocator(ctypes.byref(hooks)) == 0
 
 import skit  # noqa: E402
 
-skills, project, cassette = sys.argv[2:5]
+skills, project, cassette, tools = sys.argv[2:6]
 csv = os.path.join(skills, "csv-report")
 bad = os.path.join(project, "bad-skill")
 reg = skit.Registry([skills])
@@ -54,6 +54,16 @@ def agent():
     a.finish()
 
 
+def tool_agent():
+    tool = skit.Tool("mcp__shop__stock",
+                     lambda a: a["item"] + ": 42 in stock", "Stock.",
+                     risk="read")
+    a = skit.Agent("replay:" + tools, registry=reg, project=project,
+                   tools=[tool])
+    assert a.send("apples?") == "The shop holds 42 apples."
+    a.close()
+
+
 def refused():
     r = refuser.call("run_skill_script", SCRIPT)
     assert r.is_error
@@ -78,6 +88,7 @@ ops = [
     missing,
     lambda: skit.effective_options("agent", max_turns=3),
     agent,
+    tool_agent,
     refused,
     new_layer,
 ]

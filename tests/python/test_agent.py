@@ -96,3 +96,43 @@ def test_cancel(skills, project):
         agent.send("Profile data.csv")
     assert e.value.code == "ECANCELED"
     assert agent.state["turns"] == 2
+
+
+def test_program_tools(skills, project):
+    calls = []
+
+    def stock(args):
+        """How many of an item the shop holds."""
+        calls.append(args)
+        return {args["item"]: 42}
+
+    def broken(args):
+        raise ValueError("no such shelf")
+
+    tools = [skit.Tool("mcp__shop__stock", stock, risk="read",
+                       parameters={"type": "object", "properties":
+                                   {"item": {"type": "string"}}}),
+             skit.Tool("mcp__shop__broken", broken, "Always fails.",
+                       risk="read")]
+    assert tools[0].description == "How many of an item the shop holds."
+    agent = skit.Agent("replay:" + os.path.join(HERE, "tools.jsonl"),
+                       registry=skit.Registry([skills]), project=project,
+                       tools=tools)
+    assert agent.send("How many apples?") == "The shop has 42 apples."
+    assert calls == [{"item": "apples"}]
+    assert [type(e) for e in agent.approval_errors] == [ValueError]
+    assert agent.state["tool_calls"] == 2
+
+
+def test_program_tools_are_checked(skills):
+    reg = skit.Registry([skills])
+    for tool, word in ((skit.Tool("shell", str, "Mine."), "shell"),
+                       (skit.Tool("mcp__a__b", str, ""), "description"),
+                       (skit.Tool("mcp__a__b", str, "B", risk="huge"),
+                        "risk")):
+        with pytest.raises(skit.Error) as e:
+            skit.Agent("replay:" + CASSETTE, registry=reg, tools=[tool])
+        assert e.value.code == "EINVALID" and word in e.value.message, \
+            e.value.message
+    with pytest.raises(TypeError):
+        skit.Agent("replay:" + CASSETTE, registry=reg, tools=[str])

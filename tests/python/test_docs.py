@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """docs/python.md: every Python example runs, each in a fresh
 interpreter with no terminal, from a folder holding skills/ (a copy of
-examples/skills), the cassette csv_task.jsonl and data.csv; where an
+examples/skills), the cassettes of examples/python and data.csv; where an
 example is followed by a ```text block, each of its lines must be a line
 of the example's output. The build-tree command of "Install" runs too
 (test_install.py replays the install commands)."""
@@ -35,11 +35,19 @@ def test_the_page_has_examples():
     assert sum(1 for b in PYTHON if b[2]) >= 7
 
 
+def copy_cassettes(dst):
+    """The replay cassettes of examples/python, which the page uses."""
+    ex = os.path.join(SRC, "examples", "python")
+    for name in os.listdir(ex):
+        if name.endswith(".jsonl"):
+            shutil.copy(os.path.join(ex, name), dst)
+
+
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory):
     d = tmp_path_factory.mktemp("docs")
     shutil.copytree(EXAMPLES, d / "skills")
-    shutil.copy(os.path.join(SRC, "examples", "python", "csv_task.jsonl"), d)
+    copy_cassettes(d)
     (d / "data.csv").write_text("a,b\n1,2\n3,4\n5,9\n")
     (d / ".git").mkdir()
     return d

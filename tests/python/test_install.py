@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from conftest import HERE, SRC, run_py
-from test_docs import DOC, PYTHON
+from test_docs import DOC, PYTHON, copy_cassettes
 from test_host_loop import EXAMPLE, check_host_loop
 
 BUILD = os.environ.get("SKIT_BINARY_DIR")
@@ -112,8 +112,7 @@ def test_docs_against_the_install(installed, tmp_path, lang, code, want,
     t, prefix, python = installed
     shutil.copytree(os.path.join(SRC, "examples", "skills"),
                     tmp_path / "skills")
-    shutil.copy(os.path.join(SRC, "examples", "python", "csv_task.jsonl"),
-                tmp_path)
+    copy_cassettes(tmp_path)
     (tmp_path / "data.csv").write_text("a,b\n1,2\n3,4\n5,9\n")
     (tmp_path / ".git").mkdir()
     lib = str(prefix / "lib" / "libskit.so.0")

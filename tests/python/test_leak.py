@@ -5,7 +5,7 @@ leak_loop.py counts libskit's allocations through skit_set_allocator()
 (counting_alloc.c) across 10,000 calls of the package's surface: skills,
 validation, registries, search, the index, the skills layer's tools and
 calls (a refusal by a raising approver among them), errors, options and
-whole agent runs. The blocks alive before and after must be equal.
+whole agent runs, one with a tool of the program. The blocks alive before and after must be equal.
 """
 import os
 import shutil
@@ -13,7 +13,7 @@ import subprocess
 
 import pytest
 
-from conftest import HERE, run_py
+from conftest import HERE, SRC, run_py
 
 
 def test_no_leak_over_10000_calls(tmp_path, skills, project):
@@ -27,7 +27,8 @@ def test_no_leak_over_10000_calls(tmp_path, skills, project):
     bad.mkdir()
     (bad / "SKILL.md").write_text("---\nname: Bad_Name\n---\n")
     r = run_py([os.path.join(HERE, "leak_loop.py"), str(so), str(skills),
-                str(project), os.path.join(HERE, "leak.jsonl")],
+                str(project), os.path.join(HERE, "leak.jsonl"),
+                os.path.join(SRC, "examples", "python", "stock_task.jsonl")],
                timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
     live, before, after, _, total, _, calls = r.stdout.split()

@@ -386,6 +386,76 @@ static void test_ffi__agent_state(void)
 	skit_registry_free(reg);
 }
 
+static char tool_seen[256];
+
+static int stock(const char *name, const char *arguments, skit_tool_output *out,
+                 bool *is_error, void *payload)
+{
+	(void)is_error, (void)payload;
+	snprintf(tool_seen, sizeof(tool_seen), "%s %s", name, arguments);
+	return skit_tool_output_puts(out, "apples: 42 in stock");
+}
+
+static void test_ffi__tools(void)
+{
+	skit_ffi_hooks *hooks = NULL;
+	skit_registry *reg = NULL;
+	skit_model *model = NULL;
+	skit_agent *agent = NULL;
+	skit_error err = { 0 };
+	char buf[PATH_MAX], spec[PATH_MAX + 16], *out = NULL;
+	FILE *f;
+
+	scratch();
+	snprintf(buf, sizeof(buf), "%s/t.jsonl", top);
+	f = fopen(buf, "w");
+	ASSERT(f);
+	fputs("{\"tool_calls\": [{\"id\": \"t1\", \"name\": "
+	      "\"mcp__shop__stock\", \"arguments\": {\"item\": "
+	      "\"apples\"}}]}\n"
+	      "{\"expect\": {\"contains\": [\"apples: 42 in stock\"]}, "
+	      "\"text\": \"42 apples.\"}\n",
+	      f);
+	fclose(f);
+	snprintf(spec, sizeof(spec), "replay:%s", buf);
+	ASSERT_OK(skit_ffi_hooks_new(&hooks, NULL, NULL, NULL, NULL, &err));
+	ASSERT_EQ(skit_ffi_hooks_add_tool(hooks, "mcp__shop__x", "X", NULL,
+	                                  "risky", stock, &err),
+	          SKIT_EINVALID);
+	ASSERT_CONTAINS(err.message, "unknown risk 'risky'");
+	ASSERT_OK(skit_ffi_hooks_add_tool(hooks, "mcp__shop__stock",
+	                                  "How many of an item the shop holds.",
+	                                  "{\"type\": \"object\"}", "read",
+	                                  stock, &err));
+	ASSERT_OK(skit_ffi_model_new(
+	        &model, hooks, (const char *const[]){ "spec", spec, NULL },
+	        &err));
+	ASSERT_OK(skit_registry_new(&reg, &err));
+	ASSERT_OK(skit_ffi_agent_new(
+	        &agent, reg, model, NULL, hooks,
+	        (const char *const[]){ "project_dir", top, NULL }, &err));
+	ASSERT_OK(skit_agent_send(agent, "apples?", &out, &err));
+	ASSERT_STR(out, "42 apples.");
+	skit_free(out);
+	ASSERT_STR(tool_seen, "mcp__shop__stock {\"item\":\"apples\"}");
+	skit_agent_free(agent);
+	/* skit_agent_new()'s checks apply: a name of skit's own tools. */
+	ASSERT_OK(skit_ffi_hooks_add_tool(hooks, "shell", "Mine.", NULL, NULL,
+	                                  stock, &err));
+	ASSERT_EQ(
+	        skit_ffi_agent_new(&agent, reg, model, NULL, hooks, NULL, &err),
+	        SKIT_EINVALID);
+	for (int i = 2; i < SKIT_AGENT_MAX_TOOLS; i++)
+		ASSERT_OK(skit_ffi_hooks_add_tool(hooks, "mcp__a__b", "B", NULL,
+		                                  NULL, stock, &err));
+	ASSERT_EQ(skit_ffi_hooks_add_tool(hooks, "mcp__a__c", "C", NULL, NULL,
+	                                  stock, &err),
+	          SKIT_EINVALID);
+	skit_model_free(model);
+	skit_ffi_hooks_free(hooks);
+	skit_registry_free(reg);
+}
+
 static void test_ffi__status_names(void)
 {
 	ASSERT_STR(skit_ffi_status_name(SKIT_OK), "OK");
@@ -402,5 +472,6 @@ TEST_MAIN(
 	TEST(test_ffi__escapes)
 	TEST(test_ffi__approval_hook)
 	TEST(test_ffi__agent_state)
+	TEST(test_ffi__tools)
 	TEST(test_ffi__status_names))
 /* clang-format on */

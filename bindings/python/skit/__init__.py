@@ -17,11 +17,11 @@ from ._lib import path as library_path
 from ._lib import lib as _cdll
 from ._core import (Diagnostic, Entry, Error, Registry, Skill,
                     effective_options, validate)
-from ._tools import (DEFAULT_BASE_PROMPT, Agent, Approval, SkillTools,
+from ._tools import (DEFAULT_BASE_PROMPT, Agent, Approval, SkillTools, Tool,
                      ToolResult)
 
 __version__ = _cdll.skit_version().decode("ascii")
 
 __all__ = ["Agent", "Approval", "DEFAULT_BASE_PROMPT", "Diagnostic", "Entry",
-           "Error", "Registry", "Skill", "SkillTools", "ToolResult",
+           "Error", "Registry", "Skill", "SkillTools", "Tool", "ToolResult",
            "effective_options", "library_path", "validate", "__version__"]

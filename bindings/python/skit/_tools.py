@@ -2,6 +2,7 @@
 """The skills layer for a Python agent's own loop, and skit's agent."""
 import codecs
 import ctypes
+import inspect
 import json
 
 from . import _lib
@@ -53,8 +54,9 @@ class _Hooks:
     (skit_ffi_hooks_cancel()), and the call re-raises it once back."""
 
     def __init__(self, approve=None, trace=None, on_text=None,
-                 always_trace=False):
+                 always_trace=False, tools=()):
         self.errors = []
+        self._tools = {}
         self.interrupted = False
         self._approve = approve
         self._trace = trace
@@ -70,6 +72,22 @@ class _Hooks:
         out = ctypes.c_void_p()
         call(lib.skit_ffi_hooks_new, ctypes.byref(out), *self._cbs, None)
         self.ptr = out.value
+        if tools:
+            self._tool_fn = _lib.TOOL_FN(self._tool_cb)
+        try:
+            for t in tools:
+                if not isinstance(t, Tool):
+                    raise TypeError("tools must be skit.Tool objects")
+                call(lib.skit_ffi_hooks_add_tool, self.ptr,
+                     text_bytes(t.name, "tool name"),
+                     text_bytes(t.description or "", "description"),
+                     None if t.parameters is None
+                     else text_bytes(t.parameters, "parameters"),
+                     text_bytes(t.risk, "risk"), self._tool_fn)
+                self._tools[t.name] = t
+        except BaseException:
+            lib.skit_ffi_hooks_free(self.ptr)
+            raise
 
     def _caught(self, e):
         self.errors.append(e)
@@ -108,6 +126,25 @@ class _Hooks:
         except BaseException as e:  # noqa: B036
             self._caught(e)
 
+    def _tool_cb(self, name, args, out, is_error, payload):
+        try:
+            tool = self._tools[name.decode("utf-8")]
+            result = tool.function(json.loads(args.decode("utf-8"))
+                                   if args else {})
+            if isinstance(result, str):
+                result = result.encode("utf-8", "replace")
+            elif not isinstance(result, bytes):
+                result = json.dumps(result).encode("utf-8")
+        except BaseException as e:  # noqa: B036 - the model is told
+            self._caught(e)
+            is_error[0] = True
+            result = ("%s: %s" % (type(e).__name__, e)).encode(
+                "utf-8", "replace")
+        rc = lib.skit_tool_output_append(out, result, len(result))
+        # SKIT_ETOOBIG kept what fits and tells the model; only running
+        # out of memory ends the task.
+        return rc if rc == -2 else 0
+
     def _text_cb(self, text, n, payload):
         try:
             self._on_text(self._dec.decode(ctypes.string_at(text, n)))
@@ -136,6 +173,33 @@ def _policy(allow, deny, ask, yes, network, no_network, config):
         lib.skit_policy_free(p)
         raise
     return p
+
+
+class Tool:
+    """A tool of your program that skit.Agent offers its model
+    (docs/embedding.md, "Your own tools"). `name` is an MCP tool's name,
+    `mcp__SERVER__TOOL`, which is also how permission patterns name it;
+    `function(arguments)` gets the model's arguments as a dict and
+    returns the result: a str, or anything json.dumps() takes. An
+    exception is an error result the model sees. `parameters` is the
+    JSON Schema of the arguments (a dict or its JSON text; None: any
+    object); `description` defaults to the function's docstring.
+    `risk` is "read" (runs without asking), "execute", "write" or
+    "network" (each needs approval, as skit's own tools do)."""
+
+    def __init__(self, name, function, description=None, parameters=None,
+                 risk="execute"):
+        self.name = name
+        self.function = function
+        self.description = (description if description is not None else
+                            (inspect.getdoc(function) or "").strip())
+        self.parameters = (parameters if parameters is None or
+                           isinstance(parameters, (str, bytes))
+                           else json.dumps(parameters))
+        self.risk = risk
+
+    def __repr__(self):
+        return "<skit.Tool %s>" % self.name
 
 
 class ToolResult(str):
@@ -208,7 +272,8 @@ class SkillTools(Handle):
 
     @property
     def approval_errors(self):
-        """Exceptions the callbacks raised (each approval a refusal)."""
+        """Exceptions the callbacks raised: each in an approval was a
+        refusal, each in a tool an error result for the model."""
         return self._hooks.errors
 
     def index(self, budget=32000, format="xml"):
@@ -287,21 +352,24 @@ class Agent(Handle):
     "replay:CASSETTE.jsonl", "openai:MODEL" or "anthropic:MODEL" (keys and
     base URLs from the environment, or `api_key`, `base_url`).
     `registry` defaults to Registry.default(project). Permissions as for
-    SkillTools; other keywords are skit_agent_options members
-    (`max_turns`, `file_tools`, `sandbox_mode`, `dynamic_context`...).
+    SkillTools; `tools` is a list of skit.Tool, your program's own;
+    other keywords are skit_agent_options members (`max_turns`,
+    `file_tools`, `sandbox_mode`, `dynamic_context`...).
     """
 
     def __init__(self, model, *, registry=None, project=None, allow=(),
                  deny=(), ask=(), yes=False, network=False, no_network=False,
-                 approve=None, trace=None, on_text=None, api_key=None,
-                 base_url=None, runs_dir=None, config=None, **opts):
+                 approve=None, trace=None, on_text=None, tools=(),
+                 api_key=None, base_url=None, runs_dir=None, config=None,
+                 **opts):
         if registry is None:
             registry = Registry.default(project)
         elif not isinstance(registry, Registry):
             raise TypeError("registry must be a skit.Registry")
         mkv = options({"spec": model, "api_key": api_key,
                        "base_url": base_url})
-        hooks = _Hooks(approve, trace, on_text, always_trace=True)
+        hooks = _Hooks(approve, trace, on_text, always_trace=True,
+                       tools=tools)
         pairs = [(lib.skit_ffi_hooks_free, hooks.ptr)]
         out = ctypes.c_void_p()
         try:
@@ -325,7 +393,8 @@ class Agent(Handle):
 
     @property
     def approval_errors(self):
-        """Exceptions the callbacks raised (each approval a refusal)."""
+        """Exceptions the callbacks raised: each in an approval was a
+        refusal, each in a tool an error result for the model."""
         return self._hooks.errors
 
     def send(self, task):

@@ -541,6 +541,13 @@ static int put_entry(struct skitx_buf *b, const skit_registry *reg,
 
 /* ---- hooks ------------------------------------------------------------ */
 
+/* What a tool's skit_tool_def.payload points at. */
+struct ffi_tool {
+	struct skit_ffi_hooks *hooks;
+	skit_ffi_tool_fn call;
+	char *name, *description, *parameters;
+};
+
 struct skit_ffi_hooks {
 	skit_agent_hooks hooks;
 	/* skit_ffi_hooks_cancel(): the agent's and the model's cancel */
@@ -549,6 +556,10 @@ struct skit_ffi_hooks {
 	skit_ffi_trace_fn trace;
 	skit_ffi_text_fn text;
 	void *payload;
+	/* skit_ffi_hooks_add_tool(): definitions for skit_agent_options */
+	skit_tool_def tools[SKIT_AGENT_MAX_TOOLS];
+	struct ffi_tool tool[SKIT_AGENT_MAX_TOOLS];
+	size_t ntools;
 };
 
 static const char *risk_name(skit_risk r)
@@ -619,6 +630,14 @@ static void text_tramp(const char *text, size_t len, void *payload)
 	h->text(text, len, h->payload);
 }
 
+static int tool_tramp(const char *arguments, skit_tool_output *out,
+                      bool *is_error, void *payload)
+{
+	struct ffi_tool *t = payload;
+
+	return t->call(t->name, arguments, out, is_error, t->hooks->payload);
+}
+
 /* ---- public calls ----------------------------------------------------- */
 
 const char *skit_ffi_status_name(int status)
@@ -660,6 +679,56 @@ void skit_ffi_hooks_cancel(skit_ffi_hooks *hooks, bool on)
 {
 	assert(hooks);
 	hooks->cancel = on;
+}
+
+int skit_ffi_hooks_add_tool(skit_ffi_hooks *hooks, const char *name,
+                            const char *description, const char *parameters,
+                            const char *risk, skit_ffi_tool_fn call,
+                            skit_error *err)
+{
+	static const skit_tool_def init = SKIT_TOOL_DEF_INIT;
+	skit_risk r = SKIT_RISK_EXECUTE;
+	struct ffi_tool *t;
+	skit_tool_def *d;
+
+	assert(hooks && name && call);
+	if (hooks->ntools == SKIT_AGENT_MAX_TOOLS)
+		return skit__error_set(err, SKIT_EINVALID, 0,
+		                       "more than %d tools",
+		                       SKIT_AGENT_MAX_TOOLS);
+	if (risk) {
+		for (r = SKIT_RISK_READ; r <= SKIT_RISK_NETWORK; r++)
+			if (!strcmp(risk, risk_name(r)))
+				break;
+		if (r > SKIT_RISK_NETWORK)
+			return skit__error_set(
+			        err, SKIT_EINVALID, 0,
+			        "tool %.64s: unknown risk '%.32s'", name, risk);
+	}
+	t = &hooks->tool[hooks->ntools];
+	d = &hooks->tools[hooks->ntools];
+	t->hooks = hooks;
+	t->call = call;
+	t->name = skitx_strdup(name);
+	t->description = description ? skitx_strdup(description) : NULL;
+	t->parameters = parameters ? skitx_strdup(parameters) : NULL;
+	if (!t->name || (description && !t->description) ||
+	    (parameters && !t->parameters)) {
+		skitx_free(t->name);
+		skitx_free(t->description);
+		skitx_free(t->parameters);
+		memset(t, 0, sizeof(*t));
+		return skit__error_oom(err);
+	}
+	*d = init;
+	d->name = t->name;
+	d->description = t->description;
+	d->parameters = t->parameters;
+	d->risk = r;
+	d->call = tool_tramp;
+	d->payload = t;
+	hooks->ntools++;
+	return 0;
 }
 
 int skit_ffi_options(char **out, const char *kind, const char *const *options,
@@ -877,6 +946,10 @@ int skit_ffi_agent_new(skit_agent **out, skit_registry *reg, skit_model *model,
 	if (hooks) {
 		o.hooks = hooks->hooks;
 		o.cancel = &hooks->cancel;
+		if (hooks->ntools) {
+			o.tools = hooks->tools;
+			o.ntools = hooks->ntools;
+		}
 	}
 	return skit_agent_new(out, &o, err);
 }
@@ -932,5 +1005,12 @@ int skit_ffi_agent_state(char **out, const skit_agent *agent, skit_error *err)
 
 void skit_ffi_hooks_free(skit_ffi_hooks *hooks)
 {
+	if (!hooks)
+		return;
+	for (size_t i = 0; i < hooks->ntools; i++) {
+		skitx_free(hooks->tool[i].name);
+		skitx_free(hooks->tool[i].description);
+		skitx_free(hooks->tool[i].parameters);
+	}
 	skitx_free(hooks);
 }
