@@ -5,7 +5,8 @@ leak_loop.py counts libskit's allocations through skit_set_allocator()
 (counting_alloc.c) across 10,000 calls of the package's surface: skills,
 validation, registries, search, the index, the skills layer's tools and
 calls (a refusal by a raising approver among them), errors, options and
-whole agent runs, one with a tool of the program. The blocks alive before and after must be equal.
+whole agent runs, one with a tool of the program. The blocks alive
+before and after must be equal.
 """
 import os
 import shutil
