@@ -108,6 +108,7 @@ static const char *const file_labels[] = {
 static bool text_host(const char *p, size_t len, char *out)
 {
 	size_t i = 0, b, e, last = 0, dots = 0;
+	bool scheme = true;
 
 	while (i < len && (p[i] == ' ' || p[i] == '`' || p[i] == '*'))
 		i++;
@@ -115,6 +116,8 @@ static bool text_host(const char *p, size_t len, char *out)
 		i += 8;
 	else if (len - i > 7 && !strncasecmp(p + i, "http://", 7))
 		i += 7;
+	else
+		scheme = false;
 	b = i;
 	while (i < len && host_char(p[i])) {
 		if (p[i] == '.') {
@@ -133,6 +136,10 @@ static bool text_host(const char *p, size_t len, char *out)
 		return false;
 	for (size_t k = last + 1; k < e; k++)
 		if (!((p[k] | 0x20) >= 'a' && (p[k] | 0x20) <= 'z'))
+			return false;
+	/* a bare name with capitals is a product ("ASP.NET"), not a host */
+	for (size_t k = b; k < e && !scheme; k++)
+		if (p[k] >= 'A' && p[k] <= 'Z')
 			return false;
 	for (size_t k = 0; file_labels[k]; k++)
 		if (strlen(file_labels[k]) == e - last - 1 &&
