@@ -642,6 +642,28 @@ static void remember(struct norm *n, const char *name, size_t nlen,
 	nm->mark = mark;
 }
 
+/*
+ * Another name for a function that runs code or loads modules, taken
+ * bare (const a = require, e = eval, g = globalThis): what hiding looks
+ * like. A method taken by its path (run = subprocess.run) or a name for
+ * fetch is an ordinary shortcut: resolved, not a sign.
+ */
+static bool hiding_alias(const char *v, size_t len)
+{
+	static const char *const hiding[] = {
+		"require",    "eval",        "Function",     "exec",
+		"execSync",   "spawn",       "system",       "popen",
+		"__import__", "getattr",     "globalThis",   "window",
+		"global",     "builtins",    "__builtins__", "import_module",
+		"setTimeout", "setInterval", NULL,
+	};
+
+	for (size_t i = 0; hiding[i]; i++)
+		if (strlen(hiding[i]) == len && !memcmp(v, hiding[i], len))
+			return true;
+	return false;
+}
+
 static bool is_root(const char *v, size_t len)
 {
 	for (size_t i = 0; alias_roots[i]; i++) {
@@ -972,7 +994,9 @@ static void collect_names(struct norm *n)
 				         SKIT__SCAN_FOLDED);
 			else if (is_root(s + v, ve - v))
 				remember(n, s + b, e - b, s + v, ve - v, true,
-				         SKIT__SCAN_FOLDED);
+				         hiding_alias(s + v, ve - v)
+				                 ? SKIT__SCAN_FOLDED
+				                 : SKIT__SCAN_RESOLVED);
 		}
 	}
 }
