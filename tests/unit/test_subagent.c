@@ -20,6 +20,7 @@
 #include "harness.h"
 #include "support/httpd.h"
 #include "skit/agent.h"
+#include "skit/host.h"
 #include "skit/model.h"
 #include "skit/registry.h"
 #include "skit/skill.h"
@@ -1011,6 +1012,41 @@ static void test_subagent__always(void)
 	fx_close(&f, rc);
 }
 
+/* A host's own loop (skit/host.h) has no model to give a subagent: task
+ * is not offered there, and a call is refused. */
+static void test_subagent__not_for_hosts(void)
+{
+	skit_host_options ho = SKIT_HOST_OPTIONS_INIT;
+	skit_registry *reg = NULL;
+	skit_error err = { 0 };
+	char *tools = NULL, *res = NULL;
+	skit_host *h = NULL;
+	bool is_error = false, changed = false;
+
+	build_world("hosts");
+	ASSERT_OK(skit_registry_new(&reg, &err));
+	ASSERT_OK(skit_registry_add_root(reg, "project",
+	                                 at(world, "project/.agents/skills"),
+	                                 &err));
+	ASSERT_OK(skit_registry_scan(reg, &err));
+	ho.registry = reg;
+	ho.project_dir = at(world, "project");
+	ho.runs_dir = at(world, "runs");
+	ASSERT_OK(skit_host_new(&h, &ho, &err));
+	ASSERT_OK(skit_host_tools(h, SKIT_TOOLS_OPENAI, &tools, &err));
+	ASSERT(strstr(tools, "\"use_skill\""));
+	ASSERT(!strstr(tools, "\"task\""));
+	ASSERT_OK(skit_host_call(h, "task",
+	                         "{\"description\":\"d\",\"prompt\":\"p\"}",
+	                         &res, &is_error, &changed, &err));
+	ASSERT(is_error);
+	ASSERT_CONTAINS(res, "no model to run a subagent");
+	skit_free(tools);
+	skit_free(res);
+	skit_host_free(h);
+	skit_registry_free(reg);
+}
+
 /* The lints of Claude Code's subagent fields (skit validate). */
 static bool lint_has(const char *dir, const char *code)
 {
@@ -1071,5 +1107,6 @@ TEST_MAIN(
 	TEST(test_subagent__profile)
 	TEST(test_subagent__fork)
 	TEST(test_subagent__parallel)
+	TEST(test_subagent__not_for_hosts)
 	TEST(test_subagent__lints))
 /* clang-format on */

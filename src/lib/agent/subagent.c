@@ -297,6 +297,9 @@ static int make_child(struct skit_agent *a, struct job *j, skit_error *err)
 	o.on_ask = a->on_ask;
 	o.ask_payload = a->ask_payload;
 	o.dynamic_context = a->dynamic_context;
+	o.project_instructions = a->project_instructions;
+	o.context_window = a->ctx_window_given ? a->ctx_window : 0;
+	o.compact_percent = a->compact_pct;
 	o.max_parallel_tasks = 1;
 	rc = skit_agent_new(&j->child, &o, err);
 	skitx_buf_release(&runs);
@@ -377,9 +380,11 @@ static size_t task_list(void *self, const struct skit__tool_ctx *ctx,
 	out->schema.parameters = task_schema;
 	out->risk = SKIT_RISK_READ;
 	out->gate = SKIT__GATE_BUILTIN;
-	/* One level: a subagent gets no task tool. */
-	out->offered = !a->sub;
-	out->hint = a->sub ? ": a subagent cannot start subagents" : "";
+	/* One level: a subagent gets no task tool; and an agent whose loop
+	 * never runs (a host's, the MCP server's) has no model to give. */
+	out->offered = !a->sub && skit__model_answers(a->model);
+	out->hint = a->sub ? ": a subagent cannot start subagents"
+	                   : ": there is no model to run a subagent";
 	return 1;
 }
 

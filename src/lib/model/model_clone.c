@@ -19,6 +19,13 @@
 #include "lib/model/model_int.h"
 #include "util/buf.h"
 
+bool skit__model_answers(const skit_model *m)
+{
+	return m->provider == &skit__provider_replay ||
+	       m->provider == &skit__provider_openai ||
+	       m->provider == &skit__provider_anthropic;
+}
+
 bool skit__model_clonable(const skit_model *m)
 {
 	return m->provider != &skit__provider_replay && !m->transport;

@@ -89,6 +89,11 @@ int skit__response_add_call(skit_model_response *out, const char *id,
  * (skit_model_free()). SKIT_EUSAGE when it cannot be cloned.
  */
 bool skit__model_clonable(const skit_model *m);
+
+/* Whether `m` is a model that answers (one of the providers), not the
+ * placeholder of an agent whose loop never runs (skit/host.h, the MCP
+ * server): no subagent can run there. */
+bool skit__model_answers(const skit_model *m);
 int skit__model_clone(skit_model **out, const skit_model *m, skit_error *err);
 
 #endif
