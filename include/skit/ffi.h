@@ -73,6 +73,15 @@ typedef int (*skit_ffi_tool_fn)(const char *name, const char *arguments,
                                 skit_tool_output *out, bool *is_error,
                                 void *payload);
 
+/**
+ * Answer the model's question (skit_agent_options.on_ask), given as JSON:
+ * `{"question", "options" (strings, maybe none), "multi"}`. Return as
+ * skit_ask_fn: 0 once the answer is written, SKIT_ENOTFOUND when no one
+ * can answer.
+ */
+typedef int (*skit_ffi_ask_fn)(const char *question_json,
+                               skit_tool_output *answer, void *payload);
+
 /** Hooks for skit_ffi_host_new() and skit_ffi_agent_new(). Opaque. */
 typedef struct skit_ffi_hooks skit_ffi_hooks;
 
@@ -115,6 +124,11 @@ SKIT_EXTERN int skit_ffi_hooks_add_tool(skit_ffi_hooks *hooks, const char *name,
                                         const char *parameters,
                                         const char *risk, skit_ffi_tool_fn call,
                                         skit_error *err);
+
+/** Give agents made with `hooks` this answerer of ask_user (NULL: none,
+ *  and the model is told no one can answer). */
+SKIT_EXTERN void skit_ffi_hooks_set_ask(skit_ffi_hooks *hooks,
+                                        skit_ffi_ask_fn ask);
 
 /** Free hooks. NULL is a no-op. */
 SKIT_EXTERN void skit_ffi_hooks_free(skit_ffi_hooks *hooks);
@@ -226,8 +240,8 @@ SKIT_EXTERN int skit_ffi_host_index(char **out, skit_host *host,
  * `project_dir`, `runs_dir`, `sandbox_mode`, `dynamic_context`...).
  * With `hooks`, the agent watches skit_ffi_hooks_cancel() (as
  * skit_agent_options.cancel) and has their tools
- * (skit_ffi_hooks_add_tool()). `reg`, `model`, `policy` and `hooks` must
- * outlive the agent.
+ * (skit_ffi_hooks_add_tool()) and answerer (skit_ffi_hooks_set_ask()). `reg`,
+ * `model`, `policy` and `hooks` must outlive the agent.
  */
 SKIT_EXTERN int skit_ffi_agent_new(skit_agent **out, skit_registry *reg,
                                    skit_model *model, const skit_policy *policy,

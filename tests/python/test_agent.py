@@ -136,3 +136,27 @@ def test_program_tools_are_checked(skills):
             e.value.message
     with pytest.raises(TypeError):
         skit.Agent("replay:" + CASSETTE, registry=reg, tools=[str])
+
+
+def test_ask(skills, project):
+    asked = []
+
+    def ask(q):
+        asked.append(q)
+        return "b.csv"
+
+    reg = skit.Registry([skills])
+    cassette = "replay:" + os.path.join(HERE, "ask.jsonl")
+    agent = skit.Agent(cassette, registry=reg, project=project, on_ask=ask)
+    assert agent.send("Profile a file") == "Using the file chosen."
+    assert isinstance(asked[0], skit.Question)
+    assert (asked[0].question, asked[0].options, asked[0].multi) == \
+        ("Which file?", [], False)
+    # No answer (None), or an answerer that raises: the model is told no
+    # one can answer, so the cassette's expectation of b.csv fails.
+    for bad in (lambda q: None, lambda q: 1 / 0):
+        agent = skit.Agent(cassette, registry=reg, project=project,
+                           on_ask=bad)
+        with pytest.raises(skit.Error) as e:
+            agent.send("Profile a file")
+        assert e.value.code == "EINVALID" and "b.csv" in e.value.message

@@ -456,6 +456,58 @@ static void test_ffi__tools(void)
 	skit_registry_free(reg);
 }
 
+static char asked_json[512];
+
+static int answer_it(const char *question_json, skit_tool_output *answer,
+                     void *payload)
+{
+	(void)payload;
+	snprintf(asked_json, sizeof(asked_json), "%s", question_json);
+	return skit_tool_output_puts(answer, "b.csv");
+}
+
+static void test_ffi__ask(void)
+{
+	skit_ffi_hooks *hooks = NULL;
+	skit_registry *reg = NULL;
+	skit_model *model = NULL;
+	skit_agent *agent = NULL;
+	skit_error err = { 0 };
+	char buf[PATH_MAX], spec[PATH_MAX + 16], *out = NULL;
+	FILE *f;
+
+	scratch();
+	snprintf(buf, sizeof(buf), "%s/a.jsonl", top);
+	f = fopen(buf, "w");
+	ASSERT(f);
+	fputs("{\"tool_calls\": [{\"id\": \"q1\", \"name\": "
+	      "\"ask_user\", \"arguments\": {\"question\": \"Which "
+	      "file?\", \"options\": [\"a.csv\", \"b.csv\"]}}]}\n"
+	      "{\"expect\": {\"contains\": [\"b.csv\"]}, \"text\": "
+	      "\"b.csv it is.\"}\n",
+	      f);
+	fclose(f);
+	snprintf(spec, sizeof(spec), "replay:%s", buf);
+	ASSERT_OK(skit_ffi_hooks_new(&hooks, NULL, NULL, NULL, NULL, &err));
+	skit_ffi_hooks_set_ask(hooks, answer_it);
+	ASSERT_OK(skit_ffi_model_new(
+	        &model, hooks, (const char *const[]){ "spec", spec, NULL },
+	        &err));
+	ASSERT_OK(skit_registry_new(&reg, &err));
+	ASSERT_OK(skit_ffi_agent_new(
+	        &agent, reg, model, NULL, hooks,
+	        (const char *const[]){ "project_dir", top, NULL }, &err));
+	ASSERT_OK(skit_agent_send(agent, "profile it", &out, &err));
+	ASSERT_STR(out, "b.csv it is.");
+	skit_free(out);
+	ASSERT_STR(asked_json, "{\"question\": \"Which file?\", \"options\": "
+	                       "[\"a.csv\", \"b.csv\"], \"multi\": false}");
+	skit_agent_free(agent);
+	skit_model_free(model);
+	skit_ffi_hooks_free(hooks);
+	skit_registry_free(reg);
+}
+
 static void test_ffi__status_names(void)
 {
 	ASSERT_STR(skit_ffi_status_name(SKIT_OK), "OK");
@@ -473,5 +525,6 @@ TEST_MAIN(
 	TEST(test_ffi__approval_hook)
 	TEST(test_ffi__agent_state)
 	TEST(test_ffi__tools)
+	TEST(test_ffi__ask)
 	TEST(test_ffi__status_names))
 /* clang-format on */

@@ -17,11 +17,12 @@ from ._lib import path as library_path
 from ._lib import lib as _cdll
 from ._core import (Diagnostic, Entry, Error, Registry, Skill,
                     effective_options, validate)
-from ._tools import (DEFAULT_BASE_PROMPT, Agent, Approval, SkillTools, Tool,
-                     ToolResult)
+from ._tools import (DEFAULT_BASE_PROMPT, Agent, Approval, Question,
+                     SkillTools, Tool, ToolResult)
 
 __version__ = _cdll.skit_version().decode("ascii")
 
 __all__ = ["Agent", "Approval", "DEFAULT_BASE_PROMPT", "Diagnostic", "Entry",
-           "Error", "Registry", "Skill", "SkillTools", "Tool", "ToolResult",
-           "effective_options", "library_path", "validate", "__version__"]
+           "Error", "Question", "Registry", "Skill", "SkillTools", "Tool",
+           "ToolResult", "effective_options", "library_path", "validate",
+           "__version__"]

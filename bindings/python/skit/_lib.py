@@ -67,6 +67,8 @@ TRACE_FN = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_char_p,
                             ctypes.c_void_p)
 TEXT_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_char),
                            ctypes.c_size_t, ctypes.c_void_p)
+ASK_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p,
+                          ctypes.c_void_p)
 TOOL_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p,
                            ctypes.c_void_p, ctypes.POINTER(ctypes.c_bool),
                            ctypes.c_void_p)
@@ -82,6 +84,7 @@ _PROTOS = {
     "skit_ffi_hooks_free": (None, [P]),
     "skit_ffi_hooks_cancel": (None, [P, B]),
     "skit_ffi_hooks_add_tool": (I, [P, S, S, S, S, TOOL_FN, E]),
+    "skit_ffi_hooks_set_ask": (None, [P, ASK_FN]),
     "skit_tool_output_append": (I, [P, ctypes.c_char_p, Z]),
     # skills
     "skit_ffi_skill_load": (I, [PP, S, P, E]),

@@ -14,6 +14,7 @@ from ._lib import lib
 _NO, _YES, _ALWAYS = 0, 1, 2
 _ANSWERS = {True: _YES, False: _NO, None: _NO, "yes": _YES, "no": _NO,
             "always": _ALWAYS}
+_ENOTFOUND = -4
 # skit_policy_list (skit/policy.h)
 _ALLOW, _DENY, _ASK = 0, 1, 2
 # skit_tools_format (skit/host.h)
@@ -46,6 +47,18 @@ class Approval:
         return "<skit.Approval %s %r>" % (self.tool, self.target)
 
 
+class Question:
+    """A question the model asks (ask_user), as the ask callable gets it:
+    .question, .options (the choices offered, maybe none) and .multi
+    (several may be chosen)."""
+
+    def __init__(self, d):
+        self.__dict__.update(d)
+
+    def __repr__(self):
+        return "<skit.Question %r>" % self.question
+
+
 class _Hooks:
     """C callbacks into Python. An exception in a callback never
     crosses into C: an approval that raises is a refusal, and the
@@ -54,9 +67,10 @@ class _Hooks:
     (skit_ffi_hooks_cancel()), and the call re-raises it once back."""
 
     def __init__(self, approve=None, trace=None, on_text=None,
-                 always_trace=False, tools=()):
+                 always_trace=False, tools=(), ask=None):
         self.errors = []
         self._tools = {}
+        self._ask = ask
         self.interrupted = False
         self._approve = approve
         self._trace = trace
@@ -72,6 +86,9 @@ class _Hooks:
         out = ctypes.c_void_p()
         call(lib.skit_ffi_hooks_new, ctypes.byref(out), *self._cbs, None)
         self.ptr = out.value
+        if ask:
+            self._ask_fn = _lib.ASK_FN(self._ask_cb)
+            lib.skit_ffi_hooks_set_ask(self.ptr, self._ask_fn)
         if tools:
             self._tool_fn = _lib.TOOL_FN(self._tool_cb)
         try:
@@ -125,6 +142,20 @@ class _Hooks:
                 self._trace(line.decode("utf-8", "replace"))
         except BaseException as e:  # noqa: B036
             self._caught(e)
+
+    def _ask_cb(self, question, out, payload):
+        try:
+            answer = self._ask(Question(json.loads(question.decode("utf-8"))))
+            if answer is None:
+                return _ENOTFOUND
+            if isinstance(answer, (list, tuple)):
+                answer = ", ".join(answer)
+            b = text_bytes(answer, "answer")
+        except BaseException as e:  # noqa: B036 - the model goes on
+            self._caught(e)
+            return _ENOTFOUND
+        rc = lib.skit_tool_output_append(out, b, len(b))
+        return rc if rc == -2 else 0
 
     def _tool_cb(self, name, args, out, is_error, payload):
         try:
@@ -353,6 +384,9 @@ class Agent(Handle):
     base URLs from the environment, or `api_key`, `base_url`).
     `registry` defaults to Registry.default(project). Permissions as for
     SkillTools; `tools` is a list of skit.Tool, your program's own;
+    `on_ask(skit.Question)` answers the model's questions (ask_user)
+    with a str (an option's text or the user's words), or None when no
+    one can;
     other keywords are skit_agent_options members (`max_turns`,
     `file_tools`, `sandbox_mode`, `dynamic_context`...).
     """
@@ -360,8 +394,8 @@ class Agent(Handle):
     def __init__(self, model, *, registry=None, project=None, allow=(),
                  deny=(), ask=(), yes=False, network=False, no_network=False,
                  approve=None, trace=None, on_text=None, tools=(),
-                 api_key=None, base_url=None, runs_dir=None, config=None,
-                 **opts):
+                 on_ask=None, api_key=None, base_url=None, runs_dir=None,
+                 config=None, **opts):
         if registry is None:
             registry = Registry.default(project)
         elif not isinstance(registry, Registry):
@@ -369,7 +403,7 @@ class Agent(Handle):
         mkv = options({"spec": model, "api_key": api_key,
                        "base_url": base_url})
         hooks = _Hooks(approve, trace, on_text, always_trace=True,
-                       tools=tools)
+                       tools=tools, ask=on_ask)
         pairs = [(lib.skit_ffi_hooks_free, hooks.ptr)]
         out = ctypes.c_void_p()
         try:

@@ -555,6 +555,7 @@ struct skit_ffi_hooks {
 	skit_ffi_approve_fn approve;
 	skit_ffi_trace_fn trace;
 	skit_ffi_text_fn text;
+	skit_ffi_ask_fn ask;
 	void *payload;
 	/* skit_ffi_hooks_add_tool(): definitions for skit_agent_options */
 	skit_tool_def tools[SKIT_AGENT_MAX_TOOLS];
@@ -628,6 +629,33 @@ static void text_tramp(const char *text, size_t len, void *payload)
 	struct skit_ffi_hooks *h = payload;
 
 	h->text(text, len, h->payload);
+}
+
+static int ask_tramp(const skit_question *q, skit_tool_output *answer,
+                     void *payload)
+{
+	struct skit_ffi_hooks *h = payload;
+	struct skitx_buf b = SKITX_BUF_INIT;
+	bool first = true;
+	int rc;
+
+	rc = put_kstr(&b, &first, "question", q->question);
+	rc |= put_key(&b, &first, "options") | skitx_buf_putc(&b, '[');
+	for (size_t i = 0; i < q->option_count; i++) {
+		if (i)
+			rc |= skitx_buf_puts(&b, ", ");
+		rc |= put_str(&b, q->options[i]);
+	}
+	rc |= skitx_buf_putc(&b, ']');
+	rc |= put_kbool(&b, &first, "multi", q->multi);
+	rc |= skitx_buf_putc(&b, '}');
+	if (rc) {
+		skitx_buf_release(&b);
+		return SKIT_ENOMEM;
+	}
+	rc = h->ask(skitx_buf_cstr(&b), answer, h->payload);
+	skitx_buf_release(&b);
+	return rc;
 }
 
 static int tool_tramp(const char *arguments, skit_tool_output *out,
@@ -729,6 +757,12 @@ int skit_ffi_hooks_add_tool(skit_ffi_hooks *hooks, const char *name,
 	d->payload = t;
 	hooks->ntools++;
 	return 0;
+}
+
+void skit_ffi_hooks_set_ask(skit_ffi_hooks *hooks, skit_ffi_ask_fn ask)
+{
+	assert(hooks);
+	hooks->ask = ask;
 }
 
 int skit_ffi_options(char **out, const char *kind, const char *const *options,
@@ -949,6 +983,10 @@ int skit_ffi_agent_new(skit_agent **out, skit_registry *reg, skit_model *model,
 		if (hooks->ntools) {
 			o.tools = hooks->tools;
 			o.ntools = hooks->ntools;
+		}
+		if (hooks->ask) {
+			o.on_ask = ask_tramp;
+			o.ask_payload = (void *)hooks;
 		}
 	}
 	return skit_agent_new(out, &o, err);
