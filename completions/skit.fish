@@ -34,4 +34,4 @@ complete -c skit -n 'test -n (__skit_cmd); and string match -q -- "-*" (commandl
 complete -c skit -n 'contains -- (__skit_cmd) show uninstall verify update scan' -a '(skit __complete skills 2>/dev/null)'
 complete -c skit -n 'contains -- (__skit_cmd) help' -a '(skit __complete commands 2>/dev/null)'
 complete -c skit -n 'contains -- (__skit_cmd) run chat; and string match -q -- "/*" (commandline -ct)' -a '(skit __complete skills 2>/dev/null | sed "s|^|/|")'
-complete -c skit -n 'not contains -- (__skit_cmd) show uninstall verify update scan help' -F
+complete -c skit -n 'not contains -- (__skit_cmd) show uninstall verify update scan help; and not __skit_values >/dev/null' -F

@@ -103,6 +103,10 @@ if command -v fish >/dev/null 2>&1; then
 		complete -C'skit chat --sandbox '") >"$T/comp" 2>&1
 	has "$T/comp" "reference" "fish: --format values"
 	has "$T/comp" "full-access" "fish: --sandbox values"
+	lacks "$T/comp" "cassettes" "fish: values, not file names"
+	(PATH="$BIN:$PATH" fish -c "source '$C/skit.fish'
+		complete -C'skit validate '") >"$T/comp" 2>&1
+	has "$T/comp" "cassettes" "fish: a path operand still completes files"
 else
 	echo "NOTE: fish not installed; its value completion not driven"
 fi
