@@ -8,7 +8,8 @@
 # an agent profile of a trusted project, a skill with context: fork
 # (/name ARG, its dynamic context in the subagent, agent: that names no
 # profile reported), web_search through an MCP server named as the
-# search backend, and three subagents at once against an OpenAI-style
+# search backend (and a subagent using the parent's MCP server), and
+# three subagents at once against an OpenAI-style
 # server (tests/support/openai_stub.py). Cassettes: tests/fixtures/agent/
 # task*.jsonl, fork.jsonl, search.jsonl.
 . "$(dirname "$0")/agent_lib.inc"
@@ -137,6 +138,17 @@ has "$T/req.jsonl" "tool 'web_search' is not available now" "--no-network refuse
 trun search.jsonl go
 lacks "$T/req.jsonl" '{"name":"web_search","description"' \
 	"no backend: not offered"
+# a subagent gets its parent's MCP servers, web_search included
+trun task_mcp.jsonl --config "$W/search.json" --allow 'mcp__fake__*' \
+	--allow WebSearch go
+expect_rc 0 "MCP tools in a subagent"
+has "$T/out" "FINAL: mcp in a subagent." "the subagent used the parent's server"
+the_run
+sub=$(python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    e = json.loads(l)
+    if e["type"] == "subagent_start": print(e["run"])' "$RUN/events.jsonl")
+has "$RUN/$sub/events.jsonl" '"name":"mcp__fake__echo"' "its trail has the MCP call"
 
 # ---- three at once -------------------------------------------------------------
 mkdir -p "$W/stub"

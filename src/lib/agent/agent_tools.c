@@ -59,6 +59,17 @@ void *skit__agent_provider(skit_agent *a,
 	return NULL;
 }
 
+bool skit__agent_provider_at(skit_agent *a, size_t i,
+                             const struct skit__tool_provider_ops **ops,
+                             void **self)
+{
+	if (i >= a->nprov)
+		return false;
+	*ops = a->prov[i].ops;
+	*self = a->prov[i].self;
+	return true;
+}
+
 struct skit__tool_ctx *skit__agent_tool_ctx(skit_agent *a)
 {
 	return &a->tc;

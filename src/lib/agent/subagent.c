@@ -143,6 +143,69 @@ static void sub_refused(const skit_approval *req, void *payload)
 	p->hooks.on_refused(req, p->hooks.payload);
 }
 
+/* ---- the parent's MCP servers, lent ----------------------------------------- */
+
+/*
+ * A subagent is offered the tools of its parent's MCP servers (web_search
+ * included, where one is the search backend), which stay the parent's:
+ * each call is decided by the subagent's gate and then handed to the
+ * parent's provider, under the batch's lock (the parent waits meanwhile).
+ * The program's own tools (skit_agent_options.tools) are not lent: their
+ * callbacks would run on a subagent's thread. MCP providers are known by
+ * name, as the mcp subsystem sits above this one.
+ */
+static bool lendable(const struct skit__tool_provider_ops *ops)
+{
+	return !strcmp(ops->name, "mcp");
+}
+
+static size_t lent_list(void *self, const struct skit__tool_ctx *ctx,
+                        struct skit__tool_def *out, size_t max)
+{
+	struct skit_agent *c = self, *p;
+	const struct skit__tool_provider_ops *ops;
+	size_t n = 0;
+	void *ps;
+
+	(void)ctx;
+	if (!c->sub)
+		return 0;
+	p = c->sub->parent;
+	for (size_t i = 0;
+	     n < max && skit__agent_provider_at(p, i, &ops, &ps); i++)
+		if (lendable(ops))
+			n += ops->list(ps, &p->tc, out + n, max - n);
+	return n;
+}
+
+static int lent_call(void *self, struct skit__tool_ctx *ctx, const char *tool,
+                     json_t *args, struct skitx_buf *out, bool *is_error,
+                     skit_error *err)
+{
+	struct skit__tool_def defs[SKIT__TOOLS_MAX];
+	struct skit_agent *c = self, *p = c->sub->parent;
+	const struct skit__tool_provider_ops *ops;
+	void *ps;
+
+	(void)ctx;
+	for (size_t i = 0; skit__agent_provider_at(p, i, &ops, &ps); i++) {
+		size_t n;
+
+		if (!lendable(ops))
+			continue;
+		n = ops->list(ps, &p->tc, defs, SKIT__TOOLS_MAX);
+		for (size_t k = 0; k < n; k++)
+			if (!strcmp(defs[k].schema.name, tool))
+				return ops->call(ps, &p->tc, tool, args, out,
+				                 is_error, err);
+	}
+	return skit__tool_error(out, is_error, "unknown tool '%.64s'", tool);
+}
+
+static const struct skit__tool_provider_ops lent_tools = {
+	"lent", lent_list, NULL, lent_call, NULL,
+};
+
 /* ---- making a subagent ---------------------------------------------------- */
 
 /*
@@ -308,6 +371,9 @@ static int make_child(struct skit_agent *a, struct job *j, skit_error *err)
 	j->child->sub = &j->link;
 	if (memos_copy(j->child, a->memos, 0, a->nmemos))
 		return skit__error_oom(err);
+	rc = skit__agent_add_provider(j->child, &lent_tools, j->child, err);
+	if (rc)
+		return rc;
 	j->link.memos_in = j->child->nmemos;
 	for (size_t i = 0; i < NARROW_MAX; i++) {
 		if (!j->narrow[i])

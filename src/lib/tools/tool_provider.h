@@ -205,6 +205,12 @@ int skit__agent_add_provider(skit_agent *a,
 void *skit__agent_provider(skit_agent *a,
                            const struct skit__tool_provider_ops *ops);
 
+/* The agent's `i`-th provider (its ops and state); false past the last.
+ * For subagents, which lend their parent's MCP servers (subagent.c). */
+bool skit__agent_provider_at(skit_agent *a, size_t i,
+                             const struct skit__tool_provider_ops **ops,
+                             void **self);
+
 /* The agent's tool context (for a provider that starts with the run). */
 struct skit__tool_ctx *skit__agent_tool_ctx(skit_agent *a);
 
