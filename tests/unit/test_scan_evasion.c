@@ -257,6 +257,29 @@ static void test_scan_evasion__combination(void)
 	skit_scanner_free(sc);
 }
 
+/* The most findings any one rule has in `rep`. */
+static size_t max_per_rule(const skit_scan_report *rep)
+{
+	const char *rule[128];
+	size_t count[128], nr = 0, max = 0;
+
+	for (size_t i = 0; i < skit_scan_report_count(rep); i++) {
+		const char *r = skit_scan_report_get(rep, i)->rule;
+		size_t k;
+
+		for (k = 0; k < nr && rule[k] != r; k++)
+			;
+		if (k == nr) {
+			ASSERT(nr < 128);
+			rule[nr] = r;
+			count[nr++] = 0;
+		}
+		if (++count[k] > max)
+			max = count[k];
+	}
+	return max;
+}
+
 /* Build `n` bytes by repeating `unit`, NUL-terminated. */
 static char *repeat(const char *unit, size_t n)
 {
@@ -321,6 +344,8 @@ static void test_scan_evasion__work_bound(void)
 			if (work > (size_t)WORK_MAX + 2 * SKIT__RX_MATCH_LIMIT)
 				HARNESS_FAIL("%s x %zu: %zu work units",
 				             shapes[i].file, sizes[z], work);
+			/* one rule reports a file at most 200 times */
+			ASSERT(max_per_rule(rep) <= 200);
 			/* a small file costs little: no budget finding */
 			if (z == 0 && find(rep, "file/work-budget"))
 				HARNESS_FAIL("%s: 4 KiB ran out of budget",

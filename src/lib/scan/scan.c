@@ -218,6 +218,7 @@ int skit_scan_buffer(skit_scanner *sc, skit_scan_report *rep, const char *skill,
 	sc->sig = 0;
 	sc->work = 0;
 	sc->over = false;
+	memset(sc->hits, 0, sc->nrules * sizeof(*sc->hits));
 	binary =
 	        memchr(data, '\0', len < TEXT_SNIFF ? len : TEXT_SNIFF) != NULL;
 	rc = check_magic(&t, binary);

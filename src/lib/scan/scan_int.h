@@ -21,8 +21,9 @@
 #include "lib/core/rx.h"
 #include "util/pool.h"
 
-#define SIGNALS_MAX 32u /* signal names in a rules file */
-#define GROUPS_MAX  4u  /* groups a combination requires */
+#define SIGNALS_MAX 32u  /* signal names in a rules file */
+#define HITS_MAX    200u /* findings of one rule in one file */
+#define GROUPS_MAX  4u   /* groups a combination requires */
 /*
  * Work a file may cost, in units: a byte read by the automaton, a
  * normaliser or a decoder, and for each regex search its bytes plus an
@@ -124,6 +125,7 @@ struct skit_scanner {
 	/* Per-file scratch, reused. */
 	unsigned int *tried; /* per rule: 1 + last line tried */
 	size_t *until;       /* per rule: a long line's next window */
+	unsigned int *hits;  /* per rule: findings in this file */
 	const char *signal_names[SIGNALS_MAX];
 	size_t nsignals;
 	uint32_t sig;                       /* signals seen in this file */

@@ -611,8 +611,9 @@ static int load_rules(skit_scanner *sc, const char *text, size_t len,
 		                       RULES_MAX);
 	sc->rules = skitx_pool_alloc(&sc->pool, rules->n * sizeof(*sc->rules));
 	sc->tried = skitx_calloc(rules->n, sizeof(*sc->tried));
+	sc->hits = skitx_calloc(rules->n, sizeof(*sc->hits));
 	sc->until = skitx_calloc(rules->n, sizeof(*sc->until));
-	if (!sc->rules || !sc->tried || !sc->until)
+	if (!sc->rules || !sc->tried || !sc->until || !sc->hits)
 		return skit__error_oom(err);
 	memset(sc->rules, 0, rules->n * sizeof(*sc->rules));
 	sc->nrules = rules->n;
@@ -805,6 +806,7 @@ void skit_scanner_free(skit_scanner *sc)
 	skitx_free(sc->emits);
 	skitx_free(sc->outs);
 	skitx_free(sc->tried);
+	skitx_free(sc->hits);
 	skitx_free(sc->until);
 	skitx_pool_release(&sc->pool);
 	skitx_free(sc);

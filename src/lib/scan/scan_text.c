@@ -131,6 +131,14 @@ int skit__scan_add_finding(struct text *t, const struct rule *r, enum ctx where,
 
 	if (sev > SKIT_SCAN_CRITICAL)
 		sev = SKIT_SCAN_CRITICAL;
+	/*
+	 * A crafted file can repeat one match on every line: past HITS_MAX
+	 * findings of a rule in a file the rest add nothing a reader needs,
+	 * and the report stays bounded.
+	 */
+	assert(r >= t->sc->rules && r < t->sc->rules + t->sc->nrules);
+	if (t->sc->hits[r - t->sc->rules]++ >= HITS_MAX)
+		return 0;
 	if (r->demote && (CTX_LIGHT & (1u << where)) && sev > SKIT_SCAN_INFO)
 		sev--;
 	if (rep->n == rep->alloc) {
