@@ -220,7 +220,7 @@ static void fx_open(struct fx *f, const char *cass, const char *spec_in,
 	ao.registry = f->reg;
 	ao.model = f->model;
 	ao.workdir = at(world, "work");
-	ao.runs_dir = at(world, "runs");
+	ao.runs_dir = tmpl && tmpl->runs_dir ? tmpl->runs_dir : at(world, "runs");
 	ao.project_dir = at(world, "project");
 	ao.file_tools = true;
 	ao.script_timeout_ms = 5000;
@@ -1047,6 +1047,45 @@ static void test_subagent__not_for_hosts(void)
 	skit_registry_free(reg);
 }
 
+/* A subagent's tools may not write its parent's trail, wherever the runs
+ * folder is (here inside the project, not .agents/runs). */
+static void test_subagent__parent_trail_protected(void)
+{
+	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
+	skit_error err = { 0 };
+	char *answer = NULL, runs[PATH_MAX];
+	struct reqs r;
+	bool is_error;
+	struct fx f;
+	int rc;
+
+	build_world("trail");
+	fmt(runs, sizeof(runs), "%s", at(world, "project/myruns"));
+	mkdirs(runs);
+	ao.runs_dir = runs;
+	fx_open(&f,
+	        cassette("c.jsonl",
+	                 "{\"tool_calls\":[{\"id\":\"t1\",\"name\":\"task\","
+	                 "\"arguments\":{\"description\":\"d\",\"prompt\":"
+	                 "\"p\"}}]}\n"
+	                 "{\"tool_calls\":[{\"id\":\"c1\",\"name\":"
+	                 "\"write_file\",\"arguments\":{\"path\":"
+	                 "\"myruns/forged.txt\",\"content\":\"FORGED\"}}]}\n"
+	                 "{\"text\":\"CHILD-OK\"}\n"
+	                 "{\"text\":\"PARENT-OK\"}\n"),
+	        NULL, &ao, true);
+	rc = skit_agent_send(f.agent, "go", &answer, &err);
+	if (rc)
+		HARNESS_FAIL("send: %s", err.message);
+	ASSERT(access(at(runs, "forged.txt"), F_OK) != 0);
+	reqs_load(&r, f.log);
+	ASSERT_CONTAINS(result_of(&r, 2, "c1", &is_error), "protected");
+	ASSERT(is_error);
+	reqs_free(&r);
+	skit_free(answer);
+	fx_close(&f, rc);
+}
+
 /* The lints of Claude Code's subagent fields (skit validate). */
 static bool lint_has(const char *dir, const char *code)
 {
@@ -1104,6 +1143,7 @@ TEST_MAIN(
 	TEST(test_subagent__call_budget_and_cap)
 	TEST(test_subagent__approval)
 	TEST(test_subagent__always)
+	TEST(test_subagent__parent_trail_protected)
 	TEST(test_subagent__profile)
 	TEST(test_subagent__fork)
 	TEST(test_subagent__parallel)

@@ -22,6 +22,7 @@
 
 #include "lib/agent/agent_int.h"
 #include "lib/agent/protect.h"
+#include "lib/agent/subagent.h"
 #include "lib/core/userconfig.h"
 #include "util/buf.h"
 #include "util/path.h"
@@ -149,6 +150,9 @@ int skit__protected_paths(struct skitx_vec *out, const struct skit_agent *a)
 		rc = runs ? add(out, runs, NULL) : SKIT_ENOMEM;
 		skitx_free(runs);
 	}
+	/* a subagent's run lies in its parent's: the parent's root too */
+	if (!rc && skit__subagent_parent(a))
+		rc = skit__protected_paths(out, skit__subagent_parent(a));
 	/*
 	 * The user config holds the trusted folders and the saved
 	 * approvals: a program that wrote it could trust any folder or

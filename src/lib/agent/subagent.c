@@ -27,6 +27,7 @@
 #include "lib/agent/subagent.h"
 #include "lib/agent/audit_int.h"
 #include "lib/agent/profile.h"
+#include "lib/agent/protect.h"
 #include "lib/core/error.h"
 #include "lib/model/model_int.h"
 #include "lib/policy/policy_external.h"
@@ -208,6 +209,32 @@ static const struct skit__tool_provider_ops lent_tools = {
 
 /* ---- making a subagent ---------------------------------------------------- */
 
+const struct skit_agent *skit__subagent_parent(const struct skit_agent *a)
+{
+	return a->sub ? a->sub->parent : NULL;
+}
+
+/*
+ * The subagent's protected paths again, now that it knows its parent:
+ * its programs may not write the parent's trail either (protect.c). The
+ * list was made by skit_agent_new(), before the link. 0 or SKIT_ENOMEM.
+ */
+static int reprotect(struct skit_agent *c)
+{
+	struct skitx_vec v = SKITX_VEC_INIT;
+
+	if (skit__protected_paths(&v, c) || skitx_vec_push(&v, NULL)) {
+		skit__protected_paths_release(&v);
+		return SKIT_ENOMEM;
+	}
+	for (size_t i = 0; c->protect && c->protect[i]; i++)
+		skitx_free(c->protect[i]);
+	skitx_free(c->protect);
+	c->protect = (char **)v.items;
+	c->tc.protect = (const char *const *)c->protect;
+	return 0;
+}
+
 /*
  * Copy the "always" answers `from[first..n)` to the end of `to`, those it
  * does not hold yet: the session's answers hold for its subagents, and a
@@ -369,7 +396,7 @@ static int make_child(struct skit_agent *a, struct job *j, skit_error *err)
 	if (rc)
 		return rc;
 	j->child->sub = &j->link;
-	if (memos_copy(j->child, a->memos, 0, a->nmemos))
+	if (reprotect(j->child) || memos_copy(j->child, a->memos, 0, a->nmemos))
 		return skit__error_oom(err);
 	rc = skit__agent_add_provider(j->child, &lent_tools, j->child, err);
 	if (rc)

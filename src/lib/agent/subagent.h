@@ -88,6 +88,9 @@ int skit__subagent_fork(struct skit_agent *a, const skit_entry *e,
 
 /* ---- inside a subagent ------------------------------------------------- */
 
+/* The agent that started `a`, or NULL when `a` is not a subagent. */
+const struct skit_agent *skit__subagent_parent(const struct skit_agent *a);
+
 /* Count one turn or tool call in the parent's budget too: 0, or
  * SKIT_ELIMIT with a message naming the shared budget. */
 int skit__subagent_charge(struct skit_agent *a, enum skit__charge what,
