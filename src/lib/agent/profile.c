@@ -272,9 +272,8 @@ int skit__profile_find(struct skit__profile **out, const char *project_dir,
 	*out = NULL;
 	if (!skit__profile_name_ok(name))
 		return skit__error_set(err, SKIT_EINVALID, 0,
-		                       "'%.64s' cannot name an agent profile "
-		                       "(letters, digits, '-' and '_')",
-		                       name);
+		                       "an agent profile's name is 1 to 64 "
+		                       "letters, digits, '-' and '_'");
 	if (home && home[0] != '/')
 		home = NULL;
 	if (sh && sh[0] != '/')

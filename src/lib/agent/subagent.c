@@ -537,10 +537,12 @@ static int task_call(void *self, struct skit__tool_ctx *ctx, const char *tool,
 
 	(void)ctx;
 	(void)tool;
-	if (!desc || !*desc || strlen(desc) > DESCRIPTION_MAX)
+	/* one line: it names the task in the trace and the trail */
+	if (!desc || !*desc || strlen(desc) > DESCRIPTION_MAX ||
+	    desc[strcspn(desc, "\n\r\t\x1b")])
 		return skit__tool_error(out, is_error,
-		                        "description must be a short text "
-		                        "(at most %d bytes)",
+		                        "description must be a short line of "
+		                        "text (at most %d bytes)",
 		                        DESCRIPTION_MAX);
 	if (!prompt || !*prompt || strlen(prompt) > PROMPT_MAX)
 		return skit__tool_error(out, is_error,
@@ -1095,6 +1097,9 @@ int skit__subagent_fork(struct skit_agent *a, const skit_entry *e,
 	}
 	if (rc) {
 		/* reported, and the skill runs with the default agent */
+		/* the field is the author's text: shown only as a name */
+		if (!skit__profile_name_ok(agent))
+			agent = "(not a profile name)";
 		skit__agent_trace(a, SKIT_TRACE_NOTE,
 		                  "skill %s: agent '%.64s' not used: %s",
 		                  e->name, agent, pe.message);
