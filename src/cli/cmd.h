@@ -88,12 +88,12 @@ size_t cli_edit_distance(const char *a, const char *b);
 const char *cli_suggest(const char *word, const char *const *cands, size_t n);
 
 /*
- * After `/WORD ...` in chat named neither a chat command nor a skill:
- * "Did you mean '/skills'?" on stderr when a chat command or a
- * user-invocable skill of `reg` (may be NULL) is a likely typo of WORD;
- * nothing otherwise. `line` starts with '/'.
+ * After `/WORD ...` named no skill (in chat, no chat command either):
+ * "Did you mean '/skills'?" on stderr when a user-invocable skill of
+ * `reg` (may be NULL), or with `chat` a chat command, is a likely typo of
+ * WORD; nothing otherwise. `line` starts with '/'.
  */
-void cli_slash_hint(const skit_registry *reg, const char *line);
+void cli_slash_hint(const skit_registry *reg, const char *line, bool chat);
 
 struct option;
 

@@ -454,7 +454,7 @@ int cmd_chat(int argc, char **argv)
 		if (rc)
 			cli_error(argv[0], "%s", err.message);
 		if (rc == SKIT_ENOTFOUND && *p == '/')
-			cli_slash_hint(ca.reg, p);
+			cli_slash_hint(ca.reg, p, true);
 		cli_agent_warn_planted(&ca, argv[0]);
 		skit_free(answer);
 		release_line(line, tty);

@@ -154,6 +154,8 @@ int cmd_run(int argc, char **argv)
 		cli_agent_end_stream(&ca);
 	if (rc)
 		cli_error(argv[0], "%s", err.message);
+	if (rc == SKIT_ENOTFOUND && skitx_buf_cstr(&task)[0] == '/')
+		cli_slash_hint(ca.reg, skitx_buf_cstr(&task), false);
 	cli_agent_warn_planted(&ca, argv[0]);
 	if (json) {
 		if (skit_agent_run_dir(ca.agent))

@@ -268,7 +268,7 @@ static json_t *links_json(const skit_lock *lock, size_t i)
 
 /* One root's lock entries into `arr` (JSON) or onto stdout (text). */
 static int list_root(const char *root, const char *label, json_t *arr,
-                     json_t *pending, const char *verb)
+                     json_t *pending, size_t *listed, const char *verb)
 {
 	skit_lock *lock = NULL;
 	skit_error err = { 0 };
@@ -278,6 +278,7 @@ static int list_root(const char *root, const char *label, json_t *arr,
 		cli_error(verb, "%s", err.message);
 		return CLI_FAIL;
 	}
+	*listed += skit_lock_count(lock);
 	for (size_t i = 0; i < skit_lock_count(lock); i++) {
 		const skit_lock_entry *e = skit_lock_at(lock, i);
 
@@ -332,12 +333,13 @@ int cli_list_installed(const char *const *roots, int nroots, const char *scope,
 {
 	json_t *arr = json ? json_array() : NULL;
 	json_t *pending = json ? json_array() : NULL;
+	size_t listed = 0;
 	int status = CLI_OK;
 
 	if (nroots) {
 		for (int i = 0; i < nroots && status == CLI_OK; i++)
-			status =
-			        list_root(roots[i], "root", arr, pending, verb);
+			status = list_root(roots[i], "root", arr, pending,
+			                   &listed, verb);
 	} else {
 		static const char *const scopes[] = { "project", "user" };
 
@@ -370,10 +372,21 @@ int cli_list_installed(const char *const *roots, int nroots, const char *scope,
 			}
 			if (path)
 				status = list_root(path, scopes[i], arr,
-				                   pending, verb);
+				                   pending, &listed, verb);
 			skit_registry_free(reg);
 		}
 	}
+	/* Nothing installed: say so where a person reads it. */
+	if (!arr && status == CLI_OK && !listed)
+		fprintf(stderr,
+		        "skit %s: no skill installed by skit in %s (skit "
+		        "install SOURCE adds one; skit list shows every "
+		        "skill found)\n",
+		        verb,
+		        nroots ? "the roots given"
+		        : scope ? (strcmp(scope, "user") ? "the project"
+		                                          : "the user's folder")
+		                : "the project or the user's folder");
 	if (arr) {
 		json_t *doc = json_pack("{s:o, s:o}", "skills", arr,
 		                        "unfinished", pending);

@@ -70,7 +70,7 @@ const char *cli_suggest(const char *word, const char *const *cands, size_t n)
 	return best_d <= limit ? best : NULL;
 }
 
-void cli_slash_hint(const skit_registry *reg, const char *line)
+void cli_slash_hint(const skit_registry *reg, const char *line, bool chat)
 {
 	/* chat's own commands, as its /help and tab completion list them */
 	static const char *const commands[] = {
@@ -87,7 +87,8 @@ void cli_slash_hint(const skit_registry *reg, const char *line)
 		return;
 	memcpy(word, line + 1, len);
 	word[len] = '\0';
-	best = cli_suggest(word, commands, SKIT_ARRAY_SIZE(commands));
+	best = chat ? cli_suggest(word, commands, SKIT_ARRAY_SIZE(commands))
+	            : NULL;
 	if (best)
 		best_d = cli_edit_distance(word, best);
 	for (size_t i = 0; i < n; i++) {

@@ -21,4 +21,14 @@ has "$T/err" "Did you mean '/csv-report'?" "/csv-reprt: did you mean the skill"
 has "$T/err" "Did you mean '/plan'?" "/plna: did you mean /plan"
 n=$(grep -c "Did you mean" "$T/err")
 [ "$n" = 3 ] && reg_pass || reg_fail "$n hints for 3 typos and one far-off word"
+# skit run: a mistyped skill gets the hint; chat's own commands are not
+# offered, as run has none
+timeout 60 "$SKIT" run --model "replay:$T/cassette.jsonl" "/csv-reprt data.csv" \
+	>"$T/out" 2>"$T/err" </dev/null
+rc=$?
+expect_rc 1 "run with a mistyped skill"
+has "$T/err" "Did you mean '/csv-report'?" "run /csv-reprt: did you mean the skill"
+timeout 60 "$SKIT" run --model "replay:$T/cassette.jsonl" "/skils" \
+	>"$T/out" 2>"$T/err" </dev/null
+lacks "$T/err" "Did you mean '/skills'?" "run does not offer chat's /skills"
 reg_done

@@ -38,6 +38,12 @@ has "$T/out" "[]" "empty JSON array"
 
 # --- 1: a project made with git init; install, then list --installed
 mkdir -p "$W/proj" && cd "$W/proj" && git init -q . || exit 1
+run list --installed </dev/null
+expect_rc 0 "list --installed with nothing installed"
+lines "$T/out" 0 "nothing on stdout when nothing is installed"
+has "$T/err" "no skill installed by skit" "one line on stderr says so"
+run list --installed --json </dev/null
+lacks "$T/err" "no skill installed" "--json stays quiet on stderr"
 run install "$EX/csv-report" </dev/null
 expect_rc 0 "install into the project"
 run list --installed </dev/null
