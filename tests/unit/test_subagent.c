@@ -27,7 +27,7 @@
 
 static char world[PATH_MAX / 2];
 
-/* ---- files ------------------------------------------------------------ */
+/* ---- files --------------------------------------------------------------- */
 
 static void fmt(char *buf, size_t cap, const char *f, ...) SKIT_PRINTF(3, 4);
 
@@ -177,7 +177,7 @@ static const char *cassette(const char *name, const char *lines)
 	return path;
 }
 
-/* ---- the agent -------------------------------------------------------- */
+/* ---- the agent ----------------------------------------------------------- */
 
 struct fx {
 	skit_policy *pol;
@@ -201,9 +201,8 @@ static void fx_open(struct fx *f, const char *cass, const char *spec_in,
 	fmt(f->log, sizeof(f->log), "%s/requests.jsonl", world);
 	unlink(f->log);
 	ASSERT_OK(skit_registry_new(&f->reg, &err));
-	ASSERT_OK(skit_registry_add_root(f->reg, "project",
-	                                 at(world, "project/.agents/skills"),
-	                                 &err));
+	ASSERT_OK(skit_registry_add_root(
+	        f->reg, "project", at(world, "project/.agents/skills"), &err));
 	ASSERT_OK(skit_registry_scan(f->reg, &err));
 	if (spec_in)
 		fmt(spec, sizeof(spec), "%s", spec_in);
@@ -220,7 +219,8 @@ static void fx_open(struct fx *f, const char *cass, const char *spec_in,
 	ao.registry = f->reg;
 	ao.model = f->model;
 	ao.workdir = at(world, "work");
-	ao.runs_dir = tmpl && tmpl->runs_dir ? tmpl->runs_dir : at(world, "runs");
+	ao.runs_dir =
+	        tmpl && tmpl->runs_dir ? tmpl->runs_dir : at(world, "runs");
 	ao.project_dir = at(world, "project");
 	ao.file_tools = true;
 	ao.script_timeout_ms = 5000;
@@ -236,15 +236,15 @@ static void fx_open(struct fx *f, const char *cass, const char *spec_in,
 
 static void fx_close(struct fx *f, int rc)
 {
-	ASSERT_OK(skit_agent_finish(f->agent, skit_agent_status(rc),
-	                            rc ? 1 : 0, NULL));
+	ASSERT_OK(skit_agent_finish(f->agent, skit_agent_status(rc), rc ? 1 : 0,
+	                            NULL));
 	skit_model_free(f->model);
 	skit_registry_free(f->reg);
 	skit_policy_free(f->pol);
 	memset(f, 0, sizeof(*f));
 }
 
-/* ---- what the models were shown ---------------------------------------- */
+/* ---- what the models were shown ------------------------------------------ */
 
 struct reqs {
 	json_t *json[32];
@@ -307,7 +307,8 @@ static const char *result_of(const struct reqs *r, size_t i, const char *id,
 		        json_string_value(json_object_get(m, "tool_call_id"));
 
 		if (cid && !strcmp(cid, id)) {
-			*is_error = json_is_true(json_object_get(m, "is_error"));
+			*is_error =
+			        json_is_true(json_object_get(m, "is_error"));
 			return json_string_value(json_object_get(m, "text"));
 		}
 	}
@@ -319,7 +320,7 @@ static const char *result_of(const struct reqs *r, size_t i, const char *id,
 #define REQ_HAS(r, i, s)   ASSERT((i) < (r)->n && strstr((r)->line[i], (s)))
 #define REQ_LACKS(r, i, s) ASSERT((i) < (r)->n && !strstr((r)->line[i], (s)))
 
-/* ---- the trail ------------------------------------------------------- */
+/* ---- the trail ----------------------------------------------------------- */
 
 /* The events of `run_dir`, as one array. */
 static json_t *events(const char *run_dir)
@@ -359,7 +360,7 @@ static const char *str_of(json_t *o, const char *key)
 	return json_string_value(json_object_get(o, key));
 }
 
-/* ---- hooks ----------------------------------------------------------- */
+/* ---- hooks --------------------------------------------------------------- */
 
 struct seen {
 	char trace[8192];
@@ -392,7 +393,7 @@ static skit_approve_answer on_approve(const skit_approval *req, void *payload)
 	return s->answer;
 }
 
-/* ---- tests ------------------------------------------------------------ */
+/* ---- tests --------------------------------------------------------------- */
 
 static void test_subagent__task_runs(void)
 {
@@ -794,8 +795,7 @@ static void test_subagent__fork(void)
 	ASSERT_CONTAINS(result_of(&r, 3, "u1", &is_error),
 	                "ran as a subagent (context: fork)");
 	ASSERT(!is_error);
-	ASSERT_CONTAINS(result_of(&r, 5, "u2", &is_error),
-	                "AGENT-FORK-ANSWER");
+	ASSERT_CONTAINS(result_of(&r, 5, "u2", &is_error), "AGENT-FORK-ANSWER");
 	reqs_free(&r);
 	/* agent: missing is reported */
 	ASSERT(strstr(seen.trace, "agent 'missing' not used"));
@@ -877,9 +877,9 @@ static void test_subagent__parallel(void)
 	ASSERT_STR(result_of(&r, 4, "t3", &is_error), "CHILD-DONE");
 	/* each subagent got its own prompt, alone */
 	for (size_t i = 1; i < 4; i++)
-		ASSERT_EQ(json_array_size(
-		                  json_object_get(r.json[i], "messages")),
-		          1u);
+		ASSERT_EQ(
+		        json_array_size(json_object_get(r.json[i], "messages")),
+		        1u);
 	reqs_free(&r);
 	ev = events(f.run_dir);
 	for (size_t i = 0; i < 3; i++)
@@ -891,7 +891,6 @@ static void test_subagent__parallel(void)
 	unsetenv("OPENAI_BASE_URL");
 	httpd_stop(h);
 }
-
 
 /* The tool-call budget is shared too, and a long answer is cut. */
 static void test_subagent__call_budget_and_cap(void)
@@ -1025,9 +1024,8 @@ static void test_subagent__not_for_hosts(void)
 
 	build_world("hosts");
 	ASSERT_OK(skit_registry_new(&reg, &err));
-	ASSERT_OK(skit_registry_add_root(reg, "project",
-	                                 at(world, "project/.agents/skills"),
-	                                 &err));
+	ASSERT_OK(skit_registry_add_root(
+	        reg, "project", at(world, "project/.agents/skills"), &err));
 	ASSERT_OK(skit_registry_scan(reg, &err));
 	ho.registry = reg;
 	ho.project_dir = at(world, "project");
@@ -1130,7 +1128,8 @@ static void test_subagent__lints(void)
 	ASSERT(!lint_has(at(world, "lint/reviewer"), "context-unknown"));
 	/* Task is offered; WebSearch only with a backend */
 	ASSERT(lint_has(at(world, "lint/search"), "allowed-tools-not-offered"));
-	ASSERT(!lint_has(at(world, "lint/search"), "allowed-tools-unknown-tool"));
+	ASSERT(!lint_has(at(world, "lint/search"),
+	                 "allowed-tools-unknown-tool"));
 }
 
 /* clang-format off */

@@ -209,8 +209,8 @@ static int read_profile(struct skit__profile **out, const char *dir,
 	if (fd < 0) {
 		rc = errno == ENOENT || errno == ENOTDIR
 		             ? SKIT_ENOTFOUND
-		             : skit__error_set(err, SKIT_EINVALID, 0,
-		                               "%s: %s", skitx_buf_cstr(&path),
+		             : skit__error_set(err, SKIT_EINVALID, 0, "%s: %s",
+		                               skitx_buf_cstr(&path),
 		                               errno == ELOOP
 		                                       ? "a symbolic link"
 		                                       : strerror(errno));
@@ -226,14 +226,14 @@ static int read_profile(struct skit__profile **out, const char *dir,
 	rc = skitx_fs_read_fd(fd, &text, SKIT__PROFILE_MAX);
 	close(fd);
 	if (rc) {
-		rc = rc == SKIT_ENOMEM ? skit__error_oom(err)
-		                       : skit__error_set(err, rc, 0,
-		                                         "%s: %s (at most %u "
-		                                         "KiB)",
-		                                         skitx_buf_cstr(&path),
-		                                         skit_strerror(rc),
-		                                         SKIT__PROFILE_MAX >>
-		                                                 10);
+		rc = rc == SKIT_ENOMEM
+		             ? skit__error_oom(err)
+		             : skit__error_set(err, rc, 0,
+		                               "%s: %s (at most %u "
+		                               "KiB)",
+		                               skitx_buf_cstr(&path),
+		                               skit_strerror(rc),
+		                               SKIT__PROFILE_MAX >> 10);
 		goto out;
 	}
 	if (memchr(skitx_buf_cstr(&text), '\0', skitx_buf_len(&text))) {
@@ -261,8 +261,7 @@ out:
 }
 
 int skit__profile_find(struct skit__profile **out, const char *project_dir,
-                       bool project_trusted, const char *name,
-                       skit_error *err)
+                       bool project_trusted, const char *name, skit_error *err)
 {
 	const char *home = getenv("HOME"), *sh = getenv("SKIT_HOME");
 	struct skitx_buf dir;

@@ -54,8 +54,7 @@ bool skit__profile_name_ok(const char *name);
  * not the file's: `err` says which); SKIT_ETOOBIG; SKIT_ENOMEM.
  */
 int skit__profile_find(struct skit__profile **out, const char *project_dir,
-                       bool project_trusted, const char *name,
-                       skit_error *err);
+                       bool project_trusted, const char *name, skit_error *err);
 
 /* Free `p`. NULL is a no-op. */
 void skit__profile_free(struct skit__profile *p);

@@ -45,11 +45,11 @@ struct batch;
 /* A subagent's link to its parent (agent->sub). */
 struct skit__sub {
 	struct skit_agent *parent;
-	struct batch *batch;      /* the lock, when on a thread */
-	unsigned int number;      /* "task N" in the trace */
-	unsigned int scripts_in;  /* program runs already counted above */
-	uint64_t disk_in;         /* bytes already counted above */
-	size_t memos_in;          /* "always" answers it was given */
+	struct batch *batch;     /* the lock, when on a thread */
+	unsigned int number;     /* "task N" in the trace */
+	unsigned int scripts_in; /* program runs already counted above */
+	uint64_t disk_in;        /* bytes already counted above */
+	size_t memos_in;         /* "always" answers it was given */
 	skit_active_skill narrow[NARROW_MAX];
 	size_t nnarrow;
 };
@@ -118,7 +118,7 @@ static struct job *job_new(void)
 	return j;
 }
 
-/* ---- the hooks a subagent reports through --------------------------------- */
+/* ---- the hooks a subagent reports through -------------------------------- */
 
 static void sub_trace(skit_trace_kind kind, const char *line, void *payload)
 {
@@ -144,7 +144,7 @@ static void sub_refused(const skit_approval *req, void *payload)
 	p->hooks.on_refused(req, p->hooks.payload);
 }
 
-/* ---- the parent's MCP servers, lent ----------------------------------------- */
+/* ---- the parent's MCP servers, lent -------------------------------------- */
 
 /*
  * A subagent is offered the tools of its parent's MCP servers (web_search
@@ -172,8 +172,8 @@ static size_t lent_list(void *self, const struct skit__tool_ctx *ctx,
 	if (!c->sub)
 		return 0;
 	p = c->sub->parent;
-	for (size_t i = 0;
-	     n < max && skit__agent_provider_at(p, i, &ops, &ps); i++)
+	for (size_t i = 0; n < max && skit__agent_provider_at(p, i, &ops, &ps);
+	     i++)
 		if (lendable(ops))
 			n += ops->list(ps, &p->tc, out + n, max - n);
 	return n;
@@ -207,7 +207,7 @@ static const struct skit__tool_provider_ops lent_tools = {
 	"lent", lent_list, NULL, lent_call, NULL,
 };
 
-/* ---- making a subagent ---------------------------------------------------- */
+/* ---- making a subagent --------------------------------------------------- */
 
 const struct skit_agent *skit__subagent_parent(const struct skit_agent *a)
 {
@@ -349,8 +349,8 @@ static int make_child(struct skit_agent *a, struct job *j, skit_error *err)
 		if (rc)
 			return rc;
 	}
-	if (a->audit && skitx_buf_printf(&runs, "%s/tasks",
-	                                 skit_audit_dir(a->audit))) {
+	if (a->audit &&
+	    skitx_buf_printf(&runs, "%s/tasks", skit_audit_dir(a->audit))) {
 		skitx_buf_release(&runs);
 		return skit__error_oom(err);
 	}
@@ -430,7 +430,7 @@ static const char *child_run(const struct job *j, char *buf, size_t cap)
 	return buf;
 }
 
-/* ---- the task tool -------------------------------------------------------- */
+/* ---- the task tool ------------------------------------------------------- */
 
 static const char task_description[] =
         "Hand a self-contained piece of work to a subagent: a fresh "
@@ -487,10 +487,10 @@ static int task_target(void *self, const char *tool, json_t *args,
 	(void)self;
 	(void)tool;
 	*skill = NULL;
-	return skitx_buf_puts(target, skit__str_arg(args, "description")
-	                                      ? skit__str_arg(args,
-	                                                      "description")
-	                                      : "");
+	return skitx_buf_puts(target,
+	                      skit__str_arg(args, "description")
+	                              ? skit__str_arg(args, "description")
+	                              : "");
 }
 
 /* The `tools` argument as one allowed-tools value. 0, or an error result
@@ -511,10 +511,11 @@ static int tools_arg(json_t *v, struct skitx_buf *b, struct skitx_buf *out,
 		const char *s = json_string_value(t);
 
 		if (!s || !*s || strlen(s) > SKIT_POLICY_MAX_PATTERN)
-			return skit__tool_error(out, is_error,
-			                        "tools[%zu] must be a tool name "
-			                        "or pattern",
-			                        i);
+			return skit__tool_error(
+			        out, is_error,
+			        "tools[%zu] must be a tool name "
+			        "or pattern",
+			        i);
 		if (skitx_buf_printf(b, "%s%s", i ? " " : "", s))
 			return SKIT_ENOMEM;
 	}
@@ -630,14 +631,13 @@ int skit__subagent_init(struct skit_agent *a, const skit_agent_options *opts,
 	if (!a->tasks)
 		return skit__error_oom(err);
 	a->tasks->a = a;
-	a->tasks->max_parallel =
-	        opts->version >= 5 && opts->max_parallel_tasks
-	                ? opts->max_parallel_tasks
-	                : SKIT__TASKS_PARALLEL;
+	a->tasks->max_parallel = opts->version >= 5 && opts->max_parallel_tasks
+	                                 ? opts->max_parallel_tasks
+	                                 : SKIT__TASKS_PARALLEL;
 	return skit__agent_add_provider(a, &task_tools, a, err);
 }
 
-/* ---- the batch of a response ---------------------------------------------- */
+/* ---- the batch of a response --------------------------------------------- */
 
 bool skit__subagent_batches(const struct skit_agent *a, const char *name)
 {
@@ -680,14 +680,14 @@ int skit__subagent_hold(struct skit_agent *a, size_t index, const char *call_id,
 	                            "run", child_run(j, run, sizeof(run)),
 	                            "profile", j->profile, "task",
 	                            (int)j->link.number));
-	skit__agent_trace(a, SKIT_TRACE_TOOL, "task %u: %s%s%s",
-	                  j->link.number, j->description,
+	skit__agent_trace(a, SKIT_TRACE_TOOL, "task %u: %s%s%s", j->link.number,
+	                  j->description,
 	                  child_run(j, run, sizeof(run)) ? " -> " : "",
 	                  child_run(j, run, sizeof(run)) ? run : "");
 	return 0;
 }
 
-/* ---- running subagents ---------------------------------------------------- */
+/* ---- running subagents --------------------------------------------------- */
 
 static void lock(struct skit__sub *s)
 {
@@ -817,8 +817,7 @@ static void job_run(struct job *j)
 	releasing(c);
 	/* its "always" answers hold for the session (on failure they
 	 * simply last the subagent) */
-	(void)memos_copy(j->link.parent, c->memos, j->link.memos_in,
-	                 c->nmemos);
+	(void)memos_copy(j->link.parent, c->memos, j->link.memos_in, c->nmemos);
 	skit_agent_get_stats(c, &j->stats);
 	snprintf(j->status, sizeof(j->status), "%s", skit_agent_status(rc));
 	skitx_buf_clear(&j->out);
@@ -904,10 +903,9 @@ static void job_end(struct skit_agent *a, struct job *j)
 	                  "answer_chars",
 	                  (json_int_t)(j->is_error ? 0
 	                                           : skitx_buf_len(&j->out))));
-	skit__agent_trace(a, SKIT_TRACE_TOOL,
-	                  "task %u: %s (%u turns, %u tool calls)",
-	                  j->link.number, j->status, j->stats.turns,
-	                  j->stats.tool_calls);
+	skit__agent_trace(
+	        a, SKIT_TRACE_TOOL, "task %u: %s (%u turns, %u tool calls)",
+	        j->link.number, j->status, j->stats.turns, j->stats.tool_calls);
 }
 
 int skit__subagent_run(struct skit_agent *a, skit_error *err)
@@ -984,7 +982,7 @@ void skit__subagent_clear(struct skit_agent *a)
 	t->pending = NULL;
 }
 
-/* ---- narrowing ------------------------------------------------------------ */
+/* ---- narrowing ----------------------------------------------------------- */
 
 static bool view_offers(struct skit_agent *a, const skit_active_skill *v,
                         size_t n, const struct skit__tool_def *d)
@@ -995,9 +993,8 @@ static bool view_offers(struct skit_agent *a, const skit_active_skill *v,
 		return skit_policy_offers(a->policy, v, n, d->schema.name,
 		                          interactive);
 	if (d->gate == SKIT__GATE_EXTERNAL)
-		return skit__policy_offers_external(a->policy, v, n,
-		                                    d->schema.name, d->risk,
-		                                    interactive);
+		return skit__policy_offers_external(
+		        a->policy, v, n, d->schema.name, d->risk, interactive);
 	return true;
 }
 
@@ -1017,8 +1014,8 @@ bool skit__subagent_offers(struct skit_agent *a, const struct skit__tool_def *d)
 	return true;
 }
 
-static void stricter(struct skit_agent *a, const skit_active_skill *v,
-                     size_t n, const struct skit__tool_def *def,
+static void stricter(struct skit_agent *a, const skit_active_skill *v, size_t n,
+                     const struct skit__tool_def *def,
                      const skit_tool_request *req, skit_decision *d)
 {
 	skit_decision d2;
@@ -1057,7 +1054,7 @@ void skit__subagent_narrow(struct skit_agent *a,
 		stricter(a, &s->narrow[i], 1, def, req, d);
 }
 
-/* ---- context: fork -------------------------------------------------------- */
+/* ---- context: fork ------------------------------------------------------- */
 
 int skit__subagent_fork(struct skit_agent *a, const skit_entry *e,
                         const char *args, enum agent_trigger trigger,

@@ -28,7 +28,7 @@ enum skit__charge {
 	SKIT__CHARGE_CALL, /* a tool call */
 };
 
-/* ---- the main agent ---------------------------------------------------- */
+/* ---- the main agent ------------------------------------------------------ */
 
 /* Offer `task` (a provider after the project tools) and read
  * opts->max_parallel_tasks. 0 or SKIT_ENOMEM. */
@@ -86,7 +86,7 @@ int skit__subagent_fork(struct skit_agent *a, const skit_entry *e,
                         const char *args, enum agent_trigger trigger,
                         struct skitx_buf *out, skit_error *err);
 
-/* ---- inside a subagent ------------------------------------------------- */
+/* ---- inside a subagent --------------------------------------------------- */
 
 /* The agent that started `a`, or NULL when `a` is not a subagent. */
 const struct skit_agent *skit__subagent_parent(const struct skit_agent *a);

@@ -55,8 +55,8 @@ static char *request_line(const skit_question *q, const char *id)
 
 		for (size_t i = 0; e && i < q->option_count; i++)
 			json_array_append_new(e, json_string(q->options[i]));
-		choice = json_pack("{s:s, s:s, s:o?}", "type", "string", "title",
-		                   "Choice", "enum", e);
+		choice = json_pack("{s:s, s:s, s:o?}", "type", "string",
+		                   "title", "Choice", "enum", e);
 		if (choice)
 			json_object_set_new(props, "choice", choice);
 	}
@@ -111,8 +111,8 @@ static json_t *take_answer(struct skitx_buf *in, size_t from, const char *id)
 }
 
 /* One field of the accepted content, capped, into `answer`. */
-static int put_field(skit_tool_output *answer, json_t *content,
-                     const char *key, const char *label, bool *any)
+static int put_field(skit_tool_output *answer, json_t *content, const char *key,
+                     const char *label, bool *any)
 {
 	const char *v = json_string_value(json_object_get(content, key));
 	size_t n;

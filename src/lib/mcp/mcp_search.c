@@ -48,8 +48,7 @@ size_t skit__mcp_search_list(struct skit__tool_def *out, bool up)
 int skit__mcp_search_call(struct skit__tool_ctx *c, json_t *args,
                           const char *tool, const char *arg, bool read_only,
                           struct skitx_buf *out, bool *is_error,
-                          skit_error *err, skit__mcp_call_fn call,
-                          void *self)
+                          skit_error *err, skit__mcp_call_fn call, void *self)
 {
 	const char *q = skit__str_arg(args, "query");
 	struct skitx_buf res = SKITX_BUF_INIT;
@@ -63,10 +62,9 @@ int skit__mcp_search_call(struct skit__tool_ctx *c, json_t *args,
 		                        "bytes",
 		                        QUERY_MAX);
 	/* The backend's own tool keeps its deny rules. */
-	if (!skit__policy_check_external(c->policy, c->view, c->nactive, tool,
-	                                 read_only ? SKIT_RISK_READ
-	                                           : SKIT_RISK_EXECUTE,
-	                                 &d, NULL) &&
+	if (!skit__policy_check_external(
+	            c->policy, c->view, c->nactive, tool,
+	            read_only ? SKIT_RISK_READ : SKIT_RISK_EXECUTE, &d, NULL) &&
 	    d.verdict == SKIT_POLICY_DENY)
 		return skit__tool_error(out, is_error, "denied: %s", d.reason);
 	a2 = json_pack("{s:s}", arg, q);
