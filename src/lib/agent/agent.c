@@ -1284,10 +1284,10 @@ static int record_result(struct skit_agent *a, const skit_tool_call *call,
                          skit_error *err)
 {
 	skit__agent_audit(a, "tool_result",
-	                  json_pack("{s:s, s:s, s:b, s:I, s:s?}", "id", call->id,
-	                            "name", call->name, "ok", !is_error,
-	                            "chars", (json_int_t)skitx_buf_len(out),
-	                            "error",
+	                  json_pack("{s:s, s:s, s:b, s:I, s:s?}", "id",
+	                            call->id, "name", call->name, "ok",
+	                            !is_error, "chars",
+	                            (json_int_t)skitx_buf_len(out), "error",
 	                            is_error ? skitx_buf_cstr(out) : NULL));
 	if (is_error)
 		skit__agent_trace(a, SKIT_TRACE_TOOL, "%s: error: %.160s",

@@ -987,10 +987,7 @@ static int with_index(const skit_mcp_server *srv, const char *head,
 /* ---- tools ------------------------------------------------------------ */
 
 static const char *const tool_names[] = {
-	"use_skill",
-	"read_skill_resource",
-	"search_skills",
-	"run_skill_script",
+	"use_skill", "read_skill_resource", "search_skills", "run_skill_script",
 	"ask_user",
 };
 

@@ -714,10 +714,10 @@ static void pick_search(struct skit__mcp *m, size_t from,
 		if (!json_object_get(props, "query"))
 			json_array_foreach(req, k, v)
 			{
-				const char *t = json_string_value(json_object_get(
-				        json_object_get(props,
-				                        json_string_value(v)),
-				        "type"));
+				json_t *pv = json_object_get(
+				        props, json_string_value(v));
+				const char *t = json_string_value(
+				        json_object_get(pv, "type"));
 
 				if (t && !strcmp(t, "string")) {
 					arg = json_string_value(v);
@@ -871,9 +871,9 @@ static size_t mcp_list(void *self, const struct skit__tool_ctx *c,
 		n++;
 	}
 	if (m && m->search && n < max)
-		n += skit__mcp_search_list(&out[n],
-		                           server_up(&m->srv[m->tools[m->search - 1]
-		                                                     .srv]));
+		n += skit__mcp_search_list(
+		        &out[n],
+		        server_up(&m->srv[m->tools[m->search - 1].srv]));
 	return n;
 }
 

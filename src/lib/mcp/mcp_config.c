@@ -324,8 +324,8 @@ static int parse_def(struct skit__mcp_def *d, const char *name, json_t *o,
 	        "names to strings",
 	        path, name);
 
-	if (ws && (!json_is_string(ws) ||
-	           !skit__mcp_name_ok(json_string_value(ws))))
+	if (ws &&
+	    (!json_is_string(ws) || !skit__mcp_name_ok(json_string_value(ws))))
 		return skit__error_set(err, SKIT_EINVALID, 0,
 		                       "%s: MCP server '%s': \"webSearch\" "
 		                       "names one of its tools",

@@ -651,8 +651,8 @@ static bool profile_exists(const struct skit_skill *s, const char *name)
 	     (profile_at(home, ".agents/agents", name) ||
 	      profile_at(home, ".claude/agents", name))))
 		return true;
-	if (!s->dir || snprintf(dir, sizeof(dir), "%s", s->dir) >=
-	                       (int)sizeof(dir))
+	if (!s->dir ||
+	    snprintf(dir, sizeof(dir), "%s", s->dir) >= (int)sizeof(dir))
 		return false;
 	while ((slash = strrchr(dir, '/')) && slash != dir) {
 		*slash = '\0';
