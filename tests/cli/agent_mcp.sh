@@ -35,6 +35,13 @@ mrun() {
 }
 
 no_leftover() {
+	# polled: a server skit stopped may take a moment to be reaped on a
+	# busy machine; one still there after 10 s was left behind
+	n=0
+	while [ $n -lt 100 ] && pgrep -f "$FAKE" >/dev/null 2>&1; do
+		sleep 0.1
+		n=$((n + 1))
+	done
 	if pgrep -f "$FAKE" >/dev/null 2>&1; then
 		reg_fail "$1: a server process is still running"
 		pkill -KILL -f "$FAKE" # only this test's own fixture
@@ -249,32 +256,33 @@ http_stop
 
 # Ctrl-C during a call that hangs: the run stops at once (exit 130), the
 # server is told (notifications/cancelled) and still shut down at the end.
-# sigint_run CASSETTE TOOL ARGS...
+# SIGINT goes once the server has the call (READY, a shell condition, is
+# true), never after a pause that assumes an idle machine.
+# sigint_run CASSETTE TOOL READY ARGS...
 sigint_run() {
 	cass=$1
 	tool=$2
-	shift 2
-	rm -rf "$W/runs"
+	ready=$3
+	shift 3
+	rm -rf "$W/runs" "$W/hang.started"
 	"$SKIT" run --project "$W" --root "project=$W/skills" --runs-dir "$W/runs" \
 		--workdir "$W/work" --quiet --script-timeout 100 \
 		--model "replay:$CASS/$cass" "$@" go </dev/null >"$T/out" 2>"$T/err" &
 	pid=$!
 	i=0
-	while [ $i -lt 300 ] && ! grep -q "\"type\":\"approval\",\"tool\":\"$tool\"" \
-		"$W"/runs/*/events.jsonl 2>/dev/null; do
+	while [ $i -lt 600 ] && ! eval "$ready"; do
 		sleep 0.1
 		i=$((i + 1))
 	done
-	[ $i -lt 300 ] && reg_pass || reg_fail "$tool was never called"
-	sleep 0.5
+	[ $i -lt 600 ] && reg_pass || reg_fail "$tool never reached the server"
 	kill -INT "$pid"
 	i=0
-	while kill -0 "$pid" 2>/dev/null && [ $i -lt 150 ]; do
+	while kill -0 "$pid" 2>/dev/null && [ $i -lt 300 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
 	if kill -0 "$pid" 2>/dev/null; then
-		reg_fail "skit run still running 15 s after SIGINT during $tool"
+		reg_fail "skit run still running 30 s after SIGINT during $tool"
 		kill -KILL "$pid"
 	fi
 	wait "$pid"
@@ -283,12 +291,18 @@ sigint_run() {
 	lacks "$T/out" "FINAL-ANSWER" "no answer after SIGINT"
 }
 http_start
-sigint_run mcp_http_hang.jsonl mcp__web__hang --config "$W/http.json"
+# the HTTP peer logs each request's body: the hanging call has arrived
+http_has_hang() {
+	grep -qF '\"name\":\"hang\"' "$T/http.log" 2>/dev/null
+}
+sigint_run mcp_http_hang.jsonl mcp__web__hang http_has_hang \
+	--config "$W/http.json"
 has "$T/http.log" '\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":3' \
 	"the HTTP server is told the call was canceled"
 has "$T/http.log" '"method": "DELETE"' "and its session still ended"
 http_stop
-sigint_run mcp_hang.jsonl mcp__fake__hang --config "$W/user.json" --allow 'mcp__fake__*'
+sigint_run mcp_hang.jsonl mcp__fake__hang '[ -e "$W/hang.started" ]' \
+	--config "$W/user.json" --allow 'mcp__fake__*'
 no_leftover "after SIGINT"
 
 # skit at both ends: `skit mcp --http` serves the skills, `skit run`

@@ -335,7 +335,8 @@ printf '%s\n' '{"status": 429, "retry_after": 0}' '{"text": "AFTER-RETRY"}' >"$T
 python3 "$SKIT_SOURCE_DIR/tests/support/openai_stub.py" "$T/answers" "$T/port" "$T/stub.log" &
 stub=$!
 n=0
-while [ ! -s "$T/port" ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+# at most 60 s: a loaded machine may be slow to start python
+while [ ! -s "$T/port" ] && [ $n -lt 600 ]; do sleep 0.1; n=$((n + 1)); done
 mkdir -p "$W/proj/.agents"
 (cd "$W/proj" && OPENAI_API_KEY=sk-test OPENAI_BASE_URL="http://127.0.0.1:$(cat "$T/port")/v1" \
 	"$SKIT" run --no-audit --trace --model openai:gpt-test "hello") >"$T/out" 2>"$T/err" </dev/null

@@ -26,7 +26,9 @@ stub() {
 		"$W/$name" &
 	stub_pid=$!
 	n=0
-	while [ ! -f "$W/$name/port" ] && [ $n -lt 100 ]; do
+	# at most 60 s: a loaded machine may be slow to start python (the
+	# port file is written whole, by a rename)
+	while [ ! -f "$W/$name/port" ] && [ $n -lt 600 ]; do
 		sleep 0.1
 		n=$((n + 1))
 	done

@@ -58,7 +58,9 @@ python3 "$SKIT_SOURCE_DIR/tests/support/openai_stub.py" "$W/answers.jsonl" \
 	"$W/port" "$T/stub.log" &
 stub_pid=$!
 n=0
-while [ ! -f "$W/port" ] && [ $n -lt 100 ]; do
+# at most 60 s: a loaded machine may be slow to start python (the port
+# file is written whole, by a rename)
+while [ ! -f "$W/port" ] && [ $n -lt 600 ]; do
 	sleep 0.1
 	n=$((n + 1))
 done

@@ -138,7 +138,9 @@ if command -v python3 >/dev/null 2>&1; then
 		"$W/port" "$T/stub.log" &
 	stub=$!
 	n=0
-	while [ ! -f "$W/port" ] && [ $n -lt 100 ]; do
+	# at most 60 s: a loaded machine may be slow to start python (the
+	# port file is written whole, by a rename)
+	while [ ! -f "$W/port" ] && [ $n -lt 600 ]; do
 		sleep 0.1
 		n=$((n + 1))
 	done

@@ -58,6 +58,33 @@ static void cleanup(void)
 }
 
 /* The folder every test works in: on /dev/shm when it can be. */
+/*
+ * Whether process `pid` waits on a flock() lock: a blocked waiter is a
+ * "-> FLOCK" line of /proc/locks naming its pid. Polled for up to 10 s,
+ * so a race test knows its window was hit instead of hoping a pause was
+ * long enough; false where /proc/locks cannot tell.
+ */
+static bool blocked_on_flock(pid_t pid)
+{
+	char line[256], want[32];
+
+	snprintf(want, sizeof(want), " %ld ", (long)pid);
+	for (int i = 0; i < 1000; i++) {
+		FILE *f = fopen("/proc/locks", "r");
+		bool found = false;
+
+		if (!f)
+			return false;
+		while (!found && fgets(line, sizeof(line), f))
+			found = strstr(line, "-> FLOCK") && strstr(line, want);
+		fclose(f);
+		if (found)
+			return true;
+		usleep(10 * 1000);
+	}
+	return false;
+}
+
 static const char *work_top(void)
 {
 	const char *t = getenv("SKIT_TEST_DIR");
@@ -602,7 +629,11 @@ static void test_pack_txn__failed_first_open_removes_root(void)
 		ASSERT_EQ(read(pipefd[0], &c, 1), 1);
 	}
 	close(pipefd[0]);
-	usleep(100 * 1000); /* let it block on the lock, if it can */
+	/* The root goes away only once the child waits on its lock: else
+	 * this would test a plain open, and pass without saying so. */
+	if (!blocked_on_flock(pid))
+		fprintf(stderr, "note: the child never blocked on the lock: "
+		                "the race window was not hit\n");
 	skit__txn_close(&t);
 	ASSERT_EQ(waitpid(pid, &status, 0), pid);
 	ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);

@@ -6,7 +6,7 @@
 #   env    (readOnlyHint) returns the names of its environment variables
 #   write  (no hint: an execute call) returns WRITE-RAN
 #   crash  exits in the middle of the call, without an answer
-#   hang   never answers
+#   hang   never answers (and creates hang.started beside this file)
 #   big    (readOnlyHint) 100 KiB of text ending in BIG-END
 #   huge   (readOnlyHint) answers with one line of 9 MiB
 # With the argument "deaf" it stops reading its input after tools/list.
@@ -78,6 +78,9 @@ for line in sys.stdin:
         elif name == "huge":
             text(mid, "H" * (9 * 1024 * 1024))
         elif name == "hang":
+            # say the call arrived (tests wait for it, not for a pause)
+            here = os.path.dirname(os.path.abspath(__file__))
+            open(os.path.join(here, "hang.started"), "w").close()
             time.sleep(3600)
     elif mid is not None:
         send({"jsonrpc": "2.0", "id": mid,
