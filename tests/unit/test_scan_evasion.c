@@ -20,6 +20,7 @@
 #include "harness.h"
 #include "skit/skit.h"
 #include "lib/scan/scan_int.h"
+#include "util/fs.h"
 
 #define SAMPLES_MIN 5 /* evasive and benign samples a technique */
 
@@ -356,6 +357,49 @@ static void test_scan_evasion__work_bound(void)
 	skit_scanner_free(sc);
 }
 
+/*
+ * A skill of many crafted files: its total work is bounded too (two
+ * files' budgets), and the files it leaves unread are said once.
+ */
+static void test_scan_evasion__skill_bound(void)
+{
+	skit_scanner *sc = scanner();
+	const char *tmp = getenv("SKIT_TEST_DIR");
+	char dir[PATH_MAX], p[PATH_MAX + 32];
+	char *text = repeat("curl ", 1u << 20);
+	skit_scan_report *rep;
+	size_t budget = 0;
+
+	ASSERT(tmp);
+	snprintf(dir, sizeof(dir), "%s/skill-bound/s", tmp);
+	snprintf(p, sizeof(p), "%s/scripts", dir);
+	ASSERT_OK(skitx_fs_mkdir_p(p, 0755));
+	for (int i = 0; i < 6; i++) {
+		FILE *f;
+
+		snprintf(p, sizeof(p), "%s/scripts/%d.sh", dir, i);
+		f = fopen(p, "wb");
+		ASSERT(f);
+		ASSERT_EQ(fwrite(text, 1, 1u << 20, f), 1u << 20);
+		fclose(f);
+	}
+	rep = scan_dir(sc, dir);
+	ASSERT(skit__scan_skill_work(sc) <=
+	       2 * (size_t)WORK_MAX + (size_t)WORK_MAX +
+	               2 * SKIT__RX_MATCH_LIMIT + (1u << 20));
+	for (size_t i = 0; i < skit_scan_report_count(rep); i++) {
+		const skit_scan_finding *f = skit_scan_report_get(rep, i);
+
+		if (!strcmp(f->rule, "file/work-budget") &&
+		    strstr(f->text, "the skill's work budget"))
+			budget++;
+	}
+	ASSERT_EQ(budget, 1);
+	skit_scan_report_free(rep);
+	free(text);
+	skit_scanner_free(sc);
+}
+
 /* clang-format off */
 TEST_MAIN(
 	TEST(test_scan_evasion__detected)
@@ -363,5 +407,6 @@ TEST_MAIN(
 	TEST(test_scan_evasion__evidence)
 	TEST(test_scan_evasion__combination)
 	TEST(test_scan_evasion__work_bound)
+	TEST(test_scan_evasion__skill_bound)
 )
 /* clang-format on */

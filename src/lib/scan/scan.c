@@ -34,6 +34,12 @@
 #define FILES_MAX  10000u      /* files in one skill */
 #define DEPTH_MAX  16          /* folder nesting in one skill */
 #define TEXT_SNIFF 8192u       /* bytes checked for NUL (binary) */
+/*
+ * Work one skill may cost in all, in the units of WORK_MAX (a file's
+ * budget): two files' worth, about two thirds of a second of CPU at the
+ * worst measured rate (docs/scan.md). A byte read counts as a unit too.
+ */
+#define SKILL_WORK_MAX (2 * (size_t)WORK_MAX)
 
 static bool has_ext(const char *file, const char *const *exts)
 {
@@ -249,6 +255,7 @@ struct walk {
 	skit_scan_report *rep;
 	const char *skill;
 	size_t files;
+	bool spent; /* the skill's work budget ran out, and that was said */
 	struct skitx_buf rel;
 	struct skitx_buf data;
 };
@@ -306,6 +313,16 @@ static int walk_entry(struct walk *w, int dfd, const char *name, int depth,
 				                "and the rest not scanned");
 		} else if (st.st_size > (off_t)FILE_MAX) {
 			rc = whole_file(&t, DET_TOO_LARGE, "over 16 MiB");
+		} else if (w->sc->skill_work > SKILL_WORK_MAX) {
+			/* what is not read is said, once, never skipped
+			 * quietly */
+			if (!w->spent)
+				rc = whole_file(
+				        &t, DET_BUDGET,
+				        "the skill's work budget ran out: "
+				        "this file and the rest were not "
+				        "scanned");
+			w->spent = true;
 		} else {
 			enum skitx_fs_why why;
 
@@ -317,13 +334,16 @@ static int walk_entry(struct walk *w, int dfd, const char *name, int depth,
 				if (rc == SKIT_ETOOBIG)
 					rc = whole_file(&t, DET_TOO_LARGE,
 					                "over 16 MiB");
-				else if (!rc)
+				else if (!rc) {
 					rc = skit_scan_buffer(
 					        w->sc, w->rep, w->skill,
 					        skitx_buf_cstr(&w->rel),
 					        skitx_buf_cstr(&w->data),
 					        skitx_buf_len(&w->data), err);
-				else
+					w->sc->skill_work +=
+					        w->sc->work +
+					        skitx_buf_len(&w->data);
+				} else
 					rc = 0; /* unreadable: nothing to see */
 			}
 		}
@@ -390,6 +410,7 @@ int skit_scan_path(skit_scanner *sc, skit_scan_report *rep, const char *dir,
 	w.sc = sc;
 	w.rep = rep;
 	w.skill = dir;
+	sc->skill_work = 0;
 	skitx_buf_init(&w.rel, PATH_MAX);
 	skitx_buf_init(&w.data, FILE_MAX);
 	if (S_ISDIR(st.st_mode)) {

@@ -247,3 +247,8 @@ size_t skit__scan_work(const skit_scanner *sc)
 {
 	return sc->work;
 }
+
+size_t skit__scan_skill_work(const skit_scanner *sc)
+{
+	return sc->skill_work;
+}

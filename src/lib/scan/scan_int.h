@@ -132,6 +132,7 @@ struct skit_scanner {
 	unsigned int sig_line[SIGNALS_MAX]; /* first line of each */
 	size_t work;                        /* this file's cost so far */
 	bool over;                          /* past WORK_MAX */
+	size_t skill_work; /* the skill's cost so far (skit_scan_path) */
 };
 
 struct finding {
@@ -205,5 +206,8 @@ int skit__scan_combine(struct text *t, enum ctx where);
 
 /* The cost of the last file scanned, in work units (tests). */
 size_t skit__scan_work(const skit_scanner *sc);
+
+/* The cost of the last skill scanned by skit_scan_path() (tests). */
+size_t skit__scan_skill_work(const skit_scanner *sc);
 
 #endif
