@@ -37,7 +37,8 @@
 /*
  * Work one skill may cost in all, in the units of WORK_MAX (a file's
  * budget): two files' worth, about two thirds of a second of CPU at the
- * worst measured rate (docs/scan.md). A byte read counts as a unit too.
+ * worst measured rate (docs/scan.md). A byte read counts as a sixteenth
+ * of a unit too.
  */
 #define SKILL_WORK_MAX (2 * (size_t)WORK_MAX)
 
@@ -340,9 +341,13 @@ static int walk_entry(struct walk *w, int dfd, const char *name, int depth,
 					        skitx_buf_cstr(&w->rel),
 					        skitx_buf_cstr(&w->data),
 					        skitx_buf_len(&w->data), err);
+					/* text counts its work; a byte only
+					 * read (a binary file: magic bytes)
+					 * a sixteenth, so large assets do not
+					 * crowd out the scripts */
 					w->sc->skill_work +=
 					        w->sc->work +
-					        skitx_buf_len(&w->data);
+					        skitx_buf_len(&w->data) / 16;
 				} else
 					rc = 0; /* unreadable: nothing to see */
 			}
