@@ -17,6 +17,7 @@
 #include "skit/agent.h"
 #include "skit/prompt.h"
 #include "lib/agent/agent_int.h"
+#include "lib/agent/search.h"
 #include "lib/agent/subagent.h"
 #include "lib/agent/approvals.h"
 #include "lib/agent/audit_int.h"
@@ -1444,10 +1445,12 @@ static int model_turn(struct skit_agent *a, skit_message **views,
 	                  skit_model_provider(a->model),
 	                  skit_model_name(a->model));
 	skitx_buf_clear(&a->streamed);
+	skit__search_before(a);
 	skit__subagent_blocking(a, true);
 	rc = skit_model_complete(a->model, resp, &req,
 	                         a->json_actions ? NULL : on_delta, a, &me);
 	skit__subagent_blocking(a, false);
+	skit__search_after(a);
 	/* Past the window after all: compact once and ask again. */
 	if (rc == SKIT_EPROVIDER &&
 	    skit_model_error_is_overflow(me.message, &said)) {
@@ -1464,11 +1467,13 @@ static int model_turn(struct skit_agent *a, skit_message **views,
 			return rc;
 		me.code = 0;
 		skitx_buf_clear(&a->streamed);
+		skit__search_before(a);
 		skit__subagent_blocking(a, true);
 		rc = skit_model_complete(a->model, resp, &req,
 		                         a->json_actions ? NULL : on_delta, a,
 		                         &me);
 		skit__subagent_blocking(a, false);
+		skit__search_after(a);
 	}
 	if (rc && err)
 		*err = me;

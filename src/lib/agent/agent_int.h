@@ -108,6 +108,7 @@ struct skit_agent {
 	 * run, and in a subagent its link to the parent (NULL otherwise). */
 	struct skit__tasks *tasks;
 	struct skit__sub *sub;
+	bool hosted_search; /* the provider's hosted search (search.c) */
 
 	skit_audit *audit; /* NULL without a trail */
 	int audit_rc;      /* first audit failure, sticky */

@@ -762,6 +762,8 @@ int skit_agent_use_mcp(skit_agent *a, const skit_mcp_config *c, long timeout_ms,
 {
 	struct skit__mcp *m = skit__agent_provider(a, &skit__mcp_tools);
 
+	if (c && c->provider_search)
+		a->hosted_search = true;
 	if (!c || !c->n)
 		return 0;
 	if (!m) {

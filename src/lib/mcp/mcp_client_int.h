@@ -64,6 +64,9 @@ struct skit_mcp_config {
 	struct skit__mcp_def *v;
 	size_t n;
 	json_t *approvals; /* mcpApproved of the user files: id -> record */
+	/* "webSearch": "provider" in a user's file: the model provider's
+	 * hosted search (docs/agent.md, "Searching the web"). */
+	bool provider_search;
 };
 
 /* Free what `d` holds (not `d` itself). */

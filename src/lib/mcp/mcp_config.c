@@ -445,7 +445,7 @@ static int load_root(skit_mcp_config *c, json_t *root, const char *path,
                      bool project, skit_error *err)
 {
 	struct skit__mcp_def *grown, *tmp = NULL;
-	json_t *servers, *appr, *v;
+	json_t *servers, *appr, *ws, *v;
 	const char *k;
 	size_t ntmp = 0, add = 0;
 	char *proj = NULL;
@@ -457,6 +457,16 @@ static int load_root(skit_mcp_config *c, json_t *root, const char *path,
 	}
 	servers = json_object_get(root, "mcpServers");
 	appr = project ? NULL : json_object_get(root, "mcpApproved");
+	ws = json_object_get(root, "webSearch");
+	if (ws && (!json_is_string(ws) ||
+	           strcmp(json_string_value(ws), "provider"))) {
+		json_decref(root);
+		skitx_free(proj);
+		return skit__error_set(err, SKIT_EINVALID, 0,
+		                       "%s: \"webSearch\" takes \"provider\" "
+		                       "(the model provider's hosted search)",
+		                       path);
+	}
 	if ((servers && !json_is_object(servers)) ||
 	    (appr && !json_is_object(appr))) {
 		json_decref(root);
@@ -517,6 +527,10 @@ static int load_root(skit_mcp_config *c, json_t *root, const char *path,
 	}
 	c->n += add;
 	ntmp = 0;
+	/* Searching at the provider costs the user and sends the queries
+	 * away: a repository's file never turns it on. */
+	if (ws && !project)
+		c->provider_search = true;
 done:
 	for (size_t i = 0; i < ntmp; i++)
 		skit__mcp_def_release(&tmp[i]);

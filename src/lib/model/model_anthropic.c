@@ -198,6 +198,13 @@ static int tools_json(skit_model *m, json_t **out,
 		                       ts->description ? ts->description : "",
 		                       "input_schema", schema));
 	}
+	/* The hosted web search, a server tool: Anthropic runs the
+	 * searches and the answer cites them (docs/agent.md). */
+	if (arr && m->hosted_search)
+		bad |= json_array_append_new(
+		        arr, json_pack("{s:s, s:s, s:i}", "type",
+		                       "web_search_20250305", "name",
+		                       "web_search", "max_uses", 5));
 	if (!arr || bad) {
 		json_decref(arr);
 		return skit__error_oom(err);
@@ -227,7 +234,7 @@ static int build_body(skit_model *m, const skit_model_request *req, bool stream,
 		bad |= json_object_set_new(body, "system",
 		                           json_string(req->system));
 	bad |= json_object_set_new(body, "messages", messages_json(req));
-	if (req->tool_count)
+	if (json_array_size(tools))
 		bad |= json_object_set_new(body, "tools", tools);
 	else
 		json_decref(tools);
@@ -244,6 +251,16 @@ static int set_string(char **slot, json_t *v, skit_error *err)
 		return 0;
 	return skit__partial_set(slot, json_string_value(v),
 	                         json_string_length(v), err);
+}
+
+/* The searches a response made (usage.server_tool_use), as reported. */
+static void read_searches(skit_model *m, json_t *usage)
+{
+	json_t *st = json_object_get(usage, "server_tool_use");
+	uint64_t v = skit__json_u64(st, "web_search_requests");
+
+	if (v)
+		m->searches = v > 1000 ? 1000 : (unsigned int)v;
 }
 
 static void read_usage(skit_usage *u, json_t *usage)
@@ -322,6 +339,7 @@ static int parse_whole(skit_model *m, skit_model_response *out,
 	rc = set_string(&out->stop_reason, json_object_get(j, "stop_reason"),
 	                err);
 	read_usage(&out->usage, json_object_get(j, "usage"));
+	read_searches(m, json_object_get(j, "usage"));
 out:
 	skitx_buf_release(&text);
 	json_decref(j);
@@ -383,6 +401,11 @@ static int on_block_delta(struct skit__stream *s, json_t *j)
 	}
 	if (strcmp(type, "input_json_delta"))
 		return 0;
+	/* a server tool's input (the hosted search's query) is not ours */
+	if (s->m->hosted_search &&
+	    (block_index(j, &index) || index >= s->calls.n ||
+	     !s->calls.v[index].used))
+		return 0;
 	if (block_index(j, &index) || index >= s->calls.n ||
 	    !s->calls.v[index].used)
 		return skit__http_error(s->m, s->err, SKIT_EPROVIDER,
@@ -416,6 +439,7 @@ static int event_json(struct skit__stream *s, json_t *j)
 	}
 	if (!strcmp(type, "message_delta")) {
 		read_usage(&s->usage, json_object_get(j, "usage"));
+		read_searches(s->m, json_object_get(j, "usage"));
 		return set_string(&s->stop_reason,
 		                  json_object_get(json_object_get(j, "delta"),
 		                                  "stop_reason"),

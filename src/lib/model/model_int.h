@@ -54,6 +54,11 @@ struct skit_model {
 	skit_model_retry_cb on_retry; /* NULL: retries are silent */
 	void *retry_payload;
 	void *state; /* the provider's */
+	/* The provider's hosted web search for the next call (set by the
+	 * agent: src/lib/agent/search.c), and how many searches the last
+	 * call made, as the provider reported them. */
+	bool hosted_search;
+	unsigned int searches;
 };
 
 extern const struct skit__provider skit__provider_replay;

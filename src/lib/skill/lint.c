@@ -612,8 +612,9 @@ static int check_not_offered(struct skit_skill *s)
 			        "allowed-tools-not-offered", NULL, 0, 0,
 			        "allowed-tools names WebSearch, which skit offers "
 			        "only where a search backend is configured (an "
-			        "MCP server's search tool); with no search "
-			        "backend the skill cannot search the web");
+			        "MCP server's search tool, or the provider's "
+			        "hosted search); with no search backend the "
+			        "skill cannot search the web");
 		p += len;
 	}
 	return 0;
