@@ -10,7 +10,8 @@
  * saved script approvals (approvals.c), the audit trail (audit.c), the
  * protected paths (protect.c), what a task's programs planted
  * (planted.c), the project's instructions (instructions.c), subagents
- * (subagent.c) and the agent profiles they run as (profile.c). It uses
+ * (subagent.c), the agent profiles they run as (profile.c) and the
+ * provider's hosted web search (search.c). It uses
  * tools, model, pack, registry, policy, core. This header is its door
  * for mcp (the server drives an agent's tools) and the tests; nothing
  * below the agent includes it.
