@@ -541,7 +541,8 @@ static size_t fold_string(struct norm *n, size_t i, struct lit *l, size_t *nl,
                           size_t *pieces)
 {
 	const char *s = n->in;
-	size_t len = n->len, e, p, lines;
+	size_t len = n->len, e, p, lines, keep_len;
+	bool keep_dec;
 
 	e = read_piece(s, i, len, l);
 	if (!e)
@@ -603,9 +604,17 @@ static size_t fold_string(struct norm *n, size_t i, struct lit *l, size_t *nl,
 		}
 		if (*pieces >= CHAIN_MAX)
 			break;
+		keep_len = l->len;
+		keep_dec = l->decoded;
 		p = read_piece(s, p, len, l);
-		if (!p || l->full)
+		if (!p || l->full) {
+			/* a piece that does not end (no closing quote on
+			 * the line) is not part of the constant */
+			l->len = keep_len;
+			l->decoded = keep_dec;
+			l->full = false;
 			break;
+		}
 		e = p;
 		*nl += lines;
 		(*pieces)++;
