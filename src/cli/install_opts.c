@@ -379,14 +379,10 @@ int cli_list_installed(const char *const *roots, int nroots, const char *scope,
 	/* Nothing installed: say so where a person reads it. */
 	if (!arr && status == CLI_OK && !listed)
 		fprintf(stderr,
-		        "skit %s: no skill installed by skit in %s (skit "
-		        "install SOURCE adds one; skit list shows every "
+		        "skit %s: nothing installed by skit here yet (skit "
+		        "install SOURCE adds a skill; skit list shows every "
 		        "skill found)\n",
-		        verb,
-		        nroots ? "the roots given"
-		        : scope ? (strcmp(scope, "user") ? "the project"
-		                                          : "the user's folder")
-		                : "the project or the user's folder");
+		        verb);
 	if (arr) {
 		json_t *doc = json_pack("{s:o, s:o}", "skills", arr,
 		                        "unfinished", pending);

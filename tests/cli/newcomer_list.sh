@@ -41,9 +41,9 @@ mkdir -p "$W/proj" && cd "$W/proj" && git init -q . || exit 1
 run list --installed </dev/null
 expect_rc 0 "list --installed with nothing installed"
 lines "$T/out" 0 "nothing on stdout when nothing is installed"
-has "$T/err" "no skill installed by skit" "one line on stderr says so"
+has "$T/err" "nothing installed by skit here yet" "one line on stderr says so"
 run list --installed --json </dev/null
-lacks "$T/err" "no skill installed" "--json stays quiet on stderr"
+lacks "$T/err" "nothing installed" "--json stays quiet on stderr"
 run install "$EX/csv-report" </dev/null
 expect_rc 0 "install into the project"
 run list --installed </dev/null
