@@ -249,6 +249,10 @@ static size_t read_lit(const char *s, size_t i, size_t len, struct lit *l)
 			continue;
 		}
 		c = (unsigned char)s[i + 1];
+		/* a backslash-newline would carry the literal over a line,
+		 * and the view keeps the line count */
+		if (c == '\n' || c == '\r')
+			return 0;
 		if (c == 'x' && (v = hex_at(s, i + 2, len, 2)) >= 0) {
 			l->decoded |= is_id((int)v) || v == '/' || v == '.';
 			lit_putc(l, (uint32_t)v);
@@ -332,6 +336,17 @@ static size_t read_codes(const char *s, size_t i, size_t len, char close,
 		else if (i >= len || s[i] != close)
 			return 0;
 	}
+}
+
+/* `ch` within `max` bytes of s[i] and on the same line, or NULL: the
+ * view never drops a newline. */
+static const char *find_on_line(const char *s, size_t i, size_t len, char ch,
+                                size_t max)
+{
+	for (size_t k = i; k < len && k < i + max && s[k] != '\n'; k++)
+		if (s[k] == ch)
+			return s + k;
+	return NULL;
 }
 
 static bool word_at(const char *s, size_t i, size_t len, const char *w)
@@ -561,11 +576,10 @@ static size_t fold_string(struct norm *n, size_t i, struct lit *l, size_t *nl,
 			if (a + 8 < len && !memcmp(s + a, "map(chr,", 8))
 				a = skip_sp(s, a + 8, len, NULL);
 			else if (a + 4 < len && !memcmp(s + a, "chr(", 4)) {
-				const char *in = memchr(s + a, '[', len - a);
+				const char *in =
+				        find_on_line(s, a, len, '[', 64);
 
-				a = in && (size_t)(in - (s + a)) < 64
-				            ? (size_t)(in - s)
-				            : len;
+				a = in ? (size_t)(in - s) : len;
 			}
 			if (a < len && (s[a] == '[' || s[a] == '(')) {
 				z = read_list(s, a, len, l->v, l->len, &joined,
@@ -763,9 +777,9 @@ static size_t try_decoder(struct norm *n, size_t i, size_t *idlen)
 		else if (z + 9 <= len && !memcmp(s + z, ".decode()", 9))
 			z += 9;
 		else if (z + 8 <= len && !memcmp(s + z, ".decode(", 8)) {
-			const char *c = memchr(s + z, ')', len - z);
+			const char *c = find_on_line(s, z, len, ')', 24);
 
-			if (c && c - (s + z) < 24)
+			if (c)
 				z = (size_t)(c - s) + 1;
 		}
 		put_lit(n, &out, '\'', SKIT__SCAN_DECODED);
@@ -1107,12 +1121,10 @@ static void pass_names(struct norm *n)
 					xe++;
 				/* __import__('os') as the object */
 				if (xe + 1 < len && s[xe] == '(') {
-					const char *cl =
-					        memchr(s + xe, ')', len - xe);
+					const char *cl = find_on_line(
+					        s, xe, len, ')', 64);
 
-					xe = cl && cl - (s + xe) < 64
-					             ? (size_t)(cl - s) + 1
-					             : xb;
+					xe = cl ? (size_t)(cl - s) + 1 : xb;
 				}
 				q = skip_sp(s, xe, len, NULL);
 				if (xe > xb && q < len && s[q] == ',') {
