@@ -20,7 +20,7 @@ start_model() { # start_model WINDOW: the fake model, its port in $PORT
 		"$T/model.log" "$1" &
 	MODEL_PID=$!
 	n=0
-	while [ ! -s "$T/port" ] && [ $n -lt 200 ]; do
+	while [ ! -s "$T/port" ] && [ $n -lt 600 ]; do
 		sleep 0.1
 		n=$((n + 1))
 	done
@@ -162,14 +162,14 @@ printf '%s\n' '{"text": "TOO-LATE", "delay_ms": 20000}' '{"text": "NEXT-ANSWER"}
 python3 "$SKIT_SOURCE_DIR/tests/support/openai_stub.py" "$T/slow" "$T/sport" "$T/stub.log" &
 stub=$!
 n=0
-while [ ! -s "$T/sport" ] && [ $n -lt 200 ]; do sleep 0.1; n=$((n + 1)); done
+while [ ! -s "$T/sport" ] && [ $n -lt 600 ]; do sleep 0.1; n=$((n + 1)); done
 SPORT=$(cat "$T/sport")
 OPENAI_API_KEY=sk-test OPENAI_BASE_URL="http://127.0.0.1:$SPORT/v1" \
 	"$SKIT" run --yes --root "project=$W/skills" --runs-dir "$W/runs" \
 	--model openai:gpt-fake "the first question" >"$T/out" 2>"$T/err" &
 pid=$!
 n=0
-while [ ! -s "$T/stub.log" ] && [ $n -lt 200 ]; do sleep 0.1; n=$((n + 1)); done
+while [ ! -s "$T/stub.log" ] && [ $n -lt 600 ]; do sleep 0.1; n=$((n + 1)); done
 kill -INT $pid
 wait $pid
 rc=$?

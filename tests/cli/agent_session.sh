@@ -36,6 +36,21 @@ has "$RUN1/session.jsonl" '"digest":"' "with the digest set of its files"
 has "$RUN1/session.jsonl" 'Say hello' "the plan is recorded"
 has "$RUN1/session.jsonl" 'FIRST-RUN-ANSWER' "the answer is recorded"
 
+# --- the API key never reaches the session file (redacted as in events)
+printf '%s\n' '{"text": "the key is sk-test-SECRETKEY-0123456789"}' >"$T/key.jsonl"
+python3 "$SKIT_SOURCE_DIR/tests/support/openai_stub.py" "$T/key.jsonl" "$T/kport" "$T/key.log" &
+kstub=$!
+n=0
+while [ ! -s "$T/kport" ] && [ $n -lt 600 ]; do sleep 0.1; n=$((n + 1)); done
+OPENAI_API_KEY=sk-test-SECRETKEY-0123456789 OPENAI_BASE_URL="http://127.0.0.1:$(cat "$T/kport")/v1" \
+	timeout 60 "$SKIT" run --root "project=$W/skills" --runs-dir "$W/keyruns" \
+	--model openai:gpt-x "echo sk-test-SECRETKEY-0123456789 please" >"$T/out" 2>"$T/err" </dev/null
+rc=$?
+kill $kstub 2>/dev/null
+expect_rc 0 "a run with an API key in its conversation"
+lacks "$(ls -d "$W"/keyruns/*/)session.jsonl" "SECRETKEY" "the key is redacted in session.jsonl"
+has "$(ls -d "$W"/keyruns/*/)session.jsonl" "[REDACTED]" "as [REDACTED]"
+
 # --- run --continue: the same conversation goes to the model
 cass two '{"text": "SECOND-RUN-ANSWER", "expect": {"contains": ["PINEAPPLE", "FIRST-RUN-ANSWER", "BODY-MARKER-alpha", "and now MANGO"]}}'
 agent --model "replay:$T/two.jsonl" --request-log "$T/req.jsonl" --continue "and now MANGO"
@@ -125,7 +140,7 @@ cass kill '{"tool_calls": [{"id": "k1", "name": "use_skill", "arguments": {"name
 	--model "replay:$T/kill.jsonl" "task KILLED-MIDWAY" >"$T/out" 2>"$T/err" &
 pid=$!
 n=0
-while ! grep -q '"run_skill_script"' "$W"/runs/*/events.jsonl 2>/dev/null && [ $n -lt 300 ]; do
+while ! grep -q '"run_skill_script"' "$W"/runs/*/events.jsonl 2>/dev/null && [ $n -lt 600 ]; do
 	sleep 0.1
 	n=$((n + 1))
 done

@@ -238,6 +238,23 @@ static int redact_text(const struct skit_audit *a, const char *s, size_t len,
 	return error;
 }
 
+int skit__audit_redact_buf(const skit_audit *a, struct skitx_buf *b)
+{
+	struct skitx_buf out = SKITX_BUF_INIT;
+	bool changed = false;
+	int error;
+
+	if (!a || !a->nsecrets || !has_secret(a, b->ptr, b->len))
+		return 0;
+	error = redact_text(a, b->ptr, b->len, &out, &changed);
+	if (!error && changed) {
+		skitx_buf_clear(b);
+		error = skitx_buf_add(b, out.ptr, out.len);
+	}
+	skitx_buf_release(&out);
+	return error;
+}
+
 /* A JSON string for bytes that may not be UTF-8: bad bytes become '?'. */
 static json_t *lossy_string(const char *s, size_t len)
 {

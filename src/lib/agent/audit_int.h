@@ -30,6 +30,11 @@ int skit__audit_close_json(skit_audit *a, json_t *summary, skit_error *err);
  * session.jsonl through it); owned by `a`. */
 int skit__audit_dirfd(const skit_audit *a);
 
+/* Replace in `b` every secret registered with skit_audit_redact(), as
+ * events are (session.c redacts its records so). 0 or SKIT_ENOMEM. */
+struct skitx_buf;
+int skit__audit_redact_buf(const skit_audit *a, struct skitx_buf *b);
+
 /* Whether a live skit still writes the run folder `dir` (it holds the
  * lock on its events.jsonl). */
 bool skit__audit_writer_alive(const char *dir);

@@ -222,6 +222,11 @@ static void session_write(struct skit_agent *a, struct skitx_buf *b)
 {
 	if (a->session_fd < 0 || !skitx_buf_len(b))
 		return;
+	/* The trail's secrets (the API key) never reach this file either. */
+	if (skit__audit_redact_buf(a->audit, b)) {
+		session_failed(a, SKIT_ENOMEM, "out of memory");
+		return;
+	}
 	if (skitx_fs_write_all(a->session_fd, skitx_buf_cstr(b),
 	                       skitx_buf_len(b)))
 		session_failed(a, SKIT_EIO, strerror(errno));
