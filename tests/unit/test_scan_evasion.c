@@ -452,6 +452,58 @@ static void test_scan_evasion__out_of_memory(void)
 	skit_scanner_free(sc);
 }
 
+static size_t count_lines(const char *s, size_t len)
+{
+	size_t n = 1;
+
+	for (size_t i = 0; i < len; i++)
+		n += s[i] == '\n';
+	return n;
+}
+
+/*
+ * A view has as many lines as its text, whatever folds across a line
+ * break: that is what lets a finding in the view name the line as
+ * written (two inputs the fuzzer found are among these).
+ */
+static void test_scan_evasion__view_keeps_lines(void)
+{
+	static const struct {
+		const char *file, *text;
+	} cases[] = {
+		{ "x.py",
+		  "x = 'sub' + \\\n    'process'\nm = __import__(x)\n" },
+		{ "x.js", "const a = 'ch' +\n  'ild_' +\n  'process';\n" },
+		{ "x.sh", "#!/bin/sh\na=\"x\\ny\"\necho $a$a\n" },
+		{ "x.sh", "#!/bin/sh\nx=$'\\x63\\\n'\n$x\n" },
+		{ "x.js", "const s = 'a\\\nb' + 'c';\n" },
+		{ "x.py", "c = bytes.fromhex('6375726c').decode(\n'utf-8')\n" },
+		{ "x.py", "f = getattr(__import__('o' + 's'\n), 'system')\n" },
+		{ "x.py",
+		  "s = ''.join(chr(c) for c in\n [99, 117, 114, 108])\n" },
+		{ "x.js", "const u = [104, 116, 116, 112,\n 58, 47, 47];\n" },
+		{ "x.md", "ig\xe2\x80\x8b\nnore &#10; &#x0a;\n" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		const char *text = cases[i].text;
+		size_t len = strlen(text), olen = 0, work = 0;
+		char *out = NULL;
+		uint8_t *marks = NULL;
+
+		ASSERT_OK(skit__scan_normalise(cases[i].file, text, len,
+		                               strstr(cases[i].file, ".md") !=
+		                                       NULL,
+		                               &out, &marks, &olen, &work));
+		if (out && count_lines(out, olen) != count_lines(text, len))
+			HARNESS_FAIL("case %zu: %zu lines became %zu", i,
+			             count_lines(text, len),
+			             count_lines(out, olen));
+		skitx_free(out);
+		skitx_free(marks);
+	}
+}
+
 /* clang-format off */
 TEST_MAIN(
 	TEST(test_scan_evasion__detected)
@@ -461,5 +513,6 @@ TEST_MAIN(
 	TEST(test_scan_evasion__work_bound)
 	TEST(test_scan_evasion__skill_bound)
 	TEST(test_scan_evasion__out_of_memory)
+	TEST(test_scan_evasion__view_keeps_lines)
 )
 /* clang-format on */

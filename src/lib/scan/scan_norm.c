@@ -437,6 +437,19 @@ static void put_lit(struct norm *n, const struct lit *l, char q, uint8_t mark)
 	put(&n->o, &q, 1, mark);
 }
 
+/* A value as text, its newlines escaped so the line count holds. */
+static void put_text(struct norm *n, const char *v, uint8_t mark)
+{
+	for (; *v; v++) {
+		if (*v == '\n')
+			put(&n->o, "\\n", 2, mark);
+		else if (*v == '\r')
+			put(&n->o, "\\r", 2, mark);
+		else
+			put(&n->o, v, 1, mark);
+	}
+}
+
 static void put_nl(struct norm *n, size_t nl)
 {
 	while (nl--)
@@ -823,7 +836,14 @@ static size_t sh_word(struct norm *n, size_t i)
 	if (!quoted || l.full ||
 	    (pieces < 2 && is_quote(s[i]) && k - i == l.len + 2))
 		return 0;
-	put(&n->o, l.v, l.len, SKIT__SCAN_FOLDED);
+	/* the word as one, its newlines escaped (the line count holds) */
+	for (size_t c = 0; c < l.len; c++) {
+		if (l.v[c] == '\n' || l.v[c] == '\r')
+			put(&n->o, l.v[c] == '\n' ? "\\n" : "\\r", 2,
+			    SKIT__SCAN_FOLDED);
+		else
+			put(&n->o, l.v + c, 1, SKIT__SCAN_FOLDED);
+	}
 	return k;
 }
 
@@ -1063,8 +1083,8 @@ static void pass_names(struct norm *n)
 				             (z < len &&
 				              (is_id(s[z]) || s[z] == '$'));
 
-				put(&n->o, nm->value, strlen(nm->value),
-				    built ? SKIT__SCAN_FOLDED : nm->mark);
+				put_text(n, nm->value,
+				         built ? SKIT__SCAN_FOLDED : nm->mark);
 				i = z;
 				continue;
 			}
