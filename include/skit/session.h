@@ -104,8 +104,12 @@ typedef struct {
  * Check the whole session file `path` as a resume would, and describe
  * it. `info` may be NULL (check only); release it with
  * skit_session_info_release().
+ * A file that is not the caller's, or that other users may read or
+ * write (skit writes sessions 0600; a repository's planted one is 0644),
+ * is refused: SKIT_EUNSAFE.
  * @return SKIT_OK; SKIT_ENOTFOUND; SKIT_EINVALID (another format
  *         version, a damaged record: err names the line and why);
+ *         SKIT_EUNSAFE;
  *         SKIT_ETOOBIG (over SKIT_SESSION_MAX_BYTES); SKIT_EIO;
  *         SKIT_ENOMEM.
  */

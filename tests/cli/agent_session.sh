@@ -123,6 +123,18 @@ sed '1s/"version":1/"version":99/' "$T/good.jsonl" >"$LAST/session.jsonl"
 agent --model "replay:$CASS/final.jsonl" --continue "go on"
 expect_rc 2 "a session of another format"
 has "$T/err" "format 99" "the error names the format"
+# a session file open to other users (as a repository's planted one is:
+# git checks files out 0644) is not taken
+cp "$T/good.jsonl" "$LAST/session.jsonl"
+chmod 0644 "$LAST/session.jsonl"
+agent --model "replay:$CASS/final.jsonl" --resume "$(basename "$LAST")" "go on"
+expect_rc 1 "a session file open to others"
+has "$T/err" "was not written by your skit" "the error says why"
+cass open '{"text": "OPEN"}'
+agent --model "replay:$T/open.jsonl" --continue "go on"
+expect_rc 0 "--continue passes over a session file open to others"
+lacks "$T/err" "continuing session $(basename "$LAST")" "... to the user's own last one"
+chmod 0600 "$LAST/session.jsonl"
 # a last record cut short (what a crash leaves) is left out; the rest loads
 head -c -20 "$T/good.jsonl" >"$LAST/session.jsonl"
 cass six '{"text": "SIX"}'

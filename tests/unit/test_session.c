@@ -168,6 +168,7 @@ static int resume_text(const char *text, skit_error *err)
 	int rc;
 
 	put(at("bad.jsonl"), text);
+	ASSERT_OK(chmod(at("bad.jsonl"), 0600));
 	rc = open_fx(&f, "{\"text\": \"X\"}\n", NULL, at("bad.jsonl"), NULL,
 	             err);
 	ASSERT(rc != 0 || f.agent != NULL);
@@ -225,6 +226,19 @@ static void test_session__damaged_refused(void)
 	                      &err),
 	          SKIT_EINVALID);
 	ASSERT_CONTAINS(err.message, "out of sequence");
+	/* a file others may write, or read: not from this user's skit */
+	ASSERT_EQ(resume_text(HEAD, &err), 0);
+	ASSERT_OK(chmod(at("bad.jsonl"), 0644));
+	{
+		struct fx f;
+
+		ASSERT_EQ(open_fx(&f, "{\"text\": \"X\"}\n", NULL,
+		                  at("bad.jsonl"), NULL, &err),
+		          SKIT_EUNSAFE);
+		ASSERT_CONTAINS(err.message, "mode 644");
+		skit_model_free(f.model);
+		skit_registry_free(f.reg);
+	}
 	/* a missing file */
 	ASSERT_EQ(resume_text("", &err), SKIT_EINVALID);
 	/* the last record cut short by a crash is left out; the rest loads */

@@ -661,6 +661,23 @@ static int session_read(const char *path, struct loaded *l, skit_error *err)
 		return skit__error_set(err, SKIT_EINVALID, 0,
 		                       "%s is not a regular file", path);
 	}
+	/* skit writes sessions 0600 for their owner: a file others may
+	 * read or write, or someone else's, was not written by this user's
+	 * skit (a repository can carry a planted .agents/runs; git checks
+	 * files out 0644), and a conversation is never taken from it. */
+	if (st.st_uid != geteuid() || (st.st_mode & 077)) {
+		close(fd);
+		return skit__error_set(err, SKIT_EUNSAFE, 0,
+		                       "%s is %s (mode %03o): skit writes its "
+		                       "sessions private (0600), so this one "
+		                       "was not written by your skit; it was "
+		                       "not loaded",
+		                       path,
+		                       st.st_uid != geteuid()
+		                               ? "not yours"
+		                               : "open to other users",
+		                       (unsigned int)(st.st_mode & 0777));
+	}
 	rc = skitx_fs_read_fd(fd, &b, SKIT_SESSION_MAX_BYTES);
 	close(fd);
 	if (rc == SKIT_ETOOBIG)
@@ -1161,7 +1178,11 @@ static int candidates(const char *runs_dir, const char *prefix,
 			rc = skit__error_oom(err);
 			break;
 		}
-		if (lstat(file, &st) < 0 || !S_ISREG(st.st_mode)) {
+		/* For "last", only this user's private files (as skit
+		 * writes them): a planted one never stands in the way. */
+		if (lstat(file, &st) < 0 || !S_ISREG(st.st_mode) ||
+		    (!*prefix &&
+		     (st.st_uid != geteuid() || (st.st_mode & 077)))) {
 			skitx_free(file);
 			continue;
 		}
