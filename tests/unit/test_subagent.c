@@ -1132,6 +1132,43 @@ static void test_subagent__lints(void)
 	                 "allowed-tools-unknown-tool"));
 }
 
+/* With the JSON action protocol the tools are listed in the system
+ * prompt: a subagent's lists what it has (no task), not its parent's. */
+static void test_subagent__json_actions(void)
+{
+	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
+	char *answer = NULL;
+	skit_error err = { 0 };
+	struct reqs r;
+	struct fx f;
+	int rc;
+
+	build_world("json_actions");
+	ao.json_actions = true;
+	fx_open(&f,
+	        cassette("c.jsonl",
+	                 "{\"text\":\"{\\\"action\\\": \\\"task\\\", "
+	                 "\\\"description\\\": \\\"look\\\", \\\"prompt\\\": "
+	                 "\\\"CHILD-PROMPT\\\"}\"}\n"
+	                 "{\"expect\":{\"contains\":[\"CHILD-PROMPT\"]},"
+	                 "\"text\":\"CHILD-ANSWER\"}\n"
+	                 "{\"expect\":{\"contains\":[\"CHILD-ANSWER\"]},"
+	                 "\"text\":\"PARENT-DONE\"}\n"),
+	        NULL, &ao, true);
+	rc = skit_agent_send(f.agent, "PARENT-TASK", &answer, &err);
+	if (rc)
+		HARNESS_FAIL("send: %s", err.message);
+	ASSERT_STR(answer, "PARENT-DONE");
+	reqs_load(&r, f.log);
+	ASSERT_EQ(r.n, 3u);
+	REQ_HAS(&r, 0, "- task: ");
+	REQ_LACKS(&r, 1, "- task: ");
+	REQ_HAS(&r, 1, "- read_file: ");
+	reqs_free(&r);
+	skit_free(answer);
+	fx_close(&f, rc);
+}
+
 /* clang-format off */
 TEST_MAIN(
 	TEST(test_subagent__task_runs)
@@ -1147,5 +1184,6 @@ TEST_MAIN(
 	TEST(test_subagent__fork)
 	TEST(test_subagent__parallel)
 	TEST(test_subagent__not_for_hosts)
+	TEST(test_subagent__json_actions)
 	TEST(test_subagent__lints))
 /* clang-format on */

@@ -670,11 +670,26 @@ int skit__agent_restore_skill(struct skit_agent *a, const char *name,
 
 /* ---- the index and the system prompt ---------------------------------- */
 
+/* The action protocol's part of the system prompt: how to call, and the
+ * tools offered now. */
+static int add_actions(struct skit_agent *a, struct skitx_buf *b)
+{
+	skit_tool_schema tools[MAX_TOOLS];
+	size_t nt = skit__tools_schemas(a, tools, MAX_TOOLS);
+	int rc = skitx_buf_puts(b, action_prompt);
+
+	for (size_t i = 0; i < nt; i++)
+		rc |= skitx_buf_printf(b,
+		                       "- %s: %s Arguments (JSON Schema): %s\n",
+		                       tools[i].name, tools[i].description,
+		                       tools[i].parameters);
+	return rc;
+}
+
 static int build_system(struct skit_agent *a, const char *base, size_t budget,
                         skit_error *err)
 {
 	skit_prompt_options po = SKIT_PROMPT_OPTIONS_INIT;
-	skit_tool_schema tools[MAX_TOOLS];
 	skit_prompt_stats st;
 	struct skitx_buf b;
 	char *index = NULL;
@@ -708,22 +723,29 @@ static int build_system(struct skit_agent *a, const char *base, size_t budget,
 	rc |= skitx_buf_puts(&b, k ? index : "(no skills are installed)");
 	rc |= skitx_buf_puts(&b, "\n");
 	skit_free(index);
-	if (a->json_actions) {
-		size_t nt = skit__tools_schemas(a, tools, MAX_TOOLS);
-
-		rc |= skitx_buf_puts(&b, action_prompt);
-		for (size_t i = 0; i < nt; i++)
-			rc |= skitx_buf_printf(&b,
-			                       "- %s: %s Arguments (JSON "
-			                       "Schema): %s\n",
-			                       tools[i].name,
-			                       tools[i].description,
-			                       tools[i].parameters);
-	}
+	a->system_actions_at = skitx_buf_len(&b);
+	if (a->json_actions)
+		rc |= add_actions(a, &b);
 	if (rc) {
 		skitx_buf_release(&b);
 		return skit__error_oom(err);
 	}
+	a->system = skitx_buf_detach(&b, NULL);
+	return 0;
+}
+
+int skit__agent_refresh_actions(struct skit_agent *a, skit_error *err)
+{
+	struct skitx_buf b = SKITX_BUF_INIT;
+
+	if (!a->json_actions || !a->system)
+		return 0;
+	if (skitx_buf_add(&b, a->system, a->system_actions_at) ||
+	    add_actions(a, &b)) {
+		skitx_buf_release(&b);
+		return skit__error_oom(err);
+	}
+	skitx_free(a->system);
 	a->system = skitx_buf_detach(&b, NULL);
 	return 0;
 }

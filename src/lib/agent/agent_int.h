@@ -80,6 +80,7 @@ struct skit_agent {
 	skit_instructions *instructions; /* what was found (instructions.c) */
 
 	char *system; /* base prompt + index (+ action protocol) */
+	size_t system_actions_at; /* where the action protocol's part starts */
 	char *task;   /* the first message: what the run is about */
 	skit_agent_stats stats;
 
@@ -138,6 +139,10 @@ struct skit_agent {
 	unsigned int compactions;  /* over the session */
 	struct skitx_buf streamed; /* the reply's text so far (interrupts) */
 };
+
+/* With the JSON action protocol: list in the system prompt the tools
+ * offered now (a subagent's, once it is set up). 0 or SKIT_ENOMEM. */
+int skit__agent_refresh_actions(struct skit_agent *a, skit_error *err);
 
 /* Free what one message owns (agent.c). */
 void skit__agent_msg_release(struct agent_msg *m);

@@ -400,6 +400,10 @@ static int make_child(struct skit_agent *a, struct job *j, skit_error *err)
 	if (reprotect(j->child) || memos_copy(j->child, a->memos, 0, a->nmemos))
 		return skit__error_oom(err);
 	rc = skit__agent_add_provider(j->child, &lent_tools, j->child, err);
+	/* A model of the action protocol reads its tools in the prompt:
+	 * list them as the subagent has them (no task, the lent ones). */
+	if (!rc)
+		rc = skit__agent_refresh_actions(j->child, err);
 	if (rc)
 		return rc;
 	j->link.memos_in = j->child->nmemos;
