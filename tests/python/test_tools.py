@@ -196,3 +196,27 @@ def test_a_registry_in_use_stays_open(skills, project):
     layer.close()
     with pytest.raises(skit.Error):
         layer.tools()
+
+
+def test_system_prompt_holds_the_instructions(skills, project):
+    """The user's own AGENTS.md (read without a project to trust) goes
+    between the base prompt and the index, as skit's agent puts it;
+    instructions=False leaves it out."""
+    home = os.environ["HOME"]
+    own = os.path.join(home, ".agents", "AGENTS.md")
+    os.makedirs(os.path.dirname(own), exist_ok=True)
+    with open(own, "w") as f:
+        f.write("Answer in French. USER-INSTRUCTIONS-MARKER\n")
+    try:
+        layer = skit.SkillTools(skit.Registry([skills]), project=project)
+        text = layer.instructions()
+        assert "USER-INSTRUCTIONS-MARKER" in text
+        prompt = layer.system_prompt()
+        assert prompt.startswith(skit.DEFAULT_BASE_PROMPT)
+        assert prompt.index("USER-INSTRUCTIONS-MARKER") < \
+            prompt.index("<available_skills>")
+        assert "USER-INSTRUCTIONS-MARKER" not in \
+            layer.system_prompt(instructions=False)
+        layer.close()
+    finally:
+        os.remove(own)

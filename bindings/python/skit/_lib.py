@@ -128,6 +128,7 @@ _PROTOS = {
     "skit_ffi_host_new": (I, [PP, P, P, P, P, E]),
     "skit_ffi_host_index": (I, [PP, P, P, E]),
     "skit_host_tools": (I, [P, I, PP, E]),
+    "skit_host_instructions": (I, [P, PP, E]),
     "skit_host_call": (I, [P, S, S, PP, ctypes.POINTER(B),
                            ctypes.POINTER(B), E]),
     "skit_host_activate": (I, [P, S, S, PP, ctypes.POINTER(B), E]),

@@ -314,12 +314,24 @@ class SkillTools(Handle):
         call(lib.skit_ffi_host_index, ctypes.byref(out), self._h, kv)
         return take_text(out)
 
-    def system_prompt(self, base=None, budget=32000):
+    def instructions(self):
+        """The project's instructions (AGENTS.md from the project's root
+        down, else CLAUDE.md, then the user's own; trusted folders only;
+        docs/agent.md), framed as skit's agent puts them; "" when none."""
+        out = ctypes.c_void_p()
+        call(lib.skit_host_instructions, self._h, ctypes.byref(out))
+        return take_text(out) or ""
+
+    def system_prompt(self, base=None, budget=32000, instructions=True):
         """A system prompt as skit's agent builds one: `base` (default:
-        DEFAULT_BASE_PROMPT, how to use skills), then the index."""
+        DEFAULT_BASE_PROMPT, how to use skills), the project's
+        instructions (unless `instructions` is false), then the index."""
         index = self.index(budget)
-        return "%s\n%s\n" % (DEFAULT_BASE_PROMPT if base is None else base,
-                             index)
+        head = DEFAULT_BASE_PROMPT if base is None else base
+        extra = self.instructions() if instructions else ""
+        if extra:
+            head = "%s\n%s" % (head, extra.rstrip("\n"))
+        return "%s\n%s\n" % (head, index)
 
     def tools(self, format="openai"):
         """The tools to offer now, as the API wants them: "openai" (Chat
