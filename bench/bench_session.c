@@ -151,8 +151,8 @@ int main(int argc, char **argv)
 		char text[128];
 
 		snprintf(text, sizeof(text),
-		         "Question %d about the quarterly figures in sheet %d", i,
-		         i % 7);
+		         "Question %d about the quarterly figures in sheet %d",
+		         i, i % 7);
 		if (skit_agent_send(f.agent, text, &answer, &err)) {
 			fprintf(stderr, "bench_session: %s\n", err.message);
 			return 1;
@@ -174,7 +174,8 @@ int main(int argc, char **argv)
 	for (int i = 0; i < turns; i++) {
 		double t0 = bench_now_ms();
 
-		if (skit_agent_send(f.agent, "One more question", &answer, &err)) {
+		if (skit_agent_send(f.agent, "One more question", &answer,
+		                    &err)) {
 			fprintf(stderr, "bench_session: %s\n", err.message);
 			return 1;
 		}
@@ -187,11 +188,12 @@ int main(int argc, char **argv)
 		return 1;
 	for (int i = 0; i < messages + 1; i++) {
 		msgs[i].role = i % 2 ? SKIT_ROLE_ASSISTANT : SKIT_ROLE_USER;
-		msgs[i].text = i % 2 ? "Answer: the figures of the quarter are "
-		                       "in the report; the totals match the "
-		                       "sheet and the next step is to check the "
-		                       "outliers in column C."
-		                     : "Question about the quarterly figures";
+		msgs[i].text =
+		        i % 2 ? "Answer: the figures of the quarter are "
+		                "in the report; the totals match the "
+		                "sheet and the next step is to check the "
+		                "outliers in column C."
+		              : "Question about the quarterly figures";
 	}
 	memset(&req, 0, sizeof(req));
 	req.system = "system";
@@ -201,7 +203,8 @@ int main(int argc, char **argv)
 		double t0 = bench_now_ms();
 
 		memset(&resp, 0, sizeof(resp));
-		if (skit_model_complete(f.model, &resp, &req, NULL, NULL, &err)) {
+		if (skit_model_complete(f.model, &resp, &req, NULL, NULL,
+		                        &err)) {
 			fprintf(stderr, "bench_session: %s\n", err.message);
 			return 1;
 		}

@@ -1029,8 +1029,8 @@ static int find_session(struct cli_agent *ca, const char *which,
 	}
 	skitx_free(ca->resume_path);
 	ca->resume_path = NULL;
-	rc = skit_session_find(runs, ca->project_found, which,
-	                       &ca->resume_path, &err);
+	rc = skit_session_find(runs, ca->project_found, which, &ca->resume_path,
+	                       &err);
 	skitx_free(owned);
 	if (!rc)
 		rc = skit_session_check(ca->resume_path, &info, &err);
@@ -1043,8 +1043,9 @@ static int find_session(struct cli_agent *ca, const char *which,
 		                                                   : CLI_FAIL;
 	}
 	if (!ca->quiet) {
-		fprintf(stderr, "skit %s: continuing session %s (%zu messages", verb,
-		        info.id ? info.id : ca->resume_path, info.messages);
+		fprintf(stderr, "skit %s: continuing session %s (%zu messages",
+		        verb, info.id ? info.id : ca->resume_path,
+		        info.messages);
 		if (info.first_line) {
 			fputs(": ", stderr);
 			cli_put_exact(stderr, info.first_line, &ca->style);
@@ -1058,6 +1059,7 @@ static int find_session(struct cli_agent *ca, const char *which,
 int cli_agent_restart(struct cli_agent *ca, const char *resume,
                       const char *verb)
 {
+	skit_agent *fresh = NULL;
 	skit_error err = { 0 };
 	int rc, status;
 
@@ -1066,15 +1068,17 @@ int cli_agent_restart(struct cli_agent *ca, const char *resume,
 		if (status != CLI_OK)
 			return status;
 	}
-	skit_agent_finish(ca->agent, "ok", 0, NULL);
-	ca->agent = NULL;
 	ca->ao.resume_session = resume ? ca->resume_path : NULL;
 	ca->ao.model = ca->mod; /* /model may have changed it */
-	rc = skit_agent_new(&ca->agent, &ca->ao, &err);
+	/* The new session first: when it cannot start, the old goes on. */
+	rc = skit_agent_new(&fresh, &ca->ao, &err);
 	if (rc < 0) {
 		cli_error(verb, "%s", err.message);
 		return CLI_FAIL;
 	}
+	if (skit_agent_finish(ca->agent, "ok", 0, &err) < 0)
+		cli_error(verb, "%s", err.message);
+	ca->agent = fresh;
 	return open_mcp(ca, verb);
 }
 

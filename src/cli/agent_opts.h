@@ -187,16 +187,16 @@ struct cli_agent {
 	size_t napprove_mcp;
 	bool yes, no_network, network, no_file_tools, no_dynamic_context;
 	bool no_project_instructions; /* --no-project-instructions */
-	bool sandbox, keep_temp; /* --sandbox given; --keep-temp */
+	bool sandbox, keep_temp;      /* --sandbox given; --keep-temp */
 	skit_sandbox_mode sandbox_mode;
 	uint64_t disk_cap;               /* --disk-cap, bytes; 0: config */
 	skit_sandbox_config sandbox_cfg; /* from the config files */
 	const char *model, *workdir, *runs_dir, *request_log, *project;
-	const char *resume;           /* --resume ID, --continue: "last" */
+	const char *resume;                /* --resume ID, --continue: "last" */
 	unsigned long long context_window; /* --context-window */
-	skit_model_options mo;        /* as the model was made (/model) */
-	skit_agent_options ao;        /* as the agent was made (/clear) */
-	char *resume_path;            /* the session file resumed */
+	skit_model_options mo;             /* as the model was made (/model) */
+	skit_agent_options ao;             /* as the agent was made (/clear) */
+	char *resume_path;                 /* the session file resumed */
 	bool no_audit, search, json_actions, no_stream, trace, quiet;
 	unsigned int max_turns, max_tool_calls, max_scripts, max_skills;
 	unsigned long long max_tokens;
@@ -248,7 +248,7 @@ bool cli_session_id_like(const char *s);
  * Chat's /clear and /resume: finish the agent's session and start
  * another, continuing the session `resume` ("last", an id) or, NULL, a
  * new one. Returns CLI_OK, or an exit status after printing the error
- * (the old session is kept when `resume` is not found).
+ * (the old session goes on when the new one cannot start).
  */
 int cli_agent_restart(struct cli_agent *ca, const char *resume,
                       const char *verb);

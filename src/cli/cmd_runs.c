@@ -216,10 +216,9 @@ static json_t *info_json(const skit_run_info *r)
 		return NULL;
 	}
 	session_head(r, &title, &from);
-	if (from &&
-	    json_object_set_new(o, "session",
-	                        json_pack("{s:s, s:s?}", "resumed_from", from,
-	                                  "first_line", title))) {
+	if (from && json_object_set_new(o, "session",
+	                                json_pack("{s:s, s:s?}", "resumed_from",
+	                                          from, "first_line", title))) {
 		json_decref(o);
 		o = NULL;
 	}

@@ -202,4 +202,17 @@ has "$T/out" "AFTER-RESUME-AGAIN" "/resume continues the last session with a con
 grep -q '"type":"compaction"' "$W"/runs/*/events.jsonl && reg_pass ||
 	reg_fail "no compaction event in the trail"
 
+# a /resume that cannot start leaves the chat in its session
+OLD=$(ls -td "$W"/runs/*/ | tail -n 1)
+OLD=${OLD%/}
+chmod 0644 "$OLD/session.jsonl"
+cass stay '{"text": "STILL-HERE"}'
+printf '/resume %s\nare you there\n/exit\n' "$(basename "$OLD")" |
+	timeout 60 "$SKIT" chat --yes --root "project=$W/skills" --runs-dir "$W/runs" \
+		--model "replay:$T/stay.jsonl" >"$T/out" 2>"$T/err"
+rc=$?
+expect_rc 0 "chat after a /resume that failed"
+has "$T/err" "was not written by your skit" "the failed /resume says why"
+has "$T/out" "STILL-HERE" "the chat goes on in its own session"
+
 reg_done

@@ -24,13 +24,12 @@ strings it holds, "summary": whether it holds a compacted summary,
 """
 import http.server
 import json
+import os
 import re
 import sys
 import threading
 
 PORT_FILE, LOG, WINDOW = sys.argv[1], sys.argv[2], int(sys.argv[3])
-import os
-
 FILL = int(os.environ.get("FILL", "1200"))
 OVERFLOW_AT = int(os.environ.get("OVERFLOW_AT", "0"))
 LOCK = threading.Lock()

@@ -92,7 +92,8 @@ static int open_fx(struct fx *f, const char *cassette, const char *log,
 	memset(f, 0, sizeof(*f));
 	put(at("cassette.jsonl"), cassette);
 	ASSERT_OK(skit_registry_new(&f->reg, NULL));
-	ASSERT_OK(skit_registry_add_root(f->reg, "project", at("skills"), NULL));
+	ASSERT_OK(
+	        skit_registry_add_root(f->reg, "project", at("skills"), NULL));
 	ASSERT_OK(skit_registry_scan(f->reg, NULL));
 	snprintf(spec, sizeof(spec), "replay:%s", at("cassette.jsonl"));
 	mo.spec = spec;
@@ -182,10 +183,10 @@ static int resume_text(const char *text, skit_error *err)
 	return rc;
 }
 
-#define HEAD                                                                \
-	"{\"n\":0,\"type\":\"session\",\"format\":\"skit-session\","          \
-	"\"version\":1,\"id\":null,\"skit\":\"0\",\"model\":\"replay:x\","    \
-	"\"project\":\"/\",\"json_actions\":false}\n"
+#define HEAD                                                        \
+ "{\"n\":0,\"type\":\"session\",\"format\":\"skit-session\","       \
+ "\"version\":1,\"id\":null,\"skit\":\"0\",\"model\":\"replay:x\"," \
+ "\"project\":\"/\",\"json_actions\":false}\n"
 
 static void test_session__damaged_refused(void)
 {

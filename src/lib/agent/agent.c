@@ -596,7 +596,8 @@ int skit__agent_activate(struct skit_agent *a, const char *name,
 	                            "chars", (json_int_t)skitx_buf_len(out)));
 	skit__agent_trace(a, SKIT_TRACE_SKILL, "skill %s (%s) activated by %s",
 	                  s->name, s->source, trigger_name(trigger));
-	skit__session_skill(a, (size_t)(s - a->active), skitx_buf_cstr(out));
+	skit__session_skill(a, (size_t)(s - a->active), skitx_buf_cstr(out),
+	                    NULL);
 	return 0;
 }
 
@@ -610,7 +611,7 @@ int skit__agent_restore_skill(struct skit_agent *a, const char *name,
 	struct skitx_buf body = SKITX_BUF_INIT;
 	skit_error why = { 0 };
 	char now[65];
-	bool dyn = a->dynamic_context;
+	bool dyn = a->dynamic_context, have_now;
 	int rc;
 
 	*how = SKIT_RESTORED_DROPPED;
@@ -624,20 +625,20 @@ int skit__agent_restore_skill(struct skit_agent *a, const char *name,
 		                  "skill %s, active in the resumed session, "
 		                  "was dropped: %s",
 		                  name, why.message);
-		return skitx_buf_printf(note,
-		                        "The skill '%s', active earlier in this "
-		                        "conversation, is no longer available "
-		                        "(%s): do not follow its instructions "
-		                        "any more.\n\n",
-		                        name, why.message)
+		return skitx_buf_printf(
+		               note,
+		               "The skill '%s', active earlier in this "
+		               "conversation, is no longer available "
+		               "(%s): do not follow its instructions "
+		               "any more.\n\n",
+		               name, why.message)
 		               ? skit__error_oom(err)
 		               : 0;
 	}
-	if (digest && text &&
-	    !skit__skill_digest_set(skit_skill_dir(s->skill), now, &why) &&
-	    !strcmp(now, digest)) {
+	have_now = !skit__skill_digest_set(skit_skill_dir(s->skill), now, &why);
+	if (digest && text && have_now && !strcmp(now, digest)) {
 		*how = SKIT_RESTORED_KEPT;
-		skit__session_skill(a, (size_t)(s - a->active), text);
+		skit__session_skill(a, (size_t)(s - a->active), text, now);
 		return 0;
 	}
 	/* Changed on disk: the model gets its current instructions. Its
@@ -647,17 +648,19 @@ int skit__agent_restore_skill(struct skit_agent *a, const char *name,
 	rc = frame_body(a, s, NULL, &body, err);
 	a->dynamic_context = dyn;
 	if (!rc)
-		rc = skitx_buf_printf(note,
-		                      "The skill '%s' changed on disk since this "
-		                      "session was saved. It stays active; its "
-		                      "current instructions below replace the "
-		                      "earlier ones.\n%s\n",
-		                      name, skitx_buf_cstr(&body))
+		rc = skitx_buf_printf(
+		             note,
+		             "The skill '%s' changed on disk since this "
+		             "session was saved. It stays active; its "
+		             "current instructions below replace the "
+		             "earlier ones.\n%s\n",
+		             name, skitx_buf_cstr(&body))
 		             ? skit__error_oom(err)
 		             : 0;
 	if (!rc) {
 		skit__session_skill(a, (size_t)(s - a->active),
-		                    skitx_buf_cstr(&body));
+		                    skitx_buf_cstr(&body),
+		                    have_now ? now : NULL);
 		skit__agent_trace(a, SKIT_TRACE_SKILL,
 		                  "skill %s changed on disk since the session "
 		                  "was saved: activated again with its current "
@@ -986,10 +989,9 @@ int skit_agent_new(skit_agent **out, const skit_agent_options *opts,
 			                       err);
 	}
 	if (!rc) {
-		skit__context_init(a, opts->version >= 5 ? opts->context_window
-		                                         : 0,
-		                   opts->version >= 5 ? opts->compact_percent
-		                                      : 0);
+		skit__context_init(
+		        a, opts->version >= 5 ? opts->context_window : 0,
+		        opts->version >= 5 ? opts->compact_percent : 0);
 		rc = skit__session_start(
 		        a, opts->version >= 5 ? opts->resume_session : NULL,
 		        err);
@@ -1679,11 +1681,11 @@ static void interrupted(struct skit_agent *a, int rc, const char *why)
 		                        why);
 	if (!bad && !push_msg(a, SKIT_ROLE_ASSISTANT,
 	                      skitx_buf_detach(&b, NULL), NULL, &e))
-		skit__agent_audit(a, "reply_interrupted",
-		                  json_pack("{s:s, s:I}", "status",
-		                            skit_agent_status(rc), "chars",
-		                            (json_int_t)skitx_buf_len(
-		                                    &a->streamed)));
+		skit__agent_audit(
+		        a, "reply_interrupted",
+		        json_pack("{s:s, s:I}", "status", skit_agent_status(rc),
+		                  "chars",
+		                  (json_int_t)skitx_buf_len(&a->streamed)));
 	skitx_buf_release(&b);
 	skitx_buf_clear(&a->streamed);
 }

@@ -37,6 +37,14 @@ struct agent_msg {
 	bool is_error;
 };
 
+/* What the model was given of an active skill, and the digest set of
+ * the skill's files then (session.c). */
+struct agent_skill_text {
+	char *text;
+	char digest[65];
+	bool has_digest;
+};
+
 /* An "always" answer: calls of `tool` for `skill` whose key (program,
  * script or path) is `key` run without asking for the rest of the run. */
 struct agent_memo {
@@ -75,13 +83,13 @@ struct skit_agent {
 	bool saved_approvals; /* "always" for a script: the user config */
 	skit_ask_fn on_ask;   /* answers ask_user; NULL: no one to ask */
 	void *ask_payload;
-	bool dynamic_context; /* run a body's !`command` (dynamic.c) */
-	bool project_instructions;       /* AGENTS.md in the prompt */
+	bool dynamic_context;      /* run a body's !`command` (dynamic.c) */
+	bool project_instructions; /* AGENTS.md in the prompt */
 	skit_instructions *instructions; /* what was found (instructions.c) */
 
-	char *system; /* base prompt + index (+ action protocol) */
+	char *system;             /* base prompt + index (+ action protocol) */
 	size_t system_actions_at; /* where the action protocol's part starts */
-	char *task;   /* the first message: what the run is about */
+	char *task;               /* the first message: what the run is about */
 	skit_agent_stats stats;
 
 	struct agent_msg *msgs;
@@ -121,14 +129,14 @@ struct skit_agent {
 	int session_fd;         /* -1: no file (no trail, or none yet) */
 	size_t session_written; /* messages already in the file */
 	unsigned long long session_seq;
-	char *session_plan;  /* the plan as last written (JSON text) */
-	skit_usage session_usage; /* the usage as last written */
-	char *resumed_from;  /* the session this one continues, or NULL */
-	char *session_title; /* the first line of the session's first input */
-	char *resume_note;   /* for the model, before the next user text */
+	char *session_plan;   /* the plan record as last written (JSON) */
+	char *session_usage;  /* the usage record as last written (JSON) */
+	char *resumed_from;   /* the session this one continues, or NULL */
+	char *session_title;  /* the first line of the session's first input */
+	char *resume_note;    /* for the model, before the next user text */
 	json_t *resume_event; /* the session_resumed event, until run_start */
-	char **active_text;  /* the framed body of each active skill */
-	size_t ntext;        /* entries of active_text */
+	struct agent_skill_text *active_text; /* of each active skill */
+	size_t ntext;                         /* entries of active_text */
 
 	/* The context window (compact.c). */
 	uint64_t ctx_window;       /* tokens */
@@ -152,8 +160,7 @@ void skit__agent_msg_release(struct agent_msg *m);
 int skit__agent_push_text(struct skit_agent *a, skit_role role,
                           const char *text, skit_error *err);
 int skit__agent_push_result(struct skit_agent *a, const skit_tool_call *call,
-                            const char *text, bool is_error,
-                            skit_error *err);
+                            const char *text, bool is_error, skit_error *err);
 
 /* How a resumed session's skill came back (skit__agent_restore_skill). */
 enum skit__restored {

@@ -1301,7 +1301,8 @@ static int load_info(skit_run_info *info, const char *runs_dir,
 		status = error == SKIT_ENOTFOUND ? NULL : "invalid";
 	}
 	if (!status)
-		status = skit__audit_writer_alive(info->dir) ? "running" : "incomplete";
+		status = skit__audit_writer_alive(info->dir) ? "running"
+		                                             : "incomplete";
 	info->status = skitx_strdup(status);
 	if (!info->status) {
 		error = SKIT_ENOMEM;

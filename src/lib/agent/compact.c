@@ -26,7 +26,7 @@
 #include "lib/model/model_int.h"
 
 /* A window nobody named: a common size of today's models. */
-#define DEFAULT_WINDOW 128000
+#define DEFAULT_WINDOW  128000
 #define DEFAULT_PERCENT 80
 /* The newest turns kept whole: this share of the threshold. */
 #define KEEP_SHARE 35
@@ -35,9 +35,9 @@
 /* What the summary request may hold of the old turns: a share of the
  * window, and per message. */
 #define TRANSCRIPT_SHARE 50
-#define TEXT_CUT 4000
-#define RESULT_CUT 1500
-#define ARGS_CUT 500
+#define TEXT_CUT         4000
+#define RESULT_CUT       1500
+#define ARGS_CUT         500
 
 static const char compact_prompt[] =
         "You compact the conversation of an AI agent that works with "
@@ -88,17 +88,17 @@ void skit__context_init(struct skit_agent *a, uint64_t window,
 {
 	a->ctx_window_given = window > 0;
 	a->ctx_window = window ? window : default_window(a->model);
-	a->compact_pct = percent >= 10 && percent <= 95 ? percent
-	                                                : DEFAULT_PERCENT;
+	a->compact_pct =
+	        percent >= 10 && percent <= 95 ? percent : DEFAULT_PERCENT;
 }
 
 /* The system prompt and the tools offered, estimated. */
 static uint64_t fixed_tokens(struct skit_agent *a)
 {
 	skit_tool_schema tools[SKIT__TOOLS_MAX];
-	size_t n = a->json_actions ? 0
-	                           : skit__tools_schemas(a, tools,
-	                                                 SKIT__TOOLS_MAX);
+	size_t n = a->json_actions
+	                   ? 0
+	                   : skit__tools_schemas(a, tools, SKIT__TOOLS_MAX);
 	uint64_t t = text_tokens(a->system);
 
 	for (size_t i = 0; i < n; i++)
@@ -183,18 +183,19 @@ static int transcript(struct skit_agent *a, size_t upto, const char *focus,
                       struct skitx_buf *b)
 {
 	struct skitx_buf t = SKITX_BUF_INIT;
-	size_t cap = a->ctx_window
-	                     ? (size_t)(a->ctx_window / 100 * TRANSCRIPT_SHARE * 4)
-	                     : 400000;
+	size_t cap =
+	        a->ctx_window
+	                ? (size_t)(a->ctx_window / 100 * TRANSCRIPT_SHARE * 4)
+	                : 400000;
 	int rc = 0;
 
 	for (size_t i = 0; !rc && i < upto; i++) {
 		const struct agent_msg *m = &a->msgs[i];
 
 		if (m->role == SKIT_ROLE_TOOL) {
-			rc = skitx_buf_printf(&t, "\n[result of %s%s]\n",
-			                      m->tool_name,
-			                      m->is_error ? ", an error" : "") ||
+			rc = skitx_buf_printf(
+			             &t, "\n[result of %s%s]\n", m->tool_name,
+			             m->is_error ? ", an error" : "") ||
 			     add_cut(&t, m->text, RESULT_CUT);
 		} else {
 			rc = skitx_buf_puts(&t, m->role == SKIT_ROLE_USER
@@ -238,7 +239,8 @@ static int plain_record(struct skit_agent *a, size_t upto, const char *why,
 
 		if (m->role == SKIT_ROLE_USER && m->text) {
 			rc = skitx_buf_puts(b, "- the user: ") ||
-			     add_cut(b, m->text, 300) || skitx_buf_putc(b, '\n');
+			     add_cut(b, m->text, 300) ||
+			     skitx_buf_putc(b, '\n');
 		} else if (m->role == SKIT_ROLE_ASSISTANT) {
 			for (size_t k = 0; !rc && k < m->ncalls; k++)
 				rc = skitx_buf_printf(b, "- called %s: ",
@@ -337,7 +339,7 @@ static int head_message(struct skit_agent *a, const char *summary,
 	bool any = false;
 
 	for (size_t i = 0; !rc && i < a->ntext && i < a->nactive; i++) {
-		if (!a->active_text[i])
+		if (!a->active_text[i].text)
 			continue;
 		if (!any)
 			rc = skitx_buf_puts(b, "\nActive skills (their "
@@ -345,7 +347,7 @@ static int head_message(struct skit_agent *a, const char *summary,
 			                       "earlier):\n");
 		any = true;
 		if (!rc)
-			rc = skitx_buf_puts(b, a->active_text[i]) ||
+			rc = skitx_buf_puts(b, a->active_text[i].text) ||
 			     skitx_buf_putc(b, '\n');
 	}
 	if (!rc && a->tc.nplan) {
@@ -353,7 +355,8 @@ static int head_message(struct skit_agent *a, const char *summary,
 		for (size_t i = 0; !rc && i < a->tc.nplan; i++)
 			rc = skitx_buf_printf(
 			        b, "- [%s] %s\n",
-			        a->tc.plan[i].status == SKIT_STEP_COMPLETED ? "x"
+			        a->tc.plan[i].status == SKIT_STEP_COMPLETED
+			                ? "x"
 			        : a->tc.plan[i].status == SKIT_STEP_IN_PROGRESS
 			                ? "~"
 			                : " ",
@@ -375,9 +378,8 @@ int skit__context_compact(struct skit_agent *a, const char *focus,
 
 	/* Asked for, or past the provider's limit: keep only the last
 	 * turn whole. */
-	split = split_point(a, strcmp(reason, "auto")
-	                               ? 0
-	                               : threshold / 100 * KEEP_SHARE);
+	split = split_point(
+	        a, strcmp(reason, "auto") ? 0 : threshold / 100 * KEEP_SHARE);
 	if (split == 0) {
 		skit__agent_trace(a, SKIT_TRACE_NOTE,
 		                  "nothing to compact: the conversation is one "
@@ -433,17 +435,16 @@ int skit__context_compact(struct skit_agent *a, const char *focus,
 	                  "tokens_after", (json_int_t)after, "window",
 	                  (json_int_t)a->ctx_window, "messages_before",
 	                  (json_int_t)nold, "messages_after", (json_int_t)n,
-	                  "summarised", (json_int_t)split, "by_model",
-	                  by_model, "skills_reattached",
-	                  (json_int_t)a->nactive, "focus", focus));
-	skit__agent_trace(a, SKIT_TRACE_NOTE,
-	                  "compacted the conversation (%s): about %llu -> %llu "
-	                  "tokens of a %llu-token window; %zu messages "
-	                  "summarised, %zu kept",
-	                  reason, (unsigned long long)before,
-	                  (unsigned long long)after,
-	                  (unsigned long long)a->ctx_window, split,
-	                  nold - split);
+	                  "summarised", (json_int_t)split, "by_model", by_model,
+	                  "skills_reattached", (json_int_t)a->nactive, "focus",
+	                  focus));
+	skit__agent_trace(
+	        a, SKIT_TRACE_NOTE,
+	        "compacted the conversation (%s): about %llu -> %llu "
+	        "tokens of a %llu-token window; %zu messages "
+	        "summarised, %zu kept",
+	        reason, (unsigned long long)before, (unsigned long long)after,
+	        (unsigned long long)a->ctx_window, split, nold - split);
 	skit__session_rewritten(a, reason);
 out:
 	skitx_buf_release(&summary);
@@ -476,8 +477,7 @@ void skit_agent_context(const skit_agent *agent, skit_agent_context_info *out)
 	out->messages = agent->nmsgs;
 }
 
-int skit_agent_set_model(skit_agent *agent, skit_model *model,
-                         skit_error *err)
+int skit_agent_set_model(skit_agent *agent, skit_model *model, skit_error *err)
 {
 	uint64_t w;
 

@@ -44,13 +44,13 @@
 #include "util/path.h"
 
 #define SESSION_FILE "session.jsonl"
-#define FORMAT_NAME "skit-session"
-#define MAX_CALLS 128
-#define TITLE_MAX 200
+#define FORMAT_NAME  "skit-session"
+#define MAX_CALLS    128
+#define TITLE_MAX    200
 
 static const char *role_name(skit_role r)
 {
-	return r == SKIT_ROLE_USER ? "user"
+	return r == SKIT_ROLE_USER        ? "user"
 	       : r == SKIT_ROLE_ASSISTANT ? "assistant"
 	                                  : "tool";
 }
@@ -78,11 +78,10 @@ static json_t *msg_json(const struct agent_msg *m)
 
 		for (size_t i = 0; calls && i < m->ncalls; i++)
 			json_array_append_new(
-			        calls,
-			        json_pack("{s:s, s:s, s:s}", "id",
-			                  m->calls[i].id, "name",
-			                  m->calls[i].name, "arguments",
-			                  m->calls[i].arguments));
+			        calls, json_pack("{s:s, s:s, s:s}", "id",
+			                         m->calls[i].id, "name",
+			                         m->calls[i].name, "arguments",
+			                         m->calls[i].arguments));
 		json_object_set_new(o, "calls", calls);
 	}
 	if (m->call_id)
@@ -124,35 +123,45 @@ static json_t *plan_json(const struct skit_agent *a)
 	json_t *steps = json_array();
 
 	for (size_t i = 0; steps && i < a->tc.nplan; i++)
-		json_array_append_new(steps,
-		                      json_pack("{s:s, s:s}", "text",
-		                                a->tc.plan[i].text, "status",
-		                                step_name(a->tc.plan[i].status)));
+		json_array_append_new(
+		        steps,
+		        json_pack("{s:s, s:s}", "text", a->tc.plan[i].text,
+		                  "status", step_name(a->tc.plan[i].status)));
 	return json_pack("{s:s, s:o}", "type", "plan", "steps", steps);
 }
 
 static json_t *usage_json(const struct skit_agent *a)
 {
-	return json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I}", "type", "usage",
-	                 "input_tokens",
-	                 (json_int_t)a->stats.usage.input_tokens,
-	                 "output_tokens",
-	                 (json_int_t)a->stats.usage.output_tokens, "turns",
-	                 (json_int_t)a->stats.turns, "tool_calls",
-	                 (json_int_t)a->stats.tool_calls, "script_runs",
-	                 (json_int_t)a->stats.script_runs, "compactions",
-	                 (json_int_t)a->compactions);
+	return json_pack(
+	        "{s:s, s:I, s:I, s:I, s:I, s:I, s:I}", "type", "usage",
+	        "input_tokens", (json_int_t)a->stats.usage.input_tokens,
+	        "output_tokens", (json_int_t)a->stats.usage.output_tokens,
+	        "turns", (json_int_t)a->stats.turns, "tool_calls",
+	        (json_int_t)a->stats.tool_calls, "script_runs",
+	        (json_int_t)a->stats.script_runs, "compactions",
+	        (json_int_t)a->compactions);
 }
 
-static json_t *skill_json(const struct skit_agent *a, size_t i,
-                          const char *digest)
+static json_t *skill_json(const struct skit_agent *a, size_t i)
 {
 	const struct skit__active_skill *s = &a->active[i];
+	const struct agent_skill_text *t =
+	        i < a->ntext ? &a->active_text[i] : NULL;
+	skit_error e = { 0 };
+	char digest[65];
+	bool have = t && t->has_digest;
 
+	/* Taken at activation with a session file; else (a session saved
+	 * by a program without a trail) now. */
+	if (have)
+		memcpy(digest, t->digest, sizeof(digest));
+	else
+		have = !skit__skill_digest_set(skit_skill_dir(s->skill), digest,
+		                               &e);
 	return json_pack("{s:s, s:s, s:s, s:s, s:s?, s:s?}", "type", "skill",
 	                 "name", s->name, "source", s->source, "dir",
-	                 skit_skill_dir(s->skill), "digest", digest, "text",
-	                 i < a->ntext ? a->active_text[i] : NULL);
+	                 skit_skill_dir(s->skill), "digest",
+	                 have ? digest : NULL, "text", t ? t->text : NULL);
 }
 
 static json_t *header_json(const struct skit_agent *a, const char *id)
@@ -171,40 +180,51 @@ static json_t *header_json(const struct skit_agent *a, const char *id)
 	                 a->session_title);
 }
 
-/* The plan and usage records, when they changed since last written. */
-static int add_state(struct skit_agent *a, struct skitx_buf *out,
-                     unsigned long long *seq)
+/*
+ * The state record `o` (stolen), unless `last` holds the text it was last
+ * written with (then `last` is updated); with `last` NULL, always.
+ */
+static int add_state_record(struct skitx_buf *out, unsigned long long *seq,
+                            json_t *o, char **last)
 {
-	json_t *plan = plan_json(a);
-	char *text = plan ? json_dumps(plan, JSON_COMPACT | JSON_SORT_KEYS)
-	                  : NULL;
+	char *text;
 	int rc = 0;
 
+	if (!o)
+		return SKIT_ENOMEM;
+	if (!last)
+		return add_record(out, seq, o);
+	text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
 	if (!text) {
-		json_decref(plan);
+		json_decref(o);
 		return SKIT_ENOMEM;
 	}
-	if (!a->session_plan ? a->tc.nplan > 0
-	                     : strcmp(a->session_plan, text) != 0) {
-		rc = add_record(out, seq, plan);
-		plan = NULL;
-		if (!rc) {
-			skitx_free(a->session_plan);
-			a->session_plan = skitx_strdup(text);
-			if (!a->session_plan)
-				rc = SKIT_ENOMEM;
-		}
+	if (*last && !strcmp(*last, text)) {
+		json_decref(o);
+	} else {
+		rc = add_record(out, seq, o);
+		skitx_free(*last);
+		*last = rc ? NULL : skitx_strdup(text);
+		if (!rc && !*last)
+			rc = SKIT_ENOMEM;
 	}
-	json_decref(plan);
 	free(text);
-	if (!rc && (a->session_usage.input_tokens !=
-	                    a->stats.usage.input_tokens ||
-	            a->session_usage.output_tokens !=
-	                    a->stats.usage.output_tokens)) {
-		rc = add_record(out, seq, usage_json(a));
-		if (!rc)
-			a->session_usage = a->stats.usage;
-	}
+	return rc;
+}
+
+/* The plan (once there is one) and the usage; with `track`, only what
+ * changed since the live file last had them. */
+static int add_state(struct skit_agent *a, struct skitx_buf *out,
+                     unsigned long long *seq, bool track)
+{
+	int rc = 0;
+
+	if (a->tc.nplan || (track && a->session_plan))
+		rc = add_state_record(out, seq, plan_json(a),
+		                      track ? &a->session_plan : NULL);
+	if (!rc)
+		rc = add_state_record(out, seq, usage_json(a),
+		                      track ? &a->session_usage : NULL);
 	return rc;
 }
 
@@ -244,7 +264,7 @@ void skit__session_flush(struct skit_agent *a)
 	for (i = a->session_written; !rc && i < a->nmsgs; i++)
 		rc = add_record(&b, &seq, msg_json(&a->msgs[i]));
 	if (!rc)
-		rc = add_state(a, &b, &seq);
+		rc = add_state(a, &b, &seq, true);
 	if (rc) {
 		session_failed(a, rc, "out of memory");
 	} else {
@@ -261,8 +281,8 @@ void skit__session_input(struct skit_agent *a, const char *input)
 	size_t n = strcspn(input, "\n");
 
 	if (!a->session_title) {
-		a->session_title = skitx_strndup(input,
-		                                 n > TITLE_MAX ? TITLE_MAX : n);
+		a->session_title =
+		        skitx_strndup(input, n > TITLE_MAX ? TITLE_MAX : n);
 		if (!a->session_title) {
 			session_failed(a, SKIT_ENOMEM, "out of memory");
 			return;
@@ -279,24 +299,22 @@ void skit__session_input(struct skit_agent *a, const char *input)
 	skitx_buf_release(&b);
 }
 
-void skit__session_skill(struct skit_agent *a, size_t i, const char *text)
+void skit__session_skill(struct skit_agent *a, size_t i, const char *text,
+                         const char *digest)
 {
 	struct skitx_buf b = SKITX_BUF_INIT;
-	char digest[65], *copy;
-	char **grown;
+	struct agent_skill_text *t;
 	skit_error e = { 0 };
-	bool have;
+	char *copy;
 
 	if (a->ntext < a->nactive) {
-		grown = skitx_realloc(a->active_text,
-		                      a->nactive * sizeof(*grown));
-		if (!grown) {
+		t = skitx_realloc(a->active_text, a->nactive * sizeof(*t));
+		if (!t) {
 			session_failed(a, SKIT_ENOMEM, "out of memory");
 			return;
 		}
-		for (size_t k = a->ntext; k < a->nactive; k++)
-			grown[k] = NULL;
-		a->active_text = grown;
+		memset(t + a->ntext, 0, (a->nactive - a->ntext) * sizeof(*t));
+		a->active_text = t;
 		a->ntext = a->nactive;
 	}
 	copy = skitx_strdup(text);
@@ -304,45 +322,42 @@ void skit__session_skill(struct skit_agent *a, size_t i, const char *text)
 		session_failed(a, SKIT_ENOMEM, "out of memory");
 		return;
 	}
-	skitx_free(a->active_text[i]);
-	a->active_text[i] = copy;
+	t = &a->active_text[i];
+	skitx_free(t->text);
+	t->text = copy;
+	/* The digest set of its files as the model got it: a resume sees
+	 * from it whether the skill changed since. Without a session file
+	 * it is taken only if the session is saved (skill_json()). */
+	if (digest)
+		memcpy(t->digest, digest, sizeof(t->digest));
+	t->has_digest =
+	        digest ||
+	        (a->session_fd >= 0 &&
+	         !skit__skill_digest_set(skit_skill_dir(a->active[i].skill),
+	                                 t->digest, &e));
 	if (a->session_fd < 0)
 		return;
-	have = skit__skill_digest_set(skit_skill_dir(a->active[i].skill),
-	                              digest, &e) == 0;
 	skit__session_flush(a);
-	if (add_record(&b, &a->session_seq,
-	               skill_json(a, i, have ? digest : NULL)))
+	if (add_record(&b, &a->session_seq, skill_json(a, i)))
 		session_failed(a, SKIT_ENOMEM, "out of memory");
 	else
 		session_write(a, &b);
 	skitx_buf_release(&b);
 }
 
-/* Every record of the session as it stands, from the header on. */
+/* Every record of the session as it stands, from the header on; with
+ * `track`, for the live file (what its state records hold is kept). */
 static int whole_session(struct skit_agent *a, const char *id,
-                         struct skitx_buf *b, unsigned long long *seq)
+                         struct skitx_buf *b, unsigned long long *seq,
+                         bool track)
 {
-	char digest[65];
 	int rc;
 
 	rc = add_record(b, seq, header_json(a, id));
-	for (size_t i = 0; !rc && i < a->nactive; i++) {
-		skit_error e = { 0 };
-		bool have = skit__skill_digest_set(
-		                    skit_skill_dir(a->active[i].skill), digest,
-		                    &e) == 0;
-
-		rc = add_record(b, seq, skill_json(a, i, have ? digest : NULL));
-	}
-	if (!rc && (a->tc.nplan || a->stats.usage.input_tokens ||
-	            a->stats.usage.output_tokens)) {
-		skitx_free(a->session_plan);
-		a->session_plan = NULL;
-		a->session_usage.input_tokens = a->session_usage.output_tokens =
-		        0;
-		rc = add_state(a, b, seq);
-	}
+	for (size_t i = 0; !rc && i < a->nactive; i++)
+		rc = add_record(b, seq, skill_json(a, i));
+	if (!rc)
+		rc = add_state(a, b, seq, track);
 	if (!rc && a->compactions)
 		rc = add_record(b, seq,
 		                json_pack("{s:s, s:s, s:I}", "type", "compact",
@@ -368,7 +383,7 @@ void skit__session_rewritten(struct skit_agent *a, const char *reason)
 	for (size_t i = 0; !rc && i < a->nmsgs; i++)
 		rc = add_record(&b, &seq, msg_json(&a->msgs[i]));
 	if (!rc)
-		rc = add_state(a, &b, &seq);
+		rc = add_state(a, &b, &seq, true);
 	if (rc) {
 		session_failed(a, rc, "out of memory");
 	} else {
@@ -382,22 +397,16 @@ void skit__session_rewritten(struct skit_agent *a, const char *reason)
 int skit_agent_session_save(const skit_agent *agent, const char *path,
                             skit_error *err)
 {
+	/* Untracked: the agent's state is only read. */
 	struct skit_agent *a = (struct skit_agent *)agent;
 	struct skitx_buf b = SKITX_BUF_INIT;
 	unsigned long long seq = 0;
-	char *saved_plan = a->session_plan;
-	skit_usage saved_usage = a->session_usage;
 	int rc;
 
 	if (!agent || !path)
 		return skit__error_set(err, SKIT_EUSAGE, 0,
 		                       "an agent and a path are needed");
-	/* whole_session() resets what was written; keep the live file's. */
-	a->session_plan = NULL;
-	rc = whole_session(a, skit_agent_session_id(a), &b, &seq);
-	skitx_free(a->session_plan);
-	a->session_plan = saved_plan;
-	a->session_usage = saved_usage;
+	rc = whole_session(a, skit_agent_session_id(a), &b, &seq, false);
 	if (rc) {
 		skitx_buf_release(&b);
 		return skit__error_oom(err);
@@ -506,9 +515,9 @@ static int read_message(struct loaded *l, json_t *o, const char **why,
 		    !json_is_string(json_object_get(o, "tool_name")))
 			return *why = "a tool result without its call",
 			       SKIT_EINVALID;
-		if (!prev || !(prev->role == SKIT_ROLE_TOOL ||
-		               (prev->role == SKIT_ROLE_ASSISTANT &&
-		                prev->ncalls)))
+		if (!prev ||
+		    !(prev->role == SKIT_ROLE_TOOL ||
+		      (prev->role == SKIT_ROLE_ASSISTANT && prev->ncalls)))
 			return *why = "a tool result that answers no call",
 			       SKIT_EINVALID;
 	}
@@ -542,10 +551,10 @@ static int read_message(struct loaded *l, json_t *o, const char **why,
 			return SKIT_ENOMEM;
 		json_array_foreach(calls, i, c)
 		{
-			const char *id = json_string_value(
-			        json_object_get(c, "id"));
-			const char *name = json_string_value(
-			        json_object_get(c, "name"));
+			const char *id =
+			        json_string_value(json_object_get(c, "id"));
+			const char *name =
+			        json_string_value(json_object_get(c, "name"));
 			const char *args = json_string_value(
 			        json_object_get(c, "arguments"));
 
@@ -601,13 +610,23 @@ static int read_skill(struct loaded *l, json_t *o, const char **why)
 	return s->name && s->source && s->dir ? 0 : SKIT_ENOMEM;
 }
 
+/* `key` of `o` is absent, null or a string. */
+static bool str_or_null(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return !v || json_is_null(v) || json_is_string(v);
+}
+
+/* The first line `o` (NULL when it is not JSON). */
 static int read_header(json_t *o, const char *path, skit_error *err)
 {
 	const char *format = json_string_value(json_object_get(o, "format"));
 	json_t *version = json_object_get(o, "version");
 	const char *type = json_string_value(json_object_get(o, "type"));
+	json_t *n = json_object_get(o, "n");
 
-	if (!type || strcmp(type, "session") || !format ||
+	if (!json_is_object(o) || !type || strcmp(type, "session") || !format ||
 	    strcmp(format, FORMAT_NAME))
 		return skit__error_set(err, SKIT_EINVALID, 0,
 		                       "%s is not a skit session file; it was "
@@ -617,21 +636,20 @@ static int read_header(json_t *o, const char *path, skit_error *err)
 	    json_integer_value(version) != SKIT_SESSION_FORMAT_VERSION) {
 		const char *by = json_string_value(json_object_get(o, "skit"));
 
-		return skit__error_set(err, SKIT_EINVALID, 0,
-		                       "%s was written by skit %s in session "
-		                       "format %lld; this skit (%s) reads "
-		                       "format %d only; it was not loaded",
-		                       path, by ? by : "(unknown)",
-		                       json_is_integer(version)
-		                               ? (long long)json_integer_value(
-		                                         version)
-		                               : -1LL,
-		                       skit_version(),
-		                       SKIT_SESSION_FORMAT_VERSION);
+		return skit__error_set(
+		        err, SKIT_EINVALID, 0,
+		        "%s was written by skit %s in session "
+		        "format %lld; this skit (%s) reads "
+		        "format %d only; it was not loaded",
+		        path, by ? by : "(unknown)",
+		        json_is_integer(version)
+		                ? (long long)json_integer_value(version)
+		                : -1LL,
+		        skit_version(), SKIT_SESSION_FORMAT_VERSION);
 	}
-	if (!json_is_string(json_object_get(o, "id")) &&
-	    !json_is_null(json_object_get(o, "id")) &&
-	    json_object_get(o, "id"))
+	if (!json_is_integer(n) || json_integer_value(n) != 0 ||
+	    !str_or_null(o, "id") || !str_or_null(o, "title") ||
+	    !str_or_null(o, "resumed_from"))
 		return skit__error_set(err, SKIT_EINVALID, 0,
 		                       "%s: line 1: a malformed header; it was "
 		                       "not loaded",
@@ -652,10 +670,9 @@ static int session_read(const char *path, struct loaded *l, skit_error *err)
 	memset(l, 0, sizeof(*l));
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
-		return skit__error_set(err,
-		                       errno == ENOENT ? SKIT_ENOTFOUND
-		                                       : SKIT_EIO,
-		                       errno, "%s: %s", path, strerror(errno));
+		return skit__error_set(
+		        err, errno == ENOENT ? SKIT_ENOTFOUND : SKIT_EIO, errno,
+		        "%s: %s", path, strerror(errno));
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
 		return skit__error_set(err, SKIT_EINVALID, 0,
@@ -709,17 +726,21 @@ static int session_read(const char *path, struct loaded *l, skit_error *err)
 		               &jerr);
 		p = nl + 1;
 		n = o ? json_object_get(o, "n") : NULL;
-		type = o ? json_string_value(json_object_get(o, "type"))
-		         : NULL;
-		if (!o || !json_is_object(o)) {
-			why = line == 1 ? NULL : "not a JSON object";
-			if (line == 1)
-				rc = skit__error_set(err, SKIT_EINVALID, 0,
-				                     "%s is not a skit session "
-				                     "file; it was not loaded",
-				                     path);
-		} else if (line == 1 && (rc = read_header(o, path, err))) {
-			/* err says what the header is */
+		type = o ? json_string_value(json_object_get(o, "type")) : NULL;
+		if (line == 1) {
+			/* err says what is wrong with it */
+			rc = read_header(o, path, err);
+			if (!rc) {
+				json_actions = json_is_true(
+				        json_object_get(o, "json_actions"));
+				l->header = json_incref(o);
+				l->title = dup_opt(o, "title");
+				if (!l->title &&
+				    json_is_string(json_object_get(o, "title")))
+					rc = SKIT_ENOMEM;
+			}
+		} else if (!json_is_object(o)) {
+			why = "not a JSON object";
 		} else if (!json_is_integer(n) ||
 		           (unsigned long long)json_integer_value(n) !=
 		                   line - 1) {
@@ -727,14 +748,6 @@ static int session_read(const char *path, struct loaded *l, skit_error *err)
 			      "repeated)";
 		} else if (!type) {
 			why = "a record without a type";
-		} else if (line == 1) {
-			json_actions =
-			        json_is_true(json_object_get(o, "json_actions"));
-			l->header = json_incref(o);
-			l->title = dup_opt(o, "title");
-			if (!l->title && json_object_get(o, "title") &&
-			    !json_is_null(json_object_get(o, "title")))
-				why = "a malformed header";
 		} else if (!strcmp(type, "message")) {
 			rc = read_message(l, o, &why, json_actions);
 		} else if (!strcmp(type, "input")) {
@@ -881,14 +894,17 @@ static int restore_plan(struct skit_agent *a, json_t *steps)
 		return SKIT_ENOMEM;
 	json_array_foreach(steps, i, s)
 	{
-		const char *text = json_string_value(json_object_get(s, "text"));
-		const char *st = json_string_value(json_object_get(s, "status"));
+		const char *text =
+		        json_string_value(json_object_get(s, "text"));
+		const char *st =
+		        json_string_value(json_object_get(s, "status"));
 
 		plan[i].text = skitx_strdup(text ? text : "");
-		plan[i].status = !st                         ? SKIT_STEP_PENDING
-		                 : !strcmp(st, "completed")  ? SKIT_STEP_COMPLETED
-		                 : !strcmp(st, "in_progress") ? SKIT_STEP_IN_PROGRESS
-		                                              : SKIT_STEP_PENDING;
+		plan[i].status =
+		        !st                          ? SKIT_STEP_PENDING
+		        : !strcmp(st, "completed")   ? SKIT_STEP_COMPLETED
+		        : !strcmp(st, "in_progress") ? SKIT_STEP_IN_PROGRESS
+		                                     : SKIT_STEP_PENDING;
 		if (!plan[i].text) {
 			for (size_t k = 0; k < i; k++)
 				skitx_free(plan[k].text);
@@ -960,9 +976,8 @@ static int restore(struct skit_agent *a, struct loaded *l, const char *path,
 		struct loaded_skill *s = &l->skills[i];
 		enum skit__restored how;
 
-		rc = skit__agent_restore_skill(a, s->name, s->source,
-		                               s->digest, s->text, &note, &how,
-		                               err);
+		rc = skit__agent_restore_skill(a, s->name, s->source, s->digest,
+		                               s->text, &note, &how, err);
 		if (!rc)
 			json_array_append_new(how == SKIT_RESTORED_KEPT ? kept
 			                      : how == SKIT_RESTORED_CHANGED
@@ -978,12 +993,12 @@ static int restore(struct skit_agent *a, struct loaded *l, const char *path,
 			rc = skit__error_oom(err);
 	}
 	if (!rc) {
-		a->resume_event = json_pack(
-		        "{s:s, s:s, s:I, s:O, s:O, s:O, s:b}", "from",
-		        a->resumed_from, "file", path, "messages",
-		        (json_int_t)a->nmsgs, "skills_kept", kept,
-		        "skills_changed", changed, "skills_dropped", dropped,
-		        "truncated", l->truncated);
+		a->resume_event =
+		        json_pack("{s:s, s:s, s:I, s:O, s:O, s:O, s:b}", "from",
+		                  a->resumed_from, "file", path, "messages",
+		                  (json_int_t)a->nmsgs, "skills_kept", kept,
+		                  "skills_changed", changed, "skills_dropped",
+		                  dropped, "truncated", l->truncated);
 		skit__agent_trace(a, SKIT_TRACE_NOTE,
 		                  "resumed session %s: %zu messages, %zu "
 		                  "skill(s) active%s",
@@ -1033,7 +1048,8 @@ int skit__session_start(struct skit_agent *a, const char *resume,
 		return skit__error_set(err, SKIT_EIO, errno, "%s/%s: %s",
 		                       skit_audit_dir(a->audit), SESSION_FILE,
 		                       strerror(errno));
-	rc = whole_session(a, skit_audit_id(a->audit), &b, &a->session_seq);
+	rc = whole_session(a, skit_audit_id(a->audit), &b, &a->session_seq,
+	                   true);
 	if (rc) {
 		skitx_buf_release(&b);
 		return skit__error_oom(err);
@@ -1061,12 +1077,13 @@ void skit__session_release(struct skit_agent *a)
 		close(a->session_fd);
 	a->session_fd = -1;
 	skitx_free(a->session_plan);
+	skitx_free(a->session_usage);
 	skitx_free(a->resumed_from);
 	skitx_free(a->resume_note);
 	skitx_free(a->session_title);
 	json_decref(a->resume_event);
 	for (size_t i = 0; i < a->ntext; i++)
-		skitx_free(a->active_text[i]);
+		skitx_free(a->active_text[i].text);
 	skitx_free(a->active_text);
 	skitx_buf_release(&a->streamed);
 }
@@ -1115,12 +1132,12 @@ static bool session_of(const char *file, const char *project)
 	if (!nl)
 		goto out;
 	h = json_loadb(p, (size_t)(nl - p), 0, NULL);
-	ok = h && (!project ||
-	           !strcmp(json_string_value(json_object_get(h, "project"))
-	                           ? json_string_value(
-	                                     json_object_get(h, "project"))
-	                           : "",
-	                   project)) &&
+	ok = h &&
+	     (!project ||
+	      !strcmp(json_string_value(json_object_get(h, "project"))
+	                      ? json_string_value(json_object_get(h, "project"))
+	                      : "",
+	              project)) &&
 	     strstr(nl, "\"type\":\"message\"") != NULL;
 out:
 	json_decref(h);
@@ -1161,10 +1178,10 @@ static int candidates(const char *runs_dir, const char *prefix,
 	*count = 0;
 	d = opendir(runs_dir);
 	if (!d)
-		return errno == ENOENT ? 0
-		                       : skit__error_set(err, SKIT_EIO, errno,
-		                                         "%s: %s", runs_dir,
-		                                         strerror(errno));
+		return errno == ENOENT
+		               ? 0
+		               : skit__error_set(err, SKIT_EIO, errno, "%s: %s",
+		                                 runs_dir, strerror(errno));
 	while (!rc && (de = readdir(d))) {
 		char *run, *file;
 
@@ -1221,8 +1238,9 @@ int skit_session_find(const char *runs_dir, const char *project_dir,
 
 	*path = NULL;
 	if (!runs_dir || !which || !*which)
-		return skit__error_set(err, SKIT_EUSAGE, 0,
-		                       "a runs folder and a session are needed");
+		return skit__error_set(
+		        err, SKIT_EUSAGE, 0,
+		        "a runs folder and a session are needed");
 	last = !strcmp(which, "last");
 	if (!last && !is_run_id(which))
 		return skit__error_set(err, SKIT_EINVALID, 0,

@@ -31,8 +31,11 @@ void skit__session_input(struct skit_agent *a, const char *input);
  * sticky in a->audit_rc, as the trail's are. */
 void skit__session_flush(struct skit_agent *a);
 
-/* The skill a->active[i] was activated and the model given `text`. */
-void skit__session_skill(struct skit_agent *a, size_t i, const char *text);
+/* The skill a->active[i] was activated and the model given `text`;
+ * `digest` is the digest set of its files when known, else NULL (it is
+ * computed). */
+void skit__session_skill(struct skit_agent *a, size_t i, const char *text,
+                         const char *digest);
 
 /* The conversation was replaced (compaction): record it whole again. */
 void skit__session_rewritten(struct skit_agent *a, const char *reason);

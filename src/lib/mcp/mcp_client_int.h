@@ -107,7 +107,6 @@ int skit__mcp_approval_digest(struct skit__mcp_def *d,
 bool skit__mcp_def_approved(const skit_mcp_config *c,
                             const struct skit__mcp_def *d);
 
-
 /* ---- web_search through an MCP server (mcp_search.c) ---------------- */
 
 #define SKIT__WEB_SEARCH "web_search"
@@ -127,7 +126,6 @@ size_t skit__mcp_search_list(struct skit__tool_def *out, bool up);
 int skit__mcp_search_call(struct skit__tool_ctx *c, json_t *args,
                           const char *tool, const char *arg, bool read_only,
                           struct skitx_buf *out, bool *is_error,
-                          skit_error *err, skit__mcp_call_fn call,
-                          void *self);
+                          skit_error *err, skit__mcp_call_fn call, void *self);
 
 #endif

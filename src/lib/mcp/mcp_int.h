@@ -6,13 +6,13 @@
  * The mcp subsystem (src/lib/mcp/) owns the Model Context Protocol at
  * both ends. The server (skit/mcp.h): the protocol core with the skills
  * extension, tools and prompts (mcp.c), ask_user by elicitation
- * (mcp_elicit.c) and its Streamable HTTP transport (mcp_http.c). The client (skit/mcp_client.h, mcp_client_int.h): what an
- * approval of a project server covers (mcp_approval_digest.c), the
- * `mcpServers` configuration (mcp_config.c), the approvals of project
- * servers (mcp_approvals.c), the tool provider of the servers' tools
- * (mcp_client.c) and the client's HTTP transport (mcp_client_http.c,
- * mcp_client_http.h). It is the top of the library: it uses agent,
- * tools, model, pack, skill, core and util, and nothing below includes
+ * (mcp_elicit.c) and its Streamable HTTP transport (mcp_http.c). The client
+ * (skit/mcp_client.h, mcp_client_int.h): what an approval of a project server
+ * covers (mcp_approval_digest.c), the `mcpServers` configuration
+ * (mcp_config.c), the approvals of project servers (mcp_approvals.c), the tool
+ * provider of the servers' tools (mcp_client.c) and the client's HTTP transport
+ * (mcp_client_http.c, mcp_client_http.h). It is the top of the library: it uses
+ * agent, tools, model, pack, skill, core and util, and nothing below includes
  * it. This header is its door: only the files of src/lib/mcp/ include
  * it and the other headers here; the CLI sees the public headers, and
  * the unit tests may reach a transport (test_mcp_client.c).
@@ -56,7 +56,7 @@ struct skit__mcp_session {
 	 * project (started in home, / or a system folder); removed with
 	 * the session. NULL when there is a project. */
 	char *scratch;
-	bool elicit;            /* the client can be asked (elicitation) */
+	bool elicit;             /* the client can be asked (elicitation) */
 	struct skit__mcp_io *io; /* stdio only, while serving; else NULL */
 };
 

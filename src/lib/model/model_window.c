@@ -8,10 +8,10 @@
  * A name the table does not know has no known window (0): the agent then
  * uses the configured one (`context_window`) or its default.
  */
+#define _GNU_SOURCE /* strcasestr: before any header */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "lib/model/model_int.h"
 
@@ -80,17 +80,6 @@ uint64_t skit_model_context_window(const skit_model *model)
 	return skit__model_window_of(model->name);
 }
 
-/* Case-insensitive strstr over ASCII. */
-static const char *find_ci(const char *hay, const char *needle)
-{
-	size_t n = strlen(needle);
-
-	for (; *hay; hay++)
-		if (!strncasecmp(hay, needle, n))
-			return hay;
-	return NULL;
-}
-
 bool skit_model_error_is_overflow(const char *message, uint64_t *window)
 {
 	static const char *const marks[] = {
@@ -106,7 +95,7 @@ bool skit_model_error_is_overflow(const char *message, uint64_t *window)
 	if (!message)
 		return false;
 	for (size_t i = 0; !hit && i < sizeof(marks) / sizeof(marks[0]); i++)
-		hit = find_ci(message, marks[i]);
+		hit = strcasestr(message, marks[i]);
 	if (!hit)
 		return false;
 	/* "maximum context length is 16385 tokens": the first number of

@@ -124,8 +124,8 @@ static const skit_tool_schema tool_run_script = {
 const skit_tool_schema *skit__tool_schema(const char *name)
 {
 	static const skit_tool_schema *const all[] = {
-		&tool_use_skill, &tool_read_resource,    &tool_search,
-		&tool_plan,      &tool_run_script,       &skit__tool_ask_schema,
+		&tool_use_skill, &tool_read_resource, &tool_search,
+		&tool_plan,      &tool_run_script,    &skit__tool_ask_schema,
 	};
 
 	for (size_t i = 0; i < SKIT_ARRAY_SIZE(all); i++)
