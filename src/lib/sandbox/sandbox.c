@@ -856,10 +856,10 @@ static void plan_release(struct plan *p)
 	p->newer.filter = NULL;
 	p->modes.len = 0;
 #endif
+#ifdef __linux__
 	/* Placeholders, once no process of the run can see them. */
-	for (size_t i = p->nmade; i-- > 0;)
-		rmdir(p->made[i]);
-	strv_drop(p->made, p->nmade);
+	skit__sandbox_placeholders_release(p);
+#endif
 	strv_drop(p->hide, p->nhide);
 	strv_drop(p->rebind, p->nrebind);
 	strv_drop(p->ro, p->nro);
@@ -869,8 +869,8 @@ static void plan_release(struct plan *p)
 	skitx_free(p->path);
 	skitx_free(p->cwd);
 	p->path = p->cwd = NULL;
-	p->hide = p->rebind = p->ro = p->made = NULL;
-	p->nhide = p->nrebind = p->nro = p->nmade = 0;
+	p->hide = p->rebind = p->ro = NULL;
+	p->nhide = p->nrebind = p->nro = 0;
 }
 
 #ifdef __linux__

@@ -17,8 +17,11 @@
 #define _GNU_SOURCE /* O_PATH: before any header */
 #include "common.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifdef __linux__
@@ -250,13 +253,145 @@ static bool ro_push(struct plan *p, const char *root, const char *real)
 }
 
 /*
+ * Placeholders. Two runs in one project at once (two agents, or the
+ * parallel subagents of one) share them: the one a run made may be the
+ * one another run has bound, and removing a folder that is a mount point
+ * in another namespace detaches that mount there (the other run's
+ * program could then create the protected folder after all). So a
+ * placeholder is marked (the sticky bit, set by mkdir() itself so that no
+ * other run ever sees it unmarked), every run that uses one holds a
+ * shared flock(2) on it, and it is removed only by a run that can take
+ * the lock alone (skit__sandbox_placeholders_release()). A run that finds
+ * an existing placeholder uses it rather than making another beneath it,
+ * and the last run to end removes it, also one left by a killed run.
+ */
+# define PLACEHOLDER_MODE (S_ISVTX | 0755)
+
+static bool placeholder_marked(const struct stat *st)
+{
+	return S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX) &&
+	       st->st_uid == geteuid();
+}
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+static void pause_ms(long ms)
+{
+	struct timespec ts = { 0, ms * 1000000L };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/*
+ * Hold the placeholder `made` (make it when missing; `exists`: it was
+ * there already). An existing folder that is not a placeholder is a
+ * folder of the project, bound as any other. True, unless out of memory
+ * or `made` cannot be made: *bind says whether to bind it.
+ */
+static bool placeholder_take(struct plan *p, const char *made, bool *bind)
+{
+	struct stat st, now;
+
+	*bind = false;
+	for (size_t i = 0; i < p->nmade; i++)
+		if (!strcmp(p->made[i].path, made))
+			return (*bind = true);
+	/* A run that removes one holds its lock for an rmdir(): a short
+	 * wait, bounded all the same (then it is bound without a lock). */
+	for (int tries = 0; tries < 400; tries++) {
+		struct skit__placeholder *nv;
+		bool locked = true, mine = !mkdir(made, PLACEHOLDER_MODE);
+		int fd;
+
+		if (!mine && errno != EEXIST)
+			/* A folder we may not create, the program may not
+			 * create either (it runs as our uid, without
+			 * capabilities). */
+			return errno == EACCES || errno == EPERM ||
+			       errno == EROFS;
+		fd = open(made,
+		          O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			if (errno == ENOENT) /* removed meanwhile */
+				continue;
+			return false;
+		}
+		if (fstat(fd, &st) < 0 || !placeholder_marked(&st)) {
+			close(fd);
+			return (*bind = true);
+		}
+		if (flock(fd, LOCK_SH | LOCK_NB) < 0) {
+			if (errno == EWOULDBLOCK || errno == EINTR) {
+				close(fd); /* being removed */
+				pause_ms(5);
+				continue;
+			}
+			locked = false; /* no locks on this file system */
+		}
+		/* Still the folder at that name, not one removed meanwhile? */
+		if (lstat(made, &now) < 0 || !same_file(&st, &now)) {
+			close(fd);
+			continue;
+		}
+		if (!locked) {
+			close(fd);
+			fd = -1;
+		}
+		nv = skitx_realloc(p->made, (p->nmade + 1) * sizeof(*nv));
+		if (nv)
+			p->made = nv;
+		if (!nv || !(nv[p->nmade].path = skitx_strdup(made))) {
+			if (fd >= 0)
+				close(fd);
+			return false;
+		}
+		nv[p->nmade].fd = fd;
+		nv[p->nmade++].mine = mine;
+		return (*bind = true);
+	}
+	return (*bind = true);
+}
+
+void skit__sandbox_placeholders_release(struct plan *p)
+{
+	for (size_t i = p->nmade; i-- > 0;) {
+		struct skit__placeholder *h = &p->made[i];
+		struct stat st, now;
+
+		/* Alone (no other run holds it), still the folder at that
+		 * name, still marked (or made by this run, on a file system
+		 * that dropped the mark): remove it when empty; a folder the
+		 * user filled meanwhile is theirs, and loses the mark. */
+		if (h->fd >= 0 && !flock(h->fd, LOCK_EX | LOCK_NB) &&
+		    !fstat(h->fd, &st) && !lstat(h->path, &now) &&
+		    same_file(&st, &now) &&
+		    (placeholder_marked(&now) || h->mine) &&
+		    rmdir(h->path) < 0 && errno == ENOTEMPTY)
+			(void)fchmod(h->fd, st.st_mode & 0777);
+		if (h->fd >= 0)
+			close(h->fd);
+		else if (h->mine) /* no locks here: as before them */
+			rmdir(h->path);
+		skitx_free(h->path);
+	}
+	skitx_free(p->made);
+	p->made = NULL;
+	p->nmade = 0;
+}
+
+/*
  * Plan the read-only bind of one protected path, when it lies beneath a
  * writable folder. One that exists is bound over itself. One that does
  * not exist would be created by the first program that tried (a planted
  * `.agents/skills/x/SKILL.md`, a fresh `.git/hooks`), so its first missing
- * folder is made as an empty placeholder, bound read-only and removed
- * after the run (plan_release()); a missing `*.json` file gets its
- * folder bound read-only instead, unless that folder is a writable root.
+ * folder is held as a placeholder (above), bound read-only; when the
+ * longest existing part of the path is itself a placeholder, that one is.
+ * A missing `*.json` file gets its folder bound read-only instead, unless
+ * that folder is a writable root.
  */
 static bool protect_one(struct plan *p, const struct skit__run_opts *o,
                         const char *path)
@@ -264,9 +399,17 @@ static bool protect_one(struct plan *p, const struct skit__run_opts *o,
 	char real[PATH_MAX], pre[PATH_MAX], root[PATH_MAX], made[PATH_MAX];
 	size_t n = strlen(path), cut;
 	const char *rest;
+	struct stat st;
+	bool bind;
 
-	if (realpath(path, real))
-		return !write_root(o, real, root) || ro_push(p, root, real);
+	if (realpath(path, real)) {
+		if (!write_root(o, real, root))
+			return true;
+		if (lstat(real, &st) < 0 || !placeholder_marked(&st))
+			return ro_push(p, root, real);
+		return placeholder_take(p, real, &bind) &&
+		       (!bind || ro_push(p, root, real));
+	}
 	if (n >= sizeof(pre) || path[0] != '/')
 		return true;
 	/* The longest existing prefix, and the component after it. */
@@ -283,19 +426,16 @@ static bool protect_one(struct plan *p, const struct skit__run_opts *o,
 	if (cut <= 1 || !write_root(o, real, root))
 		return true;
 	rest = path + cut;
+	if (strcmp(real, root) && !lstat(real, &st) && placeholder_marked(&st))
+		return placeholder_take(p, real, &bind) &&
+		       (!bind || ro_push(p, root, real));
 	if (!strchr(rest, '/') && n > 5 && !strcmp(path + n - 5, ".json"))
 		return !strcmp(real, root) || ro_push(p, root, real);
 	if ((size_t)snprintf(made, sizeof(made), "%s/%.*s", real,
 	                     (int)strcspn(rest, "/"), rest) >= sizeof(made))
 		return true;
-	/* A folder we may not create, the program may not create either
-	 * (it runs as our uid, without capabilities). */
-	if (mkdir(made, 0755) < 0) {
-		if (errno == EEXIST)
-			return ro_push(p, root, made);
-		return errno == EACCES || errno == EPERM || errno == EROFS;
-	}
-	return strv_push(&p->made, &p->nmade, made) && ro_push(p, root, made);
+	return placeholder_take(p, made, &bind) &&
+	       (!bind || ro_push(p, root, made));
 }
 
 /*

@@ -36,6 +36,18 @@
 #define SKIT__PROXY_PORT 3128
 
 /* What P prepares for a confined child. Read-only after fork. */
+/*
+ * A folder made for a missing protected path (sandbox_mounts.c): `path`,
+ * and a descriptor of it that holds a shared flock(2) while the run may
+ * use it (-1: the file system has no locks; then the run that made it
+ * removes it).
+ */
+struct skit__placeholder {
+	char *path;
+	int fd;
+	bool mine; /* this run made it */
+};
+
 struct plan {
 	pid_t parent;
 	unsigned int want;    /* layers requested */
@@ -82,7 +94,10 @@ struct plan {
 	char *path, *cwd;
 	bool nocaps;      /* drop the capabilities in C */
 	char pid_max[24]; /* B writes it to its namespace's pid_max; "" */
-	char **made;      /* placeholders for missing protected folders */
+	/* The placeholders of missing protected folders this run uses
+	 * (sandbox_mounts.c); skit__sandbox_placeholders_release() ends
+	 * them. */
+	struct skit__placeholder *made;
 	size_t nmade;
 	char cgroup_dir[PATH_MAX];
 	bool cgroup_v2;
@@ -116,6 +131,11 @@ bool skit__sandbox_plan_mounts(struct plan *p, const struct skit__run_opts *o);
 /* sandbox_mounts.c: in A, inside the new mount namespace, mount what
  * the plan says. System calls only. False on any failure. */
 bool skit__sandbox_mount_setup(const struct plan *p);
+
+/* sandbox_mounts.c: in P, once no process of the run can see them, let
+ * go of the run's placeholders: each is removed when no other run holds
+ * it and it is still empty. */
+void skit__sandbox_placeholders_release(struct plan *p);
 
 # ifdef SKIT_HAVE_SECCOMP
 /* sandbox_seccomp.c: the system-call filter, exported into p->prog. */
