@@ -13,10 +13,11 @@
  * Every folder below DIR (at most 12 levels, symbolic links not
  * followed, dot folders skipped) holding a SKILL.md or skill.md is a
  * skill, loaded with the loading rules (SKIT_SKILL_LENIENT) through the
- * public API only; `allowed-tools` is parsed with
+ * public API; `allowed-tools` is parsed with
  * skit_allowed_tools_parse(), as the agent parses it, and its patterns
  * split as the policy splits them (blanks and commas outside
- * parentheses). Nothing is run or changed.
+ * parentheses); which names skit offers, the policy's table says
+ * (skit__policy_tool_offered()). Nothing is run or changed.
  */
 #include <dirent.h>
 #include <limits.h>
@@ -27,48 +28,10 @@
 #include <sys/stat.h>
 
 #include "skit/skit.h"
+#include "lib/policy/policy_int.h"
 
 #define MAX_DEPTH 12
 #define MAX_NAMES 512
-
-/*
- * The tools skit's agent offers, by the names allowed-tools may use:
- * Claude Code's (Bash covers shell and run_skill_script; WebFetch grants
- * programs HTTP to its domains through skit's proxy; Task and Agent name
- * the task tool, a subagent) and skit's own. mcp__* names are offered
- * when the server or program provides them. WebSearch is offered only
- * where a search backend is configured (an MCP server's search tool):
- * the figure is given both ways. NotebookEdit, TodoWrite... are not.
- */
-static const char *const offered[] = {
-	"Read",
-	"Write",
-	"Edit",
-	"MultiEdit",
-	"Bash",
-	"Grep",
-	"Glob",
-	"LS",
-	"WebFetch",
-	"AskUserQuestion",
-	"Task",
-	"Agent",
-	"read_file",
-	"list_dir",
-	"grep",
-	"glob",
-	"write_file",
-	"edit_file",
-	"multi_edit",
-	"shell",
-	"run_skill_script",
-	"use_skill",
-	"read_skill_resource",
-	"search_skills",
-	"update_plan",
-	"ask_user",
-	"task",
-};
 
 struct missing {
 	char name[65];
@@ -83,15 +46,16 @@ struct totals {
 	size_t nmiss;
 };
 
-static bool is_offered(const char *name, size_t len)
+/*
+ * The tools skit's agent offers, by the names allowed-tools may use: the
+ * policy's own table (Claude Code's names, other agents' names for the
+ * same tools, skit's own) and mcp__* names, as
+ * skit__policy_tool_offered() says; the web search names only with a
+ * search backend, so the figure is given both ways.
+ */
+static bool is_offered(const char *name, size_t len, bool search)
 {
-	if (len > 5 && !strncmp(name, "mcp__", 5))
-		return true;
-	for (size_t i = 0; i < sizeof(offered) / sizeof(offered[0]); i++)
-		if (strlen(offered[i]) == len &&
-		    !strncmp(offered[i], name, len))
-			return true;
-	return false;
+	return skit__policy_tool_offered(name, len, search);
 }
 
 /* A name as the policy's grammar spells one: an ASCII letter, then
@@ -183,11 +147,11 @@ static void one_skill(struct totals *t, const char *dir)
 		name = strcspn(p, "(");
 		if (name > len)
 			name = len;
-		if (!is_offered(p, name)) {
+		if (!is_offered(p, name, false)) {
 			/* a malformed name (the value does not parse) is
 			 * not a tool to list */
 			all = false;
-			if (name != 9 || strncmp(p, "WebSearch", 9))
+			if (!is_offered(p, name, true))
 				search_only = false;
 			if (!is_tool_name(p, name)) {
 				p += len;

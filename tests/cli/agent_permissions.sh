@@ -111,17 +111,21 @@ expect_rc 2 "a malformed --allow"
 has "$T/err" "skit run: --allow 'Bash(git': unclosed '('" "the --allow error names the pattern"
 bare --deny 'Frob'
 expect_rc 2 "an unknown tool in --deny"
+bare --deny 'Skill(pdf)'
+expect_rc 2 "a --deny rule that could never act"
+has "$T/err" "skit run: --deny 'Skill(pdf)': 'Skill(pdf)' names a tool skit never gates (the skill, plan and ask tools): a deny rule of it would do nothing" \
+	"the --deny error says why"
 
 # allowed-tools is checked at load time: an unknown tool name and a
 # malformed pattern are lint warnings (errors with --strict).
 mkdir -p "$W/lint/frob"
-printf -- '---\nname: frob\ndescription: Lint me.\nallowed-tools: bash Frobnicate Read\n---\nBody.\n' \
+printf -- '---\nname: frob\ndescription: Lint me.\nallowed-tools: BASH Frobnicate Read\n---\nBody.\n' \
 	>"$W/lint/frob/SKILL.md"
 run validate "$W/lint/frob"
 expect_rc 0 "allowed-tools warnings do not fail validate"
 run validate --strict "$W/lint/frob"
 expect_rc 1 "they do with --strict"
-has "$T/err" "SKILL.md:4:1: warning: Unknown tool 'bash' in allowed-tools (did you mean 'Bash'?) [allowed-tools-unknown-tool]" \
+has "$T/err" "SKILL.md:4:1: warning: Unknown tool 'BASH' in allowed-tools (did you mean 'Bash'?) [allowed-tools-unknown-tool]" \
 	"an unknown tool is a lint warning with a hint"
 has "$T/err" "Unknown tool 'Frobnicate' in allowed-tools" "each unknown name is reported"
 mkdir -p "$W/lint/paren"

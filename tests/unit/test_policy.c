@@ -8,6 +8,7 @@
 
 #include "harness.h"
 #include "skit/policy.h"
+#include "lib/policy/policy_int.h"
 #include "util/buf.h"
 #include "util/fs.h"
 
@@ -331,10 +332,11 @@ static void test_policy__grammar_errors(void)
 		{ "WebFetch(domain:a_b.com)", 18, "invalid character" },
 		{ "WebFetch(domain:.com)", 17, "invalid character" },
 		{ "WebSearch(x)", 10, "takes no argument" },
-		{ "use_skill(pdf)", 10, "takes no argument" },
+		{ "update_plan(x)", 12, "takes no argument" },
+		{ "Skill(Bad_Name)", 7, "a skill's name" },
 		{ "Bash(a\tb\x01)", 9, "control character" },
 		{ "Read(\x7f)", 6, "control character" },
-		{ "bash", 1, "did you mean 'Bash'" },
+		{ "BASH", 1, "did you mean 'Bash'" },
 		{ "Frobnicate", 1, "unknown tool 'Frobnicate'" },
 	};
 
@@ -422,14 +424,14 @@ static void test_policy__allowed_tools_parse(void)
 	size_t n;
 
 	ASSERT_OK(skit_allowed_tools_parse(
-	        &at, "x", " Bash(npm run test:*)  Read,Grep ,\tfoo(1 2) bash",
+	        &at, "x", " Bash(npm run test:*)  Read,Grep ,\tfoo(1 2) BASH",
 	        &err));
 	ASSERT_EQ(skit_allowed_tools_count(at), 5);
 	ASSERT_STR(skit_allowed_tools_pattern(at, 0), "Bash(npm run test:*)");
 	ASSERT_STR(skit_allowed_tools_pattern(at, 1), "Read");
 	ASSERT_STR(skit_allowed_tools_pattern(at, 2), "Grep");
 	ASSERT_STR(skit_allowed_tools_pattern(at, 3), "foo(1 2)");
-	ASSERT_STR(skit_allowed_tools_pattern(at, 4), "bash");
+	ASSERT_STR(skit_allowed_tools_pattern(at, 4), "BASH");
 	diags = skit_allowed_tools_diags(at, &n);
 	ASSERT_EQ(n, 2);
 	ASSERT_EQ(diags[0].severity, SKIT_SEVERITY_WARNING);
@@ -1683,6 +1685,95 @@ static void test_policy__ask_user(void)
 	skit_allowed_tools_free(asks);
 }
 
+/*
+ * The names other agents (and Claude Code's newer tools) give skit's
+ * tools: each covers what its Claude Code name covers; Skill and the plan
+ * names are accepted where they grant and refused where a rule of them
+ * could never act (skit never gates use_skill or update_plan).
+ */
+static void test_policy__other_names(void)
+{
+	static const char *const open_names[] = {
+		"Skill", "Skill(pdf)", "skill", "TodoWrite", "TaskCreate",
+		"TaskList", "todowrite", "write_todos", "use_skill",
+		"update_plan", "AskUserQuestion", "question", "ask_user",
+	};
+	skit_allowed_tools *at;
+	const skit_diag *diags;
+	skit_policy *p;
+	skit_error err;
+	size_t n;
+
+	ASSERT(grants("bash(git:*)", "shell", "git status"));
+	ASSERT(!grants("bash(git:*)", "shell", "rm -rf x"));
+	ASSERT(grants("run_shell_command(make:*)", "shell", "make test"));
+	ASSERT(refuses("PowerShell(rm:*)", "shell", "rm x"));
+	ASSERT(refuses("exec", "shell", "ls"));
+	ASSERT(refuses("bash_tool", "run_skill_script", "python3 x.py"));
+	ASSERT(refuses("view(secrets/**)", "read_file", "secrets/k"));
+	ASSERT(refuses("view(secrets/**)", "list_dir", "secrets"));
+	ASSERT(!refuses("view", "write_file", "x"));
+	ASSERT(refuses("read(secrets/**)", "grep", "secrets/k"));
+	ASSERT(refuses("edit(src/**)", "edit_file", "src/a.c"));
+	ASSERT(refuses("str_replace(src/**)", "multi_edit", "src/a.c"));
+	ASSERT(refuses("create", "write_file", "x"));
+	ASSERT(refuses("create_file", "edit_file", "x"));
+	ASSERT(!refuses("create", "read_file", "x"));
+	ASSERT(refuses("rg(secrets/**)", "grep", "secrets/x"));
+	ASSERT(!refuses("rg", "glob", "x"));
+	ASSERT(refuses("file_search", "glob", "x"));
+	ASSERT(refuses("list_directory", "list_dir", "x"));
+	ASSERT(refuses("webfetch(domain:example.com)", "web_fetch",
+	               "https://example.com/a"));
+	ASSERT(!refuses("webfetch(domain:example.com)", "web_fetch",
+	                "https://example.org/a"));
+	ASSERT(refuses("google_web_search", "web_search", "q"));
+
+	/* a rule that could never act is refused, with the reason */
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(open_names); i++) {
+		ASSERT_OK(skit_policy_new(&p, NULL));
+		ASSERT_EQ(skit_policy_add(p, SKIT_POLICY_LIST_DENY,
+		                          open_names[i], &err),
+		          SKIT_EINVALID);
+		ASSERT_CONTAINS(err.message, "never gates");
+		ASSERT_CONTAINS(err.message, "a deny rule");
+		ASSERT_EQ(skit_policy_add(p, SKIT_POLICY_LIST_ASK,
+		                          open_names[i], &err),
+		          SKIT_EINVALID);
+		ASSERT_CONTAINS(err.message, "an ask rule");
+		ASSERT_EQ(skit_policy_add_flag(p, SKIT_POLICY_LIST_DENY,
+		                               open_names[i], &err),
+		          SKIT_EINVALID);
+		ASSERT_OK(skit_policy_add(p, SKIT_POLICY_LIST_ALLOW,
+		                          open_names[i], &err));
+		skit_policy_free(p);
+	}
+
+	/* a skill written for Claude Code or another agent: no warning */
+	ASSERT_OK(skit_allowed_tools_parse(
+	        &at, "x",
+	        "Skill(peer-review), TodoWrite, TaskCreate, TaskUpdate, "
+	        "bash(git:*), view, create_file, rg, PowerShell, exec, "
+	        "ask_user_question, webfetch",
+	        &err));
+	ASSERT_EQ(skit_allowed_tools_count(at), 12);
+	diags = skit_allowed_tools_diags(at, &n);
+	ASSERT_EQ(n, 0);
+	(void)diags;
+	skit_allowed_tools_free(at);
+
+	/* what the coverage bench counts as offered */
+	ASSERT(skit__policy_tool_offered("Glob", 4, false));
+	ASSERT(skit__policy_tool_offered("TaskList", 8, false));
+	ASSERT(skit__policy_tool_offered("mcp__s__t", 9, false));
+	ASSERT(!skit__policy_tool_offered("WebSearch", 9, false));
+	ASSERT(skit__policy_tool_offered("WebSearch", 9, true));
+	ASSERT(!skit__policy_tool_offered("google_web_search", 17, false));
+	ASSERT(!skit__policy_tool_offered("NotebookEdit", 12, true));
+	ASSERT(!skit__policy_tool_offered("mcp (read-only)", 15, true));
+	ASSERT(!skit__policy_tool_offered("mcp__", 5, true));
+}
+
 TEST_MAIN(
 	TEST(test_policy__table)
 	TEST(test_policy__doc_table_in_sync)
@@ -1706,5 +1797,6 @@ TEST_MAIN(
 	TEST(test_policy__config_network)
 	TEST(test_policy__mcp)
 	TEST(test_policy__edit_and_glob)
-	TEST(test_policy__ask_user))
+	TEST(test_policy__ask_user)
+	TEST(test_policy__other_names))
 /* clang-format on */

@@ -909,6 +909,16 @@ static void test_skill__lint_websearch(void)
 	ASSERT(skit_skill_valid(s));
 	ASSERT(!find(s, "allowed-tools-not-offered"));
 	skit_skill_free(s);
+
+	/* another agent's name for it (Gemini CLI's), named as written */
+	path = MAKE("gweb", "---\nname: gweb\ndescription: Searches.\n"
+	                    "allowed-tools: read, google_web_search\n---\n"
+	                    "Body.\n");
+	s = load(path, SKIT_SKILL_LINT);
+	ASSERT(find(s, "allowed-tools-not-offered"));
+	ASSERT_CONTAINS(find(s, "allowed-tools-not-offered")->message,
+	                "names google_web_search, which");
+	skit_skill_free(s);
 }
 
 TEST_MAIN(

@@ -136,7 +136,9 @@ int skit_policy_new(skit_policy **out, skit_error *err)
 	return 0;
 }
 
-static int policy_add(struct plist *l, const char *pattern, skit_error *err)
+/* `kind`: "a deny" or "an ask" for a restrictive list, else NULL. */
+static int policy_add(struct plist *l, const char *kind, const char *pattern,
+                      skit_error *err)
 {
 	size_t len = strlen(pattern), lead = 0;
 	struct pattern pat;
@@ -161,6 +163,16 @@ static int policy_add(struct plist *l, const char *pattern, skit_error *err)
 			err->column = (unsigned int)(lead + pe.pos + 1);
 		return error;
 	}
+	if (kind && !pat.mcp && pat.tool >= 0 &&
+	    skit__policy_tool_open_only(pat.tool)) {
+		skit__error_set(err, SKIT_EINVALID, 0,
+		                "'%.*s' names a tool skit never gates (the "
+		                "skill, plan and ask tools): %s rule of it "
+		                "would do nothing",
+		                (int)(len - lead), pattern + lead, kind);
+		skit__policy_pattern_release(&pat);
+		return SKIT_EINVALID;
+	}
 	error = skit__policy_plist_push(l, &pat);
 	if (error < 0) {
 		skit__policy_pattern_release(&pat);
@@ -175,10 +187,11 @@ int skit_policy_add(skit_policy *p, skit_policy_list list, const char *pattern,
 	assert(p && pattern);
 	assert(list == SKIT_POLICY_LIST_ALLOW ||
 	       list == SKIT_POLICY_LIST_DENY || list == SKIT_POLICY_LIST_ASK);
-	return policy_add(&p->lists[list == SKIT_POLICY_LIST_ALLOW  ? L_ALLOW
-	                            : list == SKIT_POLICY_LIST_DENY ? L_DENY
-	                                                            : L_ASK],
-	                  pattern, err);
+	if (list == SKIT_POLICY_LIST_ALLOW)
+		return policy_add(&p->lists[L_ALLOW], NULL, pattern, err);
+	if (list == SKIT_POLICY_LIST_DENY)
+		return policy_add(&p->lists[L_DENY], "a deny", pattern, err);
+	return policy_add(&p->lists[L_ASK], "an ask", pattern, err);
 }
 
 int skit_policy_add_flag(skit_policy *p, skit_policy_list list,
@@ -186,10 +199,9 @@ int skit_policy_add_flag(skit_policy *p, skit_policy_list list,
 {
 	assert(p && pattern);
 	assert(list == SKIT_POLICY_LIST_ALLOW || list == SKIT_POLICY_LIST_DENY);
-	return policy_add(
-	        &p->lists[list == SKIT_POLICY_LIST_ALLOW ? L_FLAG_ALLOW
-	                                                 : L_FLAG_DENY],
-	        pattern, err);
+	if (list == SKIT_POLICY_LIST_ALLOW)
+		return policy_add(&p->lists[L_FLAG_ALLOW], NULL, pattern, err);
+	return policy_add(&p->lists[L_FLAG_DENY], "a deny", pattern, err);
 }
 
 void skit_policy_set_yes(skit_policy *p, bool yes)

@@ -29,7 +29,7 @@
 #define HOST_BUF 256
 
 /* What a pattern's argument means. */
-enum arg_kind { ARG_NONE, ARG_PATH, ARG_COMMAND, ARG_DOMAIN };
+enum arg_kind { ARG_NONE, ARG_PATH, ARG_COMMAND, ARG_DOMAIN, ARG_SKILL };
 
 struct tool {
 	const char *name;
@@ -104,6 +104,20 @@ static inline bool skit__policy_is_name_char(char c, bool first)
 
 /* The index of tool `name` (`len` bytes) in the table, or -1. */
 int skit__policy_tool_index(const char *name, size_t len);
+
+/*
+ * Whether the tool name `name` (len bytes) of an allowed-tools value
+ * names a tool skit's agent offers: a row of the table, or mcp__*. The
+ * web search names only when `search` (a search backend is configured).
+ */
+bool skit__policy_tool_offered(const char *name, size_t len, bool search);
+
+/*
+ * Whether a pattern of tool row `t` covers only tools skit never gates
+ * (use_skill, update_plan, ask_user...): a deny or ask rule of it could
+ * never take effect.
+ */
+bool skit__policy_tool_open_only(int t);
 
 /* The length of the MCP tool pattern at `s`, or 0 when it is not one. */
 size_t skit__policy_mcp_name(const char *s, size_t len);

@@ -30,6 +30,8 @@ enum {
 	C_WEBSEARCH = 1u << 8,
 	C_ASK = 1u << 9,
 	C_TASK = 1u << 10,
+	C_SKILL = 1u << 11,
+	C_PLAN = 1u << 12,
 };
 
 /*
@@ -57,6 +59,80 @@ const struct tool skit__policy_tools[] = {
 	/* Claude Code's subagent tool, under both of its names. */
 	{ "Task", C_TASK, C_TASK, ARG_NONE, SKIT_RISK_READ, false },
 	{ "Agent", C_TASK, C_TASK, ARG_NONE, SKIT_RISK_READ, false },
+	/* Claude Code's Skill (a skill by name: Skill(pdf)) is use_skill;
+	 * its plan tools, old (TodoWrite) and new (TaskCreate...), are
+	 * update_plan. skit never gates either: they are accepted in
+	 * allowed-tools and allow lists, refused in deny and ask lists. */
+	{ "Skill", C_SKILL, C_SKILL, ARG_SKILL, SKIT_RISK_READ, false },
+	{ "TodoWrite", C_PLAN, C_PLAN, ARG_NONE, SKIT_RISK_READ, false },
+	{ "TodoRead", C_PLAN, C_PLAN, ARG_NONE, SKIT_RISK_READ, false },
+	{ "TaskCreate", C_PLAN, C_PLAN, ARG_NONE, SKIT_RISK_READ, false },
+	{ "TaskUpdate", C_PLAN, C_PLAN, ARG_NONE, SKIT_RISK_READ, false },
+	{ "TaskList", C_PLAN, C_PLAN, ARG_NONE, SKIT_RISK_READ, false },
+	{ "TaskGet", C_PLAN, C_PLAN, ARG_NONE, SKIT_RISK_READ, false },
+	/*
+	 * The names other agents give the same tools, as skills written for
+	 * them declare them: OpenCode's lower-case ones (bash, read, edit,
+	 * list, patch, webfetch, todowrite, question, skill), Gemini CLI's
+	 * (run_shell_command, replace, list_directory, search_file_content,
+	 * google_web_search, write_todos), Claude's file tools on the web
+	 * (bash_tool, view, create_file, str_replace), GitHub Copilot's
+	 * (view, create, rg, powershell; run_in_terminal, grep_search,
+	 * file_search, fetch_webpage, replace_string_in_file in VS Code)
+	 * and Codex's exec. Each stands for the class of its Claude Code
+	 * name, with the same argument. PowerShell (Claude Code's shell on
+	 * Windows, which skills list beside Bash to run on both) stands for
+	 * the shell tool too: skit's shell is /bin/sh.
+	 */
+	{ "PowerShell", C_BASH, C_BASH, ARG_COMMAND, SKIT_RISK_EXECUTE, false },
+	{ "powershell", C_BASH, C_BASH, ARG_COMMAND, SKIT_RISK_EXECUTE, false },
+	{ "exec", C_BASH, C_BASH, ARG_COMMAND, SKIT_RISK_EXECUTE, false },
+	{ "bash", C_BASH, C_BASH, ARG_COMMAND, SKIT_RISK_EXECUTE, false },
+	{ "bash_tool", C_BASH, C_BASH, ARG_COMMAND, SKIT_RISK_EXECUTE, false },
+	{ "run_shell_command", C_BASH, C_BASH, ARG_COMMAND, SKIT_RISK_EXECUTE,
+	  false },
+	{ "run_in_terminal", C_BASH, C_BASH, ARG_COMMAND, SKIT_RISK_EXECUTE,
+	  false },
+	{ "read", C_READ, C_READ, ARG_PATH, SKIT_RISK_READ, false },
+	{ "view", C_READ | C_LS, C_READ, ARG_PATH, SKIT_RISK_READ, false },
+	{ "write", C_WRITE, C_WRITE | C_EDIT, ARG_PATH, SKIT_RISK_WRITE,
+	  false },
+	{ "create_file", C_WRITE, C_WRITE | C_EDIT, ARG_PATH, SKIT_RISK_WRITE,
+	  false },
+	{ "create", C_WRITE, C_WRITE | C_EDIT, ARG_PATH, SKIT_RISK_WRITE,
+	  false },
+	{ "edit", C_EDIT, C_WRITE | C_EDIT, ARG_PATH, SKIT_RISK_WRITE, false },
+	{ "patch", C_EDIT, C_WRITE | C_EDIT, ARG_PATH, SKIT_RISK_WRITE, false },
+	{ "replace", C_EDIT, C_WRITE | C_EDIT, ARG_PATH, SKIT_RISK_WRITE,
+	  false },
+	{ "str_replace", C_EDIT, C_WRITE | C_EDIT, ARG_PATH, SKIT_RISK_WRITE,
+	  false },
+	{ "replace_string_in_file", C_EDIT, C_WRITE | C_EDIT, ARG_PATH,
+	  SKIT_RISK_WRITE, false },
+	{ "list", C_LS, C_LS | C_READ, ARG_PATH, SKIT_RISK_READ, false },
+	{ "list_directory", C_LS, C_LS | C_READ, ARG_PATH, SKIT_RISK_READ,
+	  false },
+	{ "rg", C_GREP, C_GREP | C_READ, ARG_PATH, SKIT_RISK_READ, false },
+	{ "grep_search", C_GREP, C_GREP | C_READ, ARG_PATH, SKIT_RISK_READ,
+	  false },
+	{ "search_file_content", C_GREP, C_GREP | C_READ, ARG_PATH,
+	  SKIT_RISK_READ, false },
+	{ "file_search", C_GLOB, C_GLOB | C_READ, ARG_PATH, SKIT_RISK_READ,
+	  false },
+	{ "webfetch", C_WEBFETCH, C_WEBFETCH, ARG_DOMAIN, SKIT_RISK_NETWORK,
+	  false },
+	{ "fetch_webpage", C_WEBFETCH, C_WEBFETCH, ARG_DOMAIN,
+	  SKIT_RISK_NETWORK, false },
+	{ "websearch", C_WEBSEARCH, C_WEBSEARCH, ARG_NONE, SKIT_RISK_NETWORK,
+	  false },
+	{ "google_web_search", C_WEBSEARCH, C_WEBSEARCH, ARG_NONE,
+	  SKIT_RISK_NETWORK, false },
+	{ "question", C_ASK, C_ASK, ARG_NONE, SKIT_RISK_READ, false },
+	{ "ask_user_question", C_ASK, C_ASK, ARG_NONE, SKIT_RISK_READ, false },
+	{ "skill", C_SKILL, C_SKILL, ARG_SKILL, SKIT_RISK_READ, false },
+	{ "todowrite", C_PLAN, C_PLAN, ARG_NONE, SKIT_RISK_READ, false },
+	{ "todoread", C_PLAN, C_PLAN, ARG_NONE, SKIT_RISK_READ, false },
+	{ "write_todos", C_PLAN, C_PLAN, ARG_NONE, SKIT_RISK_READ, false },
 	{ "read_file", 0, C_READ, ARG_PATH, SKIT_RISK_READ, false },
 	{ "list_dir", 0, C_LS | C_READ, ARG_PATH, SKIT_RISK_READ, false },
 	{ "grep", 0, C_GREP | C_READ, ARG_PATH, SKIT_RISK_READ, false },
@@ -75,10 +151,10 @@ const struct tool skit__policy_tools[] = {
 	{ "task", 0, C_TASK, ARG_NONE, SKIT_RISK_READ, false },
 	/* skit's WebSearch, offered only with a search backend. */
 	{ "web_search", 0, C_WEBSEARCH, ARG_NONE, SKIT_RISK_NETWORK, false },
-	{ "use_skill", 0, 0, ARG_NONE, SKIT_RISK_READ, true },
+	{ "use_skill", 0, C_SKILL, ARG_SKILL, SKIT_RISK_READ, true },
 	{ "read_skill_resource", 0, 0, ARG_NONE, SKIT_RISK_READ, true },
 	{ "search_skills", 0, 0, ARG_NONE, SKIT_RISK_READ, true },
-	{ "update_plan", 0, 0, ARG_NONE, SKIT_RISK_READ, true },
+	{ "update_plan", 0, C_PLAN, ARG_NONE, SKIT_RISK_READ, true },
 	/* Asking the user reads nothing and runs nothing: like the skill
 	 * tools, never gated by a skill's allowed-tools. */
 	{ "ask_user", 0, C_ASK, ARG_NONE, SKIT_RISK_READ, true },
@@ -108,6 +184,35 @@ int skit__policy_tool_index(const char *name, size_t len)
 		    !memcmp(skit__policy_tools[i].name, name, len))
 			return (int)i;
 	return -1;
+}
+
+bool skit__policy_tool_offered(const char *name, size_t len, bool search)
+{
+	int t;
+
+	if (skit__policy_mcp_name(name, len) == len && len)
+		return true;
+	t = skit__policy_tool_index(name, len);
+	if (t < 0 || t >= MCP_READ_T)
+		return false;
+	return search || !((skit__policy_tools[t].denotes |
+	                    skit__policy_tools[t].classes) &
+	                   C_WEBSEARCH);
+}
+
+bool skit__policy_tool_open_only(int t)
+{
+	const struct tool *pt = &skit__policy_tools[t];
+
+	if (!pt->denotes)
+		return pt->skill_tool;
+	/* the tools themselves are the rows of skit's own names */
+	for (int i = 0; i < MCP_READ_T; i++)
+		if (!skit__policy_tools[i].denotes &&
+		    (skit__policy_tools[i].classes & pt->denotes) &&
+		    !skit__policy_tools[i].skill_tool)
+			return false;
+	return true;
 }
 
 /* For "did you mean": the tool whose name differs only in case. */
@@ -277,6 +382,20 @@ static int clean_domain_arg(char **out, const char *s, size_t len, size_t off,
 			*c = (char)(*c - 'A' + 'a');
 	*out = buf;
 	return 0;
+}
+
+/* Skill(NAME): a skill's name as the spec spells one ([a-z0-9-]). */
+static int clean_skill_arg(char **out, const char *s, size_t len, size_t off,
+                           struct perr *pe)
+{
+	for (size_t i = 0; i < len; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
+			return perr_set(pe, SKIT_EINVALID, off + i,
+			                "a skill's name has only a-z, 0-9 and "
+			                "'-'");
+	*out = skitx_strndup(s, len);
+	return *out ? 0 : SKIT_ENOMEM;
 }
 
 /*
@@ -469,6 +588,9 @@ int skit__policy_parse_pattern(struct pattern *pat, const char *s, size_t len,
 			/* run_skill_script(SKILL:PATH): any arguments */
 			if (!error && pat->skill && !strchr(pat->arg, ' '))
 				pat->prefix = true;
+			break;
+		case ARG_SKILL:
+			error = clean_skill_arg(&pat->arg, a, alen, off, pe);
 			break;
 		default:
 			error = clean_domain_arg(&pat->arg, a, alen, off, pe);
@@ -712,6 +834,8 @@ static bool pattern_match(const struct pattern *pat, const struct call *c,
 		if (!c->host_ok)
 			return restrictive;
 		return host_match(pat->arg, c->host);
+	case ARG_SKILL:
+		return !strcmp(pat->arg, c->target);
 	default:
 		return false;
 	}

@@ -20,6 +20,7 @@
 #include "lib/core/confusable.h"
 #include "lib/core/error.h"
 #include "lib/core/rx.h"
+#include "lib/policy/policy_int.h"
 #include "lib/skill/skill_int.h"
 #include "util/buf.h"
 #include "util/fs.h"
@@ -584,9 +585,9 @@ static int check_placeholder(struct skit_skill *s)
 }
 
 /*
- * WebSearch in allowed-tools: the policy knows the name (a network tool,
- * as in Claude Code), but skit's agent offers no such tool, since it has
- * no search backend. The skill still loads and its other tools work; the
+ * WebSearch (or another agent's name for it) in allowed-tools: the policy
+ * knows the name (a network tool, as in Claude Code), but skit's agent
+ * offers no such tool without a search backend. The skill still loads and its other tools work; the
  * author learns that a model under skit cannot search the web for it.
  * Tokens are split as the policy splits them (blanks and commas outside
  * parentheses); one warning per skill.
@@ -594,7 +595,7 @@ static int check_placeholder(struct skit_skill *s)
 static int check_not_offered(struct skit_skill *s)
 {
 	const char *p = s->allowed_tools;
-	size_t depth, len;
+	size_t depth, len, name;
 
 	while (p && *p) {
 		p += strspn(p, " \t\r\n,");
@@ -605,16 +606,21 @@ static int check_not_offered(struct skit_skill *s)
 			else if (p[len] == ')' && depth)
 				depth--;
 		}
-		if (len >= 9 && !strncmp(p, "WebSearch", 9) &&
-		    (len == 9 || p[9] == '('))
+		name = strcspn(p, "(");
+		if (name > len)
+			name = len;
+		if (name && name <= 64 &&
+		    !skit__policy_tool_offered(p, name, false) &&
+		    skit__policy_tool_offered(p, name, true))
 			return skit__skill_diag(
 			        s, SKIT_SEVERITY_WARNING,
 			        "allowed-tools-not-offered", NULL, 0, 0,
-			        "allowed-tools names WebSearch, which skit offers "
+			        "allowed-tools names %.*s, which skit offers "
 			        "only where a search backend is configured (an "
 			        "MCP server's search tool, or the provider's "
 			        "hosted search); with no search backend the "
-			        "skill cannot search the web");
+			        "skill cannot search the web",
+			        (int)name, p);
 		p += len;
 	}
 	return 0;
