@@ -1169,14 +1169,6 @@ done:
 
 /* ---- edit_file and multi_edit ----------------------------------------- */
 
-/* One replacement asked for. The strings are borrowed from the call's
- * arguments and may hold any byte. */
-struct edit {
-	const char *old_s, *new_s;
-	size_t old_len, new_len;
-	bool all;
-};
-
 /* The 1-based line of byte `off` of `text`, counting on from `line` at
  * byte `from` (callers move forward, so the count stays linear). */
 static size_t line_at(const char *text, size_t from, size_t off, size_t line)
@@ -1383,21 +1375,23 @@ static int miss_hint(struct skitx_buf *m, const char *text, size_t len,
 	return rc ? SKIT_ENOMEM : 0;
 }
 
-/*
- * Apply edit `ed` to the `len` bytes at `text`, into `res` (cleared
- * first). 0 when done (*count replacements, the first at line
- * *first_line); 1 when it cannot apply, explained in `msg` for the model;
- * SKIT_ENOMEM.
- */
-static int apply_edit(const struct edit *ed, const char *text, size_t len,
-                      size_t cap, struct skitx_buf *res, struct skitx_buf *msg,
-                      size_t *count, size_t *first_line)
+/* Declared in tools_int.h; the edit harness (fuzz/fuzz_edit.c) calls it
+ * alone. */
+int skit__edit_apply(const struct skit__edit *ed, const char *text, size_t len,
+                     size_t cap, struct skitx_buf *res, struct skitx_buf *msg,
+                     size_t *count, size_t *first_line)
 {
 	const char *p, *e = text + len, *hit;
 	size_t n = 0, shown = 0, line = 1, from = 0, total;
 	int rc = 0;
 
 	*count = 0;
+	skitx_buf_clear(res);
+	/* edit_parse() refuses it first, with more words; without this an
+	 * empty needle matches everywhere and the loops below never end. */
+	if (!ed->old_len)
+		return skitx_buf_puts(msg, "old_string is empty.") ? SKIT_ENOMEM
+		                                                   : 1;
 	hit = memmem(text, len, ed->old_s, ed->old_len);
 	if (!hit) {
 		rc = skitx_buf_puts(msg, "old_string was not found in the "
@@ -1437,7 +1431,6 @@ static int apply_edit(const struct edit *ed, const char *text, size_t len,
 			return rc ? SKIT_ENOMEM : 1;
 		}
 	}
-	skitx_buf_clear(res);
 	p = text;
 	while (hit) {
 		if (skitx_buf_add(res, p, (size_t)(hit - p)) ||
@@ -1452,19 +1445,21 @@ static int apply_edit(const struct edit *ed, const char *text, size_t len,
 		              : NULL;
 	}
 	total = skitx_buf_len(res) + (size_t)(e - p);
-	if (total > cap || total < skitx_buf_len(res))
+	if (total > cap || total < skitx_buf_len(res)) {
+		skitx_buf_clear(res);
 		return skitx_buf_printf(msg,
 		                        "the result would be over %zu bytes, "
 		                        "the most a file tool writes",
 		                        cap)
 		               ? SKIT_ENOMEM
 		               : 1;
+	}
 	return skitx_buf_add(res, p, (size_t)(e - p)) ? SKIT_ENOMEM : 0;
 }
 
 /* The edits of the call: edit_file's arguments, or multi_edit's "edits"
  * array. Error results for the model on a bad shape. */
-static int edit_parse(json_t *o, struct edit *ed, const char *where,
+static int edit_parse(json_t *o, struct skit__edit *ed, const char *where,
                       struct skitx_buf *out, bool *is_error)
 {
 	json_t *jo = json_object_get(o, "old_string"),
@@ -1558,7 +1553,7 @@ int skit__tool_edit(struct skit__tool_ctx *c, const char *tool, json_t *args,
                     skit_error *err)
 {
 	bool multi = !strcmp(tool, "multi_edit");
-	struct edit one, *ed = &one;
+	struct skit__edit one, *ed = &one;
 	struct skitx_buf data, a, b, msg, lines;
 	struct skitx_buf *cur = &data, *next = &a;
 	size_t n = 1, total = 0;
@@ -1620,8 +1615,9 @@ int skit__tool_edit(struct skit__tool_ctx *c, const char *tool, json_t *args,
 	for (size_t i = 0; i < n; i++) {
 		size_t count, first;
 
-		rc = apply_edit(&ed[i], skitx_buf_cstr(cur), skitx_buf_len(cur),
-		                cap, next, &msg, &count, &first);
+		rc = skit__edit_apply(&ed[i], skitx_buf_cstr(cur),
+		                      skitx_buf_len(cur), cap, next, &msg,
+		                      &count, &first);
 		if (rc == 1) {
 			rc = 0;
 			if (multi && i == 1)

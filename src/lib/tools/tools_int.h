@@ -89,4 +89,26 @@ int skit__tool_edit(struct skit__tool_ctx *c, const char *tool, json_t *args,
                     size_t cap, struct skitx_buf *out, bool *is_error,
                     skit_error *err);
 
+/* One replacement asked for. The strings are borrowed from the call's
+ * arguments and may hold any byte (they need not be NUL-terminated). */
+struct skit__edit {
+	const char *old_s, *new_s;
+	size_t old_len, new_len;
+	bool all; /* replace_all: every occurrence, not the only one */
+};
+
+/*
+ * Apply edit `ed` to the `len` bytes at `text` (the exact-string
+ * replacement of skit__tool_edit()), into `res`, cleared first. 0 when
+ * done (*count replacements, the first at line *first_line) and `res`
+ * holds the result, at most `cap` bytes; 1 when it cannot apply (an empty
+ * old_string, not found, more than one place without `all`, a result over
+ * `cap`), explained in `msg` for the model (appended; the file's text in
+ * it cleaned by skit__put_clean()) and `res` left empty; SKIT_ENOMEM.
+ * `text` must not lie in `res`.
+ */
+int skit__edit_apply(const struct skit__edit *ed, const char *text, size_t len,
+                     size_t cap, struct skitx_buf *res, struct skitx_buf *msg,
+                     size_t *count, size_t *first_line);
+
 #endif
