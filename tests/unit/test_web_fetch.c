@@ -151,6 +151,46 @@ static void test_web_fetch__html_to_text(void)
 	ASSERT_EQ(dropped, 4);
 	ASSERT(!title);
 
+	/* no charset named anywhere: a UTF-8 body is read as UTF-8, a
+	 * Latin-1 one as Latin-1; a <meta charset> still counts */
+	skitx_buf_clear(&out);
+	ASSERT_OK(skit__html_to_text(&out, "<p>caf\xc3\xa9</p>", 12,
+	                             "http://x/", NULL, 1000, NULL, &title));
+	ASSERT_STR(out.ptr, "caf\xc3\xa9");
+	skitx_buf_clear(&out);
+	ASSERT_OK(skit__html_to_text(&out, "<p>caf\xe9</p>", 11, "http://x/",
+	                             NULL, 1000, NULL, &title));
+	ASSERT_STR(out.ptr, "caf\xc3\xa9");
+	skitx_buf_clear(&out);
+	{
+		const char *meta = "<html><head><meta charset=\"windows-1251\">"
+		                   "</head><body><p>\xc4\xe0</p></body></html>";
+
+		ASSERT_OK(skit__html_to_text(&out, meta, strlen(meta),
+		                             "http://x/", NULL, 1000, NULL,
+		                             &title));
+		ASSERT_STR(out.ptr, "\xd0\x94\xd0\xb0"); /* Cyrillic "Da" */
+	}
+
+	/* a title cut at its cap just after a blank ends with no blank */
+	{
+		struct skitx_buf big = SKITX_BUF_INIT;
+
+		ASSERT_OK(skitx_buf_puts(&big, "<title>"));
+		for (int i = 0; i < 1023; i++)
+			ASSERT_OK(skitx_buf_putc(&big, 'a'));
+		ASSERT_OK(skitx_buf_puts(&big, " tail</title><p>x</p>"));
+		skitx_buf_clear(&out);
+		ASSERT_OK(skit__html_to_text(&out, big.ptr, big.len,
+		                             "http://x/", NULL, 100000, NULL,
+		                             &title));
+		ASSERT(title);
+		ASSERT(title[strlen(title) - 1] != ' ');
+		skitx_free(title);
+		title = NULL;
+		skitx_buf_release(&big);
+	}
+
 	/* broken markup is read as a browser would, and quietly */
 	skitx_buf_clear(&out);
 	ASSERT_OK(skit__html_to_text(&out, "<p>a<div>b</p></i>c<h3>d", 24,

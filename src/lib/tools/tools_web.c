@@ -49,6 +49,7 @@
 #include "lib/tools/tools_int.h"
 #include "lib/tools/tools_web.h"
 #include "util/buf.h"
+#include "util/utf8.h"
 
 #define URL_MAX           8192           /* bytes of a URL, given or found */
 #define PROMPT_MAX        2000           /* bytes of the prompt echoed */
@@ -430,6 +431,9 @@ static int find_title(const xmlNode *root, char **out)
 		skitx_buf_release(&b);
 		return w.rc;
 	}
+	/* cut at the cap just after a blank: no blank at the end */
+	while (b.len && b.ptr[b.len - 1] == ' ')
+		skitx_buf_truncate(&b, b.len - 1);
 	if (b.len)
 		*out = skitx_buf_detach(&b, NULL);
 	skitx_buf_release(&b);
@@ -461,6 +465,13 @@ int skit__html_to_text(struct skitx_buf *out, const char *html, size_t len,
 	*title = NULL;
 	if (len > INT_MAX)
 		len = INT_MAX;
+	/* No charset from the server: libxml2 reads a page without a
+	 * <meta charset> as Latin-1, which garbles the UTF-8 most pages are
+	 * written in. A body that is valid UTF-8 is read as UTF-8 (a Latin-1
+	 * text with letters beyond ASCII is almost never valid UTF-8); any
+	 * other keeps its <meta charset>, or Latin-1. */
+	if (!encoding && !skitx_utf8_check(html, len, NULL))
+		encoding = "utf-8";
 	xmlInitParser();
 	ctxt = htmlNewParserCtxt();
 	if (!ctxt)
