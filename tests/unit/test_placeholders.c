@@ -7,7 +7,8 @@
  * namespace is detached there), and the last run leaves the project as it
  * found it. Also: a placeholder left by a killed run is used and removed;
  * one the user fills during the run stays, as the user's; a folder of the
- * user's own is never removed. As root, and as nobody (user namespaces).
+ * user's own is never removed; a link where a placeholder would go costs
+ * the run nothing else. As root, and as nobody (user namespaces).
  *
  * The runs wait on files, never on time: a run's script says it has
  * started, then waits until the test lets it go on.
@@ -289,6 +290,32 @@ static void test_placeholders__stale_and_filled(void)
 	skit__run_result_release(&a.res);
 }
 
+/*
+ * A link where a placeholder would go (`.claude`, dangling): nothing can
+ * be bound there, but the run keeps its mount namespace, and the other
+ * protected folders stay protected.
+ */
+static void test_placeholders__link_in_the_way(void)
+{
+	const char *t = getenv("SKIT_TEST_DIR");
+	struct run a;
+
+	if (!can_protect())
+		return;
+	fresh(t ? t : "/tmp/skit-test-placeholders");
+	ASSERT_OK(symlink("/nonexistent-skit-test", at(".claude")));
+	start(&a, "mkdir -p .agents/skills/evil 2>/dev/null && echo "
+	          "AGENTS-PLANTED || echo agents-refused; mkdir .git/hooks "
+	          "2>/dev/null && echo GIT-PLANTED || echo git-refused");
+	finish(&a);
+	printf("%s", skitx_buf_cstr(&a.res.out));
+	ASSERT(a.res.layers & SKIT_SANDBOX_MOUNTNS);
+	ASSERT_CONTAINS(skitx_buf_cstr(&a.res.out), "agents-refused");
+	ASSERT_CONTAINS(skitx_buf_cstr(&a.res.out), "git-refused");
+	ASSERT(access(at(".agents"), F_OK) < 0);
+	skit__run_result_release(&a.res);
+}
+
 /* The shared case as nobody: the namespaces come from a user namespace. */
 static void test_placeholders__shared_unprivileged(void)
 {
@@ -336,5 +363,6 @@ static void test_placeholders__shared_unprivileged(void)
 TEST_MAIN(
 	TEST(test_placeholders__shared)
 	TEST(test_placeholders__stale_and_filled)
+	TEST(test_placeholders__link_in_the_way)
 	TEST(test_placeholders__shared_unprivileged))
 /* clang-format on */

@@ -318,7 +318,10 @@ static bool placeholder_take(struct plan *p, const char *made, bool *bind)
 		if (fd < 0) {
 			if (errno == ENOENT) /* removed meanwhile */
 				continue;
-			return false;
+			/* A link or a file has the name: nothing can be bound
+			 * there (a mount follows links), and the rest of the
+			 * plan stands. */
+			return errno == ELOOP || errno == ENOTDIR;
 		}
 		if (fstat(fd, &st) < 0 || !placeholder_marked(&st)) {
 			close(fd);
