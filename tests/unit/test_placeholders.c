@@ -291,28 +291,46 @@ static void test_placeholders__stale_and_filled(void)
 }
 
 /*
- * A link where a placeholder would go (`.claude`, dangling): nothing can
- * be bound there, but the run keeps its mount namespace, and the other
- * protected folders stay protected.
+ * Links and files where a placeholder would go: a dangling `.claude` link
+ * to a folder the program could make (its target is protected in its
+ * place), a file named `.agents` (bound, so that it cannot be swapped for
+ * a folder), a link out of the project. The run keeps its mount namespace
+ * and every protected folder stays protected.
  */
 static void test_placeholders__link_in_the_way(void)
 {
 	const char *t = getenv("SKIT_TEST_DIR");
+	const char *out;
 	struct run a;
+	FILE *f;
 
 	if (!can_protect())
 		return;
 	fresh(t ? t : "/tmp/skit-test-placeholders");
-	ASSERT_OK(symlink("/nonexistent-skit-test", at(".claude")));
-	start(&a, "mkdir -p .agents/skills/evil 2>/dev/null && echo "
-	          "AGENTS-PLANTED || echo agents-refused; mkdir .git/hooks "
-	          "2>/dev/null && echo GIT-PLANTED || echo git-refused");
+	ASSERT_OK(mkdir(at("sub"), 0755));
+	ASSERT_OK(symlink("sub/claude", at(".claude")));
+	ASSERT_OK(symlink("/nonexistent-skit-test", at(".agent")));
+	f = fopen(at(".agents"), "w");
+	ASSERT(f);
+	ASSERT_OK(fclose(f));
+	start(&a, "mkdir -p sub/claude/skills/evil 2>/dev/null && echo "
+	          "CLAUDE-PLANTED || echo claude-refused; "
+	          "rm -f .agents 2>/dev/null; mkdir -p .agents/skills/evil "
+	          "2>/dev/null && echo AGENTS-PLANTED || echo agents-refused; "
+	          "mkdir .git/hooks 2>/dev/null && echo GIT-PLANTED || "
+	          "echo git-refused; mkdir -p sub/other && echo sub-writable");
 	finish(&a);
-	printf("%s", skitx_buf_cstr(&a.res.out));
+	out = skitx_buf_cstr(&a.res.out);
+	printf("%s", out);
 	ASSERT(a.res.layers & SKIT_SANDBOX_MOUNTNS);
-	ASSERT_CONTAINS(skitx_buf_cstr(&a.res.out), "agents-refused");
-	ASSERT_CONTAINS(skitx_buf_cstr(&a.res.out), "git-refused");
-	ASSERT(access(at(".agents"), F_OK) < 0);
+	ASSERT(!strstr(out, "PLANTED"));
+	ASSERT_CONTAINS(out, "claude-refused");
+	ASSERT_CONTAINS(out, "agents-refused");
+	ASSERT_CONTAINS(out, "git-refused");
+	ASSERT_CONTAINS(out, "sub-writable");
+	/* the placeholder made at the link's target is gone again */
+	ASSERT(access(at("sub/claude"), F_OK) < 0);
+	ASSERT(access(at(".git"), F_OK) < 0);
 	skit__run_result_release(&a.res);
 }
 

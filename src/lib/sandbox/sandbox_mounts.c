@@ -318,10 +318,14 @@ static bool placeholder_take(struct plan *p, const char *made, bool *bind)
 		if (fd < 0) {
 			if (errno == ENOENT) /* removed meanwhile */
 				continue;
-			/* A link or a file has the name: nothing can be bound
-			 * there (a mount follows links), and the rest of the
-			 * plan stands. */
-			return errno == ELOOP || errno == ENOTDIR;
+			/* A file has the name: it is bound over itself, so
+			 * that it cannot be removed for a folder to take its
+			 * place. A link (protect_link() followed it, unless it
+			 * came meanwhile) cannot be bound, a mount follows
+			 * it: the rest of the plan stands. */
+			if (errno == ENOTDIR)
+				return (*bind = true);
+			return errno == ELOOP;
 		}
 		if (fstat(fd, &st) < 0 || !placeholder_marked(&st)) {
 			close(fd);
@@ -392,12 +396,47 @@ void skit__sandbox_placeholders_release(struct plan *p)
  * not exist would be created by the first program that tried (a planted
  * `.agents/skills/x/SKILL.md`, a fresh `.git/hooks`), so its first missing
  * folder is held as a placeholder (above), bound read-only; when the
- * longest existing part of the path is itself a placeholder, that one is.
- * A missing `*.json` file gets its folder bound read-only instead, unless
- * that folder is a writable root.
+ * longest existing part of the path is itself a placeholder, that one is;
+ * when a dangling link holds the name, what it names is protected
+ * (protect_link()). A missing `*.json` file gets its folder bound
+ * read-only instead, unless that folder is a writable root.
  */
-static bool protect_one(struct plan *p, const struct skit__run_opts *o,
-                        const char *path)
+static bool protect_at(struct plan *p, const struct skit__run_opts *o,
+                       const char *path, int depth);
+
+/*
+ * A link holds the name of `made`, the first missing part of a protected
+ * path (`tail` is what follows it, "" or "/..."): a repository can ship a
+ * dangling one, and a program could make what it names, and so the
+ * protected path, where it lies in a writable folder. So what it names is
+ * protected in its place, link after link (at most 8).
+ */
+static bool protect_link(struct plan *p, const struct skit__run_opts *o,
+                         const char *made, const char *tail, int depth)
+{
+	char target[PATH_MAX], next[PATH_MAX];
+	ssize_t n;
+	int k;
+
+	if (depth >= 8)
+		return true;
+	n = readlink(made, target, sizeof(target) - 1);
+	if (n <= 0)
+		return true;
+	target[n] = '\0';
+	if (target[0] == '/')
+		k = snprintf(next, sizeof(next), "%s%s", target, tail);
+	else
+		k = snprintf(next, sizeof(next), "%.*s/%s%s",
+		             (int)(strrchr(made, '/') - made), made, target,
+		             tail);
+	if (k < 0 || (size_t)k >= sizeof(next))
+		return true;
+	return protect_at(p, o, next, depth + 1);
+}
+
+static bool protect_at(struct plan *p, const struct skit__run_opts *o,
+                       const char *path, int depth)
 {
 	char real[PATH_MAX], pre[PATH_MAX], root[PATH_MAX], made[PATH_MAX];
 	size_t n = strlen(path), cut;
@@ -432,13 +471,26 @@ static bool protect_one(struct plan *p, const struct skit__run_opts *o,
 	if (strcmp(real, root) && !lstat(real, &st) && placeholder_marked(&st))
 		return placeholder_take(p, real, &bind) &&
 		       (!bind || ro_push(p, root, real));
+	/* A file where a folder of the path should be (`.agents` a file):
+	 * bound, so that it cannot be swapped for a folder. */
+	if (strcmp(real, root) && !lstat(real, &st) && !S_ISDIR(st.st_mode))
+		return ro_push(p, root, real);
 	if (!strchr(rest, '/') && n > 5 && !strcmp(path + n - 5, ".json"))
 		return !strcmp(real, root) || ro_push(p, root, real);
 	if ((size_t)snprintf(made, sizeof(made), "%s/%.*s", real,
 	                     (int)strcspn(rest, "/"), rest) >= sizeof(made))
 		return true;
+	if (!lstat(made, &st) && S_ISLNK(st.st_mode))
+		return protect_link(p, o, made, rest + strcspn(rest, "/"),
+		                    depth);
 	return placeholder_take(p, made, &bind) &&
 	       (!bind || ro_push(p, root, made));
+}
+
+static bool protect_one(struct plan *p, const struct skit__run_opts *o,
+                        const char *path)
+{
+	return protect_at(p, o, path, 0);
 }
 
 /*
