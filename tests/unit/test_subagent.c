@@ -18,6 +18,8 @@
 #include <jansson.h>
 
 #include "harness.h"
+#include "lib/agent/profile.h"
+#include "lib/skill/skill_int.h"
 #include "support/httpd.h"
 #include "skit/agent.h"
 #include "skit/host.h"
@@ -749,6 +751,74 @@ static void test_subagent__profile(void)
 	fx_close(&f, rc);
 }
 
+/* Claude Code's built-in Explore: read-only tools and its instructions,
+ * unless a profile file of that name says otherwise. */
+static void test_subagent__builtin_profiles(void)
+{
+	skit_error err = { 0 };
+	char *answer = NULL;
+	struct reqs r;
+	struct fx f;
+	json_t *ev;
+	int rc;
+
+	build_world("builtin");
+	fx_open(&f,
+	        cassette(
+	                "c.jsonl",
+	                "{\"tool_calls\":[{\"id\":\"t1\",\"name\":\"task\","
+	                "\"arguments\":{\"description\":\"find\","
+	                "\"prompt\":\"TASK-TEXT\",\"subagent_type\":"
+	                "\"Explore\"}}]}\n"
+	                "{\"expect\":{\"contains\":[\"You explore a codebase\","
+	                "\"TASK-TEXT\"]},\"text\":\"FOUND\"}\n"
+	                "{\"text\":\"PARENT-OK\"}\n"),
+	        NULL, NULL, true);
+	rc = skit_agent_send(f.agent, "go", &answer, &err);
+	if (rc)
+		HARNESS_FAIL("send: %s", err.message);
+	reqs_load(&r, f.log);
+	ASSERT(offers(&r, 1, "read_file"));
+	ASSERT(offers(&r, 1, "grep"));
+	ASSERT(offers(&r, 1, "glob"));
+	ASSERT(!offers(&r, 1, "shell"));
+	ASSERT(!offers(&r, 1, "write_file"));
+	ASSERT(!offers(&r, 1, "edit_file"));
+	REQ_HAS(&r, 2, "FOUND");
+	reqs_free(&r);
+	ev = events(f.run_dir);
+	ASSERT_STR(str_of(event(ev, "subagent_start", 0), "profile"),
+	           "Explore");
+	json_decref(ev);
+	skit_free(answer);
+	fx_close(&f, rc);
+
+	/* the user's own Explore wins */
+	put(at(world, "home/.agents/agents/Explore.md"),
+	    "---\nname: Explore\ndescription: Mine.\ntools: Bash\n---\n"
+	    "MY-EXPLORE-MARKER\n");
+	answer = NULL;
+	fx_open(&f,
+	        cassette("c2.jsonl",
+	                 "{\"tool_calls\":[{\"id\":\"t1\",\"name\":\"task\","
+	                 "\"arguments\":{\"description\":\"find\","
+	                 "\"prompt\":\"TASK-TEXT\",\"subagent_type\":"
+	                 "\"Explore\"}}]}\n"
+	                 "{\"expect\":{\"contains\":[\"MY-EXPLORE-MARKER\"]},"
+	                 "\"text\":\"FOUND\"}\n"
+	                 "{\"text\":\"PARENT-OK\"}\n"),
+	        NULL, NULL, true);
+	rc = skit_agent_send(f.agent, "go", &answer, &err);
+	if (rc)
+		HARNESS_FAIL("send: %s", err.message);
+	reqs_load(&r, f.log);
+	ASSERT(offers(&r, 1, "shell"));
+	ASSERT(!offers(&r, 1, "read_file"));
+	reqs_free(&r);
+	skit_free(answer);
+	fx_close(&f, rc);
+}
+
 static void test_subagent__fork(void)
 {
 	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
@@ -1120,7 +1190,21 @@ static void test_subagent__lints(void)
 	put(at(world, "lint/search/SKILL.md"),
 	    "---\nname: search\ndescription: d\n"
 	    "allowed-tools: Read Task WebSearch\n---\nB\n");
+	put(at(world, "lint/explore/SKILL.md"),
+	    "---\nname: explore\ndescription: d\ncontext: fork\n"
+	    "agent: Explore\n---\nB\n");
 	ASSERT(lint_has(at(world, "lint/nobody"), "agent-profile-missing"));
+	/* Claude Code's built-in agents need no file; the lint and the
+	 * profiles know the same ones */
+	ASSERT(!lint_has(at(world, "lint/explore"), "agent-profile-missing"));
+	ASSERT(skit__profile_builtin("Explore") &&
+	       skit__skill_builtin_agent("Explore"));
+	ASSERT(skit__profile_builtin("Plan") &&
+	       skit__skill_builtin_agent("Plan"));
+	ASSERT(!skit__profile_builtin("general-purpose") &&
+	       skit__skill_builtin_agent("general-purpose"));
+	ASSERT(!skit__profile_builtin("explore") &&
+	       !skit__skill_builtin_agent("explore"));
 	/* the user's profile (home/.agents/agents/reviewer.md) is found */
 	ASSERT(!lint_has(at(world, "lint/reviewer"), "agent-profile-missing"));
 	ASSERT(lint_has(at(world, "lint/nofork"), "agent-without-fork"));
@@ -1181,6 +1265,7 @@ TEST_MAIN(
 	TEST(test_subagent__always)
 	TEST(test_subagent__parent_trail_protected)
 	TEST(test_subagent__profile)
+	TEST(test_subagent__builtin_profiles)
 	TEST(test_subagent__fork)
 	TEST(test_subagent__parallel)
 	TEST(test_subagent__not_for_hosts)

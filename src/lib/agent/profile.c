@@ -260,6 +260,67 @@ out:
 	return rc;
 }
 
+/*
+ * Claude Code's built-in agents, for the skills (`agent: Explore`) and
+ * task calls (`subagent_type`) that name them; a profile file of the same
+ * name wins. Both only read: they search and read the project and change
+ * nothing. general-purpose is no profile (subagent.c).
+ */
+static const struct {
+	const char *name, *description, *tools, *instructions;
+} builtins[] = {
+	{ "Explore",
+	  "Finds files and code and answers questions about the codebase, "
+	  "changing nothing.",
+	  "Read Grep Glob LS",
+	  "You explore a codebase to answer one question. Find files with "
+	  "glob, search their text with grep, read what matters, and answer "
+	  "with file paths and line numbers. You change nothing: you write no "
+	  "file and run no command. Be quick, and say what you could not "
+	  "find." },
+	{ "Plan",
+	  "Researches the codebase and designs a plan for a change, changing "
+	  "nothing.",
+	  "Read Grep Glob LS",
+	  "You research a codebase and design a plan for the change you are "
+	  "given. Read the code the change touches, then answer with the "
+	  "plan: its steps in order, the files each step changes and how, and "
+	  "the risks and open questions. You change nothing: you write no "
+	  "file and run no command." },
+};
+
+static int builtin_profile(struct skit__profile **out, const char *name,
+                           skit_error *err)
+{
+	struct skit__profile *p;
+
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(builtins); i++) {
+		if (strcmp(builtins[i].name, name))
+			continue;
+		p = skitx_calloc(1, sizeof(*p));
+		if (!p || !(p->name = skitx_strdup(name)) ||
+		    !(p->path = skitx_strdup("(built-in)")) ||
+		    !(p->description = skitx_strdup(builtins[i].description)) ||
+		    !(p->tools = skitx_strdup(builtins[i].tools)) ||
+		    !(p->instructions =
+		              skitx_strdup(builtins[i].instructions))) {
+			skit__profile_free(p);
+			return skit__error_oom(err);
+		}
+		*out = p;
+		return 0;
+	}
+	return SKIT_ENOTFOUND;
+}
+
+bool skit__profile_builtin(const char *name)
+{
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(builtins); i++)
+		if (!strcmp(builtins[i].name, name))
+			return true;
+	return false;
+}
+
 int skit__profile_find(struct skit__profile **out, const char *project_dir,
                        bool project_trusted, const char *name, skit_error *err)
 {
@@ -305,6 +366,8 @@ int skit__profile_find(struct skit__profile **out, const char *project_dir,
 		rc = read_profile(out, skitx_buf_cstr(&dir), name, err);
 	}
 	skitx_buf_release(&dir);
+	if (rc == SKIT_ENOTFOUND)
+		rc = builtin_profile(out, name, err);
 	if (rc == SKIT_ENOTFOUND)
 		return skit__error_set(err, rc, 0,
 		                       "no agent profile named '%s'", name);

@@ -20,7 +20,8 @@
  * `.agents/agents/` and `.claude/agents/` (only when the user trusts the
  * project: repository content never configures an agent otherwise), then
  * the user's `$SKIT_HOME/agents/` (default `~/.agents/agents/`) and
- * `~/.claude/agents/`. Only this module reads those folders.
+ * `~/.claude/agents/`, then among the built-in ones (Claude Code's
+ * Explore and Plan). Only this module reads those folders.
  */
 #ifndef SKIT_LIB_AGENT_PROFILE_H
 #define SKIT_LIB_AGENT_PROFILE_H
@@ -55,6 +56,10 @@ bool skit__profile_name_ok(const char *name);
  */
 int skit__profile_find(struct skit__profile **out, const char *project_dir,
                        bool project_trusted, const char *name, skit_error *err);
+
+/* Whether `name` is a built-in profile (Explore, Plan), used when no file
+ * of that name is found. */
+bool skit__profile_builtin(const char *name);
 
 /* Free `p`. NULL is a no-op. */
 void skit__profile_free(struct skit__profile *p);

@@ -587,10 +587,10 @@ static int check_placeholder(struct skit_skill *s)
 /*
  * WebSearch (or another agent's name for it) in allowed-tools: the policy
  * knows the name (a network tool, as in Claude Code), but skit's agent
- * offers no such tool without a search backend. The skill still loads and its other tools work; the
- * author learns that a model under skit cannot search the web for it.
- * Tokens are split as the policy splits them (blanks and commas outside
- * parentheses); one warning per skill.
+ * offers no such tool without a search backend. The skill still loads and its
+ * other tools work; the author learns that a model under skit cannot search the
+ * web for it. Tokens are split as the policy splits them (blanks and commas
+ * outside parentheses); one warning per skill.
  */
 static int check_not_offered(struct skit_skill *s)
 {
@@ -641,6 +641,12 @@ static bool profile_at(const char *dir, const char *sub, const char *name)
 /* Whether an agent profile `name` is in a folder the agent looks in: the
  * user's, or a project's above the skill (docs/agent.md, "Agent
  * profiles"). Trust is the agent's business; this is a hint. */
+bool skit__skill_builtin_agent(const char *name)
+{
+	return !strcmp(name, "general-purpose") || !strcmp(name, "Explore") ||
+	       !strcmp(name, "Plan");
+}
+
 static bool profile_exists(const struct skit_skill *s, const char *name)
 {
 	const char *home = getenv("HOME"), *sh = getenv("SKIT_HOME");
@@ -699,7 +705,7 @@ static int check_fork(struct skit_skill *s)
 		                        "agent: %.64s has an effect only with "
 		                        "context: fork",
 		                        agent);
-	if (!strcmp(agent, "general-purpose") || profile_exists(s, agent))
+	if (skit__skill_builtin_agent(agent) || profile_exists(s, agent))
 		return 0;
 	return skit__skill_diag(s, SKIT_SEVERITY_WARNING,
 	                        "agent-profile-missing", NULL, 0, 0,

@@ -59,6 +59,13 @@ struct skit_skill {
 };
 
 /* Append a diagnostic; the message is formatted into the pool. */
+/*
+ * Whether `name` is one of the agents every skit agent has without a
+ * profile file, as Claude Code has them: general-purpose (no profile),
+ * Explore and Plan (agent/profile.c holds what they are). lint.c.
+ */
+bool skit__skill_builtin_agent(const char *name);
+
 int skit__skill_diag(struct skit_skill *s, skit_severity sev, const char *code,
                      const char *path, unsigned int line, unsigned int col,
                      const char *fmt, ...)
