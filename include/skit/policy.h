@@ -130,8 +130,40 @@ SKIT_EXTERN int skit_allowed_tools_parse(skit_allowed_tools **out,
                                          const char *skill, const char *text,
                                          skit_error *err);
 
-/** Number of patterns in `at`. */
+/**
+ * An empty list that declares no `allowed-tools` (the skill restricts no
+ * tool), to carry a skill's `disallowed-tools` alone
+ * (skit_allowed_tools_disallow()).
+ *
+ * @param[out] out  the list, owned by the caller
+ * @param skill     the skill's name, copied (for reasons); may be NULL
+ * @param[out] err  filled in on failure; may be NULL
+ * @return SKIT_OK or SKIT_ENOMEM.
+ */
+SKIT_EXTERN int skit_allowed_tools_new(skit_allowed_tools **out,
+                                       const char *skill, skit_error *err);
+
+/**
+ * Add a skill's `disallowed-tools` value (Claude Code's field: tools the
+ * skill forbids while it is active) to `at`: patterns as `allowed-tools`
+ * takes them. While the skill is active, a call one of them covers is
+ * denied, whatever else would allow it, and a tool one names bare is not
+ * offered. Unknown tool names become warning diagnostics (code
+ * "disallowed-tools-unknown-tool"); a malformed pattern fails the whole
+ * value and leaves `at` as it was.
+ *
+ * @return SKIT_OK; SKIT_EINVALID; SKIT_ETOOBIG; SKIT_ENOMEM, as
+ *         skit_allowed_tools_parse().
+ */
+SKIT_EXTERN int skit_allowed_tools_disallow(skit_allowed_tools *at,
+                                            const char *text, skit_error *err);
+
+/** Number of patterns in `at` (its allowed-tools). */
 SKIT_EXTERN size_t skit_allowed_tools_count(const skit_allowed_tools *at);
+
+/** Number of disallowed-tools patterns in `at`. */
+SKIT_EXTERN size_t
+skit_allowed_tools_disallowed_count(const skit_allowed_tools *at);
 
 /**
  * Pattern `i` (< count) as written, without surrounding blanks. Borrowed:

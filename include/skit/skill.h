@@ -181,6 +181,14 @@ SKIT_EXTERN const char *skit_skill_field(const skit_skill *skill,
  */
 SKIT_EXTERN const char *skit_skill_allowed_tools(const skit_skill *skill);
 
+/**
+ * `disallowed-tools` (Claude Code's field: the tools the skill forbids
+ * while it is active), as a string of patterns; a YAML list (the usual
+ * form) is joined with single spaces. NULL when absent or neither.
+ * skit_allowed_tools_disallow() parses it.
+ */
+SKIT_EXTERN const char *skit_skill_disallowed_tools(const skit_skill *skill);
+
 /** `when_to_use`, `argument-hint`: NULL when absent. */
 SKIT_EXTERN const char *skit_skill_when_to_use(const skit_skill *skill);
 SKIT_EXTERN const char *skit_skill_argument_hint(const skit_skill *skill);

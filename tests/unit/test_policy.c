@@ -1774,6 +1774,97 @@ static void test_policy__other_names(void)
 	ASSERT(!skit__policy_tool_offered("mcp__", 5, true));
 }
 
+/* A skill's disallowed-tools: denied while it is active, whatever else
+ * allows; no allowed-tools list declared by it alone. */
+static void test_policy__disallowed(void)
+{
+	skit_tool_request rm = { "shell", "rm -rf build", NULL };
+	skit_tool_request ls = { "shell", "ls", NULL };
+	skit_tool_request rd = { "read_file", "a.md", NULL };
+	skit_tool_request web = { "web_fetch", "https://example.com/", NULL };
+	skit_active_skill one = { "careful", NULL };
+	skit_allowed_tools *at;
+	const skit_diag *diags;
+	skit_decision d;
+	skit_policy *p;
+	skit_error err;
+	char **dom;
+	size_t n;
+
+	ASSERT_OK(skit_allowed_tools_new(&at, "careful", NULL));
+	ASSERT_OK(skit_allowed_tools_disallow(at, "Bash(rm:*), WebFetch", &err));
+	ASSERT_EQ(skit_allowed_tools_count(at), 0);
+	ASSERT_EQ(skit_allowed_tools_disallowed_count(at), 2);
+	one.tools = at;
+	ASSERT_OK(skit_policy_new(&p, NULL));
+	skit_policy_set_yes(p, true);
+	ASSERT_OK(skit_policy_add(p, SKIT_POLICY_LIST_ALLOW, "Bash", NULL));
+	ASSERT_OK(skit_policy_check(p, &one, 1, &rm, &d, NULL));
+	ASSERT_EQ(d.verdict, D);
+	ASSERT_STR(d.reason, "denied by the disallowed-tools of skill "
+	                     "'careful' ('Bash(rm:*)')");
+	/* no allowed-tools declared: the rest as without the skill */
+	ASSERT_OK(skit_policy_check(p, &one, 1, &ls, &d, NULL));
+	ASSERT_EQ(d.verdict, A);
+	ASSERT_OK(skit_policy_check(p, &one, 1, &rd, &d, NULL));
+	ASSERT_EQ(d.verdict, A);
+	ASSERT_OK(skit_policy_check(p, &one, 1, &web, &d, NULL));
+	ASSERT_EQ(d.verdict, D);
+	/* without the skill, rm runs */
+	ASSERT_OK(skit_policy_check(p, NULL, 0, &rm, &d, NULL));
+	ASSERT_EQ(d.verdict, A);
+	/* offered: shell (only rm is refused), not web_fetch (bare) */
+	ASSERT(skit_policy_offers(p, &one, 1, "shell", false));
+	ASSERT(!skit_policy_offers(p, &one, 1, "web_fetch", true));
+	ASSERT(skit_policy_offers(p, NULL, 0, "web_fetch", true));
+	/* scripts: a bare disallowed WebFetch is no web for any program */
+	ASSERT_OK(skit_policy_add(p, SKIT_POLICY_LIST_ALLOW,
+	                          "WebFetch(domain:example.com)", NULL));
+	ASSERT_OK(skit_policy_web_domains(&dom, p, NULL, 0, NULL, NULL));
+	ASSERT(dom && !strcmp(dom[0], "example.com"));
+	skit_policy_web_domains_free(dom);
+	ASSERT_OK(skit_policy_web_domains(&dom, p, &one, 1, NULL, NULL));
+	ASSERT(!dom);
+	skit_policy_free(p);
+
+	/* with allowed-tools too: both hold */
+	skit_allowed_tools_free(at);
+	ASSERT_OK(skit_allowed_tools_parse(&at, "careful", "Read Bash(git:*)",
+	                                   NULL));
+	ASSERT_OK(skit_allowed_tools_disallow(at, "Bash(git push:*)", NULL));
+	one.tools = at;
+	ASSERT_OK(skit_policy_new(&p, NULL));
+	skit_policy_set_yes(p, true);
+	{
+		skit_tool_request st = { "shell", "git status", NULL };
+		skit_tool_request push = { "shell", "git push origin", NULL };
+
+		ASSERT_OK(skit_policy_check(p, &one, 1, &st, &d, NULL));
+		ASSERT_EQ(d.verdict, A);
+		ASSERT_OK(skit_policy_check(p, &one, 1, &push, &d, NULL));
+		ASSERT_EQ(d.verdict, D);
+		ASSERT_CONTAINS(d.reason, "disallowed-tools");
+		ASSERT_OK(skit_policy_check(p, &one, 1, &ls, &d, NULL));
+		ASSERT_EQ(d.verdict, D);
+		ASSERT_CONTAINS(d.reason, "not in the allowed-tools");
+	}
+	skit_policy_free(p);
+
+	/* a malformed value leaves the list as it was; unknown names warn */
+	ASSERT_EQ(skit_allowed_tools_disallow(at, "Frob Read(a", &err),
+	          SKIT_EINVALID);
+	ASSERT_CONTAINS(err.message, "disallowed-tools: unclosed '('");
+	ASSERT_EQ(skit_allowed_tools_disallowed_count(at), 1);
+	diags = skit_allowed_tools_diags(at, &n);
+	ASSERT_EQ(n, 0);
+	ASSERT_OK(skit_allowed_tools_disallow(at, "Frob", &err));
+	diags = skit_allowed_tools_diags(at, &n);
+	ASSERT_EQ(n, 1);
+	ASSERT_STR(diags[0].code, "disallowed-tools-unknown-tool");
+	ASSERT_STR(diags[0].message, "Unknown tool 'Frob' in disallowed-tools");
+	skit_allowed_tools_free(at);
+}
+
 TEST_MAIN(
 	TEST(test_policy__table)
 	TEST(test_policy__doc_table_in_sync)
@@ -1798,5 +1889,6 @@ TEST_MAIN(
 	TEST(test_policy__mcp)
 	TEST(test_policy__edit_and_glob)
 	TEST(test_policy__ask_user)
-	TEST(test_policy__other_names))
+	TEST(test_policy__other_names)
+	TEST(test_policy__disallowed))
 /* clang-format on */

@@ -385,19 +385,24 @@ static const char *trigger_name(enum agent_trigger t)
 }
 
 /*
- * The skill's `allowed-tools`, parsed for the policy. A value that does
- * not parse still declares a list, an empty one: when in doubt, the
- * skill grants nothing. Returns 0 or SKIT_ENOMEM.
+ * The skill's `allowed-tools` and `disallowed-tools`, parsed for the
+ * policy. A value that does not parse, either of them, declares an empty
+ * allowed list: when in doubt, the skill grants nothing. Returns 0 or
+ * SKIT_ENOMEM.
  */
 static int parse_allowed(struct skit_agent *a, struct skit__active_skill *s)
 {
 	const char *text = skit_skill_allowed_tools(s->skill);
+	const char *no = skit_skill_disallowed_tools(s->skill);
 	skit_error perr = { 0 };
-	int rc;
+	int rc = 0;
 
-	if (!text)
+	if (!text && !no)
 		return 0;
-	rc = skit_allowed_tools_parse(&s->tools, s->name, text, &perr);
+	if (text)
+		rc = skit_allowed_tools_parse(&s->tools, s->name, text, &perr);
+	else
+		rc = skit_allowed_tools_new(&s->tools, s->name, NULL);
 	if (rc == SKIT_ENOMEM)
 		return rc;
 	if (rc < 0) {
@@ -405,6 +410,18 @@ static int parse_allowed(struct skit_agent *a, struct skit__active_skill *s)
 		                  "%s: allowed-tools does not parse (%s); the "
 		                  "skill grants no tool",
 		                  s->name, perr.message);
+		rc = skit_allowed_tools_parse(&s->tools, s->name, "", NULL);
+	}
+	if (rc || !no)
+		return rc;
+	rc = skit_allowed_tools_disallow(s->tools, no, &perr);
+	if (rc < 0 && rc != SKIT_ENOMEM) {
+		skit__agent_trace(a, SKIT_TRACE_NOTE,
+		                  "%s: disallowed-tools does not parse (%s); "
+		                  "the skill grants no tool",
+		                  s->name, perr.message);
+		skit_allowed_tools_free(s->tools);
+		s->tools = NULL;
 		rc = skit_allowed_tools_parse(&s->tools, s->name, "", NULL);
 	}
 	return rc;

@@ -78,7 +78,7 @@ static void gate_reason(skit_decision *out, const skit_active_skill *active,
 	for (size_t i = 0; i < nactive; i++) {
 		const skit_allowed_tools *at = active[i].tools;
 
-		if (!at)
+		if (!at || !at->declared)
 			continue;
 		if (!first)
 			reason_add(out->reason, sizeof(out->reason), "; ");
@@ -267,6 +267,20 @@ static int check(const skit_policy *p, const skit_active_skill *active,
 		out->by_flag = true;
 		return 0;
 	}
+	/* 3b: an active skill's disallowed-tools. */
+	for (size_t i = 0; i < nactive; i++) {
+		if (!active[i].tools)
+			continue;
+		hit = skit__policy_plist_find(&active[i].tools->deny, &c, true);
+		if (hit) {
+			decide(out, SKIT_POLICY_DENY,
+			       "denied by the disallowed-tools of skill '%s' "
+			       "('%s')",
+			       active[i].name ? active[i].name : "(unnamed)",
+			       hit->text);
+			return 0;
+		}
+	}
 
 	/* 4: the file tools work inside the project folder only. */
 	if (c.tool->arg == ARG_PATH && c.path_state) {
@@ -278,7 +292,7 @@ static int check(const skit_policy *p, const skit_active_skill *active,
 
 	/* 5: the skill gate. A skill may always run its own scripts. */
 	for (size_t i = 0; i < nactive; i++) {
-		if (!active[i].tools)
+		if (!active[i].tools || !active[i].tools->declared)
 			continue;
 		declared = true;
 		if (skit__policy_plist_find(&active[i].tools->pats, &c, false))
@@ -437,6 +451,10 @@ bool skit__policy_offers_external(const skit_policy *p,
 	for (size_t i = 0; i < nactive; i++) {
 		if (!active[i].tools)
 			continue;
+		if (plist_names_mcp(&active[i].tools->deny, tool))
+			return false;
+		if (!active[i].tools->declared)
+			continue;
 		declared = true;
 		if (plist_names_mcp(&active[i].tools->pats, tool))
 			named = true;
@@ -481,6 +499,10 @@ bool skit_policy_offers(const skit_policy *p, const skit_active_skill *active,
 		return nactive > 0;
 	for (size_t i = 0; i < nactive; i++) {
 		if (!active[i].tools)
+			continue;
+		if (plist_names(&active[i].tools->deny, t, true))
+			return false;
+		if (!active[i].tools->declared)
 			continue;
 		declared = true;
 		if (plist_names(&active[i].tools->pats, t, false))
@@ -555,6 +577,15 @@ void skit_policy_web_domains_free(char **domains)
 	skitx_free(domains);
 }
 
+/* Whether `pat` is a WebFetch pattern (Claude Code's name or another
+ * agent's for it). */
+static bool web_pattern(const struct pattern *pat, int web)
+{
+	return pat->tool >= 0 && !pat->mcp &&
+	       (pat->tool == web || (skit__policy_tools[pat->tool].denotes &
+	                             skit__policy_tools[web].denotes));
+}
+
 int skit_policy_web_domains(char ***out, const skit_policy *p,
                             const skit_active_skill *active, size_t nactive,
                             const char *skill, skit_error *err)
@@ -574,7 +605,7 @@ int skit_policy_web_domains(char ***out, const skit_policy *p,
 		const struct plist *l = &p->lists[lists[k]];
 
 		for (size_t i = 0; !rc && i < l->n; i++) {
-			if (l->v[i].tool != web)
+			if (!web_pattern(&l->v[i], web))
 				continue;
 			if (k >= 2)
 				rc = l->v[i].arg ? domains_push(&v, '!',
@@ -583,6 +614,22 @@ int skit_policy_web_domains(char ***out, const skit_policy *p,
 			else
 				rc = domains_push(
 				        &v, 0, l->v[i].arg ? l->v[i].arg : "*");
+		}
+	}
+	/* An active skill's disallowed-tools hold for every program: a
+	 * bare WebFetch there is no web at all, a domain a refused one. */
+	for (size_t a = 0; !rc && a < nactive; a++) {
+		const struct plist *l;
+
+		if (!active[a].tools)
+			continue;
+		l = &active[a].tools->deny;
+		for (size_t i = 0; !rc && i < l->n; i++) {
+			if (!web_pattern(&l->v[i], web))
+				continue;
+			if (!l->v[i].arg)
+				goto none;
+			rc = domains_push(&v, '!', l->v[i].arg);
 		}
 	}
 	/* A skill's, for its own scripts: each named domain the user's
@@ -600,7 +647,7 @@ int skit_policy_web_domains(char ***out, const skit_policy *p,
 			skit_tool_request req = { "WebFetch", NULL, NULL };
 			skit_decision d;
 
-			if (l->v[i].tool != web || !l->v[i].arg)
+			if (!web_pattern(&l->v[i], web) || !l->v[i].arg)
 				continue;
 			req.target = l->v[i].arg;
 			if (skit_policy_check(p, NULL, 0, &req, &d, NULL) ==
@@ -621,6 +668,7 @@ int skit_policy_web_domains(char ***out, const skit_policy *p,
 			return 0;
 		}
 	}
+none:
 	for (size_t i = 0; i < v.len; i++)
 		skitx_free(v.items[i]);
 	skitx_vec_release(&v);

@@ -63,7 +63,9 @@ struct plist {
 
 struct skit_allowed_tools {
 	char *skill;
-	struct plist pats;
+	bool declared;     /* an allowed-tools list (else only `deny`) */
+	struct plist pats; /* allowed-tools */
+	struct plist deny; /* disallowed-tools: refused while active */
 	skit_diag *diags;
 	size_t ndiags;
 };

@@ -875,8 +875,8 @@ static bool is_separator(char c)
 	return skit__policy_is_blank(c) || c == ',' || c == '\n' || c == '\r';
 }
 
-static int add_unknown_diag(skit_allowed_tools *at, const char *tok, size_t len,
-                            size_t pos)
+static int add_unknown_diag(skit_allowed_tools *at, const char *field,
+                            const char *tok, size_t len, size_t pos)
 {
 	size_t name_len = 0;
 	const char *near;
@@ -890,13 +890,11 @@ static int add_unknown_diag(skit_allowed_tools *at, const char *tok, size_t len,
 	near = tool_case_match(tok, name_len);
 	if (near)
 		snprintf(msg, sizeof(msg),
-		         "Unknown tool '%.*s' in allowed-tools (did you mean "
-		         "'%s'?)",
-		         (int)name_len, tok, near);
+		         "Unknown tool '%.*s' in %s (did you mean '%s'?)",
+		         (int)name_len, tok, field, near);
 	else
-		snprintf(msg, sizeof(msg),
-		         "Unknown tool '%.*s' in allowed-tools", (int)name_len,
-		         tok);
+		snprintf(msg, sizeof(msg), "Unknown tool '%.*s' in %s",
+		         (int)name_len, tok, field);
 	d = skitx_realloc(at->diags, (at->ndiags + 1) * sizeof(*d));
 	if (!d)
 		return SKIT_ENOMEM;
@@ -908,33 +906,22 @@ static int add_unknown_diag(skit_allowed_tools *at, const char *tok, size_t len,
 		return SKIT_ENOMEM;
 	at->ndiags++;
 	d->severity = SKIT_SEVERITY_WARNING;
-	d->code = "allowed-tools-unknown-tool";
+	d->code = strcmp(field, "allowed-tools")
+	                  ? "disallowed-tools-unknown-tool"
+	                  : "allowed-tools-unknown-tool";
 	d->path = "";
 	d->column = (unsigned int)(pos + 1);
 	return 0;
 }
 
-int skit_allowed_tools_parse(skit_allowed_tools **out, const char *skill,
-                             const char *text, skit_error *err)
+/* Parse `text` into `l` of `at`; `field` names it in messages. */
+static int parse_list(skit_allowed_tools *at, struct plist *l,
+                      const char *field, const char *text, skit_error *err)
 {
-	skit_allowed_tools *at;
 	struct pattern pat;
 	struct perr pe;
 	size_t i = 0;
 	int error = 0;
-
-	assert(out && text);
-	*out = NULL;
-	at = skitx_calloc(1, sizeof(*at));
-	if (!at)
-		return skit__error_oom(err);
-	if (skill) {
-		at->skill = skitx_strdup(skill);
-		if (!at->skill) {
-			error = SKIT_ENOMEM;
-			goto out;
-		}
-	}
 
 	while (text[i]) {
 		size_t start, depth = 0;
@@ -953,47 +940,102 @@ int skit_allowed_tools_parse(skit_allowed_tools **out, const char *skill,
 				depth--;
 			i++;
 		}
-		if (at->pats.n == SKIT_POLICY_MAX_PATTERNS) {
+		if (l->n == SKIT_POLICY_MAX_PATTERNS) {
 			error = skit__error_set(err, SKIT_ETOOBIG, 0,
-			                        "more than %d patterns in "
-			                        "allowed-tools",
-			                        SKIT_POLICY_MAX_PATTERNS);
+			                        "more than %d patterns in %s",
+			                        SKIT_POLICY_MAX_PATTERNS,
+			                        field);
 			if (err)
 				err->column = (unsigned int)(start + 1);
-			goto out;
+			return error;
 		}
 		error = skit__policy_parse_pattern(&pat, text + start,
 		                                   i - start, &unknown, &pe);
 		if (error == SKIT_ENOMEM)
-			goto out;
+			return skit__error_oom(err);
 		if (error < 0) {
-			skit__error_set(err, error, 0, "allowed-tools: %s",
-			                pe.msg);
+			skit__error_set(err, error, 0, "%s: %s", field, pe.msg);
 			if (err)
 				err->column =
 				        (unsigned int)(start + pe.pos + 1);
-			goto out;
+			return error;
 		}
-		error = skit__policy_plist_push(&at->pats, &pat);
+		error = skit__policy_plist_push(l, &pat);
 		if (error < 0) {
 			skit__policy_pattern_release(&pat);
-			goto out;
+			return skit__error_oom(err);
 		}
 		if (unknown) {
-			error = add_unknown_diag(at, text + start, i - start,
-			                         start);
+			error = add_unknown_diag(at, field, text + start,
+			                         i - start, start);
 			if (error < 0)
-				goto out;
+				return skit__error_oom(err);
 		}
 	}
+	return 0;
+}
 
+int skit_allowed_tools_new(skit_allowed_tools **out, const char *skill,
+                           skit_error *err)
+{
+	skit_allowed_tools *at;
+
+	assert(out);
+	*out = NULL;
+	at = skitx_calloc(1, sizeof(*at));
+	if (!at)
+		return skit__error_oom(err);
+	if (skill && !(at->skill = skitx_strdup(skill))) {
+		skitx_free(at);
+		return skit__error_oom(err);
+	}
 	*out = at;
-	at = NULL;
-out:
-	if (error == SKIT_ENOMEM)
-		skit__error_oom(err);
-	skit_allowed_tools_free(at);
+	return 0;
+}
+
+int skit_allowed_tools_parse(skit_allowed_tools **out, const char *skill,
+                             const char *text, skit_error *err)
+{
+	skit_allowed_tools *at;
+	int error;
+
+	assert(out && text);
+	*out = NULL;
+	error = skit_allowed_tools_new(&at, skill, err);
+	if (error)
+		return error;
+	at->declared = true;
+	error = parse_list(at, &at->pats, "allowed-tools", text, err);
+	if (error) {
+		skit_allowed_tools_free(at);
+		return error;
+	}
+	*out = at;
+	return 0;
+}
+
+int skit_allowed_tools_disallow(skit_allowed_tools *at, const char *text,
+                                skit_error *err)
+{
+	size_t n = at ? at->deny.n : 0, ndiags = at ? at->ndiags : 0;
+	int error;
+
+	assert(at && text);
+	error = parse_list(at, &at->deny, "disallowed-tools", text, err);
+	if (error) {
+		/* all or nothing: this value's patterns and diagnostics go */
+		while (at->deny.n > n)
+			skit__policy_pattern_release(&at->deny.v[--at->deny.n]);
+		while (at->ndiags > ndiags)
+			skitx_free((char *)at->diags[--at->ndiags].message);
+	}
 	return error;
+}
+
+size_t skit_allowed_tools_disallowed_count(const skit_allowed_tools *at)
+{
+	assert(at);
+	return at->deny.n;
 }
 
 size_t skit_allowed_tools_count(const skit_allowed_tools *at)
@@ -1024,6 +1066,7 @@ void skit_allowed_tools_free(skit_allowed_tools *at)
 		skitx_free((char *)at->diags[i].message);
 	skitx_free(at->diags);
 	skit__policy_plist_release(&at->pats);
+	skit__policy_plist_release(&at->deny);
 	skitx_free(at->skill);
 	skitx_free(at);
 }

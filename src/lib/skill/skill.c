@@ -1026,6 +1026,75 @@ static int check_runtime_fields(struct skit_skill *s)
 		}
 	}
 
+	/* Claude Code's disallowed-tools: a list (its usual form) or a
+	 * string of patterns. Checked as allowed-tools is. */
+	node = skit__yaml_get(s->root, "disallowed-tools");
+	if (node) {
+		struct skitx_buf b = SKITX_BUF_INIT;
+		bool scalars =
+		        node->kind == SKIT_YSCALAR || node->kind == SKIT_YSEQ;
+
+		key_position(s, "disallowed-tools", &line, &col);
+		if (node->kind == SKIT_YSCALAR) {
+			s->disallowed_tools = node->value;
+		} else if (node->kind == SKIT_YSEQ) {
+			for (size_t i = 0; i < node->n && scalars; i++) {
+				const struct skit__ynode *it = node->items[i];
+
+				if (it->kind != SKIT_YSCALAR)
+					scalars = false;
+				else if ((i && skitx_buf_putc(&b, ' ') < 0) ||
+				         skitx_buf_add(&b, it->value, it->len) <
+				                 0) {
+					skitx_buf_release(&b);
+					return SKIT_ENOMEM;
+				}
+			}
+			if (scalars) {
+				s->disallowed_tools = skitx_pool_strndup(
+				        &s->pool, b.ptr, b.len);
+				skitx_buf_release(&b);
+				if (!s->disallowed_tools)
+					return SKIT_ENOMEM;
+			}
+			skitx_buf_release(&b);
+		}
+		if (!scalars)
+			WARN("disallowed-tools-type",
+			     "Field 'disallowed-tools' should be a list of "
+			     "tool names or a string of them; skit forbids "
+			     "nothing for it");
+		if (s->disallowed_tools) {
+			skit_allowed_tools *at = NULL;
+			const skit_diag *d;
+			skit_error perr = { 0 };
+			size_t nd = 0;
+			int prc = skit_allowed_tools_new(&at, NULL, NULL);
+
+			if (!prc)
+				prc = skit_allowed_tools_disallow(
+				        at, s->disallowed_tools, &perr);
+			if (prc == SKIT_ENOMEM) {
+				skit_allowed_tools_free(at);
+				return SKIT_ENOMEM;
+			}
+			if (prc < 0)
+				WARN("disallowed-tools-pattern",
+				     "%s (column %u); skit treats the skill as "
+				     "granting no tool",
+				     perr.message, perr.column);
+			d = at ? skit_allowed_tools_diags(at, &nd) : NULL;
+			for (size_t i = 0; !error && i < nd; i++) {
+				error = skit__skill_diag(
+				        s, SKIT_SEVERITY_WARNING, d[i].code,
+				        NULL, line, col, "%s", d[i].message);
+			}
+			skit_allowed_tools_free(at);
+			if (error < 0)
+				goto out;
+		}
+	}
+
 	node = skit__yaml_get(s->root, "license");
 	if (node && node->kind != SKIT_YSCALAR) {
 		key_position(s, "license", &line, &col);
@@ -1588,6 +1657,11 @@ const char *skit_skill_field(const skit_skill *s, const char *key)
 const char *skit_skill_allowed_tools(const skit_skill *s)
 {
 	return s->allowed_tools;
+}
+
+const char *skit_skill_disallowed_tools(const skit_skill *s)
+{
+	return s->disallowed_tools;
 }
 
 const char *skit_skill_when_to_use(const skit_skill *s)

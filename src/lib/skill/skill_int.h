@@ -41,7 +41,8 @@ struct skit_skill {
 	const char *name_raw;     /* stripped, or NULL */
 	const char *description;  /* stripped, or NULL */
 	const char *allowed_tools, *when_to_use, *argument_hint;
-	bool name_mismatch; /* name-dir-mismatch (error or warning) */
+	const char *disallowed_tools; /* a YAML list joined with blanks */
+	bool name_mismatch;           /* name-dir-mismatch (error or warning) */
 	unsigned int flags;
 	const char **meta_keys, **meta_values;
 	size_t meta_count;
