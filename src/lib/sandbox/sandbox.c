@@ -866,6 +866,9 @@ static void plan_release(struct plan *p)
 	strv_drop(p->pin, p->npin);
 	p->pin = NULL;
 	p->npin = 0;
+	strv_drop(p->link, p->nlink);
+	p->link = NULL;
+	p->nlink = 0;
 	skitx_free(p->path);
 	skitx_free(p->cwd);
 	p->path = p->cwd = NULL;
@@ -1269,6 +1272,10 @@ int skit__run(struct skit__run_result *res, const struct skit__run_opts *o,
 	plan.ruleset_fd = plan.cgroup_fd = plan.proxy_fd = plan.proxy_peer = -1;
 	if (o->confine)
 		plan_build(&plan, o);
+	if (plan.refuse[0]) {
+		rc = skit__error_set(err, SKIT_EUNSAFE, 0, "%s", plan.refuse);
+		goto out;
+	}
 	/* O_CLOEXEC everywhere: a fork+exec in another thread must not
 	 * inherit our pipes (it would hold them open). dup2() in the child
 	 * clears the flag on the copies it keeps. */

@@ -17,6 +17,7 @@
 #define _GNU_SOURCE /* O_PATH: before any header */
 #include "common.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/file.h>
@@ -27,6 +28,7 @@
 #ifdef __linux__
 # include <sys/mount.h>
 # include <sys/statvfs.h>
+# include <sys/syscall.h>
 # include <sys/vfs.h>
 #endif
 
@@ -118,6 +120,32 @@ static unsigned long locked_flags(const char *path)
  * protected path is bound read-only over itself. False on any failure
  * (the run then lacks the layer).
  */
+# ifndef OPEN_TREE_CLONE
+#  define OPEN_TREE_CLONE 1
+# endif
+# ifndef MOVE_MOUNT_F_EMPTY_PATH
+#  define MOVE_MOUNT_F_EMPTY_PATH 0x00000004
+# endif
+
+/* Bind the link `path` over itself, not following it (mount() would). */
+static bool bind_link(const char *path)
+{
+# if defined(SYS_open_tree) && defined(SYS_move_mount)
+	int fd =
+	        (int)syscall(SYS_open_tree, AT_FDCWD, path,
+	                     OPEN_TREE_CLONE | AT_SYMLINK_NOFOLLOW | O_CLOEXEC);
+	bool ok = fd >= 0 && !syscall(SYS_move_mount, fd, "", AT_FDCWD, path,
+	                              MOVE_MOUNT_F_EMPTY_PATH);
+
+	if (fd >= 0)
+		close(fd);
+	return ok;
+# else
+	(void)path;
+	return false;
+# endif
+}
+
 # define MAX_REBIND 16
 bool skit__sandbox_mount_setup(const struct plan *p)
 {
@@ -154,6 +182,8 @@ bool skit__sandbox_mount_setup(const struct plan *p)
 		            NULL);
 	for (i = 0; ok && i < p->npin; i++)
 		ok = !mount(p->pin[i], p->pin[i], NULL, MS_BIND | MS_REC, NULL);
+	for (i = 0; ok && i < p->nlink; i++)
+		ok = bind_link(p->link[i]);
 	for (i = 0; ok && i < p->nro; i++)
 		ok = !mount(p->ro[i], p->ro[i], NULL, MS_BIND | MS_REC, NULL) &&
 		     !mount(NULL, p->ro[i], NULL,
@@ -228,7 +258,7 @@ static bool pin_push(struct plan *p, const char *dir)
  * Bind `real` read-only, and pin every folder from the writable root
  * `root` (included) down to its parent.
  */
-static bool ro_push(struct plan *p, const char *root, const char *real)
+static bool pin_parents(struct plan *p, const char *root, const char *real)
 {
 	char dir[PATH_MAX];
 	size_t n = strlen(root);
@@ -244,7 +274,12 @@ static bool ro_push(struct plan *p, const char *root, const char *real)
 			break;
 		ok = pin_push(p, dir);
 	}
-	if (!ok)
+	return ok;
+}
+
+static bool ro_push(struct plan *p, const char *root, const char *real)
+{
+	if (!pin_parents(p, root, real))
 		return false;
 	for (size_t i = 0; i < p->nro; i++)
 		if (!strcmp(p->ro[i], real))
@@ -308,9 +343,8 @@ static bool placeholder_take(struct plan *p, const char *made, bool *bind)
 		int fd;
 
 		if (!mine && errno != EEXIST)
-			/* A folder we may not create, the program may not
-			 * create either (it runs as our uid, without
-			 * capabilities). */
+			/* A folder we may not create in: the caller decides
+			 * (its owner, the program too, could chmod it). */
 			return errno == EACCES || errno == EPERM ||
 			       errno == EROFS;
 		fd = open(made,
@@ -401,6 +435,23 @@ void skit__sandbox_placeholders_release(struct plan *p)
  * (protect_link()). A missing `*.json` file gets its folder bound
  * read-only instead, unless that folder is a writable root.
  */
+/*
+ * `path` cannot be protected: the run is refused (struct plan, refuse)
+ * with "cannot protect PATH: WHY". False, so that planning stops.
+ */
+static bool refuse(struct plan *p, const char *path, const char *why)
+{
+	size_t n = strlen(path);
+
+	/* a long path shown by its end, so that the reason fits a message */
+	if (!p->refuse[0])
+		snprintf(p->refuse, sizeof(p->refuse),
+		         "cannot protect %s%.160s: %s; the program was not run",
+		         n > 160 ? "..." : "", n > 160 ? path + n - 160 : path,
+		         why);
+	return false;
+}
+
 static bool protect_at(struct plan *p, const struct skit__run_opts *o,
                        const char *path, int depth);
 
@@ -418,8 +469,12 @@ static bool protect_link(struct plan *p, const struct skit__run_opts *o,
 	ssize_t n;
 	int k;
 
-	if (depth >= 8)
+	/* A loop, or more links than the kernel follows (40): nothing
+	 * resolves through it, and links_push() binds the links. */
+	if (!realpath(made, target) && errno == ELOOP)
 		return true;
+	if (depth >= 8)
+		return refuse(p, made, "a chain of more than 8 links");
 	n = readlink(made, target, sizeof(target) - 1);
 	if (n <= 0)
 		return true;
@@ -431,8 +486,53 @@ static bool protect_link(struct plan *p, const struct skit__run_opts *o,
 		             (int)(strrchr(made, '/') - made), made, target,
 		             tail);
 	if (k < 0 || (size_t)k >= sizeof(next))
-		return true;
+		return refuse(p, made, "the path it names is too long");
 	return protect_at(p, o, next, depth + 1);
+}
+
+/*
+ * A protected file with another hard link (made before the run: a
+ * program cannot make one, EXDEV) could be changed through that other
+ * name, which no mount covers. Looked at: `real` itself when a file, and
+ * a repository's config and hooks when `real` is a `.git` folder. The
+ * first such file into `found`.
+ */
+static bool hardlinked(const char *real, const struct stat *st,
+                       char found[PATH_MAX])
+{
+	char sub[PATH_MAX];
+	struct dirent *de;
+	struct stat fs;
+	DIR *d;
+
+	if (S_ISREG(st->st_mode) && st->st_nlink > 1) {
+		snprintf(found, PATH_MAX, "%s", real);
+		return true;
+	}
+	if (!S_ISDIR(st->st_mode) || strlen(real) < 5 ||
+	    strcmp(real + strlen(real) - 5, "/.git"))
+		return false;
+	if ((size_t)snprintf(sub, sizeof(sub), "%s/config", real) <
+	            sizeof(sub) &&
+	    !lstat(sub, &fs) && S_ISREG(fs.st_mode) && fs.st_nlink > 1) {
+		snprintf(found, PATH_MAX, "%s", sub);
+		return true;
+	}
+	if ((size_t)snprintf(sub, sizeof(sub), "%s/hooks", real) >=
+	            sizeof(sub) ||
+	    !(d = opendir(sub)))
+		return false;
+	while ((de = readdir(d))) {
+		if ((size_t)snprintf(found, PATH_MAX, "%s/%s", sub,
+		                     de->d_name) < PATH_MAX &&
+		    !lstat(found, &fs) && S_ISREG(fs.st_mode) &&
+		    fs.st_nlink > 1) {
+			closedir(d);
+			return true;
+		}
+	}
+	closedir(d);
+	return false;
 }
 
 static bool protect_at(struct plan *p, const struct skit__run_opts *o,
@@ -445,15 +545,23 @@ static bool protect_at(struct plan *p, const struct skit__run_opts *o,
 	bool bind;
 
 	if (realpath(path, real)) {
+		char other[PATH_MAX];
+
 		if (!write_root(o, real, root))
 			return true;
+		if (!lstat(real, &st) && hardlinked(real, &st, other))
+			return refuse(p, other,
+			              "it has another hard link, through which "
+			              "a program could change it");
 		if (lstat(real, &st) < 0 || !placeholder_marked(&st))
 			return ro_push(p, root, real);
 		return placeholder_take(p, real, &bind) &&
 		       (!bind || ro_push(p, root, real));
 	}
-	if (n >= sizeof(pre) || path[0] != '/')
+	if (path[0] != '/')
 		return true;
+	if (n >= sizeof(pre))
+		return refuse(p, path, "the path is too long");
 	/* The longest existing prefix, and the component after it. */
 	memcpy(pre, path, n + 1);
 	for (cut = n; cut > 1;) {
@@ -475,22 +583,168 @@ static bool protect_at(struct plan *p, const struct skit__run_opts *o,
 	 * bound, so that it cannot be swapped for a folder. */
 	if (strcmp(real, root) && !lstat(real, &st) && !S_ISDIR(st.st_mode))
 		return ro_push(p, root, real);
-	if (!strchr(rest, '/') && n > 5 && !strcmp(path + n - 5, ".json"))
-		return !strcmp(real, root) || ro_push(p, root, real);
 	if ((size_t)snprintf(made, sizeof(made), "%s/%.*s", real,
 	                     (int)strcspn(rest, "/"), rest) >= sizeof(made))
-		return true;
-	if (!lstat(made, &st) && S_ISLNK(st.st_mode))
+		return refuse(p, path, "the path is too long");
+	if (!strchr(rest, '/') && n > 5 && !strcmp(path + n - 5, ".json")) {
+		/* A dangling link there: what it names too. */
+		if (!lstat(made, &st) && S_ISLNK(st.st_mode) &&
+		    !protect_link(p, o, made, "", depth))
+			return false;
+		if (strcmp(real, root))
+			return ro_push(p, root, real);
+		/* its folder is a writable root (`.agents -> .`): a
+		 * placeholder folder where the file would be */
+	} else if (!lstat(made, &st) && S_ISLNK(st.st_mode)) {
 		return protect_link(p, o, made, rest + strcspn(rest, "/"),
 		                    depth);
-	return placeholder_take(p, made, &bind) &&
-	       (!bind || ro_push(p, root, made));
+	}
+	if (!placeholder_take(p, made, &bind))
+		return false;
+	/* Not made: a folder we may not write. Its owner, the program as
+	 * much as we, can chmod it: bind it as it is. The writable root
+	 * itself cannot be bound so; a program could make the path there. */
+	if (!bind && !strcmp(real, root) && errno != EROFS)
+		return refuse(
+		        p, path,
+		        "skit may not make a placeholder in the project's "
+		        "folder (its mode), and a program could make the "
+		        "path there");
+	if (!bind)
+		return !strcmp(real, root) || ro_push(p, root, real);
+	if (!ro_push(p, root, made))
+		return false;
+	/* `a/../b` resolves once the placeholder `a` exists: protect the
+	 * rest of the path through it too. */
+	for (const char *c = rest; (c = strstr(c, "..")); c += 2)
+		if ((c == rest || c[-1] == '/') && (c[2] == '/' || !c[2]))
+			return depth >= 8 || protect_at(p, o, path, depth + 1);
+	return true;
+}
+
+/*
+ * Walk `path` as the kernel would and push every link met on the way
+ * that lies beneath a writable root (pinning the folders above it), so
+ * that the program can neither remove nor replace it. At most 40 links
+ * (the kernel's own limit, beyond which the path cannot resolve).
+ */
+static bool links_push(struct plan *p, const struct skit__run_opts *o,
+                       const char *path)
+{
+	struct {
+		char cur[PATH_MAX], rdir[PATH_MAX], loc[PATH_MAX],
+		        target[PATH_MAX], tmp[PATH_MAX], root[PATH_MAX];
+	} *b = skitx_malloc(sizeof(*b));
+	char *cur, *rdir, *loc, *target, *tmp, *root;
+	bool ok = b != NULL;
+	struct stat st;
+	size_t at = 0;
+	int links = 0;
+
+	if (!ok || strlen(path) >= PATH_MAX || path[0] != '/')
+		goto out;
+	cur = b->cur;
+	rdir = b->rdir;
+	loc = b->loc;
+	target = b->target;
+	tmp = b->tmp;
+	root = b->root;
+	memcpy(cur, path, strlen(path) + 1);
+	while (ok && links < 40) {
+		size_t end;
+		ssize_t n;
+		bool dup = false;
+
+		while (cur[at] == '/')
+			at++;
+		if (!cur[at])
+			break;
+		end = at + strcspn(cur + at, "/");
+		/* the component cur[at..end), in the real folder before it */
+		memcpy(tmp, cur, at);
+		tmp[at] = '\0';
+		if (!realpath(tmp, rdir) ||
+		    (size_t)snprintf(loc, PATH_MAX, "%s/%.*s",
+		                     strcmp(rdir, "/") ? rdir : "",
+		                     (int)(end - at), cur + at) >= PATH_MAX ||
+		    lstat(loc, &st) < 0)
+			break;
+		if (!S_ISLNK(st.st_mode)) {
+			at = end;
+			continue;
+		}
+		if (write_root(o, loc, root)) {
+			for (size_t i = 0; i < p->nlink; i++)
+				dup |= !strcmp(p->link[i], loc);
+			ok = dup || (pin_parents(p, root, loc) &&
+			             strv_push(&p->link, &p->nlink, loc));
+		}
+		n = readlink(loc, target, PATH_MAX - 1);
+		if (n <= 0)
+			break;
+		target[n] = '\0';
+		/* from here on: the link's target, then the rest */
+		n = target[0] == '/'
+		            ? snprintf(tmp, PATH_MAX, "%s%s", target, cur + end)
+		            : snprintf(tmp, PATH_MAX, "%s/%s%s", rdir, target,
+		                       cur + end);
+		if (n < 0 || n >= PATH_MAX)
+			break;
+		memcpy(cur, tmp, (size_t)n + 1);
+		at = 0;
+		links++;
+	}
+out:
+	skitx_free(b);
+	return ok;
+}
+
+/*
+ * A `.git` file (a worktree's, or `git init --separate-git-dir`) names
+ * the repository's real folder, "gitdir: PATH": its config and hooks run
+ * code as much as a `.git` folder's, so it is protected too. `*out` gets
+ * it as an absolute path; false when `path` is no such file.
+ */
+static bool gitdir_of(const char *path, char out[PATH_MAX])
+{
+	char line[PATH_MAX + 16];
+	size_t n = strlen(path), k;
+	struct stat st;
+	ssize_t got;
+	int fd;
+
+	if (n < 5 || strcmp(path + n - 5, "/.git") || lstat(path, &st) < 0 ||
+	    !S_ISREG(st.st_mode))
+		return false;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return false;
+	got = read(fd, line, sizeof(line) - 1);
+	close(fd);
+	if (got < 9 || strncmp(line, "gitdir: ", 8))
+		return false;
+	line[got] = '\0';
+	k = strcspn(line + 8, "\r\n");
+	line[8 + k] = '\0';
+	if (!k)
+		return false;
+	if (line[8] == '/')
+		return (size_t)snprintf(out, PATH_MAX, "%s", line + 8) <
+		       PATH_MAX;
+	return (size_t)snprintf(out, PATH_MAX, "%.*s/%s", (int)(n - 5), path,
+	                        line + 8) < PATH_MAX;
 }
 
 static bool protect_one(struct plan *p, const struct skit__run_opts *o,
                         const char *path)
 {
-	return protect_at(p, o, path, 0);
+	char gitdir[PATH_MAX];
+
+	/* after protect_at(): its placeholders may be on the way */
+	if (!protect_at(p, o, path, 0) || !links_push(p, o, path))
+		return false;
+	return !gitdir_of(path, gitdir) ||
+	       (protect_at(p, o, gitdir, 0) && links_push(p, o, gitdir));
 }
 
 /*

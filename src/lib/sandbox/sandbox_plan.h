@@ -86,6 +86,21 @@ struct plan {
 	char **pin;
 	size_t npin;
 	/*
+	 * The links on the way to a protected path that lie beneath a
+	 * writable root, each bound over itself (open_tree(), which can
+	 * take a link without following it) so that it cannot be removed
+	 * or replaced: a link there decides what the protected path is.
+	 */
+	char **link;
+	size_t nlink;
+	/*
+	 * Set when a protected path cannot be protected (a chain of links
+	 * too long, a path too long, a folder skit may not write where a
+	 * placeholder must go, a protected file with other hard links): the
+	 * run is refused with this message rather than run unprotected.
+	 */
+	char refuse[512];
+	/*
 	 * o->path and o->cwd as real paths, for a mount namespace: a `..`
 	 * or a link in the given ones may pass through a hidden folder
 	 * (a skill root given as "/tmp/x/evals/../skills"), which C could
