@@ -117,6 +117,23 @@ the_run
 has "$RUN/events.jsonl" '"code":"agent-profile-missing"' "and noted in the trail"
 has "$RUN/events.jsonl" '"type":"subagent_start","skill":"forky"' "subagent_start"
 
+# agent: Explore, Claude Code's built-in agent: no file needed, read-only
+printf -- '---\nname: forky\ndescription: Forks.\ncontext: fork\nagent: Explore\n---\nFORK-BODY for $ARGUMENTS\n!`echo FORK-CONTEXT-OUT`\n' \
+	>"$W/skills/forky/SKILL.md"
+trun fork.jsonl --yes /forky ARG-ONE
+expect_rc 0 "a context: fork skill with agent: Explore"
+has "$T/out" "FINAL: forked." "the main agent went on"
+lacks "$T/err" "not used" "Explore is found without a file"
+has "$T/req.jsonl" "You explore a codebase" "the subagent got Explore's instructions"
+the_run
+has "$RUN/events.jsonl" '"profile":"Explore"' "the trail names the profile"
+req 1
+case $(sed -n 1p "$T/req.jsonl") in
+*'"name":"write_file"'* | *'"name":"shell"'*) reg_fail "Explore was offered a write or a shell" ;;
+*'"name":"read_file"'*) reg_pass ;;
+*) reg_fail "Explore was not offered read_file" ;;
+esac
+
 # ---- web_search through an MCP server ------------------------------------------
 cp "$SKIT_SOURCE_DIR/tests/mcp/fake/fake_server.py" "$W/fake_server.py"
 printf '{"mcpServers": {"fake": {"command": "python3", "args": ["%s"], "webSearch": "echo"}}}\n' \
