@@ -913,6 +913,55 @@ static void test_protect_attacks__readonly_root_unprivileged(void)
 		as_nobody(readonly_root);
 }
 
+/*
+ * Not a false alarm: a project folder of another user's that skit may not
+ * write (root's, mode 0555) gets no placeholder, and no program of ours
+ * could chmod it either: the run goes ahead.
+ */
+static void test_protect_attacks__others_readonly_root_runs(void)
+{
+	char dir[64] = "/tmp/skit-pa-XXXXXX", path[128];
+	int status;
+	pid_t pid;
+
+	if (!can_protect() || geteuid() != 0)
+		return;
+	ASSERT(mkdtemp(dir));
+	ASSERT_OK(chmod(dir, 0755));
+	snprintf(path, sizeof(path), "%s/proj", dir);
+	ASSERT_OK(mkdir(path, 0555));
+	fflush(stdout);
+	pid = fork();
+	ASSERT(pid >= 0);
+	if (pid == 0) {
+		struct run r;
+
+		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+			_exit(90);
+		prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+		if (setjmp(harness_jmp)) {
+			fflush(stdout);
+			_exit(1);
+		}
+		if (!(skit_sandbox_available() & SKIT_SANDBOX_MOUNTNS))
+			_exit(0);
+		set_proj(path);
+		start(&r, "echo RAN");
+		ASSERT_OK(pthread_join(r.thread, NULL));
+		if (r.rc)
+			printf("run: rc %d: %s\n", r.rc, r.msg);
+		ASSERT_OK(r.rc);
+		ASSERT_CONTAINS(skitx_buf_cstr(&r.res.out), "RAN");
+		skit__run_result_release(&r.res);
+		fflush(stdout);
+		_exit(0);
+	}
+	waitpid(pid, &status, 0);
+	rm_rf_at(AT_FDCWD, dir);
+	ASSERT(WIFEXITED(status));
+	ASSERT_EQ(WEXITSTATUS(status), 0);
+}
+
 /* clang-format off */
 TEST_MAIN(
 	TEST(test_protect_attacks__link_folder_unlinked)
@@ -938,5 +987,6 @@ TEST_MAIN(
 	TEST(test_protect_attacks__fifo_and_socket)
 	TEST(test_protect_attacks__links_unprivileged)
 	TEST(test_protect_attacks__chmod_two_runs_unprivileged)
-	TEST(test_protect_attacks__readonly_root_unprivileged))
+	TEST(test_protect_attacks__readonly_root_unprivileged)
+	TEST(test_protect_attacks__others_readonly_root_runs))
 /* clang-format on */

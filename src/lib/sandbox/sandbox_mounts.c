@@ -601,10 +601,18 @@ static bool protect_at(struct plan *p, const struct skit__run_opts *o,
 	}
 	if (!placeholder_take(p, made, &bind))
 		return false;
-	/* Not made: a folder we may not write. Its owner, the program as
-	 * much as we, can chmod it: bind it as it is. The writable root
-	 * itself cannot be bound so; a program could make the path there. */
-	if (!bind && !strcmp(real, root) && errno != EROFS)
+	/* Not made: a folder we may not write (mkdir's errno). When it is
+	 * ours, the program (our uid) could chmod it: bind it as it is. The
+	 * writable root itself cannot be bound so, and a program could make
+	 * the path there. Another user's folder, or a read-only file system,
+	 * no program of ours can open. */
+	if (!bind) {
+		int e = errno;
+
+		if (e == EROFS || lstat(real, &st) || st.st_uid != geteuid())
+			return true;
+	}
+	if (!bind && !strcmp(real, root))
 		return refuse(
 		        p, path,
 		        "skit may not make a placeholder in the project's "
