@@ -493,46 +493,12 @@ static bool protect_link(struct plan *p, const struct skit__run_opts *o,
 /*
  * A protected file with another hard link (made before the run: a
  * program cannot make one, EXDEV) could be changed through that other
- * name, which no mount covers. Looked at: `real` itself when a file, and
- * a repository's config and hooks when `real` is a `.git` folder. The
- * first such file into `found`.
+ * name, which no mount covers. A repository's config and hooks are
+ * looked at by repo_protect().
  */
-static bool hardlinked(const char *real, const struct stat *st,
-                       char found[PATH_MAX])
+static bool hardlinked(const struct stat *st)
 {
-	char sub[PATH_MAX];
-	struct dirent *de;
-	struct stat fs;
-	DIR *d;
-
-	if (S_ISREG(st->st_mode) && st->st_nlink > 1) {
-		snprintf(found, PATH_MAX, "%s", real);
-		return true;
-	}
-	if (!S_ISDIR(st->st_mode) || strlen(real) < 5 ||
-	    strcmp(real + strlen(real) - 5, "/.git"))
-		return false;
-	if ((size_t)snprintf(sub, sizeof(sub), "%s/config", real) <
-	            sizeof(sub) &&
-	    !lstat(sub, &fs) && S_ISREG(fs.st_mode) && fs.st_nlink > 1) {
-		snprintf(found, PATH_MAX, "%s", sub);
-		return true;
-	}
-	if ((size_t)snprintf(sub, sizeof(sub), "%s/hooks", real) >=
-	            sizeof(sub) ||
-	    !(d = opendir(sub)))
-		return false;
-	while ((de = readdir(d))) {
-		if ((size_t)snprintf(found, PATH_MAX, "%s/%s", sub,
-		                     de->d_name) < PATH_MAX &&
-		    !lstat(found, &fs) && S_ISREG(fs.st_mode) &&
-		    fs.st_nlink > 1) {
-			closedir(d);
-			return true;
-		}
-	}
-	closedir(d);
-	return false;
+	return S_ISREG(st->st_mode) && st->st_nlink > 1;
 }
 
 static bool protect_at(struct plan *p, const struct skit__run_opts *o,
@@ -545,12 +511,10 @@ static bool protect_at(struct plan *p, const struct skit__run_opts *o,
 	bool bind;
 
 	if (realpath(path, real)) {
-		char other[PATH_MAX];
-
 		if (!write_root(o, real, root))
 			return true;
-		if (!lstat(real, &st) && hardlinked(real, &st, other))
-			return refuse(p, other,
+		if (!lstat(real, &st) && hardlinked(&st))
+			return refuse(p, real,
 			              "it has another hard link, through which "
 			              "a program could change it");
 		if (lstat(real, &st) < 0 || !placeholder_marked(&st))
@@ -633,8 +597,13 @@ static bool protect_at(struct plan *p, const struct skit__run_opts *o,
 /*
  * Walk `path` as the kernel would and push every link met on the way
  * that lies beneath a writable root (pinning the folders above it), so
- * that the program can neither remove nor replace it. At most 40 links
- * (the kernel's own limit, beyond which the path cannot resolve).
+ * that the program can neither remove nor replace it; and every folder a
+ * `..` leaves, which decides where the walk goes on (pinned, or held as
+ * the placeholder it is, so that no other run removes it meanwhile). At
+ * most 41 links: one more than the kernel follows, so that no program can
+ * end the walk after 40 with a folder of its own. The real folder before
+ * each component is carried along (resolved afresh only after a link):
+ * resolving every prefix would cost the cube of the path's depth.
  */
 static bool links_push(struct plan *p, const struct skit__run_opts *o,
                        const char *path)
@@ -644,7 +613,7 @@ static bool links_push(struct plan *p, const struct skit__run_opts *o,
 		        target[PATH_MAX], tmp[PATH_MAX], root[PATH_MAX];
 	} *b = skitx_malloc(sizeof(*b));
 	char *cur, *rdir, *loc, *target, *tmp, *root;
-	bool ok = b != NULL;
+	bool ok = b != NULL, have = false, bind;
 	struct stat st;
 	size_t at = 0;
 	int links = 0;
@@ -658,8 +627,8 @@ static bool links_push(struct plan *p, const struct skit__run_opts *o,
 	tmp = b->tmp;
 	root = b->root;
 	memcpy(cur, path, strlen(path) + 1);
-	while (ok && links < 40) {
-		size_t end;
+	while (ok && links <= 40) {
+		size_t end, len;
 		ssize_t n;
 		bool dup = false;
 
@@ -668,16 +637,45 @@ static bool links_push(struct plan *p, const struct skit__run_opts *o,
 		if (!cur[at])
 			break;
 		end = at + strcspn(cur + at, "/");
+		len = end - at;
 		/* the component cur[at..end), in the real folder before it */
-		memcpy(tmp, cur, at);
-		tmp[at] = '\0';
-		if (!realpath(tmp, rdir) ||
-		    (size_t)snprintf(loc, PATH_MAX, "%s/%.*s",
-		                     strcmp(rdir, "/") ? rdir : "",
-		                     (int)(end - at), cur + at) >= PATH_MAX ||
+		if (!have) {
+			memcpy(tmp, cur, at);
+			tmp[at] = '\0';
+			if (!realpath(tmp, rdir))
+				break;
+			have = true;
+		}
+		if (len == 1 && cur[at] == '.') {
+			at = end;
+			continue;
+		}
+		if (len == 2 && !strncmp(cur + at, "..", 2)) {
+			char *cut = strrchr(rdir, '/');
+
+			if (write_root(o, rdir, root)) {
+				if (strcmp(rdir, root) && !lstat(rdir, &st) &&
+				    placeholder_marked(&st))
+					ok = placeholder_take(p, rdir, &bind) &&
+					     (!bind || ro_push(p, root, rdir));
+				else
+					ok = pin_parents(p, root, rdir) &&
+					     pin_push(p, rdir);
+			}
+			if (cut && cut != rdir)
+				*cut = '\0';
+			else
+				memcpy(rdir, "/", 2);
+			at = end;
+			continue;
+		}
+		if ((size_t)snprintf(loc, PATH_MAX, "%s/%.*s",
+		                     strcmp(rdir, "/") ? rdir : "", (int)len,
+		                     cur + at) >= PATH_MAX ||
 		    lstat(loc, &st) < 0)
 			break;
 		if (!S_ISLNK(st.st_mode)) {
+			memcpy(rdir, loc, strlen(loc) + 1);
 			at = end;
 			continue;
 		}
@@ -700,10 +698,67 @@ static bool links_push(struct plan *p, const struct skit__run_opts *o,
 			break;
 		memcpy(cur, tmp, (size_t)n + 1);
 		at = 0;
+		have = false;
 		links++;
 	}
 out:
 	skitx_free(b);
+	return ok;
+}
+
+/*
+ * A repository's folder `dir` (a `.git` folder, or the one a `.git` file
+ * names): a config or hook with another hard link refuses the run (see
+ * hardlinked()), and a config, hooks folder or hook that is a link
+ * (`.git/hooks -> ../githooks`, a hook kept in the project) has what it
+ * names protected too: git follows them.
+ */
+static bool repo_protect(struct plan *p, const struct skit__run_opts *o,
+                         const char *dir)
+{
+	char real[PATH_MAX], sub[PATH_MAX];
+	static const char *const names[] = { "config", "hooks" };
+	struct dirent *de;
+	struct stat st;
+	bool ok = true;
+	DIR *d;
+
+	if (!realpath(dir, real) || stat(real, &st) < 0 || !S_ISDIR(st.st_mode))
+		return true;
+	for (size_t i = 0; ok && i < SKIT_ARRAY_SIZE(names); i++)
+		if ((size_t)snprintf(sub, sizeof(sub), "%s/%s", real,
+		                     names[i]) < sizeof(sub) &&
+		    !lstat(sub, &st)) {
+			if (hardlinked(&st))
+				return refuse(
+				        p, sub,
+				        "it has another hard link, through "
+				        "which a program could change it");
+			if (S_ISLNK(st.st_mode))
+				ok = protect_at(p, o, sub, 0) &&
+				     links_push(p, o, sub);
+		}
+	if (!ok ||
+	    (size_t)snprintf(sub, sizeof(sub), "%s/hooks", real) >=
+	            sizeof(sub) ||
+	    !(d = opendir(sub)))
+		return ok;
+	while (ok && (de = readdir(d))) {
+		char hook[PATH_MAX];
+
+		if ((size_t)snprintf(hook, sizeof(hook), "%s/%s", sub,
+		                     de->d_name) >= sizeof(hook) ||
+		    lstat(hook, &st) < 0)
+			continue;
+		if (hardlinked(&st))
+			ok = refuse(p, hook,
+			            "it has another hard link, through which a "
+			            "program could change it");
+		else if (S_ISLNK(st.st_mode))
+			ok = protect_at(p, o, hook, 0) &&
+			     links_push(p, o, hook);
+	}
+	closedir(d);
 	return ok;
 }
 
@@ -721,19 +776,24 @@ static bool gitdir_of(const char *path, char out[PATH_MAX])
 	ssize_t got;
 	int fd;
 
-	if (n < 5 || strcmp(path + n - 5, "/.git") || lstat(path, &st) < 0 ||
+	/* as git reads it (setup.c, read_gitfile_gently()): a link to
+	 * such a file followed, PATH still relative to the `.git` */
+	if (n < 5 || strcmp(path + n - 5, "/.git") || stat(path, &st) < 0 ||
 	    !S_ISREG(st.st_mode))
 		return false;
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return false;
 	got = read(fd, line, sizeof(line) - 1);
 	close(fd);
 	if (got < 9 || strncmp(line, "gitdir: ", 8))
 		return false;
+	/* only the trailing line breaks are cut, as git does: one inside
+	 * is part of the path git uses */
+	while (got > 8 && (line[got - 1] == '\n' || line[got - 1] == '\r'))
+		got--;
 	line[got] = '\0';
-	k = strcspn(line + 8, "\r\n");
-	line[8 + k] = '\0';
+	k = (size_t)got - 8;
 	if (!k)
 		return false;
 	if (line[8] == '/')
@@ -751,8 +811,12 @@ static bool protect_one(struct plan *p, const struct skit__run_opts *o,
 	/* after protect_at(): its placeholders may be on the way */
 	if (!protect_at(p, o, path, 0) || !links_push(p, o, path))
 		return false;
+	if (strlen(path) >= 5 && !strcmp(path + strlen(path) - 5, "/.git") &&
+	    !repo_protect(p, o, path))
+		return false;
 	return !gitdir_of(path, gitdir) ||
-	       (protect_at(p, o, gitdir, 0) && links_push(p, o, gitdir));
+	       (protect_at(p, o, gitdir, 0) && links_push(p, o, gitdir) &&
+	        repo_protect(p, o, gitdir));
 }
 
 /*

@@ -1,0 +1,720 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_protect_attacks2.c - a second round of hostile programs against
+ * the protected paths of a confined run (docs/sandbox.md "Protected
+ * paths"), after the fixes of the first (test_protect_attacks.c, whose
+ * helpers these are): folders met before a `..`, the 40-link walk,
+ * placeholders another run removes, what git itself reads (a `.git` file
+ * or link, the hooks and config of the repository it names), the time a
+ * plan takes; and ordinary projects, which must run and stay protected.
+ *
+ * Besides the protected paths, each fingerprint holds what git would
+ * read: the repository `.git` names (as git parses a `.git` file), its
+ * config and hooks, links followed. The runs wait on files, never on time.
+ */
+#define _GNU_SOURCE /* O_PATH: before any header */
+#include "common.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "skit/sandbox.h"
+#include "lib/sandbox/sandbox_int.h"
+#include "util/fs.h"
+
+#define NPROT 6
+#define NSNAP (NPROT + 1) /* and the repository git would use */
+
+/* the protected paths of a project (agent/protect.c) */
+static const char *const prot_rel[NPROT] = {
+	".git",           ".agents/skills",    ".agent/skills",
+	".claude/skills", ".agents/skit.json", ".agents/runs",
+};
+
+static char proj[PATH_MAX];
+static char prot_abs[NPROT][2 * PATH_MAX];
+static const char *prot_list[NPROT + 1];
+static const char *write_list[2];
+
+static char *env_default[] = { "PATH=/usr/local/bin:/usr/bin:/bin",
+	                       "LANG=C.UTF-8", NULL };
+
+/* rm -rf `name` beneath `dfd`, without following links. */
+static void rm_rf_at(int dfd, const char *name)
+{
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+	int fd;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return;
+	if (!S_ISDIR(st.st_mode)) {
+		unlinkat(dfd, name, 0);
+		return;
+	}
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+	d = fd >= 0 ? fdopendir(fd) : NULL;
+	while (d && (de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			rm_rf_at(dirfd(d), de->d_name);
+	if (d)
+		closedir(d);
+	else if (fd >= 0)
+		close(fd);
+	unlinkat(dfd, name, AT_REMOVEDIR);
+}
+
+static const char *at(const char *rel)
+{
+	static char buf[4][2 * PATH_MAX];
+	static int i;
+
+	i = (i + 1) % 4;
+	snprintf(buf[i], sizeof(buf[i]), "%s/%s", proj, rel);
+	return buf[i];
+}
+
+static bool can_protect(void)
+{
+	if (skit_sandbox_available() & SKIT_SANDBOX_MOUNTNS)
+		return true;
+	printf("note: no mount namespace here; attacks not run\n");
+	return false;
+}
+
+static void set_proj(const char *path)
+{
+	snprintf(proj, sizeof(proj), "%s", path);
+	for (size_t i = 0; i < NPROT; i++) {
+		snprintf(prot_abs[i], sizeof(prot_abs[i]), "%s/%s", proj,
+		         prot_rel[i]);
+		prot_list[i] = prot_abs[i];
+	}
+	prot_list[NPROT] = NULL;
+	write_list[0] = proj;
+	write_list[1] = NULL;
+}
+
+/* SKIT_TEST_DIR/`name` */
+static const char *test_dir(const char *name)
+{
+	static char path[PATH_MAX];
+	const char *t = getenv("SKIT_TEST_DIR");
+
+	snprintf(path, sizeof(path), "%s/%s",
+	         t ? t : "/tmp/skit-test-protect-attacks2", name);
+	return path;
+}
+
+/* A fresh, empty project: SKIT_TEST_DIR/proj. */
+static void fresh(void)
+{
+	const char *path = test_dir("proj");
+
+	rm_rf_at(AT_FDCWD, path);
+	ASSERT_OK(skitx_fs_mkdir_p(path, 0755));
+	set_proj(path);
+}
+
+static void mkdirs(const char *rel)
+{
+	ASSERT_OK(skitx_fs_mkdir_p(at(rel), 0755));
+}
+
+static void put(const char *rel, const char *text)
+{
+	FILE *f = fopen(at(rel), "w");
+
+	ASSERT(f);
+	fputs(text, f);
+	ASSERT_OK(fclose(f));
+}
+
+static void link_at(const char *target, const char *rel)
+{
+	ASSERT_OK(symlink(target, at(rel)));
+}
+
+/* ---- fingerprints ------------------------------------------------------ */
+
+static uint64_t mix(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	while (n--) {
+		h ^= *b++;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+/* What a reader finds at `name` beneath `dfd` (followed when `follow`):
+ * type, identity, size, mtime, a link's body, a file's bytes, a folder's
+ * entries, recursively (entries not followed). */
+static uint64_t fp_at(int dfd, const char *name, bool follow, int depth)
+{
+	uint64_t h = 1469598103934665603ULL, sum = 0;
+	int nf = follow ? 0 : O_NOFOLLOW, fd;
+	struct dirent *de;
+	struct stat st;
+	char buf[4096];
+	ssize_t n;
+	DIR *d;
+
+	if (fstatat(dfd, name, &st, follow ? 0 : AT_SYMLINK_NOFOLLOW) < 0)
+		return mix(h, "missing", 7);
+	h = mix(h, &st.st_mode, sizeof(st.st_mode));
+	h = mix(h, &st.st_ino, sizeof(st.st_ino));
+	h = mix(h, &st.st_nlink, sizeof(st.st_nlink));
+	h = mix(h, &st.st_size, sizeof(st.st_size));
+	h = mix(h, &st.st_mtim, sizeof(st.st_mtim));
+	if (S_ISLNK(st.st_mode)) {
+		n = readlinkat(dfd, name, buf, sizeof(buf));
+		return n > 0 ? mix(h, buf, (size_t)n) : h;
+	}
+	if (S_ISREG(st.st_mode)) {
+		fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | nf);
+		while (fd >= 0 && (n = read(fd, buf, sizeof(buf))) > 0)
+			h = mix(h, buf, (size_t)n);
+		if (fd >= 0)
+			close(fd);
+		return h;
+	}
+	if (!S_ISDIR(st.st_mode) || depth > 16)
+		return h;
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | nf);
+	d = fd >= 0 ? fdopendir(fd) : NULL;
+	while (d && (de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			sum += mix(
+			        fp_at(dirfd(d), de->d_name, false, depth + 1),
+			        de->d_name, strlen(de->d_name));
+	if (d)
+		closedir(d);
+	else if (fd >= 0)
+		close(fd);
+	return mix(h, &sum, sizeof(sum));
+}
+
+/*
+ * What git reads (setup.c, read_gitfile_gently()): `.git` followed; a
+ * file there is "gitdir: PATH" with only the trailing CR and LF cut,
+ * PATH relative to the project. The repository, its config, its hooks
+ * folder and each hook, all followed.
+ */
+static uint64_t git_fp(void)
+{
+	char gd[3 * PATH_MAX], line[PATH_MAX + 16], sub[4 * PATH_MAX];
+	uint64_t h = 0;
+	struct dirent *de;
+	struct stat st;
+	ssize_t n = 0;
+	DIR *d;
+	int fd;
+
+	snprintf(gd, sizeof(gd), "%s", at(".git"));
+	if (!stat(gd, &st) && S_ISREG(st.st_mode) &&
+	    (fd = open(gd, O_RDONLY | O_CLOEXEC)) >= 0) {
+		n = read(fd, line, sizeof(line) - 1);
+		close(fd);
+		line[n > 0 ? n : 0] = '\0';
+		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+			line[--n] = '\0';
+		if (n > 8 && !strncmp(line, "gitdir: ", 8))
+			snprintf(gd, sizeof(gd), "%s%s%s",
+			         line[8] == '/' ? "" : proj,
+			         line[8] == '/' ? "" : "/", line + 8);
+	}
+	h = mix(h, gd, strlen(gd));
+	h = mix(h, (uint64_t[]){ fp_at(AT_FDCWD, gd, true, 0) }, 8);
+	snprintf(sub, sizeof(sub), "%s/config", gd);
+	h = mix(h, (uint64_t[]){ fp_at(AT_FDCWD, sub, true, 0) }, 8);
+	snprintf(sub, sizeof(sub), "%s/hooks", gd);
+	h = mix(h, (uint64_t[]){ fp_at(AT_FDCWD, sub, true, 0) }, 8);
+	d = opendir(sub);
+	while (d && (de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			h += fp_at(dirfd(d), de->d_name, true, 0);
+	if (d)
+		closedir(d);
+	return h;
+}
+
+static void snapshot(uint64_t out[NSNAP])
+{
+	int base = open(proj, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	ASSERT(base >= 0);
+	for (size_t i = 0; i < NPROT; i++)
+		out[i] = fp_at(base, prot_rel[i], true, 0);
+	close(base);
+	out[NPROT] = git_fp();
+}
+
+/* How many protected paths differ from `before` (each one printed). */
+static int changed(const uint64_t before[NSNAP])
+{
+	uint64_t now[NSNAP];
+	int k = 0;
+
+	snapshot(now);
+	for (size_t i = 0; i < NSNAP; i++)
+		if (now[i] != before[i]) {
+			printf("CHANGED: %s\n",
+			       i < NPROT ? prot_rel[i] : "git's repository");
+			k++;
+		}
+	return k;
+}
+
+/* ---- runs -------------------------------------------------------------- */
+
+struct run {
+	const char *script;
+	struct skit__run_result res;
+	int rc;
+	char msg[PATH_MAX + 256];
+	pthread_t thread;
+};
+
+static void *run_main(void *arg)
+{
+	struct run *r = arg;
+	char *argv[] = { "/bin/sh", "-c", (char *)r->script, NULL };
+	struct skit__run_opts o;
+	skit_error err = { 0 };
+
+	memset(&o, 0, sizeof(o));
+	o.path = argv[0];
+	o.argv = argv;
+	o.envp = env_default;
+	o.cwd = proj;
+	o.timeout_ms = 30000;
+	o.grace_ms = 300;
+	o.output_cap = 64 * 1024;
+	o.confine = true;
+	o.write_paths = write_list;
+	o.protect_paths = prot_list;
+	r->rc = skit__run(&r->res, &o, &err);
+	if (r->rc)
+		snprintf(r->msg, sizeof(r->msg), "%s", err.message);
+	return NULL;
+}
+
+static void start(struct run *r, const char *script)
+{
+	memset(r, 0, sizeof(*r));
+	r->script = script;
+	ASSERT_OK(pthread_create(&r->thread, NULL, run_main, r));
+}
+
+/* Join the run; print what it said; its layers (0 when it failed). */
+static unsigned int finish(struct run *r)
+{
+	unsigned int layers;
+
+	ASSERT_OK(pthread_join(r->thread, NULL));
+	printf("%s", skitx_buf_cstr(&r->res.out));
+	if (r->rc)
+		printf("run: rc %d: %s, stderr: %s\n", r->rc, r->msg,
+		       skitx_buf_cstr(&r->res.err));
+	layers = r->rc ? 0 : r->res.layers;
+	skit__run_result_release(&r->res);
+	return layers;
+}
+
+/* Wait (at most 30 s) until the file `rel` of the project exists. */
+static void wait_for(const char *rel)
+{
+	struct timespec ts = { 0, 10 * 1000000L };
+
+	for (int i = 0; i < 3000; i++) {
+		if (!access(at(rel), F_OK))
+			return;
+		nanosleep(&ts, NULL);
+	}
+	HARNESS_FAIL("%s never appeared", rel);
+}
+
+/* The program `script`, in the project as it is now: it runs (not
+ * refused), keeps the mount namespace and changes nothing protected. */
+static void attack(const char *script)
+{
+	uint64_t before[NSNAP];
+	unsigned int layers;
+	struct run r;
+
+	snapshot(before);
+	start(&r, script);
+	layers = finish(&r);
+	ASSERT_EQ(r.rc, 0);
+	ASSERT(layers & SKIT_SANDBOX_MOUNTNS);
+	ASSERT_EQ(changed(before), 0);
+}
+
+/* The program `script`, in a project skit cannot protect: the run is
+ * refused (the program never starts) with `why` in the message. */
+static void attack_refused(const char *script, const char *why)
+{
+	uint64_t before[NSNAP];
+	struct run r;
+
+	snapshot(before);
+	start(&r, script);
+	ASSERT_OK(pthread_join(r.thread, NULL));
+	printf("run: rc %d: %s\n", r.rc, r.msg);
+	ASSERT_EQ(r.rc, SKIT_EUNSAFE);
+	ASSERT_CONTAINS(r.msg, "cannot protect ");
+	ASSERT_CONTAINS(r.msg, why);
+	ASSERT_EQ(r.res.out.len, 0);
+	skit__run_result_release(&r.res);
+	ASSERT_EQ(changed(before), 0);
+}
+
+/* `cmd` (quoted for the shell), then say whether it worked. */
+#define TRY(tag, cmd) \
+ "if " cmd " 2>/dev/null; then echo " tag "-BROKE; else echo " tag "-held; fi; "
+
+/* A program that waits for the file `go` (made by the test). */
+#define WAIT(go)                                                  \
+ "i=0; while [ ! -e " go " ] && [ $i -lt 3000 ]; do sleep 0.01; " \
+ "i=$((i+1)); done; "
+
+/* ---- folders before a `..` ------------------------------------------------
+ */
+
+/*
+ * `.claude -> a/../sub/claude`, `a` a folder of the project: the kernel
+ * resolves `a/..` through whatever `a` is when the path is used, but only
+ * the folders above `sub/claude` are pinned. `a` swapped for a link, the
+ * skill root is another folder, the program's.
+ */
+static void test_protect_attacks2__dotdot_folder_swapped(void)
+{
+	if (!can_protect())
+		return;
+	fresh();
+	mkdirs("a");
+	mkdirs("sub/claude/skills/good");
+	link_at("a/../sub/claude", ".claude");
+	attack(TRY("swap", "mv a a2 && mkdir -p x/y x/sub/claude/skills/evil "
+	                   "&& ln -s x/y a"));
+}
+
+/* The same through a `.git` file: "gitdir: a/../gd". */
+static void test_protect_attacks2__gitdir_dotdot_swapped(void)
+{
+	if (!can_protect())
+		return;
+	fresh();
+	mkdirs("a");
+	mkdirs("gd/hooks");
+	put("gd/config", "[core]\n\tbare = false\n");
+	put(".git", "gitdir: a/../gd\n");
+	attack(TRY("swap", "mv a a2 && mkdir -p x/y x/gd/hooks && "
+	                   "cp gd/config x/gd/ && echo evil > "
+	                   "x/gd/hooks/pre-commit && ln -s x/y a"));
+}
+
+/*
+ * Two runs, `.claude -> a/../sub/claude` with nothing of it there: the
+ * first makes the placeholders `a` and `sub/claude`; the second, finding
+ * `a`, resolves through it and holds only `sub/claude`. The first ends
+ * and removes `a`, which nobody holds now, while the second's program
+ * runs: it makes `a` a link of its own, and `.claude` names its folder.
+ */
+static void test_protect_attacks2__dotdot_placeholder_released(void)
+{
+	uint64_t before[NSNAP];
+	unsigned int la, lb;
+	struct run a, b;
+
+	if (!can_protect())
+		return;
+	fresh();
+	mkdirs("sub");
+	link_at("a/../sub/claude", ".claude");
+	snapshot(before);
+	start(&a, "touch a-started; " WAIT("a-go"));
+	wait_for("a-started");
+	start(&b, "touch b-started; " WAIT("b-go") TRY(
+	                  "swap", "[ ! -e a ] && mkdir -p x/y "
+	                          "x/sub/claude/skills/evil && ln -s x/y a"));
+	wait_for("b-started");
+	put("a-go", "");
+	la = finish(&a);
+	put("b-go", "");
+	lb = finish(&b);
+	ASSERT(la & SKIT_SANDBOX_MOUNTNS);
+	ASSERT(lb & SKIT_SANDBOX_MOUNTNS);
+	ASSERT_EQ(changed(before), 0);
+}
+
+/*
+ * A chain of 45 links (`.claude -> l1 -> ... -> l45`): nothing resolves
+ * through more than 40, so protect_link() lets it be, and links_push()
+ * binds the first 40 it meets. The 41st, `l40`, is the program's: a
+ * folder in its place ends the chain after 40 links, which the kernel
+ * follows.
+ */
+static void test_protect_attacks2__link_walk_exhausted(void)
+{
+	char name[16], next[16];
+
+	if (!can_protect())
+		return;
+	fresh();
+	mkdirs("sub");
+	link_at("l1", ".claude");
+	for (int i = 1; i <= 45; i++) {
+		snprintf(name, sizeof(name), "l%d", i);
+		snprintf(next, sizeof(next), "l%d", i + 1);
+		link_at(i == 45 ? "sub/claude" : next, name);
+	}
+	attack(TRY("l40", "rm l40 && mkdir -p l40/skills/evil"));
+}
+
+/* ---- what git reads ----------------------------------------------------- */
+
+/*
+ * `.git` a link to a `.git` file ("gitdir: gd"): git follows the link and
+ * reads the file, and takes PATH relative to the project; gitdir_of()
+ * only reads a `.git` that is itself a file, and `gd` is left writable.
+ */
+static void test_protect_attacks2__git_link_to_gitfile(void)
+{
+	if (!can_protect())
+		return;
+	fresh();
+	mkdirs("gd/hooks");
+	put("gd/config", "[core]\n\tbare = false\n");
+	put("gd/HEAD", "ref: refs/heads/main\n");
+	mkdirs("meta");
+	put("meta/gitfile", "gitdir: gd\n");
+	link_at("meta/gitfile", ".git");
+	attack(TRY("hook", "echo evil > gd/hooks/pre-commit")
+	               TRY("config", "echo '[core]' >> gd/config"));
+}
+
+/* The hooks folder a link out of `.git` (`ln -s ../githooks .git/hooks`,
+ * to keep hooks under version control): git runs what the link names. */
+static void test_protect_attacks2__hooks_dir_link(void)
+{
+	if (!can_protect())
+		return;
+	fresh();
+	mkdirs(".git");
+	put(".git/config", "[core]\n\tbare = false\n");
+	mkdirs("githooks");
+	link_at("../githooks", ".git/hooks");
+	attack(TRY("hook", "echo evil > githooks/pre-commit"));
+}
+
+/* One hook, and the config, links to files of the project: the same
+ * as the hard links refused since round 1, by another name. */
+static void test_protect_attacks2__hook_and_config_links(void)
+{
+	if (!can_protect())
+		return;
+	fresh();
+	mkdirs(".git/hooks");
+	mkdirs("tools");
+	put("tools/pre-commit", "#!/bin/sh\nexit 0\n");
+	put("tools/gitconfig", "[core]\n\tbare = false\n");
+	link_at("../../tools/pre-commit", ".git/hooks/pre-commit");
+	link_at("../tools/gitconfig", ".git/config");
+	attack(TRY("hook", "echo evil >> tools/pre-commit")
+	               TRY("config", "printf '[core]\\n\\tfsmonitor = x\\n' >> "
+	                             "tools/gitconfig"));
+}
+
+/* A `.git` file's repository with its config hard-linked from the
+ * project: refused as `.git/config` is (hardlinked() looks only at a
+ * folder named `.git`). */
+static void test_protect_attacks2__gitdir_config_hardlink(void)
+{
+	if (!can_protect())
+		return;
+	fresh();
+	mkdirs("gd/hooks");
+	put("gd/config", "[core]\n\tbare = false\n");
+	ASSERT_OK(link(at("gd/config"), at("notes.txt")));
+	put(".git", "gitdir: gd\n");
+	attack_refused(TRY("config", "printf '[core]\\n\\tfsmonitor = x\\n' "
+	                             ">> notes.txt"),
+	               "another hard link");
+}
+
+/*
+ * "gitdir: \nevil": gitdir_of() cuts the path at the first line break
+ * and finds none; git cuts only the trailing ones, and uses the folder
+ * "\nevil" of the project, which the program makes.
+ */
+static void test_protect_attacks2__gitdir_newline(void)
+{
+	if (!can_protect())
+		return;
+	fresh();
+	put(".git", "gitdir: \nevil\n");
+	attack("d=\"$(printf '\\nevil')\"; " TRY(
+	        "gitdir", "mkdir -p \"$d/hooks\" \"$d/objects\" \"$d/refs\" && "
+	                  "echo 'ref: refs/heads/main' > \"$d/HEAD\" && "
+	                  "echo evil > \"$d/hooks/pre-commit\""));
+}
+
+/* ---- cost ---------------------------------------------------------------- */
+
+/*
+ * A link into a deep folder (`.claude -> d/d/.../d/claude`, 700 deep,
+ * as a repository can ship): every folder above the target is pinned,
+ * and pin_push() compares each with all before it. A run, planned and
+ * mounted, must take well under a second (it took 4 s, and 45 s at 1,500
+ * deep: links_push() resolved every prefix of the path afresh).
+ */
+static void test_protect_attacks2__deep_link_target_cost(void)
+{
+	static char deep[PATH_MAX];
+	struct timespec t0, t1;
+	size_t k = 0;
+	double secs;
+
+	if (!can_protect())
+		return;
+	fresh();
+	for (int i = 0; i < 700; i++) {
+		memcpy(deep + k, "d/", 2);
+		k += 2;
+	}
+	memcpy(deep + k, "claude", 7);
+	mkdirs(deep);
+	memcpy(deep + k, "claude/skills/good", 19);
+	mkdirs(deep);
+	deep[k + 6] = '\0';
+	link_at(deep, ".claude");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	attack(TRY("plant", "mkdir .claude/skills/evil"));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = (double)(t1.tv_sec - t0.tv_sec) +
+	       (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	printf("a run with a 700-deep link target: %.2f s\n", secs);
+	ASSERT(secs < 1.5);
+}
+
+/* ---- ordinary projects: they run, and are protected ---------------------- */
+
+/* A worktree: `.git` a file naming a repository outside the project
+ * (not writable, so nothing of it to bind). */
+static void test_protect_attacks2__ordinary_worktree(void)
+{
+	char line[2 * PATH_MAX], main_repo[PATH_MAX];
+
+	if (!can_protect())
+		return;
+	fresh();
+	snprintf(main_repo, sizeof(main_repo), "%s", test_dir("main-repo"));
+	rm_rf_at(AT_FDCWD, main_repo);
+	snprintf(line, sizeof(line), "%s/.git/worktrees/wt/hooks", main_repo);
+	ASSERT_OK(skitx_fs_mkdir_p(line, 0755));
+	snprintf(line, sizeof(line), "gitdir: %s/.git/worktrees/wt\n",
+	         main_repo);
+	put(".git", line);
+	attack(TRY("write", "echo 'gitdir: gd' > .git") TRY(
+	        "rm", "rm -f .git") "echo work > file.txt && echo wrote");
+	ASSERT(!access(at("file.txt"), F_OK));
+	rm_rf_at(AT_FDCWD, main_repo);
+}
+
+/* Submodules: their repositories in `.git/modules`, `sub/.git` a file. */
+static void test_protect_attacks2__ordinary_submodules(void)
+{
+	if (!can_protect())
+		return;
+	fresh();
+	mkdirs(".git/hooks");
+	put(".git/config", "[submodule \"sub\"]\n\turl = x\n");
+	mkdirs(".git/modules/sub/hooks");
+	put(".git/modules/sub/config", "[core]\n\tworktree = ../../../sub\n");
+	mkdirs("sub");
+	put("sub/.git", "gitdir: ../.git/modules/sub\n");
+	attack(TRY("subhook", "echo evil > .git/modules/sub/hooks/pre-commit") TRY(
+	        "subcfg",
+	        "echo x >> .git/modules/sub/config") "echo work > sub/file.txt && echo wrote");
+	ASSERT(!access(at("sub/file.txt"), F_OK));
+}
+
+/*
+ * `.claude` with its settings, `.claude/skills -> ../.agents/skills`, a
+ * skill of `.agent/skills` a link into `.agents/skills`: the links hold,
+ * the skills hold, a file beside them in `.claude` is written.
+ */
+static void test_protect_attacks2__ordinary_shared_skills(void)
+{
+	if (!can_protect())
+		return;
+	fresh();
+	mkdirs(".agents/skills/s1");
+	put(".agents/skills/s1/SKILL.md", "---\nname: s1\n---\n");
+	put(".agents/skit.json", "{}\n");
+	mkdirs(".claude");
+	put(".claude/settings.json", "{}\n");
+	link_at("../.agents/skills", ".claude/skills");
+	mkdirs(".agent/skills");
+	link_at("../../.agents/skills/s1", ".agent/skills/s1");
+	attack(TRY("plant", "mkdir .claude/skills/evil")
+	               TRY("edit", "echo x >> .agent/skills/s1/SKILL.md") TRY(
+	                       "relink", "rm .claude/skills && mkdir "
+	                                 ".claude/skills") "echo '{}' > "
+	                                                   ".claude/s.json");
+	ASSERT(!access(at(".claude/s.json"), F_OK));
+}
+
+/* A project reached through a link (`~/work -> /data/work`): the
+ * protected paths spelled through it. */
+static void test_protect_attacks2__ordinary_linked_project(void)
+{
+	char real[PATH_MAX];
+	const char *plink;
+
+	if (!can_protect())
+		return;
+	fresh();
+	snprintf(real, sizeof(real), "%s", proj);
+	mkdirs(".git/hooks");
+	put(".git/config", "[core]\n\tbare = false\n");
+	mkdirs(".claude/skills/good");
+	plink = test_dir("plink");
+	rm_rf_at(AT_FDCWD, plink);
+	ASSERT_OK(symlink(real, plink));
+	set_proj(plink);
+	attack(TRY("hook", "echo x > .git/hooks/pre-commit") TRY(
+	        "plant",
+	        "mkdir -p .claude/skills/evil .agents/skills/evil") "echo work > file.txt");
+	ASSERT(!access(at("file.txt"), F_OK));
+	unlink(plink);
+	set_proj(real);
+}
+
+/* clang-format off */
+TEST_MAIN(
+	TEST(test_protect_attacks2__dotdot_folder_swapped)
+	TEST(test_protect_attacks2__gitdir_dotdot_swapped)
+	TEST(test_protect_attacks2__dotdot_placeholder_released)
+	TEST(test_protect_attacks2__link_walk_exhausted)
+	TEST(test_protect_attacks2__git_link_to_gitfile)
+	TEST(test_protect_attacks2__hooks_dir_link)
+	TEST(test_protect_attacks2__hook_and_config_links)
+	TEST(test_protect_attacks2__gitdir_config_hardlink)
+	TEST(test_protect_attacks2__gitdir_newline)
+	TEST(test_protect_attacks2__deep_link_target_cost)
+	TEST(test_protect_attacks2__ordinary_worktree)
+	TEST(test_protect_attacks2__ordinary_submodules)
+	TEST(test_protect_attacks2__ordinary_shared_skills)
+	TEST(test_protect_attacks2__ordinary_linked_project))
+/* clang-format on */
