@@ -895,7 +895,8 @@ static int ask_trust(struct cli_agent *ca, const char *verb)
 {
 	const char *dir = skit_registry_project_dir(ca->reg);
 	skit_error err = { 0 };
-	char line[64];
+	char line[64], *real, *now;
+	int rc;
 
 	if (!isatty(STDIN_FILENO) || !isatty(STDERR_FILENO)) {
 		fputs("skit: the skills and config of ", stderr);
@@ -907,6 +908,14 @@ static int ask_trust(struct cli_agent *ca, const char *verb)
 		fputc('\n', stderr);
 		return CLI_OK;
 	}
+	/* The folder the question names, resolved now: what a "y" records
+	 * (not what the path leads to once the answer comes). */
+	real = skitx_path_real(dir);
+	if (!real) {
+		cli_error(verb, "out of memory");
+		return CLI_FAIL;
+	}
+	dir = real;
 	fprintf(stderr, "%sskit: ", ca->style.bold);
 	cli_put_exact(stderr, dir, &ca->style);
 	fprintf(stderr,
@@ -923,8 +932,10 @@ static int ask_trust(struct cli_agent *ca, const char *verb)
 			fputc('\n', stderr);
 			line[0] = '\0';
 		}
-		if (cli_interrupted)
+		if (cli_interrupted) {
+			skitx_free(real);
 			return 130;
+		}
 		line[strcspn(line, "\r\n")] = '\0';
 		if (!strcmp(line, "y") || !strcmp(line, "yes"))
 			break;
@@ -934,16 +945,33 @@ static int ask_trust(struct cli_agent *ca, const char *verb)
 			      stderr);
 			cli_put_exact(stderr, dir, &ca->style);
 			fputc('\n', stderr);
+			skitx_free(real);
 			return CLI_OK;
 		}
 	}
-	if (skit_trust_add(dir, &err) < 0) {
+	/* A folder swapped for a link while the question waited would
+	 * have skit_trust_add() trust where the link leads. */
+	now = skitx_path_real(real);
+	if (!now || strcmp(now, real)) {
+		cli_error(verb,
+		          "%s changed while the question waited (it now "
+		          "leads to %s): not trusted",
+		          real, now ? now : "?");
+		skitx_free(now);
+		skitx_free(real);
+		return CLI_FAIL;
+	}
+	skitx_free(now);
+	rc = skit_trust_add(real, &err);
+	if (rc < 0) {
 		cli_error(verb, "%s", err.message);
+		skitx_free(real);
 		return CLI_FAIL;
 	}
 	fputs("skit: trusted ", stderr);
 	cli_put_exact(stderr, dir, &ca->style);
 	fputs(" (skit trust --remove DIR undoes it)\n", stderr);
+	skitx_free(real);
 	skit_registry_free(ca->reg);
 	ca->reg = NULL;
 	return cli_open_registry_trusted(&ca->reg, &ca->roots, ca->project,

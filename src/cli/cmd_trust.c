@@ -11,6 +11,7 @@
 #include "cli/cmd.h"
 #include "cli/error.h"
 #include "cli/roots.h"
+#include "util/path.h"
 
 static void help(void)
 {
@@ -72,7 +73,9 @@ int cmd_trust(int argc, char **argv)
 	const char *remove = NULL;
 	char *found = NULL;
 	const char *dir = NULL;
+	char *real, *abs;
 	bool do_list = false, json = false;
+	size_t n;
 	int c, rc;
 
 	opterr = 0;
@@ -129,16 +132,43 @@ int cmd_trust(int argc, char **argv)
 	}
 	if (optind >= argc)
 		dir = found;
-	rc = skit_trust_add(dir, &err);
+	/* What is recorded is the folder DIR resolves to: say that one,
+	 * and refuse a link that leads above what the user named (a
+	 * repository's `sub -> ../..` would trust every folder there). */
+	real = skitx_path_real(dir);
+	abs = skitx_path_absolute(dir);
+	if (!real || !abs) {
+		skitx_free(real);
+		skitx_free(abs);
+		skit_free(found);
+		cli_error(argv[0], "out of memory");
+		return CLI_FAIL;
+	}
+	n = strlen(real);
+	if (strcmp(real, abs) && !strncmp(abs, real, n) &&
+	    (abs[n] == '/' || !strcmp(real, "/"))) {
+		cli_error(argv[0],
+		          "%s leads through a link to %s, a folder above "
+		          "it: not trusted (name that folder to trust it)",
+		          abs, real);
+		rc = SKIT_EUSAGE;
+	} else {
+		rc = skit_trust_add(real, &err);
+		if (rc < 0)
+			cli_error(argv[0], "%s", err.message);
+	}
 	if (rc < 0) {
-		cli_error(argv[0], "%s", err.message);
+		skitx_free(real);
+		skitx_free(abs);
 		skit_free(found);
 		return rc == SKIT_ENOTFOUND || rc == SKIT_EUSAGE ? CLI_USAGE
 		                                                 : CLI_FAIL;
 	}
 	printf("trusted: ");
-	cli_put_text(stdout, dir, true, 0);
+	cli_put_text(stdout, real, true, 0);
 	fputc('\n', stdout);
+	skitx_free(real);
+	skitx_free(abs);
 	skit_free(found);
 	return CLI_OK;
 }

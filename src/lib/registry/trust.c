@@ -40,7 +40,9 @@ static bool covers(const char *t, const char *dir)
 }
 
 /* Whether `dir` holds a project marker: `.agents/`, `.agent/`, `.claude/`
- * or a `.git` entry (docs/registry.md, "Roots and precedence"). */
+ * or a `.git` entry (docs/registry.md, "Roots and precedence"). A link
+ * there counts too: the project finder (project.c) follows it, so a
+ * `.agents` linked to a folder makes a project as a folder does. */
 static bool has_marker(const char *dir)
 {
 	static const char *const marks[] = { ".agents", ".agent", ".claude",
@@ -52,7 +54,8 @@ static bool has_marker(const char *dir)
 		if ((size_t)snprintf(p, sizeof(p), "%s/%s", dir, marks[i]) >=
 		    sizeof(p))
 			return true; /* cannot tell: as if it were one */
-		if (!lstat(p, &st) && (i == 3 || S_ISDIR(st.st_mode)))
+		if (!lstat(p, &st) &&
+		    (i == 3 || S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode)))
 			return true;
 	}
 	return false;
