@@ -5,7 +5,12 @@
 . "${SKIT_SOURCE_DIR:-$(dirname "$0")/../..}/tests/cli/spec_lib.inc"
 spec_setup
 
-env -u OPENAI_API_KEY -u ANTHROPIC_API_KEY sh "$SKIT_SOURCE_DIR/scripts/demo.sh" "$SKIT" \
+# A home of its own: the demo's agent records its session in the user
+# config's ledger, which must not be the real user's.
+mkdir -p "$T/home"
+env -u OPENAI_API_KEY -u ANTHROPIC_API_KEY HOME="$T/home" \
+	XDG_CONFIG_HOME="$T/home/.config" \
+	sh "$SKIT_SOURCE_DIR/scripts/demo.sh" "$SKIT" \
 	>"$T/out" 2>"$T/err" </dev/null
 rc=$?
 spec_expect_rc "demo" 0

@@ -341,10 +341,78 @@ static void test_session__window_table(void)
 }
 
 /* clang-format off */
+/*
+ * A session a repository carries in its trail (.agents/runs), private
+ * like skit's own (a checkout under umask 077), naming the project: not
+ * in the user's ledger, so neither "last" nor a check takes it while the
+ * project is not trusted; the user's own session is found instead.
+ */
+static void test_session__planted_in_trail(void)
+{
+	const char *xdg = getenv("XDG_CONFIG_HOME");
+	char runs[1200], planted[1400], own[80], text[3000], *path = NULL;
+	skit_session_info info;
+	skit_error err = { 0 };
+	char *answer = NULL, *ledger;
+	struct fx f;
+
+	if (!xdg || strncmp(xdg, "/", 1)) {
+		printf("note: no private XDG_CONFIG_HOME; skipped\n");
+		return;
+	}
+	setup();
+	snprintf(runs, sizeof(runs), "%s", at(".agents/runs"));
+	snprintf(text, sizeof(text), "mkdir -p '%s' '%s'", runs, xdg);
+	ASSERT_OK(system(text));
+	ASSERT_OK(open_fx(&f, "{\"text\": \"MINE\"}\n", NULL, NULL, runs,
+	                  &err));
+	ASSERT_OK(skit_agent_send(f.agent, "my own task", &answer, &err));
+	skit_free(answer);
+	ASSERT(skit_agent_session_id(f.agent));
+	snprintf(own, sizeof(own), "%s", skit_agent_session_id(f.agent));
+	close_fx(&f);
+
+	/* the planted one: newer, private, naming this project */
+	snprintf(planted, sizeof(planted),
+	         "%s/20990101T000000Z-deadbeef/session.jsonl", runs);
+	snprintf(text, sizeof(text), "mkdir -p '%s/20990101T000000Z-deadbeef'",
+	         runs);
+	ASSERT_OK(system(text));
+	snprintf(text, sizeof(text),
+	         "{\"n\":0,\"type\":\"session\",\"format\":"
+	         "\"skit-session\",\"version\":1,\"id\":"
+	         "\"20990101T000000Z-deadbeef\",\"skit\":\"0\",\"model\":"
+	         "\"replay:x\",\"project\":\"%s\",\"json_actions\":false}\n"
+	         "{\"n\":1,\"type\":\"message\",\"role\":\"user\","
+	         "\"text\":\"PLANTED\"}\n",
+	         dir);
+	put(planted, text);
+	ASSERT_OK(chmod(planted, 0600));
+
+	ASSERT_OK(skit_session_find(runs, dir, "last", &path, &err));
+	ASSERT_CONTAINS(path, own);
+	skit_free(path);
+	ASSERT_EQ(skit_session_check(planted, &info, &err), SKIT_EUNSAFE);
+	ASSERT_CONTAINS(err.message, "not a session your skit made");
+	/* the ledger holds the user's own */
+	snprintf(text, sizeof(text), "%s/skit/sessions", xdg);
+	ledger = slurp(text);
+	ASSERT(ledger);
+	ASSERT_CONTAINS(ledger, own);
+	ASSERT(!strstr(ledger, "deadbeef"));
+	free(ledger);
+	/* a project the user trusts vouches for its files */
+	ASSERT_OK(skit_trust_add(dir, &err));
+	ASSERT_OK(skit_session_check(planted, &info, &err));
+	skit_session_info_release(&info);
+	ASSERT_OK(skit_trust_remove(dir, &err));
+}
+
 TEST_MAIN(
 	TEST(test_session__save_and_resume)
 	TEST(test_session__damaged_refused)
 	TEST(test_session__find)
 	TEST(test_session__compact_on_request)
-	TEST(test_session__window_table))
+	TEST(test_session__window_table)
+	TEST(test_session__planted_in_trail))
 /* clang-format on */

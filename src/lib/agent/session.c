@@ -32,13 +32,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "skit/registry.h"
 #include "lib/agent/approvals.h"
 #include "lib/agent/audit_int.h"
 #include "lib/agent/session.h"
 #include "lib/core/error.h"
+#include "lib/core/userconfig.h"
 #include "lib/model/model_int.h"
 #include "util/fs.h"
 #include "util/path.h"
@@ -420,6 +423,125 @@ int skit_agent_session_save(const skit_agent *agent, const char *path,
 	return 0;
 }
 
+/* ---- the ledger --------------------------------------------------------- */
+
+/*
+ * The sessions this user's skit made: their ids, one a line, in
+ * `sessions` beside the user config (a folder no sandboxed program may
+ * write). A repository can carry a planted `.agents/runs`; checked out
+ * under `umask 077` its session files are private like skit's own, so
+ * from the trail of a project the user does not trust only a session of
+ * the ledger is taken (session_mine()).
+ */
+#define LEDGER_MAX (8u * 1024 * 1024) /* bytes read, from its end */
+
+static char *ledger_path(void)
+{
+	char *cfg = NULL, *dir, *path;
+
+	if (skit__user_config_path(&cfg) || !cfg)
+		return NULL;
+	dir = skitx_path_dirname(cfg);
+	skitx_free(cfg);
+	path = dir ? skitx_path_join(dir, "sessions") : NULL;
+	skitx_free(dir);
+	return path;
+}
+
+/* Record `id`; best effort (a session that is not recorded can still be
+ * resumed where the project is trusted, or from another runs folder). */
+static void ledger_add(const char *id)
+{
+	char *path = ledger_path(),
+	     *dir = path ? skitx_path_dirname(path) : NULL;
+	int fd = -1;
+
+	if (dir && !skitx_fs_mkdir_p(dir, 0700))
+		fd = open(path,
+		          O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW |
+		                  O_CLOEXEC,
+		          0600);
+	if (fd >= 0) {
+		size_t n = strlen(id);
+		char line[80];
+		ssize_t w;
+
+		if (n < sizeof(line) - 1) {
+			memcpy(line, id, n);
+			line[n] = '\n';
+			(void)flock(fd, LOCK_EX);
+			w = write(fd, line, n + 1); /* best effort, as above */
+			(void)w;
+		}
+		close(fd);
+	}
+	skitx_free(dir);
+	skitx_free(path);
+}
+
+/* Whether the ledger holds `id`. */
+static bool ledger_has(const char *id)
+{
+	char *path = ledger_path(), *buf = NULL;
+	size_t n = strlen(id);
+	bool found = false;
+	struct stat st;
+	off_t from;
+	ssize_t got;
+	int fd;
+
+	fd = path ? open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) : -1;
+	skitx_free(path);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !n) {
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	from = st.st_size > (off_t)LEDGER_MAX ? st.st_size - LEDGER_MAX : 0;
+	buf = skitx_malloc((size_t)(st.st_size - from) + 2);
+	got = buf ? pread(fd, buf + 1, (size_t)(st.st_size - from), from) : -1;
+	close(fd);
+	if (got >= 0) {
+		buf[0] = '\n';
+		buf[got + 1] = '\0';
+		for (const char *p = buf; !found && (p = strstr(p, id)); p++)
+			found = p[-1] == '\n' && p[n] == '\n';
+	}
+	skitx_free(buf);
+	return found;
+}
+
+/*
+ * Whether the session file `file`, of id `id` and project `project` (the
+ * header's), may be taken. Only a file in its project's own trail
+ * (`.agents/runs`, where `--continue` looks) can be a session a
+ * repository carries; one there is taken when the ledger holds it, or
+ * when the user trusts the project (its files are the user's to vouch
+ * for). A file elsewhere (another runs folder, a program's own path) is
+ * the user's choice.
+ */
+static bool session_mine(const char *file, const char *id, const char *project)
+{
+	char *f, *trail, *tr = NULL;
+	bool inside, trusted = false;
+	size_t n;
+
+	if (!project || !*project)
+		return true;
+	trail = skitx_path_join(project, ".agents/runs");
+	f = realpath(file, NULL);
+	if (trail)
+		tr = realpath(trail, NULL);
+	skitx_free(trail);
+	n = tr ? strlen(tr) : 0;
+	inside = f && tr && !strncmp(f, tr, n) && f[n] == '/';
+	free(f); /* realpath(3) allocates with malloc */
+	free(tr);
+	if (!inside || (id && *id && ledger_has(id)))
+		return true;
+	return !skit_trust_check(&trusted, project, NULL) && trusted;
+}
+
 /* ---- reading ----------------------------------------------------------- */
 
 struct loaded_skill {
@@ -730,6 +852,19 @@ static int session_read(const char *path, struct loaded *l, skit_error *err)
 		if (line == 1) {
 			/* err says what is wrong with it */
 			rc = read_header(o, path, err);
+			if (!rc &&
+			    !session_mine(
+			            path,
+			            json_string_value(json_object_get(o, "id")),
+			            json_string_value(
+			                    json_object_get(o, "project"))))
+				rc = skit__error_set(
+				        err, SKIT_EUNSAFE, 0,
+				        "%s is not a session your skit made (it "
+				        "is not in its ledger) and its project is "
+				        "not a trusted folder: a repository can "
+				        "carry one; it was not loaded",
+				        path);
 			if (!rc) {
 				json_actions = json_is_true(
 				        json_object_get(o, "json_actions"));
@@ -1056,6 +1191,7 @@ int skit__session_start(struct skit_agent *a, const char *resume,
 	}
 	session_write(a, &b);
 	skitx_buf_release(&b);
+	ledger_add(skit_audit_id(a->audit));
 	a->session_written = a->nmsgs;
 	if (a->audit_rc)
 		return skit__error_set(err, a->audit_rc, 0, "%s",
@@ -1259,7 +1395,8 @@ int skit_session_find(const char *runs_dir, const char *project_dir,
 			bool live = dir && skit__audit_writer_alive(dir);
 
 			skitx_free(dir);
-			if (live || !session_of(c[i].file, proj))
+			if (live || !session_of(c[i].file, proj) ||
+			    (proj && !session_mine(c[i].file, c[i].name, proj)))
 				continue;
 		} else if (strcmp(c[i].name, which)) {
 			hits++; /* a prefix: it must be unique */
