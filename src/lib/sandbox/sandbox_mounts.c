@@ -146,6 +146,32 @@ static bool bind_link(const char *path)
 # endif
 }
 
+# ifndef AT_RECURSIVE
+#  define AT_RECURSIVE 0x8000
+# endif
+# ifndef MOUNT_ATTR_RDONLY
+#  define MOUNT_ATTR_RDONLY 0x00000001
+# endif
+
+/* Every mount beneath `path` (ones the owner made there, brought along by
+ * MS_REC) read-only too: a remount changes one mount only. A kernel
+ * without mount_setattr() (before 5.12) passes, as before. */
+static bool ro_beneath(const char *path)
+{
+# ifdef SYS_mount_setattr
+	struct {
+		unsigned long long set, clr, propagation, userns_fd;
+	} attr = { MOUNT_ATTR_RDONLY, 0, 0, 0 };
+
+	return !syscall(SYS_mount_setattr, AT_FDCWD, path, AT_RECURSIVE, &attr,
+	                sizeof(attr)) ||
+	       errno == ENOSYS;
+# else
+	(void)path;
+	return true;
+# endif
+}
+
 # define MAX_REBIND 16
 bool skit__sandbox_mount_setup(const struct plan *p)
 {
@@ -189,7 +215,8 @@ bool skit__sandbox_mount_setup(const struct plan *p)
 		     !mount(NULL, p->ro[i], NULL,
 		            MS_REMOUNT | MS_BIND | MS_RDONLY |
 		                    locked_flags(p->ro[i]),
-		            NULL);
+		            NULL) &&
+		     ro_beneath(p->ro[i]);
 	return ok;
 }
 
@@ -706,6 +733,54 @@ out:
 	return ok;
 }
 
+/* Entries of a repository folder looked at for links: more, and the run
+ * is refused rather than a link left unseen (git packs its objects: a
+ * repository holds a few thousand entries). */
+# define REPO_ENTRIES_MAX 200000
+
+/*
+ * Every link beneath the repository folder `dir` (`.git/refs ->
+ * ../myrefs`, a ref, `objects/ab`, `info`): git follows them, so what
+ * they name is protected too. Deeper than 64 folders or more than
+ * REPO_ENTRIES_MAX entries: refused (a link there would go unseen).
+ * `*seen` counts the entries.
+ */
+static bool repo_links(struct plan *p, const struct skit__run_opts *o,
+                       const char *dir, int depth, size_t *seen)
+{
+	struct dirent *de;
+	struct stat st;
+	bool ok = true;
+	DIR *d;
+
+	if (depth > 64)
+		return refuse(p, dir, "a repository folder more than 64 deep");
+	if (!(d = opendir(dir)))
+		return true;
+	while (ok && (de = readdir(d))) {
+		char sub[PATH_MAX];
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (++*seen > REPO_ENTRIES_MAX) {
+			ok = refuse(p, dir,
+			            "a repository folder with more than "
+			            "200000 entries");
+			break;
+		}
+		if ((size_t)snprintf(sub, sizeof(sub), "%s/%s", dir,
+		                     de->d_name) >= sizeof(sub) ||
+		    lstat(sub, &st) < 0)
+			continue;
+		if (S_ISLNK(st.st_mode))
+			ok = protect_at(p, o, sub, 0) && links_push(p, o, sub);
+		else if (S_ISDIR(st.st_mode))
+			ok = repo_links(p, o, sub, depth + 1, seen);
+	}
+	closedir(d);
+	return ok;
+}
+
 /*
  * A repository's folder `dir` (a `.git` folder, or the one a `.git` file
  * names): a config or hook with another hard link refuses the run (see
@@ -738,6 +813,11 @@ static bool repo_protect(struct plan *p, const struct skit__run_opts *o,
 				ok = protect_at(p, o, sub, 0) &&
 				     links_push(p, o, sub);
 		}
+	if (ok) {
+		size_t seen = 0;
+
+		ok = repo_links(p, o, real, 0, &seen);
+	}
 	if (!ok ||
 	    (size_t)snprintf(sub, sizeof(sub), "%s/hooks", real) >=
 	            sizeof(sub) ||
@@ -768,39 +848,67 @@ static bool repo_protect(struct plan *p, const struct skit__run_opts *o,
  * code as much as a `.git` folder's, so it is protected too. `*out` gets
  * it as an absolute path; false when `path` is no such file.
  */
-static bool gitdir_of(const char *path, char out[PATH_MAX])
+/* The file `path` = `tag` PATH (trailing line breaks cut, as git does:
+ * one inside is part of the path): PATH, relative to `base`, into
+ * `*out`. False when `path` is no such file. */
+static bool pointer_of(const char *path, const char *tag, const char *base,
+                       size_t nbase, char out[PATH_MAX])
 {
 	char line[PATH_MAX + 16];
-	size_t n = strlen(path), k;
+	size_t nt = strlen(tag);
 	struct stat st;
 	ssize_t got;
 	int fd;
 
-	/* as git reads it (setup.c, read_gitfile_gently()): a link to
-	 * such a file followed, PATH still relative to the `.git` */
-	if (n < 5 || strcmp(path + n - 5, "/.git") || stat(path, &st) < 0 ||
-	    !S_ISREG(st.st_mode))
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
 		return false;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return false;
 	got = read(fd, line, sizeof(line) - 1);
 	close(fd);
-	if (got < 9 || strncmp(line, "gitdir: ", 8))
+	if (got <= (ssize_t)nt || strncmp(line, tag, nt))
 		return false;
-	/* only the trailing line breaks are cut, as git does: one inside
-	 * is part of the path git uses */
-	while (got > 8 && (line[got - 1] == '\n' || line[got - 1] == '\r'))
+	while (got > (ssize_t)nt &&
+	       (line[got - 1] == '\n' || line[got - 1] == '\r'))
 		got--;
 	line[got] = '\0';
-	k = (size_t)got - 8;
-	if (!k)
+	if (got == (ssize_t)nt)
 		return false;
-	if (line[8] == '/')
-		return (size_t)snprintf(out, PATH_MAX, "%s", line + 8) <
+	if (line[nt] == '/')
+		return (size_t)snprintf(out, PATH_MAX, "%s", line + nt) <
 		       PATH_MAX;
-	return (size_t)snprintf(out, PATH_MAX, "%.*s/%s", (int)(n - 5), path,
-	                        line + 8) < PATH_MAX;
+	return (size_t)snprintf(out, PATH_MAX, "%.*s/%s", (int)nbase, base,
+	                        line + nt) < PATH_MAX;
+}
+
+static bool gitdir_of(const char *path, char out[PATH_MAX])
+{
+	size_t n = strlen(path);
+
+	/* as git reads it (setup.c, read_gitfile_gently()): a link to
+	 * such a file followed, PATH still relative to the `.git` */
+	return n >= 5 && !strcmp(path + n - 5, "/.git") &&
+	       pointer_of(path, "gitdir: ", path, n - 5, out);
+}
+
+/*
+ * A repository folder's `commondir` names the folder git reads the
+ * config, hooks, objects and refs from (setup.c, get_common_dir_noenv(),
+ * in any repository, not only a worktree's): protected as the repository
+ * is.
+ */
+static bool common_protect(struct plan *p, const struct skit__run_opts *o,
+                           const char *dir)
+{
+	char file[PATH_MAX], common[PATH_MAX];
+
+	if ((size_t)snprintf(file, sizeof(file), "%s/commondir", dir) >=
+	            sizeof(file) ||
+	    !pointer_of(file, "", dir, strlen(dir), common))
+		return true;
+	return protect_at(p, o, common, 0) && links_push(p, o, common) &&
+	       repo_protect(p, o, common);
 }
 
 static bool protect_one(struct plan *p, const struct skit__run_opts *o,
@@ -812,11 +920,11 @@ static bool protect_one(struct plan *p, const struct skit__run_opts *o,
 	if (!protect_at(p, o, path, 0) || !links_push(p, o, path))
 		return false;
 	if (strlen(path) >= 5 && !strcmp(path + strlen(path) - 5, "/.git") &&
-	    !repo_protect(p, o, path))
+	    (!repo_protect(p, o, path) || !common_protect(p, o, path)))
 		return false;
 	return !gitdir_of(path, gitdir) ||
 	       (protect_at(p, o, gitdir, 0) && links_push(p, o, gitdir) &&
-	        repo_protect(p, o, gitdir));
+	        repo_protect(p, o, gitdir) && common_protect(p, o, gitdir));
 }
 
 /*
