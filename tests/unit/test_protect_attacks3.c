@@ -568,6 +568,31 @@ static void test_protect_attacks3__ordinary_inner_worktree(void)
 }
 
 /* clang-format off */
+/*
+ * The binds fail in the namespace after the plan (forced, as a kernel or
+ * a project could make them): with protected paths planned, the program
+ * is not run, rather than run with them open; the placeholders go.
+ */
+static void test_protect_attacks3__mount_failure_closed(void)
+{
+	struct run r;
+
+	if (!can_protect())
+		return;
+	fresh();
+	skit__sandbox_test_mount_fail = true;
+	start(&r, "mkdir -p .git/hooks && echo PLANTED");
+	ASSERT_OK(pthread_join(r.thread, NULL));
+	skit__sandbox_test_mount_fail = false;
+	ASSERT_OK(r.rc);
+	ASSERT_EQ(r.res.exit_code, 126);
+	ASSERT_CONTAINS(skitx_buf_cstr(&r.res.err),
+	                "the protected paths could not be set up");
+	ASSERT(!strstr(skitx_buf_cstr(&r.res.out), "PLANTED"));
+	skit__run_result_release(&r.res);
+	ASSERT(access(at(".git"), F_OK) < 0);
+}
+
 TEST_MAIN(
 	TEST(test_protect_attacks3__gitdir_commondir)
 	TEST(test_protect_attacks3__gitfile_commondir)
@@ -575,5 +600,6 @@ TEST_MAIN(
 	TEST(test_protect_attacks3__fifo_names)
 	TEST(test_protect_attacks3__ordinary_worktree_commondir)
 	TEST(test_protect_attacks3__ordinary_inner_worktree)
-	TEST(test_protect_attacks3__submount_beneath))
+	TEST(test_protect_attacks3__submount_beneath)
+	TEST(test_protect_attacks3__mount_failure_closed))
 /* clang-format on */

@@ -391,8 +391,18 @@ static unsigned int enter_ns(const struct plan *p)
 {
 	unsigned int got = ns_unshare(p);
 
-	if ((got & SKIT_SANDBOX_MOUNTNS) && !skit__sandbox_mount_setup(p))
+	if ((got & SKIT_SANDBOX_MOUNTNS) &&
+	    (skit__sandbox_test_mount_fail || !skit__sandbox_mount_setup(p))) {
+		/* Planned, and the namespace is there, yet the binds failed
+		 * part way: protected paths planned are not left open to the
+		 * program (fail closed; A's exit is the run's). */
+		if (p->nro || p->nlink || p->npin || p->nmade) {
+			say("skit: the protected paths could not be set up; the "
+			    "program was not run\n");
+			_exit(126);
+		}
 		got &= ~(unsigned int)SKIT_SANDBOX_MOUNTNS;
+	}
 	return got;
 }
 #endif
@@ -601,6 +611,7 @@ static void confined_child(const struct skit__run_opts *o, const struct plan *p,
  * file of their own (sandbox_plan.h). */
 
 unsigned int skit__sandbox_disabled;
+bool skit__sandbox_test_mount_fail;
 
 #ifdef __linux__
 /*

@@ -151,6 +151,13 @@ void skit__run_result_release(struct skit__run_result *res);
  */
 extern unsigned int skit__sandbox_disabled;
 
+/*
+ * For tests only: the mount set-up fails in the namespace, after the
+ * plan, as a kernel or a project could make it; false in normal use; not
+ * thread-safe; never set from the environment.
+ */
+extern bool skit__sandbox_test_mount_fail;
+
 /* Close every fd from `lowfd` up (close_range, else one by one up to
  * the open-files limit). For a child between fork and exec. */
 void skit__close_from(int lowfd);
