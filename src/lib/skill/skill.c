@@ -860,6 +860,78 @@ static int parse_bool(const char *v, bool *out)
  } while (0)
 
 /*
+ * `node`, a YAML list of scalars, joined with single spaces into the
+ * skill's pool (*out). 1 when an item is not a scalar (*out untouched);
+ * SKIT_ENOMEM.
+ */
+static int join_list(struct skit_skill *s, const struct skit__ynode *node,
+                     const char **out)
+{
+	struct skitx_buf b = SKITX_BUF_INIT;
+
+	for (size_t i = 0; i < node->n; i++) {
+		const struct skit__ynode *it = node->items[i];
+
+		if (it->kind != SKIT_YSCALAR) {
+			skitx_buf_release(&b);
+			return 1;
+		}
+		if ((i && skitx_buf_putc(&b, ' ') < 0) ||
+		    skitx_buf_add(&b, it->value, it->len) < 0) {
+			skitx_buf_release(&b);
+			return SKIT_ENOMEM;
+		}
+	}
+	*out = skitx_pool_strndup(&s->pool, b.ptr, b.len);
+	skitx_buf_release(&b);
+	return *out ? 0 : SKIT_ENOMEM;
+}
+
+/*
+ * The lints of a tools value, `allowed-tools` or (`disallowed`)
+ * `disallowed-tools`, parsed as the agent parses it: a malformed pattern
+ * (the agent then grants nothing for the skill) and each unknown name,
+ * at the field's line and column. 0, or what skit__skill_diag() failed
+ * with.
+ */
+static int lint_tools(struct skit_skill *s, bool disallowed, const char *text,
+                      unsigned int line, unsigned int col)
+{
+	skit_allowed_tools *at = NULL;
+	skit_error perr = { 0 };
+	const skit_diag *d;
+	size_t nd = 0;
+	int rc, error = 0;
+
+	if (disallowed) {
+		rc = skit_allowed_tools_new(&at, NULL, NULL);
+		if (!rc)
+			rc = skit_allowed_tools_disallow(at, text, &perr);
+	} else {
+		rc = skit_allowed_tools_parse(&at, NULL, text, &perr);
+	}
+	if (rc == SKIT_ENOMEM) {
+		skit_allowed_tools_free(at);
+		return SKIT_ENOMEM;
+	}
+	if (rc < 0)
+		error = skit__skill_diag(
+		        s, SKIT_SEVERITY_WARNING,
+		        disallowed ? "disallowed-tools-pattern"
+		                   : "allowed-tools-pattern",
+		        NULL, line, col,
+		        "%s (column %u); skit treats the skill as granting no "
+		        "tool",
+		        perr.message, perr.column);
+	d = at ? skit_allowed_tools_diags(at, &nd) : NULL;
+	for (size_t i = 0; !error && i < nd; i++)
+		error = skit__skill_diag(s, SKIT_SEVERITY_WARNING, d[i].code,
+		                         NULL, line, col, "%s", d[i].message);
+	skit_allowed_tools_free(at);
+	return error;
+}
+
+/*
  * The fields skit uses at run time. In lenient loads a wrong type is an
  * error: a skill must never become more visible or more privileged because
  * a field failed to parse (HOSTILE C10).
@@ -953,33 +1025,16 @@ static int check_runtime_fields(struct skit_skill *s)
 		if (node->kind == SKIT_YSCALAR) {
 			s->allowed_tools = node->value;
 		} else if (node->kind == SKIT_YSEQ) {
-			struct skitx_buf b = SKITX_BUF_INIT;
-			bool scalars = true;
+			int j = join_list(s, node, &s->allowed_tools);
+			bool scalars = j == 0;
 
-			for (size_t i = 0; i < node->n && scalars; i++) {
-				const struct skit__ynode *it = node->items[i];
-				if (it->kind != SKIT_YSCALAR) {
-					scalars = false;
-					break;
-				}
-				if ((i && skitx_buf_putc(&b, ' ') < 0) ||
-				    skitx_buf_add(&b, it->value, it->len) < 0) {
-					skitx_buf_release(&b);
-					return SKIT_ENOMEM;
-				}
-			}
+			if (j < 0)
+				return j;
 			if (scalars) {
-				s->allowed_tools = skitx_pool_strndup(
-				        &s->pool, b.ptr, b.len);
-				skitx_buf_release(&b);
-				if (!s->allowed_tools)
-					return SKIT_ENOMEM;
 				WARN("allowed-tools-list",
 				     "Field 'allowed-tools' should be a "
 				     "space-separated string; the YAML list "
 				     "was joined");
-			} else {
-				skitx_buf_release(&b);
 			}
 			if (!scalars && lenient)
 				ERR("allowed-tools-type",
@@ -999,28 +1054,8 @@ static int check_runtime_fields(struct skit_skill *s)
 			     "space-separated string");
 		}
 		if (s->allowed_tools) {
-			skit_allowed_tools *at = NULL;
-			const skit_diag *d;
-			skit_error perr = { 0 };
-			size_t nd = 0;
-			int prc;
-
-			prc = skit_allowed_tools_parse(&at, NULL,
-			                               s->allowed_tools, &perr);
-			if (prc == SKIT_ENOMEM)
-				return SKIT_ENOMEM;
-			if (prc < 0)
-				WARN("allowed-tools-pattern",
-				     "%s (column %u); "
-				     "skit treats the skill as granting no tool",
-				     perr.message, perr.column);
-			d = at ? skit_allowed_tools_diags(at, &nd) : NULL;
-			for (size_t i = 0; !error && i < nd; i++) {
-				error = skit__skill_diag(
-				        s, SKIT_SEVERITY_WARNING, d[i].code,
-				        NULL, line, col, "%s", d[i].message);
-			}
-			skit_allowed_tools_free(at);
+			error = lint_tools(s, false, s->allowed_tools, line,
+			                   col);
 			if (error < 0)
 				goto out;
 		}
@@ -1030,66 +1065,25 @@ static int check_runtime_fields(struct skit_skill *s)
 	 * string of patterns. Checked as allowed-tools is. */
 	node = skit__yaml_get(s->root, "disallowed-tools");
 	if (node) {
-		struct skitx_buf b = SKITX_BUF_INIT;
-		bool scalars =
-		        node->kind == SKIT_YSCALAR || node->kind == SKIT_YSEQ;
+		int j = 1;
 
 		key_position(s, "disallowed-tools", &line, &col);
 		if (node->kind == SKIT_YSCALAR) {
 			s->disallowed_tools = node->value;
+			j = 0;
 		} else if (node->kind == SKIT_YSEQ) {
-			for (size_t i = 0; i < node->n && scalars; i++) {
-				const struct skit__ynode *it = node->items[i];
-
-				if (it->kind != SKIT_YSCALAR)
-					scalars = false;
-				else if ((i && skitx_buf_putc(&b, ' ') < 0) ||
-				         skitx_buf_add(&b, it->value, it->len) <
-				                 0) {
-					skitx_buf_release(&b);
-					return SKIT_ENOMEM;
-				}
-			}
-			if (scalars) {
-				s->disallowed_tools = skitx_pool_strndup(
-				        &s->pool, b.ptr, b.len);
-				skitx_buf_release(&b);
-				if (!s->disallowed_tools)
-					return SKIT_ENOMEM;
-			}
-			skitx_buf_release(&b);
+			j = join_list(s, node, &s->disallowed_tools);
+			if (j < 0)
+				return j;
 		}
-		if (!scalars)
+		if (j)
 			WARN("disallowed-tools-type",
 			     "Field 'disallowed-tools' should be a list of "
 			     "tool names or a string of them; skit forbids "
 			     "nothing for it");
 		if (s->disallowed_tools) {
-			skit_allowed_tools *at = NULL;
-			const skit_diag *d;
-			skit_error perr = { 0 };
-			size_t nd = 0;
-			int prc = skit_allowed_tools_new(&at, NULL, NULL);
-
-			if (!prc)
-				prc = skit_allowed_tools_disallow(
-				        at, s->disallowed_tools, &perr);
-			if (prc == SKIT_ENOMEM) {
-				skit_allowed_tools_free(at);
-				return SKIT_ENOMEM;
-			}
-			if (prc < 0)
-				WARN("disallowed-tools-pattern",
-				     "%s (column %u); skit treats the skill as "
-				     "granting no tool",
-				     perr.message, perr.column);
-			d = at ? skit_allowed_tools_diags(at, &nd) : NULL;
-			for (size_t i = 0; !error && i < nd; i++) {
-				error = skit__skill_diag(
-				        s, SKIT_SEVERITY_WARNING, d[i].code,
-				        NULL, line, col, "%s", d[i].message);
-			}
-			skit_allowed_tools_free(at);
+			error = lint_tools(s, true, s->disallowed_tools, line,
+			                   col);
 			if (error < 0)
 				goto out;
 		}
