@@ -3,8 +3,8 @@
 #
 # allowed-tools-coverage.sh - of the skills in some folders, how many
 # declare allowed-tools, and how many of those name only tools skit's
-# agent offers (and how many with a search backend, which offers
-# WebSearch); the tools named that skit does not offer (NotebookEdit,
+# agent offers (and how many with a search backend and a language
+# server, which offer WebSearch and LSP); the tools named that skit does not offer (NotebookEdit,
 # TodoWrite...), with the number of skills naming each.
 #
 #	bench/allowed-tools-coverage.sh DIR...
@@ -14,8 +14,10 @@
 # the loading rules; allowed-tools is parsed as the agent parses it
 # (skit_allowed_tools_parse()). Offered: Read, Write, Edit, MultiEdit,
 # Bash(...), Grep, Glob, LS, WebFetch, AskUserQuestion, Task, Agent,
-# skit's own tool names and mcp__* names; WebSearch only with a search
-# backend. Nothing in DIR is run or changed.
+# SendMessage, ToolSearch, Skill, TodoWrite, other agents' names for the
+# same tools, skit's own tool names and mcp__* names; WebSearch only
+# with a search backend, LSP only with a language server. Nothing in DIR
+# is run or changed.
 #
 # It runs bench_allowed_tools, built with the tests (bench/): BENCH names
 # it, else the one next to $SKIT (bench/ of skit's build folder), else
@@ -25,7 +27,7 @@
 # docs/bench.md ("allowed-tools coverage") has the figures.
 
 case ${1:-} in
--h | --help) sed -n '4,25p' "$0" | sed 's/^# //; s/^#//'; exit 0 ;;
+-h | --help) sed -n '4,27p' "$0" | sed 's/^# //; s/^#//'; exit 0 ;;
 '') echo "usage: bench/allowed-tools-coverage.sh DIR... (--help: more)" >&2; exit 2 ;;
 esac
 for d in "$@"; do

@@ -40,7 +40,7 @@ struct missing {
 
 struct totals {
 	unsigned int skills, loaded, declared, covered, unparsed;
-	unsigned int with_search; /* covered once WebSearch is offered */
+	unsigned int with_backends; /* covered with WebSearch and LSP */
 	unsigned int not_loaded;
 	struct missing miss[MAX_NAMES];
 	size_t nmiss;
@@ -51,11 +51,13 @@ struct totals {
  * policy's own table (Claude Code's names, other agents' names for the
  * same tools, skit's own) and mcp__* names, as
  * skit__policy_tool_offered() says; the web search names only with a
- * search backend, so the figure is given both ways.
+ * search backend and the code intelligence ones (LSP) only with a
+ * language server, so the figure is given both ways.
  */
-static bool is_offered(const char *name, size_t len, bool search)
+static bool is_offered(const char *name, size_t len, bool backends)
 {
-	return skit__policy_tool_offered(name, len, search);
+	return skit__policy_tool_offered(
+	        name, len, backends ? SKIT__OFFER_SEARCH | SKIT__OFFER_LSP : 0);
 }
 
 /* A name as the policy's grammar spells one: an ASCII letter, then
@@ -109,9 +111,9 @@ static void one_skill(struct totals *t, const char *dir)
 	skit_allowed_tools *at = NULL;
 	skit_skill *s = NULL;
 	skit_error err = { 0 };
-	const char *text, *p;
-	size_t nseen = 0, len, depth, name;
-	bool all = true, search_only = true;
+	const char *text, *p, *q;
+	size_t nseen = 0, len, qlen, depth, name;
+	bool all = true, backends_only = true;
 
 	t->skills++;
 	opts.flags = SKIT_SKILL_LENIENT;
@@ -130,7 +132,7 @@ static void one_skill(struct totals *t, const char *dir)
 	if (skit_allowed_tools_parse(&at, NULL, text, &err) < 0) {
 		/* the agent grants nothing for it: not covered */
 		t->unparsed++;
-		all = search_only = false;
+		all = backends_only = false;
 	}
 	skit_allowed_tools_free(at);
 	for (p = text; *p;) {
@@ -144,27 +146,34 @@ static void one_skill(struct totals *t, const char *dir)
 		}
 		if (!len)
 			break;
-		name = strcspn(p, "(");
-		if (name > len)
-			name = len;
-		if (!is_offered(p, name, false)) {
+		/* quoted items, unquoted as the policy's parser does */
+		q = p;
+		qlen = len;
+		if (len > 2 && (*p == '"' || *p == '\'') && p[len - 1] == *p) {
+			q++;
+			qlen -= 2;
+		}
+		name = strcspn(q, "(");
+		if (name > qlen)
+			name = qlen;
+		if (!is_offered(q, name, false)) {
 			/* a malformed name (the value does not parse) is
 			 * not a tool to list */
 			all = false;
-			if (!is_offered(p, name, true))
-				search_only = false;
-			if (!is_tool_name(p, name)) {
+			if (!is_offered(q, name, true))
+				backends_only = false;
+			if (!is_tool_name(q, name)) {
 				p += len;
 				continue;
 			}
-			count_missing(t, p, name, seen, &nseen);
+			count_missing(t, q, name, seen, &nseen);
 		}
 		p += len;
 	}
 	if (all)
 		t->covered++;
-	if (all || search_only)
-		t->with_search++;
+	if (all || backends_only)
+		t->with_backends++;
 	skit_skill_free(s);
 }
 
@@ -240,9 +249,9 @@ int main(int argc, char **argv)
 	       pct(t.declared, t.loaded));
 	printf("name only tools skit offers: %u of %u (%.1f%%)\n", t.covered,
 	       t.declared, pct(t.covered, t.declared));
-	printf("... with a search backend (WebSearch offered): %u of %u "
-	       "(%.1f%%)\n",
-	       t.with_search, t.declared, pct(t.with_search, t.declared));
+	printf("... with a search backend and a language server (WebSearch, "
+	       "LSP offered): %u of %u (%.1f%%)\n",
+	       t.with_backends, t.declared, pct(t.with_backends, t.declared));
 	printf("allowed-tools that do not parse: %u\n", t.unparsed);
 	printf("tools named that skit does not offer: %zu\n", t.nmiss);
 	for (size_t i = 0; i < t.nmiss; i++)

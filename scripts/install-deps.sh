@@ -20,6 +20,10 @@ PKGS="$PKGS abigail-tools"
 # the install test makes a venv and pip-installs it offline with
 # Debian's setuptools and wheel (docs/python.md).
 PKGS="$PKGS python3-pytest python3-setuptools python3-wheel python3-pip python3-venv"
+# The lsp tool's tests talk to a real language server: pylsp, with
+# pyflakes for its diagnostics (only a Suggests of python3-pylsp,
+# which apt leaves out; docs/lsp.md).
+PKGS="$PKGS python3-pylsp python3-pyflakes"
 
 missing=""
 for p in $PKGS; do

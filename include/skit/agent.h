@@ -199,6 +199,36 @@ typedef struct {
 typedef int (*skit_ask_fn)(const skit_question *q, skit_tool_output *answer,
                            void *payload);
 
+/**
+ * A language server for the `lsp` tool (docs/lsp.md): a program that
+ * speaks the Language Server Protocol on its standard input and output,
+ * started on the first call that needs it and stopped with the agent.
+ */
+typedef struct {
+	const char *name; /**< e.g. "python"; letters, digits, '-', '_' */
+	/** The program and its arguments, NULL-terminated; argv[0] is
+	 *  looked up on PATH. */
+	const char *const *argv;
+	/** The file name endings it serves (".py"), NULL-terminated. */
+	const char *const *extensions;
+	/** The LSP languageId of its files ("python"); NULL: `name`. */
+	const char *language_id;
+} skit_lsp_server;
+
+/** Most servers of skit_agent_options.lsp_servers. */
+#define SKIT_AGENT_MAX_LSP_SERVERS 16
+
+/** When external tools are deferred behind `tool_search`. */
+typedef enum {
+	/** Defer them when their definitions would take more than a tenth
+	 *  of the context window (the default). */
+	SKIT_TOOL_SEARCH_AUTO = 0,
+	/** Always defer them (when there is at least one). */
+	SKIT_TOOL_SEARCH_ALWAYS = 1,
+	/** Never: every tool goes to the model in every request. */
+	SKIT_TOOL_SEARCH_NEVER = 2,
+} skit_tool_search_mode;
+
 /** Options for skit_agent_new(); start from SKIT_AGENT_OPTIONS_INIT. */
 typedef struct {
 	unsigned int version;    /**< SKIT_AGENT_OPTIONS_VERSION */
@@ -299,14 +329,26 @@ typedef struct {
 	 *  once, and only while skit_agent_send() runs (docs/agent.md,
 	 *  "Subagents"). */
 	unsigned int max_parallel_tasks;
+	/* Version 6: */
+	/** Language servers the `lsp` tool may start, `nlsp_servers` of
+	 *  them, at most SKIT_AGENT_MAX_LSP_SERVERS (skit_lsp_server; each
+	 *  is copied by skit_agent_new()). None: no `lsp` tool. A language
+	 *  server runs the user's program on the project's files outside
+	 *  the sandbox, as an MCP server does: give servers only for a
+	 *  project the user trusts (docs/lsp.md). */
+	const skit_lsp_server *lsp_servers;
+	size_t nlsp_servers;
+	/** When the tools of MCP servers and of the program (`tools`) are
+	 *  deferred behind `tool_search` (skit_tool_search_mode). */
+	skit_tool_search_mode tool_search;
 } skit_agent_options;
 
 /** Most tools of skit_agent_options.tools. */
 #define SKIT_AGENT_MAX_TOOLS 16
 
 /* clang-format off */
-#define SKIT_AGENT_OPTIONS_VERSION 5
-#define SKIT_AGENT_OPTIONS_INIT { SKIT_AGENT_OPTIONS_VERSION, NULL, NULL, NULL, 0, false, false, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, { NULL, NULL, NULL, NULL, NULL }, NULL, NULL, true, SKIT_SANDBOX_WORKSPACE_WRITE, false, 0, 0, false, NULL, 0, NULL, NULL, true, true, 0, 0, NULL, 0 }
+#define SKIT_AGENT_OPTIONS_VERSION 6
+#define SKIT_AGENT_OPTIONS_INIT { SKIT_AGENT_OPTIONS_VERSION, NULL, NULL, NULL, 0, false, false, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, { NULL, NULL, NULL, NULL, NULL }, NULL, NULL, true, SKIT_SANDBOX_WORKSPACE_WRITE, false, 0, 0, false, NULL, 0, NULL, NULL, true, true, 0, 0, NULL, 0, NULL, 0, SKIT_TOOL_SEARCH_AUTO }
 /* clang-format on */
 
 /**
@@ -318,7 +360,9 @@ typedef struct {
  * repository content restricts, it never grants; its links are refused.
  * For options of version 5, also the whole numbers `"context_window"`
  * (tokens, 1024 to 100,000,000) and `"compact_percent"` (10 to 95),
- * from any file. Keys it does not know are left to the other readers.
+ * from any file. For options of version 6, also `"tool_search"`:
+ * "auto", "always" or "never" (skit_tool_search_mode), from any file.
+ * Keys it does not know are left to the other readers.
  * @return SKIT_OK (opts untouched when the key is absent);
  *         SKIT_ENOTFOUND when the file does not exist; SKIT_EINVALID
  *         for malformed JSON or a value of the wrong type or range (err

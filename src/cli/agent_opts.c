@@ -174,6 +174,9 @@ int cli_agent_option(struct cli_agent *ca, int c, const char *arg,
 	case CLI_OPT_NO_PROJECT_INSTRUCTIONS:
 		ca->no_project_instructions = true;
 		return 1;
+	case CLI_OPT_NO_LSP:
+		ca->no_lsp = true;
+		return 1;
 	case CLI_OPT_SANDBOX:
 		if (skit_sandbox_mode_parse(arg, &ca->sandbox_mode))
 			return cli_usage_error(
@@ -767,6 +770,54 @@ static int load_agent_config(struct cli_agent *ca, skit_agent_options *ao,
 	return rc ? CLI_FAIL : CLI_OK;
 }
 
+/*
+ * The lsp tool's language servers (agent_lsp.c, docs/lsp.md): given only
+ * in a project the user trusts, since a language server may run the
+ * project's code (build scripts, plugins), as VS Code's Restricted Mode
+ * has it; none with --no-lsp.
+ */
+static int open_lsp(struct cli_agent *ca, skit_agent_options *ao,
+                    const char *verb)
+{
+	skit_error err = { 0 };
+	char *files[3], why[512];
+	bool trusted[3], ok = false;
+	int rc;
+
+	if (ca->no_lsp || !ca->project_found)
+		return CLI_OK;
+	if (skit_trust_check(&ok, ca->project_found, &err) < 0) {
+		cli_error(verb, "%s", err.message);
+		return CLI_FAIL;
+	}
+	if (!ok) {
+		if (ca->show_trace) {
+			fputs("skit: no lsp tool: ", stderr);
+			cli_put_exact(stderr, ca->project_found, &ca->style);
+			fputs(" is not a trusted folder (a language server may "
+			      "run its code; skit trust DIR)\n",
+			      stderr);
+		}
+		return CLI_OK;
+	}
+	ca->lsp = skitx_calloc(1, sizeof(*ca->lsp));
+	if (!ca->lsp) {
+		cli_error(verb, "out of memory");
+		return CLI_FAIL;
+	}
+	config_files(ca, files, trusted);
+	rc = cli_lsp_load(ca->lsp, files, trusted, 3, why, sizeof(why));
+	for (size_t i = 0; i < 3; i++)
+		skitx_free(files[i]);
+	if (rc) {
+		cli_error(verb, "%s", why);
+		return CLI_USAGE;
+	}
+	ao->lsp_servers = ca->lsp->v;
+	ao->nlsp_servers = ca->lsp->n;
+	return CLI_OK;
+}
+
 /* On a terminal: may the project's server `si` start? Remembered in the
  * user config `user` (when known) for this exact definition. */
 static bool approve_server(struct cli_agent *ca, const skit_mcp_config *mc,
@@ -1220,6 +1271,9 @@ int cli_agent_open(struct cli_agent *ca, bool stream_answer, const char *verb)
 	status = load_agent_config(ca, &ao, verb);
 	if (status != CLI_OK)
 		return status;
+	status = open_lsp(ca, &ao, verb);
+	if (status != CLI_OK)
+		return status;
 	/* The flag wins over every config file. */
 	if (ca->no_project_instructions)
 		ao.project_instructions = false;
@@ -1279,6 +1333,9 @@ int cli_agent_close(struct cli_agent *ca, int rc, const char *verb)
 	skit_model_free(ca->mod);
 	skit_registry_free(ca->reg);
 	skit_policy_free(ca->policy);
+	cli_lsp_release(ca->lsp); /* after the agent: it borrowed them */
+	skitx_free(ca->lsp);
+	ca->lsp = NULL;
 	skitx_free(ca->project_found);
 	ca->policy = NULL;
 	ca->project_found = NULL;

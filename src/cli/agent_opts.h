@@ -47,6 +47,7 @@ enum {
 	CLI_OPT_NO_FILE_TOOLS,
 	CLI_OPT_NO_DYNAMIC_CONTEXT,
 	CLI_OPT_NO_PROJECT_INSTRUCTIONS,
+	CLI_OPT_NO_LSP,
 	CLI_OPT_SANDBOX,
 	CLI_OPT_KEEP_TEMP,
 	CLI_OPT_DISK_CAP,
@@ -87,6 +88,7 @@ enum {
 	  CLI_OPT_NO_DYNAMIC_CONTEXT },                                    \
 	{ "no-project-instructions", no_argument, NULL,                    \
 	  CLI_OPT_NO_PROJECT_INSTRUCTIONS },                               \
+	{ "no-lsp", no_argument, NULL, CLI_OPT_NO_LSP },                   \
 	{ "sandbox", required_argument, NULL, CLI_OPT_SANDBOX },           \
 	{ "keep-temp", no_argument, NULL, CLI_OPT_KEEP_TEMP },             \
 	{ "disk-cap", required_argument, NULL, CLI_OPT_DISK_CAP },         \
@@ -142,6 +144,10 @@ enum {
 	"the system\n"                                                     \
 	"                      prompt (default: read from trusted "        \
 	"folders)\n"                                                       \
+	"  --no-lsp            no lsp tool (default: the language servers " \
+	"of the user\n"                                                    \
+	"                      config and those on PATH, in trusted "      \
+	"projects)\n"                                                      \
 	"  --project DIR       the project the run works on (default: the "  \
 	"nearest folder\n"                                                  \
 	"                      above holding .agents, .agent, .claude or "  \
@@ -187,6 +193,7 @@ struct cli_agent {
 	size_t napprove_mcp;
 	bool yes, no_network, network, no_file_tools, no_dynamic_context;
 	bool no_project_instructions; /* --no-project-instructions */
+	bool no_lsp;                  /* --no-lsp */
 	bool sandbox, keep_temp;      /* --sandbox given; --keep-temp */
 	skit_sandbox_mode sandbox_mode;
 	uint64_t disk_cap;               /* --disk-cap, bytes; 0: config */
@@ -211,6 +218,7 @@ struct cli_agent {
 	char *project_found;     /* the project when the registry found none */
 	bool project_config_off; /* untrusted: its config files are not read */
 	char *runs_dir_owned;
+	struct cli_lsp *lsp; /* the lsp tool's servers (ao borrows them) */
 	bool show_trace;
 	struct cli_style style;
 	char pend[5]; /* a UTF-8 sequence cut by a stream chunk */
@@ -218,6 +226,40 @@ struct cli_agent {
 	bool at_line_start;
 	bool turn_break; /* a model turn began: end the last turn's line */
 };
+
+/* One language server of the lsp tool as the CLI knows it (agent_lsp.c):
+ * a built-in default or an entry of a config's "lsp" object. */
+struct cli_lsp_entry {
+	char *name, *lang;
+	char **argv, **ext; /* NULL-ended */
+	bool off;           /* "name": false */
+	bool user;          /* defined by a config file (else built-in) */
+};
+
+/* The servers a run gives the agent (`v`, `n` of them, borrowing from
+ * `e`), and every entry known, for doctor. */
+struct cli_lsp {
+	skit_lsp_server v[SKIT_AGENT_MAX_LSP_SERVERS];
+	size_t n;
+	struct cli_lsp_entry e[SKIT_AGENT_MAX_LSP_SERVERS + 5];
+	size_t ne;
+};
+
+/*
+ * The built-in servers, then the "lsp" objects of the config files
+ * `files` (NULL entries skipped; a missing file is none); a file that is
+ * not `trusted` (a project's) may not name servers: a one-line warning
+ * on stderr, and it is ignored. `v` gets the servers that are on (a
+ * built-in only when its program is on PATH). 0, or -1 with a one-line
+ * reason in `why`. Release with cli_lsp_release() either way.
+ */
+int cli_lsp_load(struct cli_lsp *l, char *const files[], const bool trusted[],
+                 size_t nfiles, char *why, size_t cap);
+
+void cli_lsp_release(struct cli_lsp *l);
+
+/* The program `prog` as PATH finds it (owned), or NULL. */
+char *cli_lsp_which(const char *prog);
 
 /*
  * Write `s` exactly and safely for a terminal: a newline as "⏎", every

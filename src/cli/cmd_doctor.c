@@ -12,6 +12,7 @@
 
 #include <strings.h>
 
+#include "cli/agent_opts.h"
 #include "cli/cmd.h"
 #include "cli/error.h"
 #include "cli/roots.h"
@@ -835,6 +836,103 @@ static void sec_instructions(struct doctor *d)
 	skitx_free(found);
 }
 
+/*
+ * The lsp tool's language servers (docs/lsp.md): each built-in or
+ * configured one, its program as PATH finds it, and whether run and chat
+ * give them here (only in a trusted project).
+ */
+static void sec_lsp(struct doctor *d)
+{
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	const char *project = skit_registry_project_dir(d->reg);
+	char *found = NULL, *files[3] = { NULL, NULL, NULL }, why[512];
+	bool trusted[3] = { true, false, true }, ok = false;
+	skit_error err = { 0 };
+	struct cli_lsp *l = skitx_calloc(1, sizeof(*l));
+	int rc;
+
+	if (!l)
+		return;
+	if (!project && !skit_project_for_run(&found, NULL, &err))
+		project = found;
+	if (project && skit_trust_check(&ok, project, &err) < 0)
+		ok = false;
+	if (!d->no_config) {
+		if (xdg && *xdg == '/')
+			files[0] = skitx_path_join(xdg, "skit/config.json");
+		else if (home && *home == '/')
+			files[0] = skitx_path_join(home,
+			                           ".config/skit/config.json");
+		if (project && ok)
+			files[1] =
+			        skitx_path_join(project, ".agents/skit.json");
+	}
+	if (d->config)
+		files[2] = skitx_strdup(d->config);
+	why[0] = '\0';
+	rc = cli_lsp_load(l, files, trusted, 3, why, sizeof(why));
+	if (d->json) {
+		fprintf(d->f, "{\n    \"offered\": %s,\n    \"servers\": [",
+		        ok && !rc ? "true" : "false");
+		for (size_t i = 0; i < l->ne; i++) {
+			const struct cli_lsp_entry *e = &l->e[i];
+			char *path = e->argv ? cli_lsp_which(e->argv[0]) : NULL;
+
+			fprintf(d->f, "%s\n      {\"name\": ", i ? "," : "");
+			cli_put_json_str(d->f, e->name);
+			fputs(", \"command\": ", d->f);
+			if (e->argv)
+				cli_put_json_str(d->f, e->argv[0]);
+			else
+				fputs("null", d->f);
+			fputs(", \"path\": ", d->f);
+			if (path)
+				cli_put_json_str(d->f, path);
+			else
+				fputs("null", d->f);
+			fprintf(d->f, ", \"source\": \"%s\", \"enabled\": %s}",
+			        e->user ? "config" : "built-in",
+			        e->off ? "false" : "true");
+			skitx_free(path);
+		}
+		fputs(l->ne ? "\n    ]\n  }" : "]\n  }", d->f);
+	} else {
+		fprintf(d->f,
+		        "%sLanguage servers%s (the lsp tool of run and chat):\n",
+		        d->st.bold, d->st.reset);
+		if (rc)
+			fprintf(d->f, "  %s%s%s\n", d->st.red, why,
+			        d->st.reset);
+		for (size_t i = 0; !rc && i < l->ne; i++) {
+			const struct cli_lsp_entry *e = &l->e[i];
+			char *path = e->argv ? cli_lsp_which(e->argv[0]) : NULL;
+
+			fprintf(d->f, "  %-11s ", e->name);
+			if (e->off)
+				fputs("off (\"false\" in the config)", d->f);
+			else if (path)
+				text(d, path);
+			else
+				fprintf(d->f, "%snot installed%s (%s)",
+				        d->st.dim, d->st.reset, e->argv[0]);
+			fputc('\n', d->f);
+			skitx_free(path);
+		}
+		if (!ok && project) {
+			fputs("  not offered here: ", d->f);
+			text(d, project);
+			fputs(" is not a trusted folder (a language server may "
+			      "run its code; skit trust DIR)\n",
+			      d->f);
+		}
+	}
+	cli_lsp_release(l);
+	skitx_free(l);
+	for (size_t i = 0; i < 3; i++)
+		skitx_free(files[i]);
+	skitx_free(found);
+}
+
 static const struct {
 	const char *key; /* the JSON member */
 	void (*fn)(struct doctor *d);
@@ -844,7 +942,7 @@ static const struct {
 	{ "skipped", sec_skipped }, { "warnings", sec_warned },
 	{ "nested", sec_nested },   { "diagnostics", sec_diags },
 	{ "index", sec_index },     { "instructions", sec_instructions },
-	{ "sandbox", sec_sandbox },
+	{ "sandbox", sec_sandbox }, { "lsp", sec_lsp },
 };
 
 int cmd_doctor(int argc, char **argv)

@@ -11,7 +11,8 @@
 # search backend (and a subagent using the parent's MCP server), and
 # three subagents at once against an OpenAI-style
 # server (tests/support/openai_stub.py). Cassettes: tests/fixtures/agent/
-# task*.jsonl, fork.jsonl, search.jsonl.
+# task*.jsonl, fork.jsonl, search.jsonl. A subagent continued with
+# send_message: task_message.jsonl.
 . "$(dirname "$0")/agent_lib.inc"
 agent_world
 cd "$W" || exit 1
@@ -65,6 +66,18 @@ if [ -f "$RUN/$sub/events.jsonl" ] && [ -f "$RUN/$sub/run.json" ]; then
 else
 	reg_fail "no sub-run at $RUN/$sub"
 fi
+
+# ---- send_message: a subagent continued ------------------------------------
+trun task_message.jsonl --yes PARENT-INPUT
+expect_rc 0 "a run that continues a subagent"
+has "$T/out" "FINAL: continued." "the main agent's answer"
+has "$T/err" "task 1: message: ask about the file" "the trace shows the message"
+req 5
+has "$T/req5" "DATA-MARKER" "the subagent keeps its own conversation"
+lacks "$T/req5" "PARENT-INPUT" "and never sees the main agent's"
+the_run
+has "$RUN/events.jsonl" '"type":"subagent_message","id":"m1"' \
+	"the message is audited"
 
 # ---- the policy decides a subagent's calls --------------------------------
 trun task_shell.jsonl go

@@ -17,6 +17,7 @@ mk() { # mk FOLDER ALLOWED ("-": none)
 mk none -
 mk fine 'Read Grep Bash(git:*) WebFetch(domain:x.org) mcp__github__list AskUserQuestion'
 mk web 'Read, WebSearch, Task'
+mk code 'Read, LSP, SendMessage, ToolSearch'
 mk task 'Task Task(x) NotebookEdit'
 mkdir -p "$D/deep/er"
 printf -- '---\nname: er\ndescription: Deep.\nallowed-tools: Agent\n---\nB.\n' >"$D/deep/er/SKILL.md"
@@ -26,15 +27,19 @@ printf -- '---\nname: h\ndescription: Hidden.\nallowed-tools: Task\n---\nB.\n' >
 sh "$SKIT_SOURCE_DIR/bench/allowed-tools-coverage.sh" "$D" >"$T/out" 2>"$T/err"
 rc=$?
 expect_rc 0 "coverage"
-has "$T/out" "skills: 5 (loaded 5, not loaded 0)" "skills counted, dot folders skipped"
-has "$T/out" "declare allowed-tools: 4 (80.0% of loaded)" "declaring skills"
-# Task and Agent name the task tool (a subagent); WebSearch is offered
-# only with a search backend, so it counts both ways
-has "$T/out" "name only tools skit offers: 2 of 4 (50.0%)" "the covered share"
-has "$T/out" "... with a search backend (WebSearch offered): 3 of 4 (75.0%)" \
-	"the share with a search backend"
-has "$T/out" "tools named that skit does not offer: 2" "two names missing"
+has "$T/out" "skills: 6 (loaded 6, not loaded 0)" "skills counted, dot folders skipped"
+has "$T/out" "declare allowed-tools: 5 (83.3% of loaded)" "declaring skills"
+# Task and Agent name the task tool (a subagent), SendMessage send_message
+# and ToolSearch tool_search; WebSearch is offered only with a search
+# backend and LSP only with a language server, so they count both ways
+has "$T/out" "name only tools skit offers: 2 of 5 (40.0%)" "the covered share"
+has "$T/out" "... with a search backend and a language server (WebSearch, LSP offered): 4 of 5 (80.0%)" \
+	"the share with a search backend and a language server"
+has "$T/out" "tools named that skit does not offer: 3" "three names missing"
 grep -q '^  WebSearch  *1 skill$' "$T/out" && reg_pass || reg_fail "WebSearch: $(cat "$T/out")"
+grep -q '^  LSP  *1 skill$' "$T/out" && reg_pass || reg_fail "LSP: $(cat "$T/out")"
+lacks "$T/out" "  SendMessage" "SendMessage is offered"
+lacks "$T/out" "  ToolSearch" "ToolSearch is offered"
 grep -q '^  NotebookEdit  *1 skill$' "$T/out" && reg_pass || reg_fail "NotebookEdit: $(cat "$T/out")"
 lacks "$T/out" "  Task" "Task is offered"
 lacks "$T/out" "  Agent" "Agent is offered"

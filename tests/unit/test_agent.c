@@ -2450,6 +2450,129 @@ static void test_agent__custom_tools(void)
 	events_free(&e);
 }
 
+/* The description the model was given for tool `name` in request `i`. */
+static const char *tool_description(const struct reqs *r, size_t i,
+                                    const char *name)
+{
+	json_t *t;
+	size_t k;
+
+	ASSERT(i < r->n);
+	json_array_foreach(json_object_get(r->json[i], "tools"), k, t)
+	{
+		if (!strcmp(str_of(t, "name"), name))
+			return str_of(t, "description");
+	}
+	return NULL;
+}
+
+/*
+ * Deferred tools: with tool_search "always", the program's tools leave
+ * the requests and tool_search names them; a search loads what it finds
+ * (offered from the next request on), a deferred tool stays callable,
+ * and once all are loaded tool_search is gone. "auto" defers only past a
+ * tenth of the context window; "never" never.
+ */
+static void test_agent__tool_search(void)
+{
+	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
+	static char big[800];
+	skit_tool_def defs[3];
+	struct app ap = { 0 };
+	struct fx f;
+	struct reqs r;
+	struct events e;
+	skit_error err = { 0 };
+	bool is_error = true;
+	const char *res, *desc;
+	json_t *ev;
+
+	custom_world("tool-search");
+	app_defs(defs, &ap);
+	ao.tools = defs;
+	ao.ntools = 3;
+	ao.tool_search = SKIT_TOOL_SEARCH_ALWAYS;
+	ao.hooks.on_trace = app_trace;
+	ao.hooks.payload = &ap;
+	fx_open(&f, "tool_search.jsonl", &ao); /* --yes */
+	if (skit_agent_send(f.agent, "buy a pear", NULL, &err))
+		HARNESS_FAIL("send: %s", err.message);
+	reqs_load(&r, f.log);
+	ASSERT_EQ(r.n, 3);
+	ASSERT(!offers(&r, 0, "mcp__app__lookup"));
+	ASSERT(!offers(&r, 0, "mcp__app__order"));
+	ASSERT(offers(&r, 0, "read_skill_resource")); /* skit's stay */
+	desc = tool_description(&r, 0, "tool_search");
+	ASSERT(desc);
+	ASSERT_CONTAINS(desc, "Deferred tools: mcp__app__lookup, "
+	                      "mcp__app__order, mcp__app__flood");
+	res = result_of(&r, "s1", &is_error);
+	ASSERT(!is_error);
+	ASSERT_CONTAINS(res, "1 tool loaded; call it by name");
+	ASSERT_CONTAINS(res, "## mcp__app__lookup\nLOOKUP-DESC");
+	ASSERT_CONTAINS(res, "\"required\":[\"item\"]");
+	ASSERT(!strstr(res, "mcp__app__order"));
+	/* loaded: offered in full; the others still deferred */
+	ASSERT(offers(&r, 1, "mcp__app__lookup"));
+	ASSERT(!offers(&r, 1, "mcp__app__order"));
+	desc = tool_description(&r, 1, "tool_search");
+	ASSERT(desc && !strstr(desc, "mcp__app__lookup"));
+	/* a deferred tool is called by its name, under the same gate */
+	res = result_of(&r, "c1", &is_error);
+	ASSERT(!is_error);
+	ASSERT_STR(res, "ORDERED");
+	res = result_of(&r, "s2", &is_error);
+	ASSERT(!is_error);
+	ASSERT_CONTAINS(res, "2 tools loaded");
+	ASSERT_CONTAINS(res, "## mcp__app__flood");
+	ASSERT_CONTAINS(res, "## mcp__app__order");
+	res = result_of(&r, "s3", &is_error);
+	ASSERT(is_error);
+	ASSERT_CONTAINS(res, "no deferred tool matches 'zebra'");
+	res = result_of(&r, "s4", &is_error);
+	ASSERT(is_error);
+	ASSERT_CONTAINS(res, "max_results must be a whole number from 1 to "
+	                     "20");
+	/* all loaded: every tool offered, tool_search gone */
+	ASSERT(offers(&r, 2, "mcp__app__order"));
+	ASSERT(offers(&r, 2, "mcp__app__flood"));
+	ASSERT(!offers(&r, 2, "tool_search"));
+	reqs_free(&r);
+	ASSERT_EQ(ap.orders, 1);
+	fx_close(&f, "ok", 0);
+	events_load(&e, f.run_dir);
+	ev = event(&e, "tools_deferred", 0);
+	ASSERT(ev);
+	ASSERT_EQ(json_integer_value(json_object_get(ev, "deferred")), 3);
+	ASSERT_STR(str_of(ev, "mode"), "always");
+	events_free(&e);
+
+	/* auto: a tenth of a 1024-token window is 102 tokens; the three
+	 * tools take about 60, and about 260 with a long description */
+	memset(big, 'x', sizeof(big) - 1);
+	for (int i = 0; i < 3; i++) {
+		skit_agent_options o = SKIT_AGENT_OPTIONS_INIT;
+
+		custom_world("tool-search-auto");
+		app_defs(defs, &ap);
+		if (i)
+			defs[2].description = big;
+		o.tools = defs;
+		o.ntools = 3;
+		o.context_window = 1024;
+		o.tool_search =
+		        i == 2 ? SKIT_TOOL_SEARCH_NEVER : SKIT_TOOL_SEARCH_AUTO;
+		fx_open(&f, "final.jsonl", &o);
+		if (skit_agent_send(f.agent, "hi", NULL, &err))
+			HARNESS_FAIL("send: %s", err.message);
+		reqs_load(&r, f.log);
+		ASSERT_EQ(offers(&r, 0, "mcp__app__flood"), i != 1);
+		ASSERT_EQ(offers(&r, 0, "tool_search"), i == 1);
+		reqs_free(&r);
+		fx_close(&f, "ok", 0);
+	}
+}
+
 struct app_asker {
 	unsigned int asked;
 	char tools[512];
@@ -2876,6 +2999,19 @@ static void test_agent__dynamic_context_config(void)
 	ASSERT_EQ(skit_agent_options_load_config(&ao, path, true, &err),
 	          SKIT_EINVALID);
 	ASSERT_CONTAINS(err.message, "dynamic_context: expected true or false");
+	/* tool_search: from any file, one of three words */
+	put(path, "{\"tool_search\": \"never\"}", 0644);
+	ASSERT_OK(skit_agent_options_load_config(&ao, path, false, &err));
+	ASSERT_EQ(ao.tool_search, SKIT_TOOL_SEARCH_NEVER);
+	put(path, "{\"tool_search\": \"always\"}", 0644);
+	ASSERT_OK(skit_agent_options_load_config(&ao, path, true, &err));
+	ASSERT_EQ(ao.tool_search, SKIT_TOOL_SEARCH_ALWAYS);
+	put(path, "{\"tool_search\": true}", 0644);
+	ASSERT_EQ(skit_agent_options_load_config(&ao, path, true, &err),
+	          SKIT_EINVALID);
+	ASSERT_CONTAINS(err.message, "tool_search: expected \"auto\", "
+	                             "\"always\" or \"never\"");
+	ASSERT_EQ(ao.tool_search, SKIT_TOOL_SEARCH_ALWAYS);
 	fmt(path, sizeof(path), "%s/none.json", world);
 	ASSERT_EQ(skit_agent_options_load_config(&ao, path, true, &err),
 	          SKIT_ENOTFOUND);
@@ -2917,6 +3053,7 @@ TEST_MAIN(
 	TEST(test_agent__glob_tool)
 	TEST(test_agent__sandbox_layer_missing)
 	TEST(test_agent__custom_tools)
+	TEST(test_agent__tool_search)
 	TEST(test_agent__custom_tools_policy)
 	TEST(test_agent__custom_tools_bad_defs)
 	TEST(test_agent__dynamic_context)

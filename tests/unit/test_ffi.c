@@ -78,7 +78,8 @@ static void test_ffi__options(void)
 {
 	const char *set[] = { "max_turns",   "7",         "sandbox_mode",
 		              "read-only",   "keep_temp", "1",
-		              "project_dir", "/p",        NULL };
+		              "project_dir", "/p",        "tool_search",
+		              "never",       NULL };
 	const char *big[] = { "max_tokens", "18446744073709551615", NULL };
 	const char *key[] = { "spec", "openai:x", "api_key", "sk-secret",
 		              NULL };
@@ -93,6 +94,8 @@ static void test_ffi__options(void)
 	ASSERT(json_is_true(json_object_get(j, "dynamic_context")));
 	ASSERT(json_is_true(json_object_get(j, "file_tools")));
 	ASSERT(json_is_null(json_object_get(j, "runs_dir")));
+	ASSERT_STR(json_string_value(json_object_get(j, "tool_search")),
+	           "auto");
 	json_decref(j);
 	j = options("agent", set);
 	ASSERT_EQ(json_integer_value(json_object_get(j, "max_turns")), 7);
@@ -100,6 +103,8 @@ static void test_ffi__options(void)
 	           "read-only");
 	ASSERT(json_is_true(json_object_get(j, "keep_temp")));
 	ASSERT_STR(json_string_value(json_object_get(j, "project_dir")), "/p");
+	ASSERT_STR(json_string_value(json_object_get(j, "tool_search")),
+	           "never");
 	json_decref(j);
 	ASSERT_OK(skit_ffi_options(&text, "agent", big, NULL));
 	ASSERT_CONTAINS(text, "\"max_tokens\": 18446744073709551615");
@@ -156,6 +161,9 @@ static void test_ffi__bad_options(void)
 	ASSERT_CONTAINS(refused("agent", (const char *const[]){ "keep_temp",
 	                                                        "yes", NULL }),
 	                "keep_temp");
+	ASSERT_CONTAINS(refused("agent", (const char *const[]){ "tool_search",
+	                                                        "some", NULL }),
+	                "tool_search");
 	ASSERT_CONTAINS(refused("host", (const char *const[]){ "sandbox_mode",
 	                                                       "open", NULL }),
 	                "sandbox_mode");

@@ -625,7 +625,7 @@ static void test_policy__risk_and_unknown(void)
 	ASSERT_EQ(r, SKIT_RISK_NETWORK);
 	ASSERT_OK(skit_tool_risk(&r, "update_plan"));
 	ASSERT_EQ(r, SKIT_RISK_READ);
-	ASSERT_EQ(skit_tool_risk(&r, "Shell"), SKIT_ENOTFOUND);
+	ASSERT_EQ(skit_tool_risk(&r, "SHELL"), SKIT_ENOTFOUND);
 
 	ASSERT_OK(skit_policy_new(&p, NULL));
 	ASSERT_EQ(skit_policy_check(p, NULL, 0, &req, &d, &err),
@@ -639,7 +639,7 @@ static void test_policy__risk_and_unknown(void)
 		skit_active_skill s = { "s", NULL };
 		skit_tool_request rq = { "shell", "ls", NULL };
 
-		ASSERT_OK(skit_allowed_tools_parse(&at, "s", "Shell", NULL));
+		ASSERT_OK(skit_allowed_tools_parse(&at, "s", "SHELL", NULL));
 		s.tools = at;
 		ASSERT_OK(skit_policy_new(&p, NULL));
 		ASSERT_OK(skit_policy_check(p, &s, 1, &rq, &d, NULL));
@@ -1762,16 +1762,64 @@ static void test_policy__other_names(void)
 	(void)diags;
 	skit_allowed_tools_free(at);
 
+	/* Cursor's, Cline's and Windsurf's names, Claude Code's older
+	 * SlashCommand, a plugin's skill and NAME(*) of a tool without an
+	 * argument */
+	ASSERT_OK(skit_allowed_tools_parse(
+	        &at, "x",
+	        "Shell(git:*), execute_command, run_command, view_file, "
+	        "write_to_file, replace_in_file, replace_file_content, "
+	        "list_files, search_files, codebase_search, find_by_name, "
+	        "read_url_content, search_web, ask_followup_question, "
+	        "ask_question, SlashCommand(/graphql:*), Skill(lgtm:analyze), "
+	        "WebSearch(*), Task(*)",
+	        &err));
+	ASSERT_EQ(skit_allowed_tools_count(at), 19);
+	diags = skit_allowed_tools_diags(at, &n);
+	ASSERT_EQ(n, 0);
+	skit_allowed_tools_free(at);
+	/* quoted items without brackets (one YAML text): unquoted */
+	ASSERT_OK(skit_allowed_tools_parse(
+	        &at, "x", "\"Read\", 'Bash(git log:*)', \"Nope\"", &err));
+	ASSERT_EQ(skit_allowed_tools_count(at), 3);
+	ASSERT_STR(skit_allowed_tools_pattern(at, 1), "Bash(git log:*)");
+	diags = skit_allowed_tools_diags(at, &n);
+	ASSERT_EQ(n, 1);
+	ASSERT_CONTAINS(diags[0].message, "'Nope'");
+	skit_allowed_tools_free(at);
+	ASSERT(refuses("Shell(rm:*)", "shell", "rm x"));
+	ASSERT(refuses("run_command(rm:*)", "shell", "rm x"));
+	ASSERT(refuses("write_to_file(src/**)", "write_file", "src/a.c"));
+	ASSERT(refuses("replace_in_file(src/**)", "edit_file", "src/a.c"));
+	ASSERT_EQ(skit_allowed_tools_parse(&at, "x", "Skill(:analyze)", &err),
+	          SKIT_EINVALID);
+	ASSERT_EQ(skit_allowed_tools_parse(&at, "x", "Skill(a b:c)", &err),
+	          SKIT_EINVALID);
+	ASSERT_EQ(skit_allowed_tools_parse(&at, "x", "WebSearch(x)", &err),
+	          SKIT_EINVALID);
+	ASSERT_CONTAINS(err.message, "'WebSearch' takes no argument");
+
 	/* what the coverage bench counts as offered */
-	ASSERT(skit__policy_tool_offered("Glob", 4, false));
-	ASSERT(skit__policy_tool_offered("TaskList", 8, false));
-	ASSERT(skit__policy_tool_offered("mcp__s__t", 9, false));
-	ASSERT(!skit__policy_tool_offered("WebSearch", 9, false));
-	ASSERT(skit__policy_tool_offered("WebSearch", 9, true));
-	ASSERT(!skit__policy_tool_offered("google_web_search", 17, false));
-	ASSERT(!skit__policy_tool_offered("NotebookEdit", 12, true));
-	ASSERT(!skit__policy_tool_offered("mcp (read-only)", 15, true));
-	ASSERT(!skit__policy_tool_offered("mcp__", 5, true));
+	ASSERT(skit__policy_tool_offered("Glob", 4, 0));
+	ASSERT(skit__policy_tool_offered("TaskList", 8, 0));
+	ASSERT(skit__policy_tool_offered("SendMessage", 11, 0));
+	ASSERT(skit__policy_tool_offered("ToolSearch", 10, 0));
+	ASSERT(skit__policy_tool_offered("semantic_search", 15, 0));
+	ASSERT(skit__policy_tool_offered("mcp__s__t", 9, 0));
+	ASSERT(!skit__policy_tool_offered("WebSearch", 9, 0));
+	ASSERT(skit__policy_tool_offered("WebSearch", 9, SKIT__OFFER_SEARCH));
+	ASSERT(!skit__policy_tool_offered("WebSearch", 9, SKIT__OFFER_LSP));
+	ASSERT(!skit__policy_tool_offered("google_web_search", 17, 0));
+	/* the code intelligence names need a language server */
+	ASSERT(!skit__policy_tool_offered("LSP", 3, SKIT__OFFER_SEARCH));
+	ASSERT(skit__policy_tool_offered("LSP", 3, SKIT__OFFER_LSP));
+	ASSERT(!skit__policy_tool_offered("get_errors", 10, 0));
+	ASSERT(skit__policy_tool_offered("list_code_usages", 16,
+	                                 SKIT__OFFER_LSP));
+	ASSERT(!skit__policy_tool_offered("NotebookEdit", 12, ~0u));
+	ASSERT(!skit__policy_tool_offered("Workflow", 8, ~0u));
+	ASSERT(!skit__policy_tool_offered("mcp (read-only)", 15, ~0u));
+	ASSERT(!skit__policy_tool_offered("mcp__", 5, ~0u));
 }
 
 /* A skill's disallowed-tools: denied while it is active, whatever else

@@ -3,10 +3,10 @@
  * test_protect_attacks3.c - a third round of hostile programs against
  * the protected paths of a confined run (docs/sandbox.md "Protected
  * paths"), after test_protect_attacks.c and test_protect_attacks2.c
- * (helpers shared in protect_attacks.h): where git reads its config and hooks from
- * besides `.git` (`commondir`), links inside `.git`, mounts the owner
- * made beneath a protected path, names that are FIFOs; and ordinary
- * projects, which must run and stay protected.
+ * (helpers shared in protect_attacks.h): where git reads its config and hooks
+ * from besides `.git` (`commondir`), links inside `.git`, mounts the owner made
+ * beneath a protected path, names that are FIFOs; and ordinary projects, which
+ * must run and stay protected.
  *
  * Each fingerprint holds, besides the protected paths, what git would
  * read: the repository `.git` names, and the common folder its

@@ -450,7 +450,9 @@ static void test_subagent__task_runs(void)
 	/* a fresh conversation: the task alone */
 	ASSERT_EQ(json_array_size(json_object_get(r.json[1], "messages")), 1u);
 	REQ_LACKS(&r, 1, "PARENT-TASK");
-	ASSERT_STR(result_of(&r, 3, "t1", &is_error), "CHILD-ANSWER found it");
+	ASSERT_STR(result_of(&r, 3, "t1", &is_error),
+	           "CHILD-ANSWER found it\n\n[subagent task-1: send_message "
+	           "with to \"task-1\" continues its conversation]");
 	ASSERT(!is_error);
 	reqs_free(&r);
 
@@ -476,14 +478,134 @@ static void test_subagent__task_runs(void)
 	ASSERT(strstr(f.run_dir, str_of(e, "run")));
 	ASSERT(event(cev, "tool_call", 0));
 	json_decref(cev);
+	/* kept for send_message, the sub-run ends with the session */
+	ASSERT(!slurp(at(child, "run.json")));
+	skit_free(answer);
+	fx_close(&f, rc);
 	{
 		char *sum = slurp(at(child, "run.json"));
 
 		ASSERT(sum && strstr(sum, "\"status\": \"ok\""));
 		free(sum);
 	}
+}
+
+/*
+ * send_message: a subagent that answered is continued with its own
+ * conversation, in this task and the next; it is offered only once one
+ * answered, never to a subagent; an unknown id and a second message to
+ * the same subagent in one response are errors the model sees.
+ */
+static void test_subagent__send_message(void)
+{
+	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
+	struct seen seen = { 0 };
+	char *answer = NULL, child[PATH_MAX];
+	skit_error err = { 0 };
+	json_t *ev, *e, *msgs;
+	struct reqs r;
+	bool is_error;
+	struct fx f;
+	int rc;
+
+	build_world("send_message");
+	ao.hooks.on_trace = on_trace;
+	ao.hooks.payload = &seen;
+	fx_open(&f,
+	        cassette("c.jsonl",
+	                 "{\"tool_calls\":[{\"id\":\"t1\",\"name\":\"task\","
+	                 "\"arguments\":{\"description\":\"remember\","
+	                 "\"prompt\":\"CHILD-PROMPT the word is KIWI\"}}]}\n"
+	                 "{\"expect\":{\"contains\":[\"CHILD-PROMPT\"]},"
+	                 "\"text\":\"CHILD-ONE noted\"}\n"
+	                 "{\"expect\":{\"contains\":[\"CHILD-ONE\","
+	                 "\"task-1\"]},\"tool_calls\":["
+	                 "{\"id\":\"m1\",\"name\":\"send_message\","
+	                 "\"arguments\":{\"to\":\"task-1\",\"message\":"
+	                 "\"CHILD-FOLLOWUP which word?\",\"summary\":"
+	                 "\"ask the word\"}},"
+	                 "{\"id\":\"m2\",\"name\":\"send_message\","
+	                 "\"arguments\":{\"to\":\"task-1\",\"message\":"
+	                 "\"again\"}},"
+	                 "{\"id\":\"m3\",\"name\":\"send_message\","
+	                 "\"arguments\":{\"to\":\"task-9\",\"message\":"
+	                 "\"hello\"}}]}\n"
+	                 "{\"expect\":{\"contains\":[\"CHILD-PROMPT\","
+	                 "\"CHILD-ONE\",\"CHILD-FOLLOWUP\"]},"
+	                 "\"text\":\"CHILD-TWO KIWI\"}\n"
+	                 "{\"expect\":{\"contains\":[\"CHILD-TWO KIWI\"]},"
+	                 "\"text\":\"PARENT-DONE\"}\n"
+	                 "{\"tool_calls\":[{\"id\":\"m4\",\"name\":"
+	                 "\"send_message\",\"arguments\":{\"to\":"
+	                 "\"task-1\",\"message\":\"CHILD-THIRD\"}}]}\n"
+	                 "{\"expect\":{\"contains\":[\"CHILD-FOLLOWUP\","
+	                 "\"CHILD-THIRD\"]},\"text\":\"CHILD-THREE\"}\n"
+	                 "{\"expect\":{\"contains\":[\"CHILD-THREE\"]},"
+	                 "\"text\":\"PARENT-DONE-2\"}\n"),
+	        NULL, &ao, true);
+	rc = skit_agent_send(f.agent, "PARENT-TASK", &answer, &err);
+	if (rc)
+		HARNESS_FAIL("send: %s", err.message);
+	ASSERT_STR(answer, "PARENT-DONE");
+	skit_free(answer);
+	answer = NULL;
+	/* the next task of the session continues it too */
+	rc = skit_agent_send(f.agent, "PARENT-TASK-2", &answer, &err);
+	if (rc)
+		HARNESS_FAIL("send 2: %s", err.message);
+	ASSERT_STR(answer, "PARENT-DONE-2");
+
+	reqs_load(&r, f.log);
+	ASSERT_EQ(r.n, 8u);
+	/* offered once a subagent answered, never to a subagent */
+	ASSERT(!offers(&r, 0, "send_message"));
+	ASSERT(!offers(&r, 1, "send_message"));
+	ASSERT(offers(&r, 2, "send_message"));
+	ASSERT(!offers(&r, 3, "send_message"));
+	/* the subagent's own conversation goes on: task, answer, message */
+	msgs = json_object_get(r.json[3], "messages");
+	ASSERT_EQ(json_array_size(msgs), 3u);
+	REQ_LACKS(&r, 3, "PARENT-TASK");
+	ASSERT_STR(result_of(&r, 4, "m1", &is_error),
+	           "CHILD-TWO KIWI\n\n[subagent task-1: send_message with to "
+	           "\"task-1\" continues its conversation]");
+	ASSERT(!is_error);
+	ASSERT(strstr(result_of(&r, 4, "m2", &is_error),
+	              "task-1 already has a message in this response"));
+	ASSERT(is_error);
+	ASSERT(strstr(result_of(&r, 4, "m3", &is_error),
+	              "no subagent 'task-9' to continue; the subagents of "
+	              "this session that can be are: task-1"));
+	ASSERT(is_error);
+	ASSERT_EQ(json_array_size(json_object_get(r.json[6], "messages")), 5u);
+	reqs_free(&r);
+
+	ev = events(f.run_dir);
+	e = event(ev, "subagent_message", 0);
+	ASSERT(e);
+	ASSERT_STR(str_of(e, "id"), "m1");
+	ASSERT_STR(str_of(e, "summary"), "ask the word");
+	ASSERT_EQ(json_integer_value(json_object_get(e, "task")), 1);
+	ASSERT(event(ev, "subagent_message", 1));
+	ASSERT(!event(ev, "subagent_message", 2));
+	/* each answer counted apart: one turn each */
+	e = event(ev, "subagent_end", 1);
+	ASSERT(e);
+	ASSERT_EQ(json_integer_value(json_object_get(e, "turns")), 1);
+	fmt(child, sizeof(child), "%s/%s", f.run_dir,
+	    str_of(event(ev, "subagent_start", 0), "run"));
+	json_decref(ev);
+	ASSERT(strstr(seen.trace, "task 1: message: ask the word"));
 	skit_free(answer);
 	fx_close(&f, rc);
+	{
+		char *sum = slurp(at(child, "run.json"));
+
+		/* the sub-run ends with its parent: three turns in all */
+		ASSERT(sum && strstr(sum, "\"status\": \"ok\""));
+		ASSERT(strstr(sum, "\"turns\": 3"));
+		free(sum);
+	}
 }
 
 static void test_subagent__narrowed(void)
@@ -561,7 +683,9 @@ static void test_subagent__refused(void)
 	reqs_load(&r, f.log);
 	/* one subagent ran, the two bad calls were answered in order */
 	ASSERT_EQ(r.n, 3u);
-	ASSERT_STR(result_of(&r, 2, "t1", &is_error), "CHILD-OK");
+	ASSERT_STR(result_of(&r, 2, "t1", &is_error),
+	           "CHILD-OK\n\n[subagent task-1: send_message "
+	           "with to \"task-1\" continues its conversation]");
 	ASSERT_CONTAINS(result_of(&r, 2, "t2", &is_error), "description");
 	ASSERT(is_error);
 	ASSERT_CONTAINS(result_of(&r, 2, "t3", &is_error),
@@ -685,7 +809,9 @@ static void test_subagent__approval(void)
 	ASSERT_EQ(seen.asked, 1);
 	ASSERT_STR(seen.asked_tool, "shell");
 	reqs_load(&r, f.log);
-	ASSERT_STR(result_of(&r, 3, "t1", &is_error), "CHILD-GAVE-UP");
+	ASSERT_STR(result_of(&r, 3, "t1", &is_error),
+	           "CHILD-GAVE-UP\n\n[subagent task-1: send_message "
+	           "with to \"task-1\" continues its conversation]");
 	reqs_free(&r);
 	skit_free(answer);
 	fx_close(&f, rc);
@@ -942,9 +1068,15 @@ static void test_subagent__parallel(void)
 	ASSERT_EQ(st.usage.input_tokens, 31u);
 	reqs_load(&r, f.log);
 	ASSERT_EQ(r.n, 5u);
-	ASSERT_STR(result_of(&r, 4, "t1", &is_error), "CHILD-DONE");
-	ASSERT_STR(result_of(&r, 4, "t2", &is_error), "CHILD-DONE");
-	ASSERT_STR(result_of(&r, 4, "t3", &is_error), "CHILD-DONE");
+	ASSERT_STR(result_of(&r, 4, "t1", &is_error),
+	           "CHILD-DONE\n\n[subagent task-1: send_message "
+	           "with to \"task-1\" continues its conversation]");
+	ASSERT_STR(result_of(&r, 4, "t2", &is_error),
+	           "CHILD-DONE\n\n[subagent task-2: send_message with to "
+	           "\"task-2\" continues its conversation]");
+	ASSERT_STR(result_of(&r, 4, "t3", &is_error),
+	           "CHILD-DONE\n\n[subagent task-3: send_message with to "
+	           "\"task-3\" continues its conversation]");
 	/* each subagent got its own prompt, alone */
 	for (size_t i = 1; i < 4; i++)
 		ASSERT_EQ(
@@ -1256,6 +1388,7 @@ static void test_subagent__json_actions(void)
 /* clang-format off */
 TEST_MAIN(
 	TEST(test_subagent__task_runs)
+	TEST(test_subagent__send_message)
 	TEST(test_subagent__narrowed)
 	TEST(test_subagent__refused)
 	TEST(test_subagent__denied)

@@ -19,6 +19,7 @@
 #include "lib/agent/agent_int.h"
 #include "lib/agent/search.h"
 #include "lib/agent/subagent.h"
+#include "lib/agent/tool_search.h"
 #include "lib/agent/approvals.h"
 #include "lib/agent/audit_int.h"
 #include "lib/agent/instructions.h"
@@ -26,6 +27,7 @@
 #include "lib/model/model_int.h"
 #include "lib/pack/pack_int.h"
 #include "lib/tools/custom_tools.h"
+#include "lib/tools/lsp.h"
 #include "lib/agent/planted.h"
 #include "lib/agent/protect.h"
 #include "lib/agent/session.h"
@@ -909,6 +911,25 @@ static int add_custom_tools(struct skit_agent *a, const skit_tool_def *defs,
 	return skit__agent_add_provider(a, &skit__custom_tools, t, err);
 }
 
+/* The language servers (skit_agent_options.lsp_servers), checked and
+ * copied, as the lsp tool's provider; none starts before a call. */
+static int add_lsp(struct skit_agent *a, const skit_lsp_server *servers,
+                   size_t n, skit_error *err)
+{
+	struct skit__lsp *l;
+	int rc;
+
+	if (!servers && n)
+		return skit__error_set(err, SKIT_EUSAGE, 0,
+		                       "nlsp_servers is %zu but lsp_servers is "
+		                       "NULL",
+		                       n);
+	rc = skit__lsp_new(&l, servers, n, a->project_dir, err);
+	if (rc)
+		return rc;
+	return skit__agent_add_provider(a, &skit__lsp_tools, l, err);
+}
+
 int skit_agent_new(skit_agent **out, const skit_agent_options *opts,
                    skit_error *err)
 {
@@ -989,10 +1010,21 @@ int skit_agent_new(skit_agent **out, const skit_agent_options *opts,
 		rc = skit__agent_tools_init(a, &host, err);
 	if (!rc)
 		rc = skit__subagent_init(a, opts, err);
+	if (!rc)
+		rc = skit__tool_search_init(a,
+		                            opts->version >= 6
+		                                    ? opts->tool_search
+		                                    : SKIT_TOOL_SEARCH_AUTO,
+		                            err);
 	/* The program's own tools, after skit's and before any MCP
 	 * server's, so that the system prompt of json_actions lists them. */
 	if (!rc && opts->version >= 2 && opts->ntools)
 		rc = add_custom_tools(a, opts->tools, opts->ntools, err);
+	/* The lsp tool, after those and before any MCP server's; without
+	 * servers it is there to say why it is not offered. */
+	if (!rc)
+		rc = add_lsp(a, opts->version >= 6 ? opts->lsp_servers : NULL,
+		             opts->version >= 6 ? opts->nlsp_servers : 0, err);
 	if (!rc)
 		rc = build_system(
 		        a, opts->base_prompt ? opts->base_prompt : base_prompt,
@@ -1878,6 +1910,9 @@ int skit_agent_finish(skit_agent *agent, const char *status, int exit_code,
 
 	if (!agent)
 		return 0;
+	/* The tools end first (MCP and language servers stop, kept
+	 * subagents end), so that their last events are in the trail. */
+	skit__agent_tools_release(agent);
 	audit = agent->audit;
 	agent->audit = NULL;
 	agent->stats.script_runs = agent->tc.script_runs;

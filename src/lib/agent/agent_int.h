@@ -119,6 +119,8 @@ struct skit_agent {
 	struct skit__tasks *tasks;
 	struct skit__sub *sub;
 	bool hosted_search; /* the provider's hosted search (search.c) */
+	/* Deferred external tools and tool_search (tool_search.c). */
+	struct skit__tool_search *tool_search;
 
 	skit_audit *audit; /* NULL without a trail */
 	int audit_rc;      /* first audit failure, sticky */
@@ -221,6 +223,11 @@ void skit__agent_tools_release(struct skit_agent *a);
  * are borrowed from the providers). */
 size_t skit__tools_schemas(struct skit_agent *a, skit_tool_schema *out,
                            size_t max);
+
+/* The same with no tool deferred (tool_search.h), `external[k]` telling
+ * which are an external tool's (MCP servers', the program's). */
+size_t skit__tools_collect(struct skit_agent *a, skit_tool_schema *out,
+                           bool *external, size_t max);
 
 /*
  * Route the call of tool `name` with `args` (a JSON object) to its

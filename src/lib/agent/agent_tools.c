@@ -19,6 +19,7 @@
 #include "lib/tools/tools_int.h"
 #include "lib/agent/approvals.h"
 #include "lib/agent/subagent.h"
+#include "lib/agent/tool_search.h"
 
 /* Longest key of an "always" answer (a program, a script, a path). */
 #define KEY_MAX 4096
@@ -166,8 +167,8 @@ static bool offered(struct skit_agent *a, const struct skit__tool_def *d)
 	return false;
 }
 
-size_t skit__tools_schemas(struct skit_agent *a, skit_tool_schema *out,
-                           size_t max)
+size_t skit__tools_collect(struct skit_agent *a, skit_tool_schema *out,
+                           bool *external, size_t max)
 {
 	struct skit__tool_def defs[SKIT__TOOLS_MAX];
 	size_t n = 0;
@@ -180,16 +181,29 @@ size_t skit__tools_schemas(struct skit_agent *a, skit_tool_schema *out,
 		for (size_t k = 0; k < got && n < max; k++) {
 			bool dup = false;
 
-			if (!offered(a, &defs[k]))
+			/* tool_search is added by skit__tool_search_apply() */
+			if (!offered(a, &defs[k]) ||
+			    !strcmp(defs[k].schema.name, SKIT__TOOL_SEARCH))
 				continue;
 			/* a name stays with the first provider that has it */
 			for (size_t j = 0; j < n && !dup; j++)
 				dup = !strcmp(out[j].name, defs[k].schema.name);
-			if (!dup)
-				out[n++] = defs[k].schema;
+			if (dup)
+				continue;
+			external[n] = defs[k].gate == SKIT__GATE_EXTERNAL;
+			out[n++] = defs[k].schema;
 		}
 	}
 	return n;
+}
+
+size_t skit__tools_schemas(struct skit_agent *a, skit_tool_schema *out,
+                           size_t max)
+{
+	bool external[SKIT__TOOLS_MAX];
+	size_t n = skit__tools_collect(a, out, external, max);
+
+	return skit__tool_search_apply(a, out, external, n);
 }
 
 /* ---- the permission gate ---------------------------------------------- */

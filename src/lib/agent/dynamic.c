@@ -447,6 +447,26 @@ int skit_agent_options_load_config(skit_agent_options *opts, const char *path,
 		else
 			opts->context_window = (uint64_t)json_integer_value(v);
 	}
+	/* When external tools are deferred (options of version 6): it
+	 * hides definitions, it grants nothing, so any file may say. */
+	v = json_object_get(root, "tool_search");
+	if (!rc && opts->version >= 6 && v) {
+		static const char *const modes[] = { "auto", "always",
+			                             "never" };
+		int m = -1;
+
+		for (int i = 0; json_is_string(v) && i < 3; i++)
+			if (!strcmp(json_string_value(v), modes[i]))
+				m = i;
+		if (m < 0)
+			rc = skit__error_set(
+			        err, SKIT_EINVALID, 0,
+			        "%s: tool_search: expected \"auto\", "
+			        "\"always\" or \"never\"",
+			        path);
+		else
+			opts->tool_search = (skit_tool_search_mode)m;
+	}
 	json_decref(root);
 	return rc;
 }

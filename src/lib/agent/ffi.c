@@ -51,7 +51,10 @@ enum opt_type {
 	OPT_FLAG,   /* a bit of an unsigned int member */
 	OPT_SANDBOX,
 	OPT_FORMAT,
+	OPT_TOOLSEARCH, /* skit_tool_search_mode, by name */
 };
+
+static const char *const tool_search_modes[] = { "auto", "always", "never" };
 
 struct opt {
 	const char *key;
@@ -143,6 +146,7 @@ static const struct opt agent_opts[] = {
 	ROW(skit_agent_options, OPT_UINT, compact_percent),
 	ROW(skit_agent_options, OPT_STR, resume_session),
 	ROW(skit_agent_options, OPT_UINT, max_parallel_tasks),
+	ROW(skit_agent_options, OPT_TOOLSEARCH, tool_search),
 	{ NULL, 0, 0, 0 },
 };
 
@@ -286,6 +290,20 @@ static int set_one(void *base, const struct opt *o, const char *v,
 		ok = !skit_sandbox_mode_parse(v, &m);
 		if (ok)
 			memcpy(p, &m, sizeof(m));
+		break;
+	}
+	case OPT_TOOLSEARCH: {
+		int m = -1;
+
+		for (int i = 0; i < 3; i++)
+			if (!strcmp(v, tool_search_modes[i]))
+				m = i;
+		ok = m >= 0;
+		if (ok) {
+			skit_tool_search_mode t = (skit_tool_search_mode)m;
+
+			memcpy(p, &t, sizeof(t));
+		}
 		break;
 	}
 	case OPT_FORMAT: {
@@ -476,6 +494,11 @@ static int put_opt(struct skitx_buf *b, bool *first, const void *base,
 		memcpy(&m, p, sizeof(m));
 		return put_kstr(b, first, o->key,
 		                skit_sandbox_mode_name((skit_sandbox_mode)m));
+	case OPT_TOOLSEARCH:
+		memcpy(&m, p, sizeof(m));
+		return put_kstr(b, first, o->key,
+		                m >= 0 && m < 3 ? tool_search_modes[m]
+		                                : "auto");
 	case OPT_FORMAT:
 		memcpy(&m, p, sizeof(m));
 		return put_kstr(b, first, o->key,

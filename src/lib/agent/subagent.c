@@ -28,9 +28,11 @@
 #include "lib/agent/audit_int.h"
 #include "lib/agent/profile.h"
 #include "lib/agent/protect.h"
+#include "lib/agent/tool_search.h"
 #include "lib/core/error.h"
 #include "lib/model/model_int.h"
 #include "lib/policy/policy_external.h"
+#include "lib/tools/lsp.h"
 #include "lib/tools/tools_int.h"
 
 /* Caps on what the model writes into a task call. */
@@ -39,6 +41,9 @@
 #define TOOLS_MAX       64
 /* Narrowing lists a subagent holds: a call's `tools` and a profile's. */
 #define NARROW_MAX 2
+/* Subagents kept for send_message; the oldest ends past this. */
+#define KEEP_MAX    8
+#define MESSAGE_MAX PROMPT_MAX
 
 struct batch;
 
@@ -59,6 +64,7 @@ struct job {
 	size_t index; /* the call's place in the response */
 	char *call_id, *description, *prompt;
 	char *skill;   /* context: fork: the skill; else NULL */
+	char *summary; /* send_message: its summary, or NULL */
 	char *profile; /* the profile it runs with, or NULL */
 	skit_allowed_tools *narrow[NARROW_MAX];
 	skit_model *own_model; /* a clone or a profile's; NULL: parent's */
@@ -70,6 +76,11 @@ struct job {
 	skit_error err;
 	skit_agent_stats stats;
 	char status[16];
+	/* A task's subagent outlives its call, for send_message: `kept`
+	 * once it answered (its child then stays), `queued` while a
+	 * message to it waits in the batch. */
+	bool keep, kept, queued;
+	unsigned int messages; /* send_message calls it answered */
 };
 
 /* The lock of a batch run on threads. */
@@ -86,7 +97,9 @@ struct skit__tasks {
 	size_t njobs;
 	struct job *pending; /* prepared by the last call, not yet held */
 	unsigned int max_parallel;
-	unsigned int count; /* subagents made so far in the run */
+	unsigned int count;         /* subagents made so far in the run */
+	struct job *kept[KEEP_MAX]; /* oldest first */
+	size_t nkept;
 };
 
 /* ---- jobs ---------------------------------------------------------------- */
@@ -95,8 +108,12 @@ static void job_free(struct job *j)
 {
 	if (!j)
 		return;
-	if (j->child) /* made but never run: its trail says so */
-		skit_agent_finish(j->child, "error", 1, NULL);
+	/* made but never run, its trail says so; kept, it ended as its
+	 * last answer did */
+	if (j->child)
+		skit_agent_finish(j->child, j->kept ? j->status : "error",
+		                  j->kept && !strcmp(j->status, "ok") ? 0 : 1,
+		                  NULL);
 	for (size_t i = 0; i < NARROW_MAX; i++)
 		skit_allowed_tools_free(j->narrow[i]);
 	skit_model_free(j->own_model);
@@ -104,6 +121,7 @@ static void job_free(struct job *j)
 	skitx_free(j->description);
 	skitx_free(j->prompt);
 	skitx_free(j->skill);
+	skitx_free(j->summary);
 	skitx_free(j->profile);
 	skitx_buf_release(&j->out);
 	skitx_free(j);
@@ -391,6 +409,11 @@ static int make_child(struct skit_agent *a, struct job *j, skit_error *err)
 	o.context_window = a->ctx_window_given ? a->ctx_window : 0;
 	o.compact_percent = a->compact_pct;
 	o.max_parallel_tasks = 1;
+	o.tool_search = skit__tool_search_mode(a);
+	/* its own servers, from the parent's settings: subagents on
+	 * threads cannot share one connection */
+	o.nlsp_servers = skit__lsp_servers(
+	        skit__agent_provider(a, &skit__lsp_tools), &o.lsp_servers);
 	rc = skit_agent_new(&j->child, &o, err);
 	skitx_buf_release(&runs);
 	if (rc)
@@ -464,6 +487,19 @@ static const char task_schema[] =
         "\"required\":[\"description\",\"prompt\"],"
         "\"additionalProperties\":false}";
 
+/* task and send_message as their providers list them: gated by name,
+ * read-only (each call of the subagent is decided on its own). */
+static void subagent_def(struct skit__tool_def *out, const char *name,
+                         const char *description, const char *schema)
+{
+	memset(out, 0, sizeof(*out));
+	out->schema.name = name;
+	out->schema.description = description;
+	out->schema.parameters = schema;
+	out->risk = SKIT_RISK_READ;
+	out->gate = SKIT__GATE_BUILTIN;
+}
+
 static size_t task_list(void *self, const struct skit__tool_ctx *ctx,
                         struct skit__tool_def *out, size_t max)
 {
@@ -472,12 +508,7 @@ static size_t task_list(void *self, const struct skit__tool_ctx *ctx,
 	(void)ctx;
 	if (max < 1)
 		return 0;
-	memset(out, 0, sizeof(*out));
-	out->schema.name = SKIT__TASK_TOOL;
-	out->schema.description = task_description;
-	out->schema.parameters = task_schema;
-	out->risk = SKIT_RISK_READ;
-	out->gate = SKIT__GATE_BUILTIN;
+	subagent_def(out, SKIT__TASK_TOOL, task_description, task_schema);
 	/* One level: a subagent gets no task tool; and an agent whose loop
 	 * never runs (a host's, the MCP server's) has no model to give. */
 	out->offered = !a->sub && skit__model_answers(a->model);
@@ -605,6 +636,7 @@ static int task_call(void *self, struct skit__tool_ctx *ctx, const char *tool,
 		                      e.message);
 		goto out;
 	}
+	j->keep = true;
 	a->tasks->pending = j;
 	j = NULL;
 out:
@@ -621,12 +653,158 @@ static void task_release(void *self)
 	if (!a->tasks)
 		return;
 	skit__subagent_clear(a);
+	for (size_t i = 0; i < a->tasks->nkept; i++)
+		job_free(a->tasks->kept[i]);
 	skitx_free(a->tasks);
 	a->tasks = NULL;
 }
 
 static const struct skit__tool_provider_ops task_tools = {
 	"task", task_list, task_target, task_call, task_release,
+};
+
+/* ---- send_message: a kept subagent continued ----------------------------- */
+
+static const char message_description[] =
+        "Continue a subagent that answered a task call earlier in this "
+        "session: `message` goes to it as the next turn of its own "
+        "conversation (it remembers its task, what it read and what it "
+        "answered), and its new answer is this call's result. `to` is "
+        "the id its task result ended with (task-N). Use it for a "
+        "follow-up question or a correction; for unrelated work start a "
+        "new task.";
+
+static const char message_schema[] =
+        "{\"type\":\"object\",\"properties\":{"
+        "\"to\":{\"type\":\"string\",\"description\":\"the "
+        "subagent's id (task-N)\"},"
+        "\"message\":{\"type\":\"string\",\"description\":\"what "
+        "to tell or ask it\"},"
+        "\"summary\":{\"type\":\"string\",\"description\":\"a few "
+        "words saying what the message is about\"}},"
+        "\"required\":[\"to\",\"message\"],"
+        "\"additionalProperties\":false}";
+
+static size_t message_list(void *self, const struct skit__tool_ctx *ctx,
+                           struct skit__tool_def *out, size_t max)
+{
+	const struct skit_agent *a = self;
+
+	(void)ctx;
+	if (max < 1)
+		return 0;
+	subagent_def(out, SKIT__MESSAGE_TOOL, message_description,
+	             message_schema);
+	/* offered once there is a subagent to continue */
+	out->offered = !a->sub && a->tasks && a->tasks->nkept;
+	out->hint = a->sub ? ": a subagent cannot message subagents"
+	                   : ": no subagent has answered in this session "
+	                     "yet; start one with task";
+	return 1;
+}
+
+static int message_target(void *self, const char *tool, json_t *args,
+                          struct skitx_buf *target, const char **skill)
+{
+	const char *to = skit__str_arg(args, "to");
+
+	(void)self;
+	(void)tool;
+	*skill = NULL;
+	return skitx_buf_puts(target, to ? to : "");
+}
+
+/* The kept subagent `id` names ("task-N"), or NULL. */
+static struct job *kept_find(struct skit__tasks *t, const char *id)
+{
+	unsigned long n;
+	char *end;
+
+	if (strncmp(id, "task-", 5) || id[5] < '1' || id[5] > '9')
+		return NULL;
+	errno = 0;
+	n = strtoul(id + 5, &end, 10);
+	if (errno || *end || n > UINT_MAX)
+		return NULL;
+	for (size_t i = 0; i < t->nkept; i++)
+		if (t->kept[i]->link.number == n)
+			return t->kept[i];
+	return NULL;
+}
+
+static int message_call(void *self, struct skit__tool_ctx *ctx,
+                        const char *tool, json_t *args, struct skitx_buf *out,
+                        bool *is_error, skit_error *err)
+{
+	struct skit_agent *a = self;
+	struct skit__tasks *t = a->tasks;
+	const char *to = skit__str_arg(args, "to");
+	const char *msg = skit__str_arg(args, "message");
+	const char *sum = skit__str_arg(args, "summary");
+	struct skitx_buf ids;
+	struct job *j;
+	char *copy, *sumcopy = NULL;
+
+	(void)ctx;
+	(void)tool;
+	if (!to || !*to || strlen(to) > 32)
+		return skit__tool_error(out, is_error,
+		                        "to must be a subagent's id (task-N)");
+	if (!msg || !*msg || strlen(msg) > MESSAGE_MAX)
+		return skit__tool_error(out, is_error,
+		                        "message must be text (at most %u KiB)",
+		                        MESSAGE_MAX >> 10);
+	if (sum &&
+	    (strlen(sum) > DESCRIPTION_MAX || sum[strcspn(sum, "\n\r\t\x1b")]))
+		return skit__tool_error(out, is_error,
+		                        "summary must be a short line of text "
+		                        "(at most %d bytes)",
+		                        DESCRIPTION_MAX);
+	j = kept_find(t, to);
+	if (!j) {
+		int rc;
+
+		skitx_buf_init(&ids, 0);
+		for (size_t i = 0; i < t->nkept; i++)
+			if (skitx_buf_printf(&ids, "%stask-%u", i ? ", " : "",
+			                     t->kept[i]->link.number)) {
+				skitx_buf_release(&ids);
+				return skit__error_oom(err);
+			}
+		rc = skit__tool_error(
+		        out, is_error,
+		        "no subagent '%.32s' to continue; the subagents of "
+		        "this session that can be are: %s (a subagent lasts "
+		        "while skit runs, at most %d are kept)",
+		        to, t->nkept ? skitx_buf_cstr(&ids) : "none", KEEP_MAX);
+		skitx_buf_release(&ids);
+		return rc;
+	}
+	if (j->queued)
+		return skit__tool_error(out, is_error,
+		                        "task-%u already has a message in this "
+		                        "response; send it one at a time",
+		                        j->link.number);
+	copy = skitx_strdup(msg);
+	if (!copy || (sum && !(sumcopy = skitx_strdup(sum)))) {
+		skitx_free(copy);
+		return skit__error_oom(err);
+	}
+	skitx_free(j->prompt);
+	j->prompt = copy;
+	skitx_free(j->summary);
+	j->summary = sumcopy;
+	skitx_buf_clear(&j->out);
+	j->is_error = false;
+	j->rc = 0;
+	memset(&j->err, 0, sizeof(j->err));
+	j->queued = true;
+	t->pending = j;
+	return 0;
+}
+
+static const struct skit__tool_provider_ops message_tools = {
+	"send_message", message_list, message_target, message_call, NULL,
 };
 
 int skit__subagent_init(struct skit_agent *a, const skit_agent_options *opts,
@@ -639,14 +817,18 @@ int skit__subagent_init(struct skit_agent *a, const skit_agent_options *opts,
 	a->tasks->max_parallel = opts->version >= 5 && opts->max_parallel_tasks
 	                                 ? opts->max_parallel_tasks
 	                                 : SKIT__TASKS_PARALLEL;
-	return skit__agent_add_provider(a, &task_tools, a, err);
+	if (skit__agent_add_provider(a, &task_tools, a, err))
+		return SKIT_ENOMEM;
+	/* released with task_tools, which owns the state */
+	return skit__agent_add_provider(a, &message_tools, a, err);
 }
 
 /* ---- the batch of a response --------------------------------------------- */
 
 bool skit__subagent_batches(const struct skit_agent *a, const char *name)
 {
-	return a->tasks && !strcmp(name, SKIT__TASK_TOOL);
+	return a->tasks && (!strcmp(name, SKIT__TASK_TOOL) ||
+	                    !strcmp(name, SKIT__MESSAGE_TOOL));
 }
 
 int skit__subagent_hold(struct skit_agent *a, size_t index, const char *call_id,
@@ -669,16 +851,34 @@ int skit__subagent_hold(struct skit_agent *a, size_t index, const char *call_id,
 		j->is_error = is_error;
 	}
 	j->index = index;
+	skitx_free(j->call_id);
 	j->call_id = skitx_strdup(call_id);
 	grown = skitx_realloc(t->jobs, (t->njobs + 1) * sizeof(*grown));
 	if (!grown || !j->call_id) {
-		job_free(j);
+		if (!j->kept) /* a kept one stays in t->kept */
+			job_free(j);
+		else
+			j->queued = false;
 		return skit__error_oom(err);
 	}
 	t->jobs = grown;
 	t->jobs[t->njobs++] = j;
 	if (!j->child)
 		return 0;
+	if (j->kept) {
+		j->messages++;
+		skit__agent_audit(a, "subagent_message",
+		                  json_pack("{s:s, s:s, s:s?, s:s?, s:i, s:i}",
+		                            "id", call_id, "to", j->description,
+		                            "summary", j->summary, "run",
+		                            child_run(j, run, sizeof(run)),
+		                            "task", (int)j->link.number,
+		                            "message", (int)j->messages));
+		skit__agent_trace(a, SKIT_TRACE_TOOL, "task %u: message%s%s",
+		                  j->link.number, j->summary ? ": " : "",
+		                  j->summary ? j->summary : "");
+		return 0;
+	}
 	skit__agent_audit(a, "subagent_start",
 	                  json_pack("{s:s, s:s, s:s?, s:s?, s:i}", "id",
 	                            call_id, "description", j->description,
@@ -814,16 +1014,25 @@ void skit__subagent_usage(struct skit_agent *a, const skit_usage *u)
 static void job_run(struct job *j)
 {
 	struct skit_agent *c = j->child;
+	skit_agent_stats before;
 	char *answer = NULL;
 	int rc;
 
+	skit_agent_get_stats(c, &before);
 	acquired(c);
 	rc = skit_agent_send(c, j->prompt, &answer, &j->err);
 	releasing(c);
 	/* its "always" answers hold for the session (on failure they
 	 * simply last the subagent) */
 	(void)memos_copy(j->link.parent, c->memos, j->link.memos_in, c->nmemos);
+	j->link.memos_in = c->nmemos;
+	/* what this answer cost (a kept subagent's totals grow) */
 	skit_agent_get_stats(c, &j->stats);
+	j->stats.turns -= before.turns;
+	j->stats.tool_calls -= before.tool_calls;
+	j->stats.script_runs -= before.script_runs;
+	j->stats.usage.input_tokens -= before.usage.input_tokens;
+	j->stats.usage.output_tokens -= before.usage.output_tokens;
 	snprintf(j->status, sizeof(j->status), "%s", skit_agent_status(rc));
 	skitx_buf_clear(&j->out);
 	if (!rc) {
@@ -850,6 +1059,19 @@ static void job_run(struct job *j)
 			skit__error_oom(&j->err);
 	}
 	skitx_free(answer);
+	if (j->keep && !j->rc) {
+		/* it waits for send_message; its trail ends with it */
+		j->kept = true;
+		if (skitx_buf_printf(&j->out,
+		                     "\n\n[subagent task-%u: send_message with "
+		                     "to \"task-%u\" continues its "
+		                     "conversation]",
+		                     j->link.number, j->link.number)) {
+			j->rc = SKIT_ENOMEM;
+			skit__error_oom(&j->err);
+		}
+		return;
+	}
 	skit_agent_finish(c, j->status, rc ? 1 : 0, NULL);
 	j->child = NULL;
 }
@@ -972,6 +1194,37 @@ size_t skit__subagent_held_from(const struct skit_agent *a, size_t i)
 	return a->tasks && a->tasks->njobs ? a->tasks->jobs[0]->index : i;
 }
 
+/*
+ * After a batch: a subagent that answered stays for send_message (the
+ * oldest kept one ends when there are KEEP_MAX), any other job goes.
+ */
+static void keep_or_free(struct skit__tasks *t, struct job *j)
+{
+	size_t i;
+
+	if (!j)
+		return;
+	j->queued = false;
+	if (!j->kept || !j->child) {
+		for (i = 0; i < t->nkept && t->kept[i] != j; i++)
+			;
+		if (i < t->nkept) /* a kept one that ended */
+			memmove(&t->kept[i], &t->kept[i + 1],
+			        (--t->nkept - i) * sizeof(*t->kept));
+		job_free(j);
+		return;
+	}
+	for (i = 0; i < t->nkept; i++)
+		if (t->kept[i] == j)
+			return;
+	if (t->nkept == KEEP_MAX) {
+		job_free(t->kept[0]);
+		memmove(&t->kept[0], &t->kept[1],
+		        --t->nkept * sizeof(*t->kept));
+	}
+	t->kept[t->nkept++] = j;
+}
+
 void skit__subagent_clear(struct skit_agent *a)
 {
 	struct skit__tasks *t = a->tasks;
@@ -979,11 +1232,11 @@ void skit__subagent_clear(struct skit_agent *a)
 	if (!t)
 		return;
 	for (size_t i = 0; i < t->njobs; i++)
-		job_free(t->jobs[i]);
+		keep_or_free(t, t->jobs[i]);
 	skitx_free(t->jobs);
 	t->jobs = NULL;
 	t->njobs = 0;
-	job_free(t->pending);
+	keep_or_free(t, t->pending);
 	t->pending = NULL;
 }
 

@@ -18,6 +18,8 @@
 
 /* The tool's name, as the model and the policy know it. */
 #define SKIT__TASK_TOOL "task"
+/* The tool that continues a subagent that answered (send_message). */
+#define SKIT__MESSAGE_TOOL "send_message"
 
 /* Default of skit_agent_options.max_parallel_tasks. */
 #define SKIT__TASKS_PARALLEL 3u

@@ -107,12 +107,20 @@ static inline bool skit__policy_is_name_char(char c, bool first)
 /* The index of tool `name` (`len` bytes) in the table, or -1. */
 int skit__policy_tool_index(const char *name, size_t len);
 
+/* What a machine may have that some tools need (skit__policy_tool_offered). */
+enum {
+	SKIT__OFFER_SEARCH = 1u << 0, /* a search backend: web_search */
+	SKIT__OFFER_LSP = 1u << 1,    /* a language server: lsp */
+};
+
 /*
  * Whether the tool name `name` (len bytes) of an allowed-tools value
  * names a tool skit's agent offers: a row of the table, or mcp__*. The
- * web search names only when `search` (a search backend is configured).
+ * web search names only with SKIT__OFFER_SEARCH in `have` (a search
+ * backend is configured), the code intelligence ones (LSP...) only with
+ * SKIT__OFFER_LSP (a language server is).
  */
-bool skit__policy_tool_offered(const char *name, size_t len, bool search);
+bool skit__policy_tool_offered(const char *name, size_t len, unsigned int have);
 
 /*
  * Whether a pattern of tool row `t` covers only tools skit never gates

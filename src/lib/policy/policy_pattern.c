@@ -32,6 +32,8 @@ enum {
 	C_TASK = 1u << 10,
 	C_SKILL = 1u << 11,
 	C_PLAN = 1u << 12,
+	C_LSP = 1u << 13,
+	C_TOOLS = 1u << 14,
 };
 
 /*
@@ -64,12 +66,22 @@ const struct tool skit__policy_tools[] = {
 	 * update_plan. skit never gates either: they are accepted in
 	 * allowed-tools and allow lists, refused in deny and ask lists. */
 	{ "Skill", C_SKILL, C_SKILL, ARG_SKILL, SKIT_RISK_READ, false },
+	{ "SlashCommand", C_SKILL, C_SKILL, ARG_SKILL, SKIT_RISK_READ, false },
 	{ "TodoWrite", C_PLAN, C_PLAN, ARG_NONE, SKIT_RISK_READ, false },
 	{ "TodoRead", C_PLAN, C_PLAN, ARG_NONE, SKIT_RISK_READ, false },
 	{ "TaskCreate", C_PLAN, C_PLAN, ARG_NONE, SKIT_RISK_READ, false },
 	{ "TaskUpdate", C_PLAN, C_PLAN, ARG_NONE, SKIT_RISK_READ, false },
 	{ "TaskList", C_PLAN, C_PLAN, ARG_NONE, SKIT_RISK_READ, false },
 	{ "TaskGet", C_PLAN, C_PLAN, ARG_NONE, SKIT_RISK_READ, false },
+	/* Claude Code's message to a subagent it started (send_message):
+	 * a task call, which Task and Agent patterns cover too. */
+	{ "SendMessage", C_TASK, C_TASK, ARG_NONE, SKIT_RISK_READ, false },
+	/* Its search of the deferred tools (tool_search): never gated, it
+	 * only shows what tools there are. */
+	{ "ToolSearch", C_TOOLS, C_TOOLS, ARG_NONE, SKIT_RISK_READ, false },
+	/* Its code intelligence (lsp), which reads the file it is given:
+	 * Read rules cover it too. */
+	{ "LSP", C_LSP, C_LSP | C_READ, ARG_PATH, SKIT_RISK_READ, false },
 	/*
 	 * The names other agents give the same tools, as skills written for
 	 * them declare them: OpenCode's lower-case ones (bash, read, edit,
@@ -85,6 +97,36 @@ const struct tool skit__policy_tools[] = {
 	 * the shell tool too: skit's shell is /bin/sh.
 	 */
 	{ "PowerShell", C_BASH, C_BASH, ARG_COMMAND, SKIT_RISK_EXECUTE, false },
+	/* Cursor's (Shell), Cline's (execute_command) and Windsurf's and
+	 * Antigravity's (run_command) */
+	{ "Shell", C_BASH, C_BASH, ARG_COMMAND, SKIT_RISK_EXECUTE, false },
+	{ "execute_command", C_BASH, C_BASH, ARG_COMMAND, SKIT_RISK_EXECUTE,
+	  false },
+	{ "run_command", C_BASH, C_BASH, ARG_COMMAND, SKIT_RISK_EXECUTE,
+	  false },
+	{ "view_file", C_READ, C_READ, ARG_PATH, SKIT_RISK_READ, false },
+	{ "write_to_file", C_WRITE, C_WRITE | C_EDIT, ARG_PATH, SKIT_RISK_WRITE,
+	  false },
+	{ "replace_in_file", C_EDIT, C_WRITE | C_EDIT, ARG_PATH,
+	  SKIT_RISK_WRITE, false },
+	{ "replace_file_content", C_EDIT, C_WRITE | C_EDIT, ARG_PATH,
+	  SKIT_RISK_WRITE, false },
+	{ "multi_replace_file_content", C_EDIT, C_WRITE | C_EDIT, ARG_PATH,
+	  SKIT_RISK_WRITE, false },
+	{ "list_files", C_LS, C_LS | C_READ, ARG_PATH, SKIT_RISK_READ, false },
+	{ "search_files", C_GREP, C_GREP | C_READ, ARG_PATH, SKIT_RISK_READ,
+	  false },
+	{ "codebase_search", C_GREP, C_GREP | C_READ, ARG_PATH, SKIT_RISK_READ,
+	  false },
+	{ "find_by_name", C_GLOB, C_GLOB | C_READ, ARG_PATH, SKIT_RISK_READ,
+	  false },
+	{ "read_url_content", C_WEBFETCH, C_WEBFETCH, ARG_DOMAIN,
+	  SKIT_RISK_NETWORK, false },
+	{ "search_web", C_WEBSEARCH, C_WEBSEARCH, ARG_NONE, SKIT_RISK_NETWORK,
+	  false },
+	{ "ask_followup_question", C_ASK, C_ASK, ARG_NONE, SKIT_RISK_READ,
+	  false },
+	{ "ask_question", C_ASK, C_ASK, ARG_NONE, SKIT_RISK_READ, false },
 	{ "powershell", C_BASH, C_BASH, ARG_COMMAND, SKIT_RISK_EXECUTE, false },
 	{ "exec", C_BASH, C_BASH, ARG_COMMAND, SKIT_RISK_EXECUTE, false },
 	{ "bash", C_BASH, C_BASH, ARG_COMMAND, SKIT_RISK_EXECUTE, false },
@@ -117,6 +159,11 @@ const struct tool skit__policy_tools[] = {
 	  false },
 	{ "search_file_content", C_GREP, C_GREP | C_READ, ARG_PATH,
 	  SKIT_RISK_READ, false },
+	/* VS Code's search by meaning: skit has no index of meanings, the
+	 * model searches by words with grep (a read-only search either
+	 * way). */
+	{ "semantic_search", C_GREP, C_GREP | C_READ, ARG_PATH, SKIT_RISK_READ,
+	  false },
 	{ "file_search", C_GLOB, C_GLOB | C_READ, ARG_PATH, SKIT_RISK_READ,
 	  false },
 	{ "webfetch", C_WEBFETCH, C_WEBFETCH, ARG_DOMAIN, SKIT_RISK_NETWORK,
@@ -133,6 +180,12 @@ const struct tool skit__policy_tools[] = {
 	{ "todowrite", C_PLAN, C_PLAN, ARG_NONE, SKIT_RISK_READ, false },
 	{ "todoread", C_PLAN, C_PLAN, ARG_NONE, SKIT_RISK_READ, false },
 	{ "write_todos", C_PLAN, C_PLAN, ARG_NONE, SKIT_RISK_READ, false },
+	/* VS Code's code intelligence: its errors of a file and the uses of
+	 * a symbol are lsp's diagnostics and findReferences. */
+	{ "get_errors", C_LSP, C_LSP | C_READ, ARG_PATH, SKIT_RISK_READ,
+	  false },
+	{ "list_code_usages", C_LSP, C_LSP | C_READ, ARG_PATH, SKIT_RISK_READ,
+	  false },
 	{ "read_file", 0, C_READ, ARG_PATH, SKIT_RISK_READ, false },
 	{ "list_dir", 0, C_LS | C_READ, ARG_PATH, SKIT_RISK_READ, false },
 	{ "grep", 0, C_GREP | C_READ, ARG_PATH, SKIT_RISK_READ, false },
@@ -149,6 +202,8 @@ const struct tool skit__policy_tools[] = {
 	 * it makes is decided on its own. Task and Agent patterns cover it,
 	 * and a skill's allowed-tools gates it. */
 	{ "task", 0, C_TASK, ARG_NONE, SKIT_RISK_READ, false },
+	{ "send_message", 0, C_TASK, ARG_NONE, SKIT_RISK_READ, false },
+	{ "lsp", 0, C_LSP | C_READ, ARG_PATH, SKIT_RISK_READ, false },
 	/* skit's WebSearch, offered only with a search backend. */
 	{ "web_search", 0, C_WEBSEARCH, ARG_NONE, SKIT_RISK_NETWORK, false },
 	{ "use_skill", 0, C_SKILL, ARG_SKILL, SKIT_RISK_READ, true },
@@ -158,6 +213,7 @@ const struct tool skit__policy_tools[] = {
 	/* Asking the user reads nothing and runs nothing: like the skill
 	 * tools, never gated by a skill's allowed-tools. */
 	{ "ask_user", 0, C_ASK, ARG_NONE, SKIT_RISK_READ, true },
+	{ "tool_search", 0, C_TOOLS, ARG_NONE, SKIT_RISK_READ, true },
 	/* External tools named mcp__SERVER__TOOL: the tools of MCP servers
 	 * and an embedder's own (skit_agent_options.tools). The names never
 	 * parse as a pattern's tool name; patterns and calls reach them
@@ -186,8 +242,10 @@ int skit__policy_tool_index(const char *name, size_t len)
 	return -1;
 }
 
-bool skit__policy_tool_offered(const char *name, size_t len, bool search)
+bool skit__policy_tool_offered(const char *name, size_t len, unsigned int have)
 {
+	unsigned int c;
+
 	int t;
 
 	if (skit__policy_mcp_name(name, len) == len && len)
@@ -195,9 +253,10 @@ bool skit__policy_tool_offered(const char *name, size_t len, bool search)
 	t = skit__policy_tool_index(name, len);
 	if (t < 0 || t >= MCP_READ_T)
 		return false;
-	return search || !((skit__policy_tools[t].denotes |
-	                    skit__policy_tools[t].classes) &
-	                   C_WEBSEARCH);
+	c = skit__policy_tools[t].denotes | skit__policy_tools[t].classes;
+	if ((c & C_WEBSEARCH) && !(have & SKIT__OFFER_SEARCH))
+		return false;
+	return !(c & C_LSP) || (have & SKIT__OFFER_LSP);
 }
 
 bool skit__policy_tool_open_only(int t)
@@ -388,6 +447,36 @@ static int clean_domain_arg(char **out, const char *s, size_t len, size_t off,
 static int clean_skill_arg(char **out, const char *s, size_t len, size_t off,
                            struct perr *pe)
 {
+	size_t ns = 0;
+
+	/* Claude Code's other spellings of a skill or command: its old
+	 * SlashCommand(/name) and (/name:*), and a plugin's skill
+	 * (plugin:name); skit keeps the name. */
+	if (len && *s == '/') {
+		s++;
+		len--;
+		off++;
+	}
+	if (len >= 2 && s[len - 2] == ':' && s[len - 1] == '*')
+		len -= 2;
+	for (size_t i = 0; i < len; i++)
+		if (s[i] == ':')
+			ns = i + 1;
+	if (ns == 1)
+		return perr_set(pe, SKIT_EINVALID, off,
+		                "no plugin name before ':'");
+	for (size_t i = 0; i + 1 < ns; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || strchr("-_.", s[i])))
+			return perr_set(pe, SKIT_EINVALID, off + i,
+			                "a plugin's name has only letters, "
+			                "digits, '-', '_' and '.'");
+	s += ns;
+	len -= ns;
+	off += ns;
+	if (!len)
+		return perr_set(pe, SKIT_EINVALID, off, "no skill name");
 	for (size_t i = 0; i < len; i++)
 		if (!((s[i] >= 'a' && s[i] <= 'z') ||
 		      (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
@@ -484,7 +573,7 @@ int skit__policy_parse_pattern(struct pattern *pat, const char *s, size_t len,
 {
 	size_t name_len = 0, open, depth = 0, i;
 	const struct tool *t;
-	int error;
+	int error = 0;
 
 	memset(pat, 0, sizeof(*pat));
 	pat->tool = -1;
@@ -571,6 +660,10 @@ int skit__policy_parse_pattern(struct pattern *pat, const char *s, size_t len,
 		t = &skit__policy_tools[pat->tool];
 		switch (t->arg) {
 		case ARG_NONE:
+			/* WebSearch(*), Task(*): every call, as the bare
+			 * name says */
+			if (alen == 1 && *a == '*')
+				break;
 			return perr_set(pe, SKIT_EINVALID, open,
 			                "'%s' takes no argument", t->name);
 		case ARG_PATH:
@@ -924,7 +1017,7 @@ static int parse_list(skit_allowed_tools *at, struct plist *l,
 	int error = 0;
 
 	while (text[i]) {
-		size_t start, depth = 0;
+		size_t start, len, depth = 0;
 		bool unknown = false;
 
 		while (text[i] && is_separator(text[i]))
@@ -949,8 +1042,16 @@ static int parse_list(skit_allowed_tools *at, struct plist *l,
 				err->column = (unsigned int)(start + 1);
 			return error;
 		}
-		error = skit__policy_parse_pattern(&pat, text + start,
-		                                   i - start, &unknown, &pe);
+		len = i - start;
+		/* "Read", "Write": a list written as quoted items without
+		 * brackets, which YAML reads as one text; the quotes go */
+		if (len > 2 && (text[start] == '"' || text[start] == '\'') &&
+		    text[start + len - 1] == text[start]) {
+			start++;
+			len -= 2;
+		}
+		error = skit__policy_parse_pattern(&pat, text + start, len,
+		                                   &unknown, &pe);
 		if (error == SKIT_ENOMEM)
 			return skit__error_oom(err);
 		if (error < 0) {
@@ -966,8 +1067,8 @@ static int parse_list(skit_allowed_tools *at, struct plist *l,
 			return skit__error_oom(err);
 		}
 		if (unknown) {
-			error = add_unknown_diag(at, field, text + start,
-			                         i - start, start);
+			error = add_unknown_diag(at, field, text + start, len,
+			                         start);
 			if (error < 0)
 				return skit__error_oom(err);
 		}

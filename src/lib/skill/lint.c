@@ -610,8 +610,8 @@ static int check_not_offered(struct skit_skill *s)
 		if (name > len)
 			name = len;
 		if (name && name <= 64 &&
-		    !skit__policy_tool_offered(p, name, false) &&
-		    skit__policy_tool_offered(p, name, true))
+		    !skit__policy_tool_offered(p, name, 0) &&
+		    skit__policy_tool_offered(p, name, SKIT__OFFER_SEARCH))
 			return skit__skill_diag(
 			        s, SKIT_SEVERITY_WARNING,
 			        "allowed-tools-not-offered", NULL, 0, 0,
