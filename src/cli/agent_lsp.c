@@ -27,22 +27,33 @@
 #define EXTS_MAX   32            /* extensions of one server */
 #define WORD_MAX   4096          /* bytes of one word */
 
+/*
+ * The built-in servers. A server runs outside the sandbox, on files the
+ * model may have written in this run: those that run the project's code
+ * as they work (rust-analyzer its build scripts and procedural macros,
+ * gopls the go command, tsserver the plugins a tsconfig names) would run
+ * that code unconfined, so they are off until the user's config turns
+ * them on ("rust": true). pylsp and clangd read and parse only.
+ */
 static const struct {
 	const char *name, *lang;
 	const char *argv[3];
 	const char *ext[8];
+	bool runs_code;
 } builtins[] = {
-	{ "python", "python", { "pylsp" }, { ".py", ".pyi" } },
+	{ "python", "python", { "pylsp" }, { ".py", ".pyi" }, false },
 	{ "c",
 	  "c",
 	  { "clangd" },
-	  { ".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh" } },
-	{ "go", "go", { "gopls" }, { ".go" } },
-	{ "rust", "rust", { "rust-analyzer" }, { ".rs" } },
+	  { ".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh" },
+	  false },
+	{ "go", "go", { "gopls" }, { ".go" }, true },
+	{ "rust", "rust", { "rust-analyzer" }, { ".rs" }, true },
 	{ "typescript",
 	  "typescript",
 	  { "typescript-language-server", "--stdio" },
-	  { ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs" } },
+	  { ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs" },
+	  true },
 };
 
 char *cli_lsp_which(const char *prog)
@@ -165,8 +176,19 @@ static int parse_entry(struct cli_lsp_entry *e, json_t *o, char *why,
 		e->off = true;
 		return 0;
 	}
+	/* true: a built-in that is off by default, on */
+	if (json_is_true(o)) {
+		if (!e->argv) {
+			snprintf(why, cap,
+			         "true turns on a built-in server; this one "
+			         "needs an object with a \"command\"");
+			return -1;
+		}
+		e->off = false;
+		return 0;
+	}
 	if (!json_is_object(o)) {
-		snprintf(why, cap, "must be an object or false");
+		snprintf(why, cap, "must be an object, true or false");
 		return -1;
 	}
 	json_object_foreach(o, k, v)
@@ -306,6 +328,7 @@ int cli_lsp_load(struct cli_lsp *l, char *const files[], const bool trusted[],
 			snprintf(why, cap, "out of memory");
 			return -1;
 		}
+		e->off = e->runs_code = builtins[i].runs_code;
 	}
 	for (size_t i = 0; i < nfiles; i++) {
 		int rc;

@@ -232,8 +232,10 @@ struct cli_agent {
 struct cli_lsp_entry {
 	char *name, *lang;
 	char **argv, **ext; /* NULL-ended */
-	bool off;           /* "name": false */
+	bool off;           /* "name": false, or a built-in not turned on */
 	bool user;          /* defined by a config file (else built-in) */
+	bool runs_code;     /* a built-in that runs the project's code:
+	                       off unless the config says "name": true */
 };
 
 /* The servers a run gives the agent (`v`, `n` of them, borrowing from

@@ -908,7 +908,13 @@ static void sec_lsp(struct doctor *d)
 			char *path = e->argv ? cli_lsp_which(e->argv[0]) : NULL;
 
 			fprintf(d->f, "  %-11s ", e->name);
-			if (e->off)
+			if (e->off && e->runs_code && !e->user)
+				fprintf(d->f,
+				        "off: it runs the project's code outside "
+				        "the sandbox (\"%s\": true in the user "
+				        "config turns it on)",
+				        e->name);
+			else if (e->off)
 				fputs("off (\"false\" in the config)", d->f);
 			else if (path)
 				text(d, path);

@@ -83,14 +83,37 @@ go
 expect_rc 2 "a bad lsp entry"
 has "$T/err" 'lsp.python: "command" must be an array of 1 to 32 strings' "the bad entry is named"
 
-# 5. doctor lists the servers.
+# true turns on a built-in that runs the project's code; on a server
+# that is not built in it is an error.
+printf '{"trusted": ["%s"], "lsp": {"zig": true}}\n' \
+	"$P" >"$XDG_CONFIG_HOME/skit/config.json"
+go
+expect_rc 2 "true on a server that is not built in"
+has "$T/err" 'lsp.zig: true turns on a built-in server' "the entry is named"
+
+# 5. doctor lists the servers; those that run the project's code are off
+# until the user's config turns them on.
 printf '{"trusted": ["%s"]}\n' "$P" >"$XDG_CONFIG_HOME/skit/config.json"
 run doctor
 expect_rc 0 "doctor"
 has "$T/out" "Language servers" "doctor: the section"
 has "$T/out" "python" "doctor: the python server"
+has "$T/out" 'rust        off: it runs the project'"'"'s code outside the sandbox ("rust": true in the user config turns it on)' \
+	"doctor: rust-analyzer is off by default, and why"
 lacks "$T/out" "not offered here" "doctor: trusted, so offered"
 run doctor --json
 json_ok "$T/out" "doctor --json"
 has "$T/out" '"lsp": {' "doctor --json: the lsp member"
+python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))["lsp"]["servers"]
+on = {s["name"]: s["enabled"] for s in d}
+sys.exit(0 if on["python"] and on["c"] and not on["rust"] and not on["go"] and not on["typescript"] else 1)' \
+	"$T/out" && reg_pass || reg_fail "doctor --json: python and c on, go, rust, typescript off"
+printf '{"trusted": ["%s"], "lsp": {"rust": true}}\n' "$P" \
+	>"$XDG_CONFIG_HOME/skit/config.json"
+run doctor --json
+python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))["lsp"]["servers"]
+sys.exit(0 if {s["name"]: s["enabled"] for s in d}["rust"] else 1)' \
+	"$T/out" && reg_pass || reg_fail "doctor --json: \"rust\": true turns it on"
 reg_done

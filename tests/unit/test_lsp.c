@@ -819,6 +819,40 @@ static void test_lsp__deny_quotes(void)
 	skitx_free(log);
 }
 
+/* A subagent narrowed to LSP(other.fake) may not read w.fake: an answer
+ * naming a place in w.fake does not quote its line. */
+static void test_lsp__narrowed_quotes(void)
+{
+	skit_lsp_server s = { "fake", fake_argv, fake_ext, NULL };
+	skit_error err = { 0 };
+	struct fx f;
+	char *log;
+
+	build("narrowquotes");
+	fmt(fake_path, sizeof(fake_path), "%s/fake.py", top);
+	fake_argv[0] = python();
+	put("other.fake", "x\n", 0644);
+	open_fx(&f, &s, 1,
+	        "{\"tool_calls\": [{\"id\": \"t1\", \"name\": \"task\", "
+	        "\"arguments\": {\"description\": \"find Widget\", "
+	        "\"prompt\": \"SUB-PROMPT\", \"tools\": [\"LSP(other.fake)\"]}}]}\n"
+	        "{\"tool_calls\": [{\"id\": \"r1\", \"name\": \"read_file\", "
+	        "\"arguments\": {\"path\": \"w.fake\"}}, "
+	        "{\"id\": \"l1\", \"name\": \"lsp\", "
+	        "\"arguments\": {\"operation\": \"workspaceSymbol\", "
+	        "\"filePath\": \"other.fake\", \"query\": \"Widget\"}}]}\n"
+	        "{\"text\": \"SUB-DONE\"}\n"
+	        "{\"text\": \"done\"}\n",
+	        NULL, NULL);
+	if (skit_agent_send(f.a, "go", NULL, &err))
+		HARNESS_FAIL("send: %s", err.message);
+	close_fx(&f);
+	log = read_log();
+	ASSERT_CONTAINS(log, "Class Widget  w.fake:1:7");
+	ASSERT(!strstr(log, "w.fake:1:7: class Widget:"));
+	skitx_free(log);
+}
+
 static void test_lsp__not_offered(void)
 {
 	skit_error err = { 0 };
@@ -891,6 +925,7 @@ TEST_MAIN(
 	TEST(test_lsp__gate)
 	TEST(test_lsp__subagent)
 	TEST(test_lsp__deny_quotes)
+	TEST(test_lsp__narrowed_quotes)
 	TEST(test_lsp__not_offered)
 	TEST(test_lsp__bad_options))
 /* clang-format on */

@@ -608,6 +608,65 @@ static void test_subagent__send_message(void)
 	}
 }
 
+/*
+ * Eight subagents kept (the most): a response that starts a ninth and
+ * messages the oldest keeps the one messaged (now the most recently
+ * used) and ends the next oldest, without touching a job twice (ASan).
+ */
+static void test_subagent__evict_messaged(void)
+{
+	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
+	char *answer = NULL, lines[8192];
+	skit_error err = { 0 };
+	struct reqs r;
+	bool is_error;
+	size_t o = 0;
+	struct fx f;
+	int rc;
+
+	build_world("evict_messaged");
+	o += (size_t)snprintf(lines + o, sizeof(lines) - o,
+	                      "{\"tool_calls\":[");
+	for (int i = 1; i <= 8; i++)
+		o += (size_t)snprintf(lines + o, sizeof(lines) - o,
+		                      "%s{\"id\":\"t%d\",\"name\":\"task\","
+		                      "\"arguments\":{\"description\":\"d%d\","
+		                      "\"prompt\":\"P%d\"}}",
+		                      i > 1 ? "," : "", i, i, i);
+	o += (size_t)snprintf(lines + o, sizeof(lines) - o, "]}\n");
+	for (int i = 1; i <= 8; i++)
+		o += (size_t)snprintf(lines + o, sizeof(lines) - o,
+		                      "{\"text\":\"CHILD-%d\"}\n", i);
+	o += (size_t)snprintf(
+	        lines + o, sizeof(lines) - o,
+	        "{\"tool_calls\":[{\"id\":\"t9\",\"name\":\"task\","
+	        "\"arguments\":{\"description\":\"d9\",\"prompt\":\"P9\"}},"
+	        "{\"id\":\"m1\",\"name\":\"send_message\",\"arguments\":"
+	        "{\"to\":\"task-1\",\"message\":\"again\"}}]}\n"
+	        "{\"text\":\"CHILD-9\"}\n{\"text\":\"CHILD-1-AGAIN\"}\n"
+	        "{\"tool_calls\":[{\"id\":\"m2\",\"name\":\"send_message\","
+	        "\"arguments\":{\"to\":\"task-2\",\"message\":\"gone?\"}}]}\n"
+	        "{\"text\":\"PARENT-DONE\"}\n");
+	fx_open(&f, cassette("c.jsonl", lines), NULL, &ao, true);
+	rc = skit_agent_send(f.agent, "PARENT", &answer, &err);
+	if (rc)
+		HARNESS_FAIL("send: %s", err.message);
+	ASSERT_STR(answer, "PARENT-DONE");
+	reqs_load(&r, f.log);
+	ASSERT_EQ(r.n, 14u);
+	ASSERT_STR(result_of(&r, 12, "m1", &is_error),
+	           "CHILD-1-AGAIN\n\n[subagent task-1: send_message with to "
+	           "\"task-1\" continues its conversation]");
+	ASSERT(strstr(result_of(&r, 13, "m2", &is_error),
+	              "no subagent 'task-2' to continue; the subagents of "
+	              "this session that can be are: task-3, task-4, task-5, "
+	              "task-6, task-7, task-8, task-1, task-9"));
+	ASSERT(is_error);
+	reqs_free(&r);
+	skit_free(answer);
+	fx_close(&f, rc);
+}
+
 static void test_subagent__narrowed(void)
 {
 	struct seen seen = { 0 };
@@ -1389,6 +1448,7 @@ static void test_subagent__json_actions(void)
 TEST_MAIN(
 	TEST(test_subagent__task_runs)
 	TEST(test_subagent__send_message)
+	TEST(test_subagent__evict_messaged)
 	TEST(test_subagent__narrowed)
 	TEST(test_subagent__refused)
 	TEST(test_subagent__denied)

@@ -836,9 +836,26 @@ static int host_ask(void *self, const skit_question *q,
 	return rc;
 }
 
+static bool host_read_refused(void *self, const char *tool, const char *target)
+{
+	struct skit_agent *a = self;
+	skit_tool_request req = { tool, target, NULL };
+	struct skit__tool_def def;
+	skit_decision d;
+
+	if (skit_policy_check(a->policy, a->view, a->nactive, &req, &d, NULL))
+		return true;
+	memset(&def, 0, sizeof(def));
+	def.schema.name = tool;
+	def.risk = SKIT_RISK_READ;
+	def.gate = SKIT__GATE_BUILTIN;
+	skit__subagent_narrow(a, &def, &req, &d); /* a subagent's tools */
+	return d.verdict != SKIT_POLICY_ALLOW;
+}
+
 static const struct skit__tool_host host = {
-	host_audit,         host_trace,        host_activate,
-	host_protected_rel, host_protected_at, host_ask,
+	host_audit,        host_trace, host_activate,     host_protected_rel,
+	host_protected_at, host_ask,   host_read_refused,
 };
 
 /*

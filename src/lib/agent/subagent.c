@@ -1194,49 +1194,77 @@ size_t skit__subagent_held_from(const struct skit_agent *a, size_t i)
 	return a->tasks && a->tasks->njobs ? a->tasks->jobs[0]->index : i;
 }
 
-/*
- * After a batch: a subagent that answered stays for send_message (the
- * oldest kept one ends when there are KEEP_MAX), any other job goes.
- */
-static void keep_or_free(struct skit__tasks *t, struct job *j)
+/* Take `j` out of t->kept; whether it was there (compares pointers only:
+ * `j` may not be dereferenced). */
+static bool kept_remove(struct skit__tasks *t, const struct job *j)
 {
-	size_t i;
+	for (size_t i = 0; i < t->nkept; i++)
+		if (t->kept[i] == j) {
+			memmove(&t->kept[i], &t->kept[i + 1],
+			        (t->nkept - i - 1) * sizeof(*t->kept));
+			t->nkept--;
+			return true;
+		}
+	return false;
+}
 
-	if (!j)
-		return;
+/* A job of the batch that was not kept before it: kept now (the least
+ * recently used kept one ends when there are KEEP_MAX), or freed. */
+static void keep_new(struct skit__tasks *t, struct job *j)
+{
 	j->queued = false;
 	if (!j->kept || !j->child) {
-		for (i = 0; i < t->nkept && t->kept[i] != j; i++)
-			;
-		if (i < t->nkept) /* a kept one that ended */
-			memmove(&t->kept[i], &t->kept[i + 1],
-			        (--t->nkept - i) * sizeof(*t->kept));
 		job_free(j);
 		return;
 	}
-	for (i = 0; i < t->nkept; i++)
-		if (t->kept[i] == j)
-			return;
 	if (t->nkept == KEEP_MAX) {
-		job_free(t->kept[0]);
-		memmove(&t->kept[0], &t->kept[1],
-		        --t->nkept * sizeof(*t->kept));
+		struct job *old = t->kept[0];
+
+		kept_remove(t, old);
+		job_free(old);
 	}
 	t->kept[t->nkept++] = j;
 }
 
+/*
+ * After a batch: a subagent that answered stays for send_message, any
+ * other job goes. In two passes, so that an eviction never frees a job
+ * the batch still holds: first the kept subagents messaged in this batch
+ * (they become the most recently used, or go when they ended), then the
+ * new ones, which may evict the least recently used.
+ */
 void skit__subagent_clear(struct skit_agent *a)
 {
 	struct skit__tasks *t = a->tasks;
 
 	if (!t)
 		return;
+	for (size_t i = 0; i < t->njobs; i++) {
+		struct job *j = t->jobs[i];
+
+		if (!kept_remove(t, j))
+			continue;
+		j->queued = false;
+		if (j->kept && j->child)
+			t->kept[t->nkept++] = j; /* now the newest */
+		else
+			job_free(j); /* a kept one that ended */
+		t->jobs[i] = NULL;
+	}
+	if (t->pending && kept_remove(t, t->pending)) {
+		/* messaged, never held: it stays as it was */
+		t->pending->queued = false;
+		t->kept[t->nkept++] = t->pending;
+		t->pending = NULL;
+	}
 	for (size_t i = 0; i < t->njobs; i++)
-		keep_or_free(t, t->jobs[i]);
+		if (t->jobs[i])
+			keep_new(t, t->jobs[i]);
 	skitx_free(t->jobs);
 	t->jobs = NULL;
 	t->njobs = 0;
-	keep_or_free(t, t->pending);
+	if (t->pending)
+		keep_new(t, t->pending);
 	t->pending = NULL;
 }
 

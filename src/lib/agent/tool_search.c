@@ -35,7 +35,11 @@ struct skit__tool_search {
 	bool noted;  /* the trace said so once */
 	char **loaded;
 	size_t nloaded;
-	struct skitx_buf desc; /* the description, with the deferred names */
+	/* The description, with the deferred names. Rebuilt into `next`
+	 * for each tool list and swapped in only when it changed, so that
+	 * a request's borrowed description stays valid while other lists
+	 * are made (the hosted search's check, compaction's estimate). */
+	struct skitx_buf desc, next;
 };
 
 static const char intro[] =
@@ -118,25 +122,33 @@ size_t skit__tool_search_apply(struct skit_agent *a, skit_tool_schema *out,
 	ts->active = false;
 	if (!defer)
 		return n;
-	skitx_buf_clear(&ts->desc);
-	if (skitx_buf_puts(&ts->desc, intro))
-		return n; /* out of memory: nothing deferred */
+	/* the names first: out of memory, nothing is deferred */
+	skitx_buf_clear(&ts->next);
+	if (skitx_buf_puts(&ts->next, intro))
+		return n;
 	for (k = 0; k < n; k++) {
-		if (!external[k] || is_loaded(ts, out[k].name)) {
-			out[next++] = out[k];
+		if (!external[k] || is_loaded(ts, out[k].name))
 			continue;
-		}
-		if (skitx_buf_len(&ts->desc) < NAMES_MAX &&
-		    skitx_buf_printf(&ts->desc, "%s%s", deferred ? ", " : " ",
+		if (skitx_buf_len(&ts->next) < NAMES_MAX &&
+		    skitx_buf_printf(&ts->next, "%s%s", deferred ? ", " : " ",
 		                     out[k].name))
 			return n;
 		deferred++;
 	}
-	if (skitx_buf_len(&ts->desc) >= NAMES_MAX &&
-	    skitx_buf_puts(&ts->desc, " ... (search to see the rest)"))
+	if (skitx_buf_len(&ts->next) >= NAMES_MAX &&
+	    skitx_buf_puts(&ts->next, " ... (search to see the rest)"))
 		return n;
+	for (k = 0; k < n; k++)
+		if (!external[k] || is_loaded(ts, out[k].name))
+			out[next++] = out[k];
 	if (!deferred)
 		return next; /* every one is loaded */
+	if (strcmp(skitx_buf_cstr(&ts->next), skitx_buf_cstr(&ts->desc))) {
+		struct skitx_buf t = ts->desc;
+
+		ts->desc = ts->next;
+		ts->next = t;
+	}
 	ts->active = true;
 	out[next].name = SKIT__TOOL_SEARCH;
 	out[next].description = skitx_buf_cstr(&ts->desc);
@@ -345,6 +357,7 @@ static void ts_release(void *self)
 		skitx_free(ts->loaded[i]);
 	skitx_free(ts->loaded);
 	skitx_buf_release(&ts->desc);
+	skitx_buf_release(&ts->next);
 	skitx_free(ts);
 }
 
@@ -362,6 +375,7 @@ int skit__tool_search_init(struct skit_agent *a, skit_tool_search_mode mode,
 	ts->a = a;
 	ts->mode = mode;
 	skitx_buf_init(&ts->desc, 0);
+	skitx_buf_init(&ts->next, 0);
 	a->tool_search = ts;
 	return skit__agent_add_provider(a, &ts_tools, ts, err);
 }

@@ -379,6 +379,7 @@ static int read_text(struct skit__tool_ctx *c, const char *rel, struct text *t,
 		                      strerror(errno));
 		return rc ? rc : 1;
 	}
+	memset(&st, 0, sizeof(st)); /* read below even if fstat() fails */
 	fd = skit__open_beneath(c->projfd, rel, O_RDONLY | O_NONBLOCK);
 	if (fd < 0) {
 		rc = skit__tool_error(out, is_error, "%.200s: %s", rel,
@@ -742,6 +743,9 @@ static bool text_refused(struct skit__tool_ctx *c, const char *rel)
 	skit_tool_request req;
 	skit_decision d;
 
+	/* the gate's own decision: a subagent's narrowing counts too */
+	if (c->host && c->host->read_refused)
+		return c->host->read_refused(c->host_self, "lsp", rel);
 	req.tool = "lsp";
 	req.target = rel;
 	req.skill = NULL;

@@ -108,8 +108,11 @@ int skit__lsp_conn_start(struct skit__lsp_conn *c, const char *const *argv,
 	for (char **e = environ; e && *e; e++)
 		n++;
 	envp = skitx_calloc(n + 1, sizeof(char *));
-	if (!envp)
+	if (!envp) {
+		json_decref(c->diags);
+		c->diags = NULL;
 		return skit__error_oom(err);
+	}
 	n = 0;
 	for (char **e = environ; e && *e; e++)
 		if (env_kept(*e))
@@ -118,6 +121,8 @@ int skit__lsp_conn_start(struct skit__lsp_conn *c, const char *const *argv,
 		rc = skit__error_set(err, SKIT_EIO, 0, "socketpair: %s",
 		                     strerror(errno));
 		skitx_free(envp);
+		json_decref(c->diags);
+		c->diags = NULL;
 		return rc;
 	}
 	posix_spawn_file_actions_init(&fa);
@@ -402,17 +407,19 @@ static int handle_other(struct skit__lsp_conn *c, json_t *msg, skit_error *err)
 	return 0; /* another notification: logs, progress */
 }
 
+static int exited(pid_t pid);
+static int kill_and_reap(pid_t pid);
+
 /* Reap the server after it closed its end: wait a little for it. */
 static void reap_soon(struct skit__lsp_conn *c)
 {
 	long long until = now_ms() + 500;
-	int st;
 
 	while (c->pid) {
-		pid_t r = waitpid(c->pid, &st, WNOHANG);
+		int x = exited(c->pid);
 
-		if (r == c->pid || (r < 0 && errno != EINTR)) {
-			c->status = r == c->pid ? st : -1;
+		if (x) {
+			c->status = x > 0 ? kill_and_reap(c->pid) : -1;
 			c->pid = 0;
 			break;
 		}
@@ -572,22 +579,25 @@ json_t *skit__lsp_conn_diags(struct skit__lsp_conn *c, const char *uri,
 /* ---- stopping --------------------------------------------------------- */
 
 /* SIGTERM to the group, a short grace, then SIGKILL; the status. */
-static int term_then_kill(pid_t pid)
+/* Whether the server `pid` exited, without reaping it: while it is not
+ * reaped its process group's number cannot be reused, so what it left
+ * in its group can still be killed by that number. -1 on an error. */
+static int exited(pid_t pid)
 {
-	long long until = now_ms() + 300;
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0)
+		return errno == EINTR ? 0 : -1;
+	return si.si_pid == pid;
+}
+
+/* Kill what is left in the group of `pid` (which exited, or is killed
+ * here too), then reap it: its wait status, or -1. */
+static int kill_and_reap(pid_t pid)
+{
 	int st;
 
-	kill(-pid, SIGTERM);
-	kill(pid, SIGTERM);
-	while (now_ms() < until) {
-		pid_t r = waitpid(pid, &st, WNOHANG);
-
-		if (r == pid)
-			return st;
-		if (r < 0 && errno != EINTR)
-			return -1;
-		usleep(10000);
-	}
 	kill(-pid, SIGKILL);
 	kill(pid, SIGKILL);
 	while (waitpid(pid, &st, 0) < 0)
@@ -596,10 +606,20 @@ static int term_then_kill(pid_t pid)
 	return st;
 }
 
+static int term_then_kill(pid_t pid)
+{
+	long long until = now_ms() + 300;
+
+	kill(-pid, SIGTERM);
+	kill(pid, SIGTERM);
+	while (now_ms() < until && !exited(pid))
+		usleep(10000);
+	return kill_and_reap(pid);
+}
+
 void skit__lsp_conn_stop(struct skit__lsp_conn *c, bool polite)
 {
 	long long until;
-	int st;
 
 	if (polite && c->fd >= 0) {
 		const volatile int *cancel = c->cancel;
@@ -626,11 +646,13 @@ void skit__lsp_conn_stop(struct skit__lsp_conn *c, bool polite)
 	}
 	if (c->pid) {
 		until = now_ms() + (polite ? EXIT_GRACE_MS : 0);
+		/* What the server left running in its group goes too,
+		 * killed before the server is reaped. */
 		for (;;) {
-			pid_t r = waitpid(c->pid, &st, WNOHANG);
+			int x = exited(c->pid);
 
-			if (r == c->pid || (r < 0 && errno != EINTR)) {
-				c->status = r == c->pid ? st : -1;
+			if (x) {
+				c->status = x > 0 ? kill_and_reap(c->pid) : -1;
 				break;
 			}
 			if (now_ms() >= until) {
@@ -639,8 +661,6 @@ void skit__lsp_conn_stop(struct skit__lsp_conn *c, bool polite)
 			}
 			usleep(10000);
 		}
-		/* What the server left running in its group goes too. */
-		kill(-c->pid, SIGKILL);
 		c->pid = 0;
 	}
 	skitx_buf_release(&c->in);

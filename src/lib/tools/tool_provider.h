@@ -115,6 +115,11 @@ struct skit__tool_host {
 	 * another negative status (message in `err`) that ends the task. */
 	int (*ask)(void *self, const skit_question *q, struct skitx_buf *answer,
 	           skit_error *err);
+	/* Would the gate refuse a call of the read-only tool `tool` on
+	 * `target` now (policy, active skills, a subagent's narrowing; an
+	 * ask counts as a refusal, since no one is asked)? For what a tool
+	 * reads beyond the target its call was decided on (lsp's quotes). */
+	bool (*read_refused)(void *self, const char *tool, const char *target);
 };
 
 /*
