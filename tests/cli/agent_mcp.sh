@@ -84,6 +84,52 @@ has "$T/err" "[tool ] mcp__fake__echo (MCP server fake)" "the trace shows the MC
 has "$T/err" "[tool ] mcp__fake__echo: ok, " "and its outcome"
 no_leftover "after a traced run"
 
+# Resources (Claude Code's ListMcpResourcesTool, ReadMcpResourceTool):
+# listed over both servers (all pages), read as text, a blob left out,
+# errors for a missing resource and an unknown server; a deny rule of a
+# server covers its resources.
+# result ID: the text of tool result ID in the last request
+result() {
+	python3 -c 'import json,sys
+last = open(sys.argv[1]).read().splitlines()[-1]
+for m in json.loads(last)["messages"]:
+    if m.get("tool_call_id") == sys.argv[2]:
+        print(m["text"])' "$T/req.jsonl" "$1"
+}
+mrun mcp_resources.jsonl --config "$W/user.json"
+expect_rc 0 "a run that reads MCP resources"
+has "$T/req.jsonl" '{"name":"list_mcp_resources","description"' \
+	"list_mcp_resources is offered"
+result r1 >"$T/r1"
+has "$T/r1" "Resources of MCP server fake:" "both servers are listed (fake)"
+has "$T/r1" "Resources of MCP server other:" "both servers are listed (other)"
+has "$T/r1" "- fake://notes (notes, text/plain): The notes." "a resource's line"
+has "$T/r1" "- fake://long (long): DDDD" "the second page is read"
+lacks "$T/r1" "$(printf 'D%.0s' $(seq 1 201))" "a description is cut at 200 bytes"
+result r2 >"$T/r2"
+lacks "$T/r2" "MCP server fake" "server: other lists only other"
+result r3 >"$T/r3"
+has "$T/r3" "fake://notes (text/plain):" "a read names the resource"
+has "$T/r3" "NOTES-RESOURCE" "and gives its text"
+lacks "$T/r3" "$(printf '\033')" "its control characters cleaned"
+result r4 >"$T/r4"
+has "$T/r4" "[binary content left out: 8 bytes of base64]" "a blob is left out"
+result r5 >"$T/r5"
+has "$T/r5" "MCP error from fake: Resource not found: fake://missing" \
+	"a missing resource is the server's error"
+result r6 >"$T/r6"
+has "$T/r6" "no MCP server 'nope' with resources; those that have some: fake, other" \
+	"an unknown server is named, with those that have resources"
+mrun mcp_resources.jsonl --config "$W/user.json" --deny mcp__fake
+expect_rc 0 "a run with --deny mcp__fake"
+result r1 >"$T/r1"
+lacks "$T/r1" "MCP server fake" "a denied server's resources are not listed"
+has "$T/r1" "Resources of MCP server other:" "the other server's are"
+result r3 >"$T/r3"
+has "$T/r3" "denied: " "a denied server's resource is not read"
+lacks "$T/r3" "NOTES-RESOURCE" "its text does not reach the model"
+no_leftover "after reading resources"
+
 # --allow mcp__fake: execute tools run; a crash mid-call is an error
 # result, and the server stays stopped.
 mrun mcp.jsonl --config "$W/user.json" --allow mcp__fake

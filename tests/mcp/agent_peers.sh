@@ -4,8 +4,9 @@
 # real MCP servers from npm: @modelcontextprotocol/server-everything and
 # @modelcontextprotocol/server-filesystem, over stdio, and
 # server-everything over Streamable HTTP. Read-only tools run; a write needs approval and is refused without a terminal; a
-# --deny pattern hides a server's tools; the environment is scrubbed; no
-# server is left running.
+# --deny pattern hides a server's tools; the environment is scrubbed;
+# server-everything's resources are listed and read; no server is left
+# running.
 #
 # The npm packages come from scripts/mcp-agent-deps.sh (pinned, into the
 # build tree). Exit 77 (CTest: skipped) only when they cannot be
@@ -102,6 +103,23 @@ has "$W/req.jsonl" "tool 'mcp__fs__read_text_file' is not available now" \
 	"a call to a denied tool is refused"
 lacks "$W/req.jsonl" "FS-PEER-MARKER" "and do not run"
 has "$W/req.jsonl" "PEER-ECHO" "the other server still works"
+
+# Resources: server-everything's static documents, listed and read with
+# list_mcp_resources and read_mcp_resource.
+cp "$W/c.jsonl" "$W/c-tools.jsonl"
+cat >"$W/c.jsonl" <<JSON
+{"tool_calls": [{"id": "r1", "name": "list_mcp_resources", "arguments": {"server": "everything"}}, {"id": "r2", "name": "read_mcp_resource", "arguments": {"server": "everything", "uri": "demo://resource/static/document/structure.md"}}]}
+{"text": "RES-DONE"}
+JSON
+prun
+has "$W/out" "RES-DONE" "a run that reads a real server's resources"
+has "$W/req.jsonl" "Resources of MCP server everything:" "list_mcp_resources answered"
+has "$W/req.jsonl" "- demo://resource/static/document/structure.md (structure.md, text/markdown)" \
+	"a static document is listed"
+has "$W/req.jsonl" "demo://resource/static/document/structure.md (text/markdown):" \
+	"read_mcp_resource names it"
+has "$W/req.jsonl" "# Everything Server - Project Structure" "and gives its text"
+cp "$W/c-tools.jsonl" "$W/c.jsonl"
 
 # Streamable HTTP: server-everything's own HTTP mode (PORT from the
 # environment; it binds every interface, and skit reaches it on

@@ -1805,6 +1805,8 @@ static void test_policy__other_names(void)
 	ASSERT(skit__policy_tool_offered("SendMessage", 11, 0));
 	ASSERT(skit__policy_tool_offered("ToolSearch", 10, 0));
 	ASSERT(skit__policy_tool_offered("semantic_search", 15, 0));
+	ASSERT(skit__policy_tool_offered("ListMcpResourcesTool", 20, 0));
+	ASSERT(skit__policy_tool_offered("ReadMcpResourceTool", 19, 0));
 	ASSERT(skit__policy_tool_offered("mcp__s__t", 9, 0));
 	ASSERT(!skit__policy_tool_offered("WebSearch", 9, 0));
 	ASSERT(skit__policy_tool_offered("WebSearch", 9, SKIT__OFFER_SEARCH));

@@ -36,6 +36,7 @@
 #include "lib/pack/fetch_int.h"
 #include "lib/mcp/mcp_client_http.h"
 #include "lib/mcp/mcp_client_int.h"
+#include "lib/policy/policy_external.h"
 #include "lib/tools/tools_int.h"
 
 #define MAX_NAME        SKIT__MCP_MAX_NAME
@@ -88,6 +89,7 @@ struct server {
 	char *dead;                  /* why it stopped, for the tools' errors */
 	struct skit__mcp_http *http; /* an HTTP server's transport, or NULL */
 	const volatile int *cancel;  /* the agent's: a call stops when set */
+	bool resources;              /* it declared the resources capability */
 };
 
 /* Is the server there to take calls? */
@@ -630,6 +632,8 @@ static int initialize(struct server *s, long timeout, skit_error *err)
 		server_stop(s, err->message);
 		return rc;
 	}
+	s->resources = json_is_object(json_object_get(
+	        json_object_get(res, "capabilities"), "resources"));
 	/* Every later HTTP message names the revision agreed on. */
 	if (s->http && skit__mcp_http_set_version(s->http, version)) {
 		json_decref(resp);
@@ -849,6 +853,332 @@ int skit_agent_use_mcp(skit_agent *a, const skit_mcp_config *c, long timeout_ms,
 	return 0;
 }
 
+/* ---- resources -------------------------------------------------------- */
+
+/*
+ * list_mcp_resources and read_mcp_resource (Claude Code's
+ * ListMcpResourcesTool and ReadMcpResourceTool): the resources of the
+ * servers that declare the capability, listed and read as text. They are
+ * skit's own tools to the policy (read-only); a deny rule of a server
+ * (mcp__SERVER, mcp__*) covers its resources too.
+ */
+#define RES_PAGES   16   /* resources/list pages read */
+#define RES_MAX     500  /* resources listed in one answer */
+#define RES_URI_MAX 2048 /* bytes of a URI */
+#define RES_DESC    200  /* bytes of a description shown */
+
+static const skit_tool_schema res_schemas[2] = {
+	{ "list_mcp_resources",
+	  "List the resources of the MCP servers (files, records, documents "
+	  "a server offers to read, each by its URI): those of `server`, "
+	  "or of every server that has some. Read one with "
+	  "read_mcp_resource.",
+	  "{\"type\":\"object\",\"properties\":{\"server\":{\"type\":"
+	  "\"string\",\"description\":\"an MCP server's name; default: "
+	  "all\"}},\"additionalProperties\":false}" },
+	{ "read_mcp_resource",
+	  "Read a resource of an MCP server by its URI (from "
+	  "list_mcp_resources): its text; binary contents are left out.",
+	  "{\"type\":\"object\",\"properties\":{\"server\":{\"type\":"
+	  "\"string\",\"description\":\"the MCP server's name\"},\"uri\":"
+	  "{\"type\":\"string\",\"description\":\"the resource's URI\"}},"
+	  "\"required\":[\"server\",\"uri\"],\"additionalProperties\":"
+	  "false}" },
+};
+
+/* How many running servers have resources; their names into `names`
+ * (", "-separated) when it is not NULL. */
+static size_t res_servers(const struct skit__mcp *m, char *names, size_t cap)
+{
+	size_t n = 0, at = 0;
+
+	if (names && cap)
+		names[0] = '\0';
+	for (size_t i = 0; m && i < m->nsrv; i++) {
+		if (!m->srv[i].resources || !server_up(&m->srv[i]))
+			continue;
+		if (names && at < cap)
+			at += (size_t)snprintf(names + at, cap - at, "%s%s",
+			                       n ? ", " : "", m->srv[i].name);
+		n++;
+	}
+	return n;
+}
+
+/* Cut `out` at the output cap, at a character boundary, with a note. */
+static int cap_output(struct skitx_buf *out)
+{
+	size_t cut = OUTPUT_CAP;
+
+	if (skitx_buf_len(out) <= OUTPUT_CAP)
+		return 0;
+	while (cut && ((unsigned char)out->ptr[cut] & 0xC0) == 0x80)
+		cut--;
+	skitx_buf_truncate(out, cut);
+	return skitx_buf_printf(out, "\n[output cut at %u KiB]",
+	                        OUTPUT_CAP / 1024)
+	               ? SKIT_ENOMEM
+	               : 0;
+}
+
+/* A resources/... request to `s`: its result object in *res (a
+ * reference into *resp), or an error result for the model. */
+static int res_rpc(struct skit__tool_ctx *c, struct server *s,
+                   const char *method, json_t *params, long timeout,
+                   json_t **resp, json_t **res, struct skitx_buf *out,
+                   bool *is_error, skit_error *err)
+{
+	skit_error e = { 0 };
+	json_t *ej;
+	int rc;
+
+	*resp = NULL;
+	rc = rpc(s, method, params, timeout, resp, &e);
+	if (rc == SKIT_ENOMEM)
+		return skit__error_oom(err);
+	if (rc == SKIT_ECANCELED)
+		return skit__error_set(err, SKIT_ECANCELED, 0, "canceled");
+	if (rc) {
+		skit__tool_trace(c, SKIT_TRACE_TOOL,
+		                 "MCP server %s stopped: %s", s->name,
+		                 e.message);
+		return skit__tool_error(out, is_error,
+		                        "MCP server %s failed and was stopped: "
+		                        "%s",
+		                        s->name, e.message);
+	}
+	*res = json_object_get(*resp, "result");
+	ej = json_object_get(*resp, "error");
+	if (ej || !json_is_object(*res)) {
+		const char *msg =
+		        json_string_value(json_object_get(ej, "message"));
+
+		rc = skit__tool_error(out, is_error,
+		                      "MCP error from %s: %.500s", s->name,
+		                      msg ? msg : "malformed answer");
+		json_decref(*resp);
+		*resp = NULL;
+		return rc;
+	}
+	return 0;
+}
+
+/* The resources of `s` as lines of `out`; *listed counts them. */
+static int res_list_one(struct skit__mcp *m, struct skit__tool_ctx *c,
+                        struct server *s, size_t *listed, struct skitx_buf *out,
+                        bool *is_error, skit_error *err)
+{
+	json_t *cursor = NULL;
+	size_t before = *listed;
+	int rc = 0;
+
+	if (skitx_buf_printf(out, "%sResources of MCP server %s:\n",
+	                     skitx_buf_len(out) ? "\n" : "", s->name))
+		return skit__error_oom(err);
+	for (int page = 0; page < RES_PAGES && !rc; page++) {
+		json_t *params, *resp, *res, *list, *r;
+		size_t i;
+
+		params = cursor ? json_pack("{s:O}", "cursor", cursor)
+		                : json_object();
+		json_decref(cursor);
+		cursor = NULL;
+		if (!params)
+			return skit__error_oom(err);
+		rc = res_rpc(c, s, "resources/list", params, m->call_timeout_ms,
+		             &resp, &res, out, is_error, err);
+		json_decref(params);
+		if (rc || *is_error)
+			return rc;
+		list = json_object_get(res, "resources");
+		json_array_foreach(list, i, r)
+		{
+			const char *uri =
+			        json_string_value(json_object_get(r, "uri"));
+			const char *name =
+			        json_string_value(json_object_get(r, "name"));
+			const char *mime = json_string_value(
+			        json_object_get(r, "mimeType"));
+			const char *desc = json_string_value(
+			        json_object_get(r, "description"));
+
+			if (!uri || strlen(uri) > RES_URI_MAX)
+				continue;
+			if (*listed >= RES_MAX) {
+				(*listed)++;
+				continue;
+			}
+			(*listed)++;
+			rc = skitx_buf_puts(out, "- ") ||
+			     skit__put_clean(out, uri, strlen(uri));
+			if (!rc && name && strlen(name) < 256)
+				rc = skitx_buf_puts(out, " (") ||
+				     skit__put_clean(out, name, strlen(name)) ||
+				     skitx_buf_printf(out, "%s%.64s)",
+				                      mime ? ", " : "",
+				                      mime ? mime : "");
+			if (!rc && desc)
+				rc = skitx_buf_puts(out, ": ") ||
+				     skit__put_clean(out, desc,
+				                     strlen(desc) > RES_DESC
+				                             ? RES_DESC
+				                             : strlen(desc));
+			if (!rc)
+				rc = skitx_buf_puts(out, "\n");
+			if (rc) {
+				json_decref(resp);
+				return skit__error_oom(err);
+			}
+		}
+		cursor = json_object_get(res, "nextCursor");
+		if (json_is_string(cursor))
+			json_incref(cursor);
+		else
+			cursor = NULL;
+		json_decref(resp);
+		if (!cursor)
+			break;
+	}
+	json_decref(cursor);
+	if (*listed == before && skitx_buf_puts(out, "(none)\n"))
+		return skit__error_oom(err);
+	return 0;
+}
+
+/* The running server `name` with resources; else an error result. */
+static struct server *res_server(struct skit__mcp *m, const char *name,
+                                 struct skitx_buf *out, bool *is_error, int *rc)
+{
+	char names[512];
+
+	for (size_t i = 0; name && i < m->nsrv; i++)
+		if (!strcmp(m->srv[i].name, name) && m->srv[i].resources &&
+		    server_up(&m->srv[i]))
+			return &m->srv[i];
+	res_servers(m, names, sizeof(names));
+	*rc = skit__tool_error(out, is_error,
+	                       "no MCP server '%.64s' with resources; those "
+	                       "that have some: %s",
+	                       name ? name : "", *names ? names : "none");
+	return NULL;
+}
+
+/* A deny rule of server `s` (mcp__SERVER, mcp__*) covers its resources:
+ * the reason, or NULL. */
+static const char *res_denied(struct skit__tool_ctx *c, const struct server *s,
+                              skit_decision *d)
+{
+	char name[MAX_NAME * 2 + 16];
+
+	snprintf(name, sizeof(name), "mcp__%s__resources", s->name);
+	if (!skit__policy_check_external(c->policy, c->view, c->nactive, name,
+	                                 SKIT_RISK_READ, d, NULL) &&
+	    d->verdict == SKIT_POLICY_DENY)
+		return d->reason;
+	return NULL;
+}
+
+static int res_list(struct skit__mcp *m, struct skit__tool_ctx *c, json_t *args,
+                    struct skitx_buf *out, bool *is_error, skit_error *err)
+{
+	const char *want = skit__str_arg(args, "server");
+	size_t listed = 0;
+	skit_decision d;
+	int rc = 0;
+
+	if (json_object_get(args, "server") && !want)
+		return skit__tool_error(out, is_error,
+		                        "server must be a server's name");
+	if (want && !res_server(m, want, out, is_error, &rc))
+		return rc;
+	for (size_t i = 0; i < m->nsrv && !rc && !*is_error; i++) {
+		struct server *s = &m->srv[i];
+
+		if (!s->resources || !server_up(s) ||
+		    (want && strcmp(s->name, want)) || res_denied(c, s, &d))
+			continue;
+		rc = res_list_one(m, c, s, &listed, out, is_error, err);
+	}
+	if (rc || *is_error)
+		return rc;
+	if (listed > RES_MAX &&
+	    skitx_buf_printf(out, "[%zu more not shown]\n", listed - RES_MAX))
+		return skit__error_oom(err);
+	skit__tool_trace(c, SKIT_TRACE_TOOL, "list_mcp_resources: %zu", listed);
+	return cap_output(out) ? skit__error_oom(err) : 0;
+}
+
+static int res_read(struct skit__mcp *m, struct skit__tool_ctx *c, json_t *args,
+                    struct skitx_buf *out, bool *is_error, skit_error *err)
+{
+	const char *uri = skit__str_arg(args, "uri");
+	json_t *params, *resp, *res, *item;
+	const char *why;
+	struct server *s;
+	skit_decision d;
+	size_t i;
+	int rc = 0;
+
+	if (!uri || !*uri || strlen(uri) > RES_URI_MAX ||
+	    uri[strcspn(uri, "\n\r\t")])
+		return skit__tool_error(
+		        out, is_error,
+		        "uri must be a resource's URI (one line, "
+		        "at most %d bytes)",
+		        RES_URI_MAX);
+	s = res_server(m, skit__str_arg(args, "server"), out, is_error, &rc);
+	if (!s)
+		return rc;
+	why = res_denied(c, s, &d);
+	if (why)
+		return skit__tool_error(out, is_error, "denied: %s", why);
+	params = json_pack("{s:s}", "uri", uri);
+	if (!params)
+		return skit__error_oom(err);
+	skit__tool_trace(c, SKIT_TRACE_TOOL,
+	                 "read_mcp_resource: %.200s (MCP "
+	                 "server %s)",
+	                 uri, s->name);
+	rc = res_rpc(c, s, "resources/read", params, m->call_timeout_ms, &resp,
+	             &res, out, is_error, err);
+	json_decref(params);
+	if (rc || *is_error)
+		return rc;
+	json_array_foreach(json_object_get(res, "contents"), i, item)
+	{
+		const char *u = json_string_value(json_object_get(item, "uri"));
+		const char *mime =
+		        json_string_value(json_object_get(item, "mimeType"));
+		json_t *text = json_object_get(item, "text");
+		json_t *blob = json_object_get(item, "blob");
+
+		if (!u || strlen(u) > RES_URI_MAX)
+			u = uri;
+		rc = skitx_buf_printf(out, "%s", i ? "\n\n" : "") ||
+		     skit__put_clean(out, u, strlen(u)) ||
+		     skitx_buf_printf(out, "%s%.64s%s:\n", mime ? " (" : "",
+		                      mime ? mime : "", mime ? ")" : "");
+		if (!rc && json_is_string(text))
+			rc = skit__put_clean(out, json_string_value(text),
+			                     json_string_length(text));
+		else if (!rc)
+			rc = skitx_buf_printf(out,
+			                      "[binary content left out: %zu "
+			                      "bytes of base64]",
+			                      json_is_string(blob)
+			                              ? json_string_length(blob)
+			                              : (size_t)0);
+		if (rc || skitx_buf_len(out) > OUTPUT_CAP)
+			break;
+	}
+	if (!rc && !skitx_buf_len(out))
+		rc = skitx_buf_puts(out, "(the resource is empty)");
+	json_decref(resp);
+	if (rc || cap_output(out))
+		return skit__error_oom(err);
+	return 0;
+}
+
 /* ---- the provider ----------------------------------------------------- */
 
 /* Every tool of the servers, gated as external tools: read-only when
@@ -876,6 +1206,16 @@ static size_t mcp_list(void *self, const struct skit__tool_ctx *c,
 		n += skit__mcp_search_list(
 		        &out[n],
 		        server_up(&m->srv[m->tools[m->search - 1].srv]));
+	if (m && res_servers(m, NULL, 0) && n + 2 <= max) {
+		for (int k = 0; k < 2; k++) {
+			memset(&out[n], 0, sizeof(out[n]));
+			out[n].schema = res_schemas[k];
+			out[n].risk = SKIT_RISK_READ;
+			out[n].gate = SKIT__GATE_BUILTIN;
+			out[n].offered = true;
+			n++;
+		}
+	}
 	return n;
 }
 
@@ -915,17 +1255,7 @@ static int put_content(struct skitx_buf *out, json_t *content)
 		if (skitx_buf_len(out) > OUTPUT_CAP)
 			break;
 	}
-	if (skitx_buf_len(out) > OUTPUT_CAP) {
-		size_t cut = OUTPUT_CAP;
-
-		/* never in the middle of a UTF-8 sequence */
-		while (cut && ((unsigned char)out->ptr[cut] & 0xC0) == 0x80)
-			cut--;
-		skitx_buf_truncate(out, cut);
-		rc = skitx_buf_printf(out, "\n[output cut at %u KiB]",
-		                      OUTPUT_CAP / 1024);
-	}
-	return rc ? SKIT_ENOMEM : 0;
+	return cap_output(out);
 }
 
 static int mcp_call(void *self, struct skit__tool_ctx *c, const char *name,
@@ -939,6 +1269,10 @@ static int mcp_call(void *self, struct skit__tool_ctx *c, const char *name,
 	skit_error e2 = { 0 };
 	int rc;
 
+	if (!t && m && !strcmp(name, res_schemas[0].name))
+		return res_list(m, c, args, out, is_error, err);
+	if (!t && m && !strcmp(name, res_schemas[1].name))
+		return res_read(m, c, args, out, is_error, err);
 	if (!t && m && m->search && !strcmp(name, SKIT__WEB_SEARCH))
 		return skit__mcp_search_call(
 		        c, args, m->tools[m->search - 1].full, m->search_arg,

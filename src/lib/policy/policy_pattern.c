@@ -34,6 +34,7 @@ enum {
 	C_PLAN = 1u << 12,
 	C_LSP = 1u << 13,
 	C_TOOLS = 1u << 14,
+	C_MCPRES = 1u << 15,
 };
 
 /*
@@ -82,6 +83,14 @@ const struct tool skit__policy_tools[] = {
 	/* Its code intelligence (lsp), which reads the file it is given:
 	 * Read rules cover it too. */
 	{ "LSP", C_LSP, C_LSP | C_READ, ARG_PATH, SKIT_RISK_READ, false },
+	/* Its tools of MCP servers' resources (list_mcp_resources,
+	 * read_mcp_resource); Cline's access_mcp_resource. */
+	{ "ListMcpResourcesTool", C_MCPRES, C_MCPRES, ARG_NONE, SKIT_RISK_READ,
+	  false },
+	{ "ReadMcpResourceTool", C_MCPRES, C_MCPRES, ARG_NONE, SKIT_RISK_READ,
+	  false },
+	{ "access_mcp_resource", C_MCPRES, C_MCPRES, ARG_NONE, SKIT_RISK_READ,
+	  false },
 	/*
 	 * The names other agents give the same tools, as skills written for
 	 * them declare them: OpenCode's lower-case ones (bash, read, edit,
@@ -204,6 +213,10 @@ const struct tool skit__policy_tools[] = {
 	{ "task", 0, C_TASK, ARG_NONE, SKIT_RISK_READ, false },
 	{ "send_message", 0, C_TASK, ARG_NONE, SKIT_RISK_READ, false },
 	{ "lsp", 0, C_LSP | C_READ, ARG_PATH, SKIT_RISK_READ, false },
+	/* An MCP server's resources, read: a deny rule of the server
+	 * (mcp__SERVER) covers them too (mcp_client.c). */
+	{ "list_mcp_resources", 0, C_MCPRES, ARG_NONE, SKIT_RISK_READ, false },
+	{ "read_mcp_resource", 0, C_MCPRES, ARG_NONE, SKIT_RISK_READ, false },
 	/* skit's WebSearch, offered only with a search backend. */
 	{ "web_search", 0, C_WEBSEARCH, ARG_NONE, SKIT_RISK_NETWORK, false },
 	{ "use_skill", 0, C_SKILL, ARG_SKILL, SKIT_RISK_READ, true },

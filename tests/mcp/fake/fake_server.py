@@ -10,6 +10,8 @@
 #   big    (readOnlyHint) 100 KiB of text ending in BIG-END
 #   huge   (readOnlyHint) answers with one line of 9 MiB
 # With the argument "deaf" it stops reading its input after tools/list.
+# Resources: two pages of resources/list (fake://notes, fake://blob, then
+# fake://long); resources/read gives text, a blob, or an error.
 import json
 import os
 import sys
@@ -54,7 +56,7 @@ for line in sys.stdin:
         send({"jsonrpc": "2.0", "id": "srv-1", "method": "ping"})
         send({"jsonrpc": "2.0", "id": mid, "result": {
             "protocolVersion": msg["params"]["protocolVersion"],
-            "capabilities": {"tools": {}},
+            "capabilities": {"tools": {}, "resources": {}},
             "serverInfo": {"name": "fake", "version": "0"}}})
     elif method == "tools/list":
         send({"jsonrpc": "2.0", "id": mid, "result": {"tools": TOOLS}})
@@ -82,6 +84,29 @@ for line in sys.stdin:
             here = os.path.dirname(os.path.abspath(__file__))
             open(os.path.join(here, "hang.started"), "w").close()
             time.sleep(3600)
+    elif method == "resources/list":
+        if msg.get("params", {}).get("cursor") == "page2":
+            send({"jsonrpc": "2.0", "id": mid, "result": {"resources": [
+                {"uri": "fake://long", "name": "long",
+                 "description": "D" * 500}]}})
+        else:
+            send({"jsonrpc": "2.0", "id": mid, "result": {"resources": [
+                {"uri": "fake://notes", "name": "notes",
+                 "mimeType": "text/plain", "description": "The notes."},
+                {"uri": "fake://blob", "name": "blob",
+                 "mimeType": "image/png"}], "nextCursor": "page2"}})
+    elif method == "resources/read":
+        uri = msg["params"]["uri"]
+        if uri == "fake://notes":
+            send({"jsonrpc": "2.0", "id": mid, "result": {"contents": [
+                {"uri": uri, "mimeType": "text/plain",
+                 "text": "NOTES-RESOURCE\x1b[31m"}]}})
+        elif uri == "fake://blob":
+            send({"jsonrpc": "2.0", "id": mid, "result": {"contents": [
+                {"uri": uri, "mimeType": "image/png", "blob": "iVBORw0K"}]}})
+        else:
+            send({"jsonrpc": "2.0", "id": mid, "error": {
+                "code": -32002, "message": "Resource not found: " + uri}})
     elif mid is not None:
         send({"jsonrpc": "2.0", "id": mid,
               "error": {"code": -32601, "message": "no such method"}})
