@@ -1089,8 +1089,17 @@ static int res_list(struct skit__mcp *m, struct skit__tool_ctx *c, json_t *args,
 	if (json_object_get(args, "server") && !want)
 		return skit__tool_error(out, is_error,
 		                        "server must be a server's name");
-	if (want && !res_server(m, want, out, is_error, &rc))
-		return rc;
+	if (want) {
+		const struct server *s =
+		        res_server(m, want, out, is_error, &rc);
+		const char *why = s ? res_denied(c, s, &d) : NULL;
+
+		if (!s)
+			return rc;
+		if (why)
+			return skit__tool_error(out, is_error, "denied: %s",
+			                        why);
+	}
 	for (size_t i = 0; i < m->nsrv && !rc && !*is_error; i++) {
 		struct server *s = &m->srv[i];
 
@@ -1103,6 +1112,11 @@ static int res_list(struct skit__mcp *m, struct skit__tool_ctx *c, json_t *args,
 		return rc;
 	if (listed > RES_MAX &&
 	    skitx_buf_printf(out, "[%zu more not shown]\n", listed - RES_MAX))
+		return skit__error_oom(err);
+	/* every server with resources is denied */
+	if (!skitx_buf_len(out) &&
+	    skitx_buf_puts(out, "no resources: the rules deny the servers "
+	                        "that have some"))
 		return skit__error_oom(err);
 	skit__tool_trace(c, SKIT_TRACE_TOOL, "list_mcp_resources: %zu", listed);
 	return cap_output(out) ? skit__error_oom(err) : 0;
