@@ -501,6 +501,17 @@ SKIT_EXTERN size_t skit_agent_plan_count(const skit_agent *agent);
 SKIT_EXTERN const char *skit_agent_plan_step(const skit_agent *agent, size_t i,
                                              skit_step_status *status);
 
+/**
+ * Plan mode (docs/agent.md, "Plan mode"): while it is on, the model is
+ * offered only tools that read, and the file tools, scripts and shell
+ * are refused, until the user approves a plan (the exit_plan_mode tool,
+ * answered through skit_agent_options.on_ask) or the program turns it
+ * off. The model may turn it on (enter_plan_mode). Audited as
+ * `plan_mode`. @return SKIT_OK; SKIT_EUSAGE for a NULL agent.
+ */
+SKIT_EXTERN int skit_agent_set_plan_mode(skit_agent *agent, bool on);
+SKIT_EXTERN bool skit_agent_plan_mode(const skit_agent *agent);
+
 /** Skills activated so far, in order of activation. Borrowed names. */
 SKIT_EXTERN size_t skit_agent_active_count(const skit_agent *agent);
 SKIT_EXTERN const char *skit_agent_active_skill(const skit_agent *agent,

@@ -177,6 +177,9 @@ int cli_agent_option(struct cli_agent *ca, int c, const char *arg,
 	case CLI_OPT_NO_LSP:
 		ca->no_lsp = true;
 		return 1;
+	case CLI_OPT_PLAN_MODE:
+		ca->plan_mode = true;
+		return 1;
 	case CLI_OPT_SANDBOX:
 		if (skit_sandbox_mode_parse(arg, &ca->sandbox_mode))
 			return cli_usage_error(
@@ -493,6 +496,29 @@ static skit_approve_answer on_approve(const skit_approval *req, void *payload)
 }
 
 /*
+ * A question of several lines (a plan to approve) is shown line by line,
+ * each behind "  | ", so that none of its lines can pass for one of
+ * skit's own (a numbered option); one line, behind two blanks.
+ */
+static void put_question(const char *text, const struct cli_style *st)
+{
+	bool multi = strchr(text, '\n') != NULL;
+
+	for (;;) {
+		size_t n = strcspn(text, "\n");
+		char *line = skitx_strndup(text, n);
+
+		fputs(multi ? "  | " : "  ", stderr);
+		cli_put_exact(stderr, line ? line : "", st);
+		fputc('\n', stderr);
+		skitx_free(line);
+		if (!text[n])
+			break;
+		text += n + 1;
+	}
+}
+
+/*
  * ask_user on a terminal: the question and its numbered options on
  * stderr, one line read from stdin. Numbers choose options (several,
  * separated by spaces or commas, when the question allows it); anything
@@ -510,10 +536,9 @@ static int on_ask(const skit_question *q, skit_tool_output *answer,
 		ca->at_line_start = true;
 	}
 	fflush(stdout);
-	fprintf(stderr, "%sskit: a question for you%s\n  ", ca->style.bold,
+	fprintf(stderr, "%sskit: a question for you%s\n", ca->style.bold,
 	        ca->style.reset);
-	cli_put_exact(stderr, q->question, &ca->style);
-	fputc('\n', stderr);
+	put_question(q->question, &ca->style);
 	for (size_t i = 0; i < q->option_count; i++) {
 		fprintf(stderr, "  %zu) ", i + 1);
 		cli_put_exact(stderr, q->options[i], &ca->style);
@@ -1158,6 +1183,8 @@ int cli_agent_restart(struct cli_agent *ca, const char *resume,
 	if (skit_agent_finish(ca->agent, "ok", 0, &err) < 0)
 		cli_error(verb, "%s", err.message);
 	ca->agent = fresh;
+	if (ca->plan_mode)
+		(void)skit_agent_set_plan_mode(ca->agent, true);
 	return open_mcp(ca, verb);
 }
 
@@ -1294,6 +1321,8 @@ int cli_agent_open(struct cli_agent *ca, bool stream_answer, const char *verb)
 		cli_error(verb, "%s", err.message);
 		return rc == SKIT_EUSAGE ? CLI_USAGE : CLI_FAIL;
 	}
+	if (ca->plan_mode)
+		(void)skit_agent_set_plan_mode(ca->agent, true);
 	return open_mcp(ca, verb);
 }
 

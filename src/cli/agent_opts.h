@@ -48,6 +48,7 @@ enum {
 	CLI_OPT_NO_DYNAMIC_CONTEXT,
 	CLI_OPT_NO_PROJECT_INSTRUCTIONS,
 	CLI_OPT_NO_LSP,
+	CLI_OPT_PLAN_MODE,
 	CLI_OPT_SANDBOX,
 	CLI_OPT_KEEP_TEMP,
 	CLI_OPT_DISK_CAP,
@@ -89,6 +90,7 @@ enum {
 	{ "no-project-instructions", no_argument, NULL,                    \
 	  CLI_OPT_NO_PROJECT_INSTRUCTIONS },                               \
 	{ "no-lsp", no_argument, NULL, CLI_OPT_NO_LSP },                   \
+	{ "plan-mode", no_argument, NULL, CLI_OPT_PLAN_MODE },             \
 	{ "sandbox", required_argument, NULL, CLI_OPT_SANDBOX },           \
 	{ "keep-temp", no_argument, NULL, CLI_OPT_KEEP_TEMP },             \
 	{ "disk-cap", required_argument, NULL, CLI_OPT_DISK_CAP },         \
@@ -148,6 +150,10 @@ enum {
 	"of the user\n"                                                    \
 	"                      config and those on PATH, in trusted "      \
 	"projects)\n"                                                      \
+	"  --plan-mode         start in plan mode: only tools that read, "  \
+	"until you approve\n"                                               \
+	"                      the model's plan (docs/agent.md, \"Plan "   \
+	"mode\")\n"                                                         \
 	"  --project DIR       the project the run works on (default: the "  \
 	"nearest folder\n"                                                  \
 	"                      above holding .agents, .agent, .claude or "  \
@@ -194,6 +200,7 @@ struct cli_agent {
 	bool yes, no_network, network, no_file_tools, no_dynamic_context;
 	bool no_project_instructions; /* --no-project-instructions */
 	bool no_lsp;                  /* --no-lsp */
+	bool plan_mode;               /* --plan-mode */
 	bool sandbox, keep_temp;      /* --sandbox given; --keep-temp */
 	skit_sandbox_mode sandbox_mode;
 	uint64_t disk_cap;               /* --disk-cap, bytes; 0: config */

@@ -36,6 +36,8 @@ static void help(void)
 	       "  $NAME               mentioning a skill activates it\n"
 	       "  /skills             list the skills (* = active)\n"
 	       "  /plan               show the plan\n"
+	       "  /plan-mode [on|off] only tools that read until you approve "
+	       "a plan\n"
 	       "  /compact [FOCUS]    summarise the older turns now (keeping "
 	       "FOCUS)\n"
 	       "  /context            how full the model's context window is\n"
@@ -313,6 +315,21 @@ static int session_command(struct cli_agent *ca, const char *line)
 		show_context(ca);
 		return 0;
 	}
+	if (is_command(line, "/plan-mode", &rest)) {
+		if (!strcmp(rest, "on") || !strcmp(rest, "off"))
+			(void)skit_agent_set_plan_mode(ca->agent,
+			                               !strcmp(rest, "on"));
+		else if (*rest)
+			fprintf(stderr, "skit chat: /plan-mode takes on or "
+			                "off\n");
+		/* carried to a /clear or /resume of this chat */
+		ca->plan_mode = skit_agent_plan_mode(ca->agent);
+		printf("plan mode %s\n",
+		       ca->plan_mode ? "on: only tools that read, until you "
+		                       "approve the model's plan"
+		                     : "off");
+		return 0;
+	}
 	if (is_command(line, "/clear", &rest)) {
 		if (cli_agent_restart(ca, NULL, "chat") == CLI_OK)
 			printf("New session%s%s.\n",
@@ -358,7 +375,8 @@ static int repl_command(struct cli_agent *ca, const char *line)
 	}
 	if (!strcmp(line, "/help")) {
 		printf("/NAME ARGS  activate a skill   $NAME  mention a skill\n"
-		       "/skills  /plan  /compact [FOCUS]  /context  /clear  "
+		       "/skills  /plan  /plan-mode [on|off]  /compact [FOCUS]  "
+		       "/context  /clear  "
 		       "/resume [ID]  /model SPEC  /help  /exit\n");
 		return 0;
 	}

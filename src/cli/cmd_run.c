@@ -29,8 +29,10 @@ static void help(void)
 	       "Options:\n"
 	       "  --json              print a JSON summary (answer, status, "
 	       "usage, run folder)\n"
-	       "                      instead of streaming the answer\n" CLI_AGENT_HELP
-	       "  -h, --help          show this help\n\n"
+	       "                      instead of streaming the answer\n");
+	/* the options shared with chat: a literal of their own */
+	fputs(CLI_AGENT_HELP, stdout);
+	printf("  -h, --help          show this help\n\n"
 	       "Exit status: 0 answered, 1 failed or a budget ran out, 2 "
 	       "usage error,\n130 interrupted.\n");
 }

@@ -20,6 +20,7 @@
 #include "lib/agent/search.h"
 #include "lib/agent/subagent.h"
 #include "lib/agent/tool_search.h"
+#include "lib/agent/plan_mode.h"
 #include "lib/agent/approvals.h"
 #include "lib/agent/audit_int.h"
 #include "lib/agent/instructions.h"
@@ -1027,6 +1028,8 @@ int skit_agent_new(skit_agent **out, const skit_agent_options *opts,
 		rc = skit__agent_tools_init(a, &host, err);
 	if (!rc)
 		rc = skit__subagent_init(a, opts, err);
+	if (!rc)
+		rc = skit__plan_mode_init(a, err);
 	if (!rc)
 		rc = skit__tool_search_init(a,
 		                            opts->version >= 6

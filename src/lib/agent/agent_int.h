@@ -121,6 +121,7 @@ struct skit_agent {
 	bool hosted_search; /* the provider's hosted search (search.c) */
 	/* Deferred external tools and tool_search (tool_search.c). */
 	struct skit__tool_search *tool_search;
+	bool plan_mode; /* only tools that read (plan_mode.c) */
 
 	skit_audit *audit; /* NULL without a trail */
 	int audit_rc;      /* first audit failure, sticky */

@@ -20,6 +20,7 @@
 #include "lib/agent/approvals.h"
 #include "lib/agent/subagent.h"
 #include "lib/agent/tool_search.h"
+#include "lib/agent/plan_mode.h"
 
 /* Longest key of an "always" answer (a program, a script, a path). */
 #define KEY_MAX 4096
@@ -151,7 +152,8 @@ static bool offered(struct skit_agent *a, const struct skit__tool_def *d)
 {
 	bool interactive = a->hooks.on_approve != NULL;
 
-	if (!d->offered || !skit__subagent_offers(a, d))
+	if (!d->offered || !skit__subagent_offers(a, d) ||
+	    !skit__plan_mode_allows(a, d))
 		return false;
 	switch (d->gate) {
 	case SKIT__GATE_OPEN:
@@ -525,6 +527,13 @@ int skit__tools_call(struct skit_agent *a, const char *name, json_t *args,
 	if (!find_tool(a, name, &f))
 		return skit__tool_error(out, is_error, "unknown tool '%.64s'",
 		                        name);
+	if (!skit__plan_mode_allows(a, &f.def))
+		return skit__tool_error(
+		        out, is_error,
+		        "tool '%s' is not available in plan "
+		        "mode: only tools that read, until the "
+		        "user approves your plan (exit_plan_mode)",
+		        name);
 	if (f.def.gate != SKIT__GATE_OPEN) {
 		if (!offered(a, &f.def))
 			return skit__tool_error(

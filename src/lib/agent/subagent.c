@@ -420,6 +420,7 @@ static int make_child(struct skit_agent *a, struct job *j, skit_error *err)
 		return rc;
 	j->child->sub = &j->link;
 	j->child->hosted_search = a->hosted_search;
+	j->child->plan_mode = a->plan_mode; /* for its whole life */
 	if (reprotect(j->child) || memos_copy(j->child, a->memos, 0, a->nmemos))
 		return skit__error_oom(err);
 	rc = skit__agent_add_provider(j->child, &lent_tools, j->child, err);

@@ -204,6 +204,11 @@ int skit_policy_add_flag(skit_policy *p, skit_policy_list list,
 	return policy_add(&p->lists[L_FLAG_DENY], "a deny", pattern, err);
 }
 
+bool skit__policy_yes(const skit_policy *p)
+{
+	return p && p->yes;
+}
+
 void skit_policy_set_yes(skit_policy *p, bool yes)
 {
 	assert(p);

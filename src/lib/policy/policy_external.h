@@ -32,4 +32,8 @@ bool skit__policy_offers_external(const skit_policy *p,
                                   size_t nactive, const char *tool,
                                   skit_risk risk, bool interactive);
 
+/* Whether calls that need approval are approved (--yes): for what the
+ * agent asks the user that is not a call (exit_plan_mode's plan). */
+bool skit__policy_yes(const skit_policy *p);
+
 #endif

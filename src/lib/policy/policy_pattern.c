@@ -35,6 +35,7 @@ enum {
 	C_LSP = 1u << 13,
 	C_TOOLS = 1u << 14,
 	C_MCPRES = 1u << 15,
+	C_PLANMODE = 1u << 16,
 };
 
 /*
@@ -83,6 +84,12 @@ const struct tool skit__policy_tools[] = {
 	/* Its code intelligence (lsp), which reads the file it is given:
 	 * Read rules cover it too. */
 	{ "LSP", C_LSP, C_LSP | C_READ, ARG_PATH, SKIT_RISK_READ, false },
+	/* Its plan mode's tools (enter_plan_mode, exit_plan_mode): never
+	 * gated, they only restrict or ask. */
+	{ "EnterPlanMode", C_PLANMODE, C_PLANMODE, ARG_NONE, SKIT_RISK_READ,
+	  false },
+	{ "ExitPlanMode", C_PLANMODE, C_PLANMODE, ARG_NONE, SKIT_RISK_READ,
+	  false },
 	/* Its tools of MCP servers' resources (list_mcp_resources,
 	 * read_mcp_resource); Cline's access_mcp_resource. */
 	{ "ListMcpResourcesTool", C_MCPRES, C_MCPRES, ARG_NONE, SKIT_RISK_READ,
@@ -227,6 +234,8 @@ const struct tool skit__policy_tools[] = {
 	 * tools, never gated by a skill's allowed-tools. */
 	{ "ask_user", 0, C_ASK, ARG_NONE, SKIT_RISK_READ, true },
 	{ "tool_search", 0, C_TOOLS, ARG_NONE, SKIT_RISK_READ, true },
+	{ "enter_plan_mode", 0, C_PLANMODE, ARG_NONE, SKIT_RISK_READ, true },
+	{ "exit_plan_mode", 0, C_PLANMODE, ARG_NONE, SKIT_RISK_READ, true },
 	/* External tools named mcp__SERVER__TOOL: the tools of MCP servers
 	 * and an embedder's own (skit_agent_options.tools). The names never
 	 * parse as a pattern's tool name; patterns and calls reach them
