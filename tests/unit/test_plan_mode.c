@@ -337,9 +337,43 @@ static void test_plan_mode__program_and_subagent(void)
 	close_fx(&f);
 }
 
+/* A subagent kept from before plan mode, continued in it, writes
+ * nothing. */
+static void test_plan_mode__kept_subagent(void)
+{
+	skit_error err = { 0 };
+	bool is_error = false;
+	struct fx f;
+
+	open_fx(&f, "kept",
+	        "{\"tool_calls\": [{\"id\": \"t1\", \"name\": \"task\", "
+	        "\"arguments\": {\"description\": \"helper\", \"prompt\": "
+	        "\"SUB\"}}]}\n"
+	        "{\"text\": \"SUB-1\"}\n"
+	        "{\"text\": \"END-1\"}\n"
+	        "{\"tool_calls\": [{\"id\": \"m1\", \"name\": "
+	        "\"send_message\", \"arguments\": {\"to\": \"task-1\", "
+	        "\"message\": \"write now\"}}]}\n"
+	        "{\"tool_calls\": [{\"id\": \"w1\", \"name\": "
+	        "\"write_file\", \"arguments\": {\"path\": \"kept.txt\", "
+	        "\"content\": \"X\"}}]}\n"
+	        "{\"text\": \"SUB-2\"}\n"
+	        "{\"text\": \"END-2\"}\n",
+	        true, NULL);
+	ASSERT_OK(skit_agent_send(f.a, "first", NULL, &err));
+	ASSERT_OK(skit_agent_set_plan_mode(f.a, true));
+	ASSERT_OK(skit_agent_send(f.a, "second", NULL, &err));
+	ASSERT(strstr(result(5, "w1", &is_error),
+	              "tool 'write_file' is not available in plan mode"));
+	ASSERT(is_error);
+	ASSERT(!exists("kept.txt"));
+	close_fx(&f);
+}
+
 /* clang-format off */
 TEST_MAIN(
 	TEST(test_plan_mode__approve)
 	TEST(test_plan_mode__no_one_and_yes)
-	TEST(test_plan_mode__program_and_subagent))
+	TEST(test_plan_mode__program_and_subagent)
+	TEST(test_plan_mode__kept_subagent))
 /* clang-format on */

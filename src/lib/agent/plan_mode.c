@@ -8,8 +8,9 @@
  * In plan mode the tool gate offers and runs only what reads: tools of
  * the read-only class (read_file, grep, glob, lsp, task, an MCP tool
  * annotated readOnlyHint...) and skit's web_fetch and web_search, which
- * only look things up; the skill tools stay. A subagent started in plan
- * mode is in plan mode for its whole life. exit_plan_mode asks the user
+ * only look things up; the skill tools stay. A subagent runs in its main
+ * agent's mode: started in plan mode it stays in it, and one continued
+ * with send_message takes the mode of the moment. exit_plan_mode asks the user
  * to approve the plan (the program's on_ask; with --yes it is approved
  * as any call would be); a plan no one can approve leaves plan mode on,
  * and the model is told to give the plan as its answer.

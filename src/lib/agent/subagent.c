@@ -420,7 +420,7 @@ static int make_child(struct skit_agent *a, struct job *j, skit_error *err)
 		return rc;
 	j->child->sub = &j->link;
 	j->child->hosted_search = a->hosted_search;
-	j->child->plan_mode = a->plan_mode; /* for its whole life */
+	j->child->plan_mode = a->plan_mode; /* while it runs */
 	if (reprotect(j->child) || memos_copy(j->child, a->memos, 0, a->nmemos))
 		return skit__error_oom(err);
 	rc = skit__agent_add_provider(j->child, &lent_tools, j->child, err);
@@ -800,6 +800,9 @@ static int message_call(void *self, struct skit__tool_ctx *ctx,
 	j->rc = 0;
 	memset(&j->err, 0, sizeof(j->err));
 	j->queued = true;
+	/* it answers under the main agent's mode of now: a subagent kept
+	 * from before plan mode writes nothing in it */
+	j->child->plan_mode = a->plan_mode;
 	t->pending = j;
 	return 0;
 }
