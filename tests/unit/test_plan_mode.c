@@ -20,6 +20,9 @@
 
 static char top[PATH_MAX / 2], logpath[PATH_MAX], cas[PATH_MAX];
 static char proj[PATH_MAX];
+/* What the tests' models write. */
+static const char *const written[] = { "early.txt", "done.txt", "sub.txt",
+	                               "kept.txt" };
 
 /* The user: refuses, answers in words, then approves. */
 static int asked;
@@ -75,6 +78,13 @@ static void open_fx(struct fx *f, const char *name, const char *lines, bool yes,
 	setup();
 	snprintf(runs, sizeof(runs), "%s/runs", top);
 	snprintf(proj, sizeof(proj), "%s/%s", top, name);
+	/* files an earlier run of the test left */
+	for (size_t i = 0; i < SKIT_ARRAY_SIZE(written); i++) {
+		char p[PATH_MAX + 64];
+
+		snprintf(p, sizeof(p), "%s/%s", proj, written[i]);
+		unlink(p);
+	}
 	snprintf(work, sizeof(work), "%s/%s-work", top, name);
 	ASSERT_OK(skitx_fs_mkdir_p(proj, 0755));
 	ASSERT_OK(skitx_fs_mkdir_p(work, 0700));
