@@ -279,13 +279,12 @@ static void test_plan_mode__approve(void)
 	close_fx(&f);
 }
 
-/* No one to ask: plan mode stays on, and the model is told what to do;
- * with --yes the plan is approved as a call would be. */
+/* No one to ask: the model cannot enter plan mode, and in it (the
+ * program's) plan mode stays on and the model is told what to do; with
+ * --yes the plan is approved as a call would be. */
 static void test_plan_mode__no_one_and_yes(void)
 {
 	const char *lines =
-	        "{\"tool_calls\": [{\"id\": \"e1\", \"name\": "
-	        "\"enter_plan_mode\", \"arguments\": {}}]}\n"
 	        "{\"tool_calls\": [{\"id\": \"x1\", \"name\": "
 	        "\"exit_plan_mode\", \"arguments\": {\"plan\": \"P\"}}]}\n"
 	        "{\"text\": \"END\"}\n";
@@ -293,16 +292,33 @@ static void test_plan_mode__no_one_and_yes(void)
 	bool is_error = false;
 	struct fx f;
 
-	open_fx(&f, "noone", lines, false, NULL);
+	/* no one could approve a plan: the model cannot enter plan mode */
+	open_fx(&f, "noenter",
+	        "{\"tool_calls\": [{\"id\": \"e1\", \"name\": "
+	        "\"enter_plan_mode\", \"arguments\": {}}]}\n"
+	        "{\"text\": \"END\"}\n",
+	        false, NULL);
 	ASSERT_OK(skit_agent_send(f.a, "go", NULL, &err));
-	ASSERT(strstr(result(2, "x1", &is_error),
+	ASSERT(!offers(0, "enter_plan_mode"));
+	ASSERT(strstr(result(1, "e1", &is_error),
+	              "no one could approve a plan here"));
+	ASSERT(!skit_agent_plan_mode(f.a));
+	close_fx(&f);
+	/* in plan mode (the program's) with no one to ask: it stays on */
+	open_fx(&f, "noone", lines, false, NULL);
+	ASSERT_OK(skit_agent_set_plan_mode(f.a, true));
+	ASSERT_OK(skit_agent_send(f.a, "go", NULL, &err));
+	ASSERT(offers(0, "exit_plan_mode"));
+	ASSERT(strstr(result(1, "x1", &is_error),
 	              "no one can approve a plan here: plan mode stays on"));
 	ASSERT(is_error);
 	ASSERT(skit_agent_plan_mode(f.a));
 	close_fx(&f);
+	/* --yes approves it */
 	open_fx(&f, "yes", lines, true, NULL);
+	ASSERT_OK(skit_agent_set_plan_mode(f.a, true));
 	ASSERT_OK(skit_agent_send(f.a, "go", NULL, &err));
-	ASSERT(strstr(result(2, "x1", &is_error),
+	ASSERT(strstr(result(1, "x1", &is_error),
 	              "The user approved the plan."));
 	ASSERT(!is_error);
 	ASSERT(!skit_agent_plan_mode(f.a));

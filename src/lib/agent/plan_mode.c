@@ -94,11 +94,14 @@ static size_t pm_list(void *self, const struct skit__tool_ctx *ctx,
 		out[i].risk = SKIT_RISK_READ;
 		out[i].gate = SKIT__GATE_OPEN;
 	}
-	/* a subagent's plan mode is its parent's to end */
-	out[0].offered = !a->plan_mode && !a->sub;
+	/* A subagent's plan mode is its parent's to end; and the model
+	 * enters plan mode only where someone can approve a plan (an ask
+	 * hook: a terminal, a program's). */
+	out[0].offered = !a->plan_mode && !a->sub && a->on_ask;
 	out[1].offered = a->plan_mode && !a->sub;
-	out[0].hint = a->sub ? ": a subagent's mode is its main agent's"
-	                     : ": plan mode is on already";
+	out[0].hint = a->sub         ? ": a subagent's mode is its main agent's"
+	              : a->plan_mode ? ": plan mode is on already"
+	                             : ": no one could approve a plan here";
 	out[1].hint = a->sub ? ": a subagent's mode is its main agent's"
 	                     : ": plan mode is off";
 	return 2;
@@ -194,6 +197,11 @@ static int pm_call(void *self, struct skit__tool_ctx *ctx, const char *tool,
 		if (a->plan_mode)
 			return skit__tool_error(out, is_error,
 			                        "plan mode is on already");
+		if (!a->on_ask)
+			return skit__tool_error(
+			        out, is_error,
+			        "no one could approve a plan here: "
+			        "go on with the task");
 		skit__plan_mode_set(a, true, "the model");
 		return skitx_buf_puts(out,
 		                      "Plan mode is on: only tools that read "
