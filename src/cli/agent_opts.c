@@ -495,10 +495,36 @@ static skit_approve_answer on_approve(const skit_approval *req, void *payload)
 	}
 }
 
+/* Columns a question's line is cut at, so that the terminal never wraps
+ * one (a wrapped part would show without the bar). */
+#define QUESTION_COLS 72
+
+/* Bytes of `s` (n bytes) that fit in QUESTION_COLS columns, at a
+ * character boundary; a character of 3 or 4 bytes counts 2 columns (CJK
+ * and emoji are wide; the others are merely cut early). */
+static size_t fit_columns(const char *s, size_t n)
+{
+	size_t i = 0, cols = 0;
+
+	while (i < n) {
+		unsigned char c = (unsigned char)s[i];
+		size_t len = c < 0xC0 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+		size_t w = len >= 3 ? 2 : 1;
+
+		if (cols + w > QUESTION_COLS)
+			break;
+		cols += w;
+		for (i++; i < n && ((unsigned char)s[i] & 0xC0) == 0x80; i++)
+			;
+	}
+	return i;
+}
+
 /*
  * A question of several lines (a plan to approve) is shown line by line,
- * each behind "  | ", so that none of its lines can pass for one of
- * skit's own (a numbered option); one line, behind two blanks.
+ * each behind "  | " and cut to fit the terminal, so that none of its
+ * lines can pass for one of skit's own (a numbered option); one line,
+ * behind two blanks.
  */
 static void put_question(const char *text, const struct cli_style *st)
 {
@@ -506,12 +532,19 @@ static void put_question(const char *text, const struct cli_style *st)
 
 	for (;;) {
 		size_t n = strcspn(text, "\n");
-		char *line = skitx_strndup(text, n);
+		size_t done = 0;
 
-		fputs(multi ? "  | " : "  ", stderr);
-		cli_put_exact(stderr, line ? line : "", st);
-		fputc('\n', stderr);
-		skitx_free(line);
+		do {
+			size_t k =
+			        multi ? fit_columns(text + done, n - done) : n;
+			char *part = skitx_strndup(text + done, k);
+
+			fputs(multi ? "  | " : "  ", stderr);
+			cli_put_exact(stderr, part ? part : "", st);
+			fputc('\n', stderr);
+			skitx_free(part);
+			done += k;
+		} while (done < n);
 		if (!text[n])
 			break;
 		text += n + 1;

@@ -111,6 +111,14 @@ lacks "$T/r2" "MCP server fake" "server: other lists only other"
 result r7 >"$T/r7"
 has "$T/r7" "Resources of MCP server fake:" "server: fake lists fake"
 lacks "$T/r7" "MCP server other" "... only"
+grep -q '^- fake://injected' "$T/r1" && reg_fail "a MIME type made a line of its own" ||
+	reg_pass
+has "$T/r1" "- fake://hostile (hostile, text/plain)" "a MIME type keeps its first line"
+result r8 >"$T/r8"
+has "$T/r8" "MCP error from fake: EEEE" "a long error message is shown"
+lacks "$T/r8" "tat" "... cut at 500 bytes"
+python3 -c 'import sys; open(sys.argv[1], "rb").read().decode("utf-8")' "$T/r8" &&
+	reg_pass || reg_fail "the cut error message is not valid UTF-8"
 result r3 >"$T/r3"
 has "$T/r3" "fake://notes (text/plain):" "a read names the resource"
 has "$T/r3" "NOTES-RESOURCE" "and gives its text"
@@ -123,6 +131,14 @@ has "$T/r5" "MCP error from fake: Resource not found: fake://missing" \
 result r6 >"$T/r6"
 has "$T/r6" "no MCP server 'nope' with resources; those that have some: fake, other" \
 	"an unknown server is named, with those that have resources"
+# A server that names the same next cursor each time is read twice, not
+# 16 times.
+printf '{"mcpServers": {"loop": {"command": "python3", "args": ["%s", "loop"]}}}\n' \
+	"$FAKE" >"$W/loop.json"
+mrun mcp_resources.jsonl --config "$W/loop.json"
+result r1 >"$T/r1"
+[ "$(grep -c 'fake://again' "$T/r1")" = 2 ] && reg_pass ||
+	reg_fail "a repeated cursor: $(grep -c 'fake://again' "$T/r1") pages read"
 mrun mcp_resources.jsonl --config "$W/user.json" --deny mcp__fake
 expect_rc 0 "a run with --deny mcp__fake"
 result r1 >"$T/r1"

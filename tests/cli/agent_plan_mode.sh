@@ -62,6 +62,11 @@ has "$T/s" "  | Approve this plan?" "the question is shown"
 has "$T/s" "  | 1. Write PLAN-OUT to out.txt." \
 	"with the plan, line by line, behind a bar"
 has "$T/s" "1) Yes: carry out the plan" "and the choices"
+# a long line of the plan is cut behind bars: it cannot end in a line
+# that passes for a choice
+grep -q '^  2) Yes' "$T/s" && reg_fail "a line of the plan passed for a choice" ||
+	reg_pass
+has "$T/s" "  | xxxx" "a long line goes on behind a bar"
 has "$T/req.jsonl" "The user approved the plan" "the model is told"
 has "$P/out.txt" "PLAN-OUT" "the approved plan's write ran"
 has "$T/s" "PLAN-MODE-DONE" "the run went on"

@@ -54,6 +54,11 @@ void skit__plan_mode_set(struct skit_agent *a, bool on, const char *by)
 	if (a->plan_mode == on)
 		return;
 	a->plan_mode = on;
+	/* a model of the action protocol reads its tools in the system
+	 * prompt: list them as plan mode now offers them (exit_plan_mode
+	 * in it, the writing tools out); on failure the list stays as it
+	 * was, and the gate still refuses what plan mode does not allow */
+	(void)skit__agent_refresh_actions(a, NULL);
 	skit__agent_audit(a, "plan_mode",
 	                  json_pack("{s:b, s:s}", "on", on, "by", by));
 	skit__agent_trace(a, SKIT_TRACE_NOTE, "plan mode %s (%s)",
@@ -128,8 +133,9 @@ static int pm_exit(struct skit_agent *a, const char *plan,
 	}
 	if (skit__policy_yes(a->policy)) {
 		yes = true;
-		rc = skitx_buf_puts(&answer, "approved by --yes") ? SKIT_ENOMEM
-		                                                  : 0;
+		rc = skitx_buf_puts(&answer, "approved by --yes")
+		             ? skit__error_oom(err)
+		             : 0;
 	} else {
 		q.question = skitx_buf_cstr(&ask);
 		rc = a->tc.host->ask(a->tc.host_self, &q, &answer, err);

@@ -802,7 +802,10 @@ static int message_call(void *self, struct skit__tool_ctx *ctx,
 	j->queued = true;
 	/* it answers under the main agent's mode of now: a subagent kept
 	 * from before plan mode writes nothing in it */
-	j->child->plan_mode = a->plan_mode;
+	if (j->child->plan_mode != a->plan_mode) {
+		j->child->plan_mode = a->plan_mode;
+		(void)skit__agent_refresh_actions(j->child, NULL);
+	}
 	t->pending = j;
 	return 0;
 }

@@ -921,6 +921,25 @@ static int cap_output(struct skitx_buf *out)
 	               : 0;
 }
 
+/* Append at most `max` bytes of the server's string `s`, cleaned
+ * (skit__put_clean(): no controls, and a sequence cut at `max` becomes
+ * U+FFFD instead of invalid UTF-8, which the providers refuse).
+ * 0 or SKIT_ENOMEM. */
+static int put_clean_cut(struct skitx_buf *out, const char *s, size_t max)
+{
+	size_t n = strlen(s);
+
+	return skit__put_clean(out, s, n > max ? max : n);
+}
+
+/* A one-line value (a MIME type): its first line only, cleaned, cut. */
+static int put_clean_word(struct skitx_buf *out, const char *s, size_t max)
+{
+	size_t n = strcspn(s, "\r\n");
+
+	return skit__put_clean(out, s, n > max ? max : n);
+}
+
 /* A resources/... request to `s`: its result object in *res (a
  * reference into *resp), or an error result for the model. */
 static int res_rpc(struct skit__tool_ctx *c, struct server *s,
@@ -954,8 +973,10 @@ static int res_rpc(struct skit__tool_ctx *c, struct server *s,
 		        json_string_value(json_object_get(ej, "message"));
 
 		rc = skit__tool_error(out, is_error,
-		                      "MCP error from %s: %.500s", s->name,
-		                      msg ? msg : "malformed answer");
+		                      "MCP error from %s: ", s->name);
+		if (!rc &&
+		    put_clean_cut(out, msg ? msg : "malformed answer", 500))
+			rc = skit__error_oom(err);
 		json_decref(*resp);
 		*resp = NULL;
 		return rc;
@@ -968,7 +989,7 @@ static int res_list_one(struct skit__mcp *m, struct skit__tool_ctx *c,
                         struct server *s, size_t *listed, struct skitx_buf *out,
                         bool *is_error, skit_error *err)
 {
-	json_t *cursor = NULL;
+	json_t *cursor = NULL, *used = NULL;
 	size_t before = *listed;
 	int rc = 0;
 
@@ -981,15 +1002,22 @@ static int res_list_one(struct skit__mcp *m, struct skit__tool_ctx *c,
 
 		params = cursor ? json_pack("{s:O}", "cursor", cursor)
 		                : json_object();
-		json_decref(cursor);
+		/* the cursor of this page, to notice a server that hands
+		 * the same one back */
+		json_decref(used);
+		used = cursor;
 		cursor = NULL;
-		if (!params)
+		if (!params) {
+			json_decref(used);
 			return skit__error_oom(err);
+		}
 		rc = res_rpc(c, s, "resources/list", params, m->call_timeout_ms,
 		             &resp, &res, out, is_error, err);
 		json_decref(params);
-		if (rc || *is_error)
+		if (rc || *is_error) {
+			json_decref(used);
 			return rc;
+		}
 		list = json_object_get(res, "resources");
 		json_array_foreach(list, i, r)
 		{
@@ -1014,9 +1042,10 @@ static int res_list_one(struct skit__mcp *m, struct skit__tool_ctx *c,
 			if (!rc && name && strlen(name) < 256)
 				rc = skitx_buf_puts(out, " (") ||
 				     skit__put_clean(out, name, strlen(name)) ||
-				     skitx_buf_printf(out, "%s%.64s)",
-				                      mime ? ", " : "",
-				                      mime ? mime : "");
+				     (mime &&
+				      (skitx_buf_puts(out, ", ") ||
+				       put_clean_word(out, mime, 64))) ||
+				     skitx_buf_puts(out, ")");
 			if (!rc && desc)
 				rc = skitx_buf_puts(out, ": ") ||
 				     skit__put_clean(out, desc,
@@ -1027,11 +1056,12 @@ static int res_list_one(struct skit__mcp *m, struct skit__tool_ctx *c,
 				rc = skitx_buf_puts(out, "\n");
 			if (rc) {
 				json_decref(resp);
+				json_decref(used);
 				return skit__error_oom(err);
 			}
 		}
 		cursor = json_object_get(res, "nextCursor");
-		if (json_is_string(cursor))
+		if (json_is_string(cursor) && !json_equal(cursor, used))
 			json_incref(cursor);
 		else
 			cursor = NULL;
@@ -1040,12 +1070,14 @@ static int res_list_one(struct skit__mcp *m, struct skit__tool_ctx *c,
 			break;
 	}
 	json_decref(cursor);
+	json_decref(used);
 	if (*listed == before && skitx_buf_puts(out, "(none)\n"))
 		return skit__error_oom(err);
 	return 0;
 }
 
-/* The running server `name` with resources; else an error result. */
+/* The running server `name` with resources; else NULL, an error result
+ * in `out` and *rc 0, or SKIT_ENOMEM. */
 static struct server *res_server(struct skit__mcp *m, const char *name,
                                  struct skitx_buf *out, bool *is_error, int *rc)
 {
@@ -1056,10 +1088,14 @@ static struct server *res_server(struct skit__mcp *m, const char *name,
 		    server_up(&m->srv[i]))
 			return &m->srv[i];
 	res_servers(m, names, sizeof(names));
-	*rc = skit__tool_error(out, is_error,
-	                       "no MCP server '%.64s' with resources; those "
-	                       "that have some: %s",
-	                       name ? name : "", *names ? names : "none");
+	/* the model's name, cleaned and cut as text */
+	*rc = skit__tool_error(out, is_error, "no MCP server '");
+	if (!*rc && (put_clean_cut(out, name ? name : "", 64) ||
+	             skitx_buf_printf(out,
+	                              "' with resources; those that have "
+	                              "some: %s",
+	                              *names ? names : "none")))
+		*rc = SKIT_ENOMEM;
 	return NULL;
 }
 
@@ -1095,7 +1131,7 @@ static int res_list(struct skit__mcp *m, struct skit__tool_ctx *c, json_t *args,
 		const char *why = s ? res_denied(c, s, &d) : NULL;
 
 		if (!s)
-			return rc;
+			return rc ? skit__error_oom(err) : 0;
 		if (why)
 			return skit__tool_error(out, is_error, "denied: %s",
 			                        why);
@@ -1142,7 +1178,7 @@ static int res_read(struct skit__mcp *m, struct skit__tool_ctx *c, json_t *args,
 		        RES_URI_MAX);
 	s = res_server(m, skit__str_arg(args, "server"), out, is_error, &rc);
 	if (!s)
-		return rc;
+		return rc ? skit__error_oom(err) : 0;
 	why = res_denied(c, s, &d);
 	if (why)
 		return skit__tool_error(out, is_error, "denied: %s", why);
@@ -1170,8 +1206,10 @@ static int res_read(struct skit__mcp *m, struct skit__tool_ctx *c, json_t *args,
 			u = uri;
 		rc = skitx_buf_printf(out, "%s", i ? "\n\n" : "") ||
 		     skit__put_clean(out, u, strlen(u)) ||
-		     skitx_buf_printf(out, "%s%.64s%s:\n", mime ? " (" : "",
-		                      mime ? mime : "", mime ? ")" : "");
+		     (mime && (skitx_buf_puts(out, " (") ||
+		               put_clean_word(out, mime, 64) ||
+		               skitx_buf_puts(out, ")"))) ||
+		     skitx_buf_puts(out, ":\n");
 		if (!rc && json_is_string(text))
 			rc = skit__put_clean(out, json_string_value(text),
 			                     json_string_length(text));
@@ -1325,8 +1363,10 @@ static int mcp_call(void *self, struct skit__tool_ctx *c, const char *name,
 		const char *msg =
 		        json_string_value(json_object_get(e, "message"));
 
-		rc = skit__tool_error(out, is_error, "MCP error: %.500s",
-		                      msg ? msg : "malformed answer");
+		rc = skit__tool_error(out, is_error, "MCP error: ");
+		if (!rc &&
+		    put_clean_cut(out, msg ? msg : "malformed answer", 500))
+			rc = skit__error_oom(err);
 		json_decref(resp);
 		skit__tool_trace(c, SKIT_TRACE_TOOL, "%s: MCP error", name);
 		return rc;

@@ -11,7 +11,10 @@
 #   huge   (readOnlyHint) answers with one line of 9 MiB
 # With the argument "deaf" it stops reading its input after tools/list.
 # Resources: two pages of resources/list (fake://notes, fake://blob, then
-# fake://long); resources/read gives text, a blob, or an error.
+# fake://long and fake://hostile, whose MIME type holds a line break);
+# resources/read gives text, a blob, or an error (fake://hostile-error: a
+# message whose 500th byte is inside a character). With "loop" every
+# page names the same next cursor.
 import json
 import os
 import sys
@@ -85,10 +88,16 @@ for line in sys.stdin:
             open(os.path.join(here, "hang.started"), "w").close()
             time.sleep(3600)
     elif method == "resources/list":
-        if msg.get("params", {}).get("cursor") == "page2":
+        if sys.argv[1:2] == ["loop"]:
+            send({"jsonrpc": "2.0", "id": mid, "result": {"resources": [
+                {"uri": "fake://again", "name": "again"}],
+                "nextCursor": "same"}})
+        elif msg.get("params", {}).get("cursor") == "page2":
             send({"jsonrpc": "2.0", "id": mid, "result": {"resources": [
                 {"uri": "fake://long", "name": "long",
-                 "description": "D" * 500}]}})
+                 "description": "D" * 500},
+                {"uri": "fake://hostile", "name": "hostile",
+                 "mimeType": "text/plain\n- fake://injected (x)"}]}})
         else:
             send({"jsonrpc": "2.0", "id": mid, "result": {"resources": [
                 {"uri": "fake://notes", "name": "notes",
@@ -104,6 +113,9 @@ for line in sys.stdin:
         elif uri == "fake://blob":
             send({"jsonrpc": "2.0", "id": mid, "result": {"contents": [
                 {"uri": uri, "mimeType": "image/png", "blob": "iVBORw0K"}]}})
+        elif uri == "fake://hostile-error":
+            send({"jsonrpc": "2.0", "id": mid, "error": {
+                "code": -32002, "message": "E" * 499 + "\u00e9tat"}})
         else:
             send({"jsonrpc": "2.0", "id": mid, "error": {
                 "code": -32002, "message": "Resource not found: " + uri}})
