@@ -64,6 +64,17 @@ static void setup(void)
 
 	snprintf(top, sizeof(top), "%s", t ? t : "/tmp/skit-test-plan-mode");
 	ASSERT_OK(skitx_fs_mkdir_p(top, 0755));
+	/* a home of its own, also when run outside CTest: the session
+	 * ledger goes to the user config */
+	{
+		char home[PATH_MAX];
+
+		snprintf(home, sizeof(home), "%s/home", top);
+		ASSERT_OK(skitx_fs_mkdir_p(home, 0700));
+		setenv("HOME", home, 1);
+		snprintf(home, sizeof(home), "%s/home/.config", top);
+		setenv("XDG_CONFIG_HOME", home, 1);
+	}
 }
 
 static void open_fx(struct fx *f, const char *name, const char *lines, bool yes,
