@@ -1672,64 +1672,6 @@ static int take_action(struct skit_agent *a, skit_model_response *resp,
 	return rc;
 }
 
-/* At most this many planted entries are reported a task. */
-#define PLANTED_MAX 32
-
-static void planted_clear(skit_agent *a)
-{
-	for (size_t i = 0; i < a->nplanted; i++)
-		skitx_free(a->planted[i]);
-	skitx_free(a->planted);
-	a->planted = NULL;
-	a->nplanted = 0;
-	a->planted_partial = false;
-}
-
-/*
- * After a task whose programs could write the project: what they left
- * there that runs code or loads skills later (a nested `.git`, a skill
- * root), reported in the trail, the trace and skit_agent_planted(). The
- * sandbox cannot protect paths that do not exist yet (planted.h).
- */
-static int planted_check(skit_agent *a)
-{
-	struct skitx_vec found = SKITX_VEC_INIT;
-	bool partial = false;
-	int rc;
-
-	planted_clear(a);
-	if (!a->tc.task_scripts || !a->project_dir ||
-	    a->sandbox_mode == SKIT_SANDBOX_READ_ONLY)
-		return 0;
-	rc = skit__planted_scan(a->project_dir, &a->task_since, &found,
-	                        PLANTED_MAX, &partial);
-	a->planted = (char **)found.items;
-	a->nplanted = found.len;
-	a->planted_partial = partial;
-	if (rc)
-		return rc;
-	for (size_t i = 0; i < a->nplanted; i++) {
-		skit__agent_audit(a, "planted",
-		                  json_pack("{s:s}", "path", a->planted[i]));
-		skit__agent_trace(a, SKIT_TRACE_NOTE,
-		                  "a program of this task created or changed "
-		                  "%s (it runs code or loads skills later)",
-		                  a->planted[i]);
-	}
-	return 0;
-}
-
-size_t skit_agent_planted_count(const skit_agent *agent)
-{
-	return agent->nplanted;
-}
-
-const char *skit_agent_planted(const skit_agent *agent, size_t i)
-{
-	assert(i < agent->nplanted);
-	return agent->planted[i];
-}
-
 /* The assistant turn of a task that ended before its reply: what had
  * streamed of it, and why it stopped. */
 static void interrupted(struct skit_agent *a, int rc, const char *why)
@@ -1783,7 +1725,7 @@ int skit_agent_send(skit_agent *a, const char *input, char **answer,
 	a->tc.task_disk_used = 0;
 	if (clock_gettime(CLOCK_REALTIME_COARSE, &a->task_since) < 0)
 		a->task_since.tv_sec = time(NULL) - 1;
-	planted_clear(a);
+	skit__agent_planted_clear(a);
 	a->turn_activations = 0;
 	skitx_buf_init(&msg, 0);
 	skitx_buf_init(&out, 0);
@@ -1863,7 +1805,7 @@ int skit_agent_send(skit_agent *a, const char *input, char **answer,
 		interrupted(a, rc, err ? err->message : "");
 	skit__session_flush(a);
 	/* Whatever ended the task, what its programs planted is told. */
-	if (planted_check(a) == SKIT_ENOMEM && !rc)
+	if (skit__agent_planted_check(a) == SKIT_ENOMEM && !rc)
 		rc = skit__error_oom(err);
 	if (rc && answer && *answer) {
 		skitx_free(*answer);
@@ -1987,7 +1929,7 @@ void skit_agent_free(skit_agent *agent)
 	}
 	skitx_free(agent->active);
 	skitx_free(agent->view);
-	planted_clear(agent);
+	skit__agent_planted_clear(agent);
 	for (size_t i = 0; i < agent->tc.nplan; i++)
 		skitx_free(agent->tc.plan[i].text);
 	skitx_free(agent->tc.plan);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "lib/agent/planted.h"
+#include "lib/agent/agent_int.h"
 #include "util/alloc.h"
 #include "util/buf.h"
 
@@ -145,4 +146,64 @@ int skit__planted_scan(const char *project, const struct timespec *since,
 	rc = walk_dir(&w, fd, 0);
 	skitx_buf_release(&w.path);
 	return rc;
+}
+
+/* ---- the agent's report ------------------------------------------------ */
+
+/* At most this many planted entries are reported a task. */
+#define PLANTED_MAX 32
+
+void skit__agent_planted_clear(struct skit_agent *a)
+{
+	for (size_t i = 0; i < a->nplanted; i++)
+		skitx_free(a->planted[i]);
+	skitx_free(a->planted);
+	a->planted = NULL;
+	a->nplanted = 0;
+	a->planted_partial = false;
+}
+
+/*
+ * After a task whose programs could write the project: what they left
+ * there that runs code or loads skills later (a nested `.git`, a skill
+ * root), reported in the trail, the trace and skit_agent_planted(). The
+ * sandbox cannot protect paths that do not exist yet (planted.h).
+ */
+int skit__agent_planted_check(struct skit_agent *a)
+{
+	struct skitx_vec found = SKITX_VEC_INIT;
+	bool partial = false;
+	int rc;
+
+	skit__agent_planted_clear(a);
+	if (!a->tc.task_scripts || !a->project_dir ||
+	    a->sandbox_mode == SKIT_SANDBOX_READ_ONLY)
+		return 0;
+	rc = skit__planted_scan(a->project_dir, &a->task_since, &found,
+	                        PLANTED_MAX, &partial);
+	a->planted = (char **)found.items;
+	a->nplanted = found.len;
+	a->planted_partial = partial;
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < a->nplanted; i++) {
+		skit__agent_audit(a, "planted",
+		                  json_pack("{s:s}", "path", a->planted[i]));
+		skit__agent_trace(a, SKIT_TRACE_NOTE,
+		                  "a program of this task created or changed "
+		                  "%s (it runs code or loads skills later)",
+		                  a->planted[i]);
+	}
+	return 0;
+}
+
+size_t skit_agent_planted_count(const skit_agent *agent)
+{
+	return agent->nplanted;
+}
+
+const char *skit_agent_planted(const skit_agent *agent, size_t i)
+{
+	assert(i < agent->nplanted);
+	return agent->planted[i];
 }

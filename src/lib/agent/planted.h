@@ -40,4 +40,11 @@ int skit__planted_scan(const char *project, const struct timespec *since,
                        struct skitx_vec *found, size_t max_found,
                        bool *partial);
 
+/* The agent's side (planted.c): forget the last task's report; after a
+ * task whose programs could write the project, scan it and report what
+ * they planted (trail, trace, skit_agent_planted()). 0 or SKIT_ENOMEM. */
+struct skit_agent;
+void skit__agent_planted_clear(struct skit_agent *a);
+int skit__agent_planted_check(struct skit_agent *a);
+
 #endif
