@@ -37,10 +37,12 @@
 #include "util/buf.h"
 
 /* Most tools the agent knows at once, over every provider: skit's own
- * (17 today: the skill tools, ask_user, web_fetch, the project tools,
- * task, web_search; 20 leaves room), a program's (SKIT_AGENT_MAX_TOOLS),
- * then the MCP servers' (SKIT__MCP_TOOLS_MAX in mcp_client_int.h). */
-#define SKIT__TOOLS_MAX (20 + SKIT_AGENT_MAX_TOOLS + 128)
+ * (24 today: the skill tools, ask_user, web_fetch, the project tools,
+ * task, send_message, tool_search, the two of plan mode, lsp, and beside
+ * the MCP servers' tools web_search and the two of their resources; 32
+ * leaves room), a program's (SKIT_AGENT_MAX_TOOLS), then the MCP
+ * servers' (SKIT__MCP_TOOLS_MAX in mcp_client_int.h). */
+#define SKIT__TOOLS_MAX (32 + SKIT_AGENT_MAX_TOOLS + 128)
 
 /* How the agent decides the calls of a tool. */
 enum skit__tool_gate {
