@@ -80,34 +80,13 @@ char *cli_lsp_which(const char *prog)
 	return NULL;
 }
 
-static void free_strv(char **v)
-{
-	for (size_t i = 0; v && v[i]; i++)
-		skitx_free(v[i]);
-	skitx_free(v);
-}
-
 static void entry_clear(struct cli_lsp_entry *e)
 {
 	skitx_free(e->name);
 	skitx_free(e->lang);
-	free_strv(e->argv);
-	free_strv(e->ext);
+	skitx_strv_free(e->argv);
+	skitx_strv_free(e->ext);
 	memset(e, 0, sizeof(*e));
-}
-
-static char **strv_of(const char *const *v, size_t n)
-{
-	char **out = skitx_calloc(n + 1, sizeof(*out));
-
-	for (size_t i = 0; out && i < n; i++) {
-		out[i] = skitx_strdup(v[i]);
-		if (!out[i]) {
-			free_strv(out);
-			return NULL;
-		}
-	}
-	return out;
 }
 
 /* The entry called `name`, or a new one (NULL when full or OOM). */
@@ -160,7 +139,7 @@ static char **words_of(json_t *a, size_t max, bool dot, char *why, size_t cap,
 		}
 		v[i] = s;
 	}
-	return strv_of(v, json_array_size(a));
+	return skitx_strv_ndup(v, json_array_size(a));
 }
 
 /* One server of a config's "lsp" object, into `e`. */
@@ -213,11 +192,11 @@ static int parse_entry(struct cli_lsp_entry *e, json_t *o, char *why,
 	ext = words_of(json_object_get(o, "extensions"), EXTS_MAX, true, why,
 	               cap, "extensions");
 	if (!ext) {
-		free_strv(argv);
+		skitx_strv_free(argv);
 		return -1;
 	}
-	free_strv(e->argv);
-	free_strv(e->ext);
+	skitx_strv_free(e->argv);
+	skitx_strv_free(e->ext);
 	skitx_free(e->lang);
 	e->argv = argv;
 	e->ext = ext;
@@ -322,8 +301,8 @@ int cli_lsp_load(struct cli_lsp *l, char *const files[], const bool trusted[],
 			na++;
 		while (nx < 8 && builtins[i].ext[nx])
 			nx++;
-		if (!e || !(e->argv = strv_of(builtins[i].argv, na)) ||
-		    !(e->ext = strv_of(builtins[i].ext, nx)) ||
+		if (!e || !(e->argv = skitx_strv_ndup(builtins[i].argv, na)) ||
+		    !(e->ext = skitx_strv_ndup(builtins[i].ext, nx)) ||
 		    !(e->lang = skitx_strdup(builtins[i].lang))) {
 			snprintf(why, cap, "out of memory");
 			return -1;

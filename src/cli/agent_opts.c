@@ -695,7 +695,9 @@ static int find_run_project(struct cli_agent *ca, const char *verb)
 	return CLI_OK;
 }
 
-/* The user config file, or NULL (owned). */
+/* The user config file ($XDG_CONFIG_HOME/skit/config.json, else
+ * ~/.config/skit/config.json), or NULL when neither is absolute or on
+ * no memory (owned). */
 static char *user_config_path(void)
 {
 	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
@@ -707,6 +709,20 @@ static char *user_config_path(void)
 	return NULL;
 }
 
+void cli_config_files(bool no_config, const char *config, const char *project,
+                      char *files[3])
+{
+	files[0] = files[1] = files[2] = NULL;
+	if (!no_config) {
+		files[0] = user_config_path();
+		if (project)
+			files[1] =
+			        skitx_path_join(project, ".agents/skit.json");
+	}
+	if (config)
+		files[2] = skitx_strdup(config);
+}
+
 /*
  * The config files a run reads, in order, and whether each is the user's
  * own (trusted): the user config, the project's .agents/skit.json (unless
@@ -715,17 +731,11 @@ static char *user_config_path(void)
 static void config_files(const struct cli_agent *ca, char *files[3],
                          bool trusted[3])
 {
-	files[0] = files[1] = files[2] = NULL;
 	trusted[0] = trusted[2] = true;
 	trusted[1] = false;
-	if (!ca->roots.no_config) {
-		files[0] = user_config_path();
-		if (ca->project_found && !ca->project_config_off)
-			files[1] = skitx_path_join(ca->project_found,
-			                           ".agents/skit.json");
-	}
-	if (ca->roots.config)
-		files[2] = skitx_strdup(ca->roots.config);
+	cli_config_files(ca->roots.no_config, ca->roots.config,
+	                 ca->project_config_off ? NULL : ca->project_found,
+	                 files);
 }
 
 /* The policy: config files' permissions, then the flags. */

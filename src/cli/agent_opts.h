@@ -236,6 +236,13 @@ struct cli_agent {
 
 /* One language server of the lsp tool as the CLI knows it (agent_lsp.c):
  * a built-in default or an entry of a config's "lsp" object. */
+/* The config files run and chat read, in their order: the user's (none
+ * with `no_config`), the project's .agents/skit.json (`project`, when
+ * given: a trusted one), `config` (--config). Each owned; NULL for none
+ * or on no memory. */
+void cli_config_files(bool no_config, const char *config, const char *project,
+                      char *files[3]);
+
 struct cli_lsp_entry {
 	char *name, *lang;
 	char **argv, **ext; /* NULL-ended */

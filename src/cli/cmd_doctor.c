@@ -623,7 +623,6 @@ out:
 static char *sandbox_mode(struct doctor *d, skit_sandbox_config *cfg,
                           skit_error *err)
 {
-	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
 	/* an untrusted project's config is not read (folder trust) */
 	const char *project = skit_registry_project_trusted(d->reg)
 	                              ? skit_registry_project_dir(d->reg)
@@ -631,18 +630,7 @@ static char *sandbox_mode(struct doctor *d, skit_sandbox_config *cfg,
 	char *files[3] = { NULL, NULL, NULL }, *bad = NULL;
 	bool trusted[3] = { true, false, true };
 
-	if (!d->no_config) {
-		if (xdg && *xdg == '/')
-			files[0] = skitx_path_join(xdg, "skit/config.json");
-		else if (home && *home == '/')
-			files[0] = skitx_path_join(home,
-			                           ".config/skit/config.json");
-		if (project)
-			files[1] =
-			        skitx_path_join(project, ".agents/skit.json");
-	}
-	if (d->config)
-		files[2] = skitx_strdup(d->config);
+	cli_config_files(d->no_config, d->config, project, files);
 	for (size_t i = 0; i < 3; i++) {
 		skit_error e = { 0 };
 		int rc;
@@ -726,7 +714,6 @@ static void sec_sandbox(struct doctor *d)
  */
 static void sec_instructions(struct doctor *d)
 {
-	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
 	const char *project = skit_registry_project_dir(d->reg);
 	skit_agent_options ao = SKIT_AGENT_OPTIONS_INIT;
 	skit_instructions *ins = NULL;
@@ -738,18 +725,9 @@ static void sec_instructions(struct doctor *d)
 	/* where run and chat look: the registry's project, else theirs */
 	if (!project && !skit_project_for_run(&found, NULL, &err))
 		project = found;
-	if (!d->no_config) {
-		if (xdg && *xdg == '/')
-			files[0] = skitx_path_join(xdg, "skit/config.json");
-		else if (home && *home == '/')
-			files[0] = skitx_path_join(home,
-			                           ".config/skit/config.json");
-		if (project && skit_registry_project_trusted(d->reg))
-			files[1] =
-			        skitx_path_join(project, ".agents/skit.json");
-	}
-	if (d->config)
-		files[2] = skitx_strdup(d->config);
+	cli_config_files(d->no_config, d->config,
+	                 skit_registry_project_trusted(d->reg) ? project : NULL,
+	                 files);
 	/* as run and chat read them: the user's, the project's (which may
 	 * turn them off, not on), --config; a bad file is the sandbox
 	 * section's to report */
@@ -843,7 +821,6 @@ static void sec_instructions(struct doctor *d)
  */
 static void sec_lsp(struct doctor *d)
 {
-	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
 	const char *project = skit_registry_project_dir(d->reg);
 	char *found = NULL, *files[3] = { NULL, NULL, NULL }, why[512];
 	bool trusted[3] = { true, false, true }, ok = false;
@@ -857,18 +834,7 @@ static void sec_lsp(struct doctor *d)
 		project = found;
 	if (project && skit_trust_check(&ok, project, &err) < 0)
 		ok = false;
-	if (!d->no_config) {
-		if (xdg && *xdg == '/')
-			files[0] = skitx_path_join(xdg, "skit/config.json");
-		else if (home && *home == '/')
-			files[0] = skitx_path_join(home,
-			                           ".config/skit/config.json");
-		if (project && ok)
-			files[1] =
-			        skitx_path_join(project, ".agents/skit.json");
-	}
-	if (d->config)
-		files[2] = skitx_strdup(d->config);
+	cli_config_files(d->no_config, d->config, ok ? project : NULL, files);
 	why[0] = '\0';
 	rc = cli_lsp_load(l, files, trusted, 3, why, sizeof(why));
 	if (d->json) {

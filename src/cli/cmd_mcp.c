@@ -126,25 +126,15 @@ static int read_token(const char *path, char **out, const char *verb)
 static int open_policy(skit_policy **out, const struct cli_roots *roots,
                        const char *project, const char *verb)
 {
-	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
 	char *files[3] = { NULL, NULL, NULL };
 	bool trusted[3] = { true, false, true };
 	skit_error err = { 0 };
 	int rc;
 
 	rc = skit_policy_new(out, &err);
-	if (!rc && !roots->no_config) {
-		if (xdg && *xdg == '/')
-			files[0] = skitx_path_join(xdg, "skit/config.json");
-		else if (home && *home == '/')
-			files[0] = skitx_path_join(home,
-			                           ".config/skit/config.json");
-		if (project)
-			files[1] =
-			        skitx_path_join(project, ".agents/skit.json");
-	}
-	if (roots->config)
-		files[2] = skitx_strdup(roots->config);
+	if (!rc)
+		cli_config_files(roots->no_config, roots->config, project,
+		                 files);
 	for (size_t i = 0; !rc && i < 3; i++) {
 		size_t ignored = 0;
 

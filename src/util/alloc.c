@@ -119,6 +119,39 @@ char *skitx_strndup(const char *s, size_t len)
 	return p;
 }
 
+char **skitx_strv_ndup(const char *const *v, size_t n)
+{
+	char **d;
+
+	if (n == SIZE_MAX)
+		return NULL;
+	d = skitx_calloc(n + 1, sizeof(*d));
+	for (size_t i = 0; d && i < n; i++) {
+		d[i] = skitx_strdup(v[i]);
+		if (!d[i]) {
+			skitx_strv_free(d);
+			return NULL;
+		}
+	}
+	return d;
+}
+
+char **skitx_strv_dup(const char *const *v)
+{
+	size_t n = 0;
+
+	while (v && v[n])
+		n++;
+	return skitx_strv_ndup(v, n);
+}
+
+void skitx_strv_free(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		skitx_free(v[i]);
+	skitx_free(v);
+}
+
 char *skitx_strdup(const char *s)
 {
 	return skitx_strndup(s, strlen(s));

@@ -21,6 +21,13 @@ void skitx_free(void *ptr);
 char *skitx_strdup(const char *s);
 /* A NUL-terminated copy of `len` bytes at `s`. */
 char *skitx_strndup(const char *s, size_t len);
+/* A NULL-ended copy of the first `n` strings of `v`, each copied; NULL
+ * on out-of-memory. skitx_strv_dup(): of every string of the NULL-ended
+ * `v` (NULL: none). Free with skitx_strv_free(). */
+char **skitx_strv_ndup(const char *const *v, size_t n);
+char **skitx_strv_dup(const char *const *v);
+/* Free a NULL-ended vector of strings and the strings (NULL: nothing). */
+void skitx_strv_free(char **v);
 /* `*out = a * b` unless it overflows; returns true on overflow. */
 int skitx_mul_overflow(size_t a, size_t b, size_t *out);
 int skitx_add_overflow(size_t a, size_t b, size_t *out);

@@ -248,6 +248,15 @@ static const char *fake_argv[] = { NULL, fake_path, "ok", NULL };
 static const char *hang_argv[] = { NULL, fake_path, "hang", NULL };
 static const char *fake_ext[] = { ".fake", NULL };
 
+/* build(name), with the fake server (fake.py in the test's folder) run
+ * by python3 as fake_argv says. */
+static void build_fake(const char *name)
+{
+	build(name);
+	fmt(fake_path, sizeof(fake_path), "%s/fake.py", top);
+	fake_argv[0] = python();
+}
+
 /* An agent on the project with `servers` and a cassette of `lines`
  * (NULL: one text answer); `deny` a --deny pattern or NULL. */
 static void open_fx(struct fx *f, const skit_lsp_server *servers, size_t n,
@@ -457,9 +466,7 @@ static void test_lsp__fake_server(void)
 	struct fx f;
 	const char *r;
 
-	build("fake");
-	fmt(fake_path, sizeof(fake_path), "%s/fake.py", top);
-	fake_argv[0] = python();
+	build_fake("fake");
 	open_fx(&f, &s, 1, NULL, NULL, NULL);
 	/* workspace symbols; the client answered the server's requests
 	 * (CONFIG_OK); a location outside the project is absolute and
@@ -527,9 +534,7 @@ static void test_lsp__paths(void)
 	struct fx f;
 	const char *r;
 
-	build("paths");
-	fmt(fake_path, sizeof(fake_path), "%s/fake.py", top);
-	fake_argv[0] = python();
+	build_fake("paths");
 	(void)s;
 	open_fx(&f, two, 2, NULL, NULL, NULL);
 	r = ask(&f,
@@ -679,6 +684,22 @@ static char *read_log(void)
 	return skitx_buf_detach(&b, NULL);
 }
 
+/* Run the agent with `server` (NULL: none) over the cassette `lines`,
+ * with `deny` and the skills root `skills` as open_fx() takes them; the
+ * request log's text (freed with skitx_free()). */
+static char *run_agent(const skit_lsp_server *server, const char *lines,
+                       const char *deny, const char *skills)
+{
+	skit_error err = { 0 };
+	struct fx f;
+
+	open_fx(&f, server, server ? 1 : 0, lines, deny, skills);
+	if (skit_agent_send(f.a, "go", NULL, &err))
+		HARNESS_FAIL("send: %s", err.message);
+	close_fx(&f);
+	return read_log();
+}
+
 static void mkskill(const char *root, const char *name, const char *tools)
 {
 	char rel[PATH_MAX], text[1024];
@@ -701,27 +722,17 @@ static void test_lsp__gate(void)
 {
 	skit_lsp_server s = { "fake", fake_argv, fake_ext, NULL };
 	char skills[PATH_MAX], *log;
-	skit_error err = { 0 };
-	struct fx f;
 
-	build("gate");
-	fmt(fake_path, sizeof(fake_path), "%s/fake.py", top);
-	fake_argv[0] = python();
+	build_fake("gate");
 	put("secret.fake", "class Widget:\n    pass\n", 0644);
 	/* Read(secret.fake) denied: the lsp call on it is refused too */
-	open_fx(&f, &s, 1, call_secret, "Read(secret.fake)", NULL);
-	ASSERT_OK(skit_agent_send(f.a, "go", NULL, &err));
-	close_fx(&f);
-	log = read_log();
+	log = run_agent(&s, call_secret, "Read(secret.fake)", NULL);
 	ASSERT_CONTAINS(log, "\"name\":\"lsp\"");
 	ASSERT_CONTAINS(log, "denied by --deny 'Read(secret.fake)'");
 	ASSERT(!strstr(log, "Class Widget"));
 	skitx_free(log);
 	/* allowed otherwise */
-	open_fx(&f, &s, 1, call_secret, NULL, NULL);
-	ASSERT_OK(skit_agent_send(f.a, "go", NULL, &err));
-	close_fx(&f);
-	log = read_log();
+	log = run_agent(&s, call_secret, NULL, NULL);
 	ASSERT_CONTAINS(log, "Class Widget  w.fake:1:7");
 	skitx_free(log);
 	/* A skill that lists LSP allows it; one that lists only
@@ -729,7 +740,8 @@ static void test_lsp__gate(void)
 	fmt(skills, sizeof(skills), "%s/skills", proj);
 	mkskill("skills", "code-reader", "LSP");
 	mkskill("skills", "echoer", "Bash(echo:*)");
-	open_fx(&f, &s, 1,
+	log = run_agent(
+	        &s,
 	        "{\"tool_calls\": [{\"id\": \"u1\", \"name\": \"use_skill\", "
 	        "\"arguments\": {\"name\": \"code-reader\"}}]}\n"
 	        "{\"tool_calls\": [{\"id\": \"l1\", \"name\": \"lsp\", "
@@ -737,12 +749,10 @@ static void test_lsp__gate(void)
 	        "\"filePath\": \"w.fake\", \"query\": \"Widget\"}}]}\n"
 	        "{\"text\": \"done\"}\n",
 	        NULL, skills);
-	ASSERT_OK(skit_agent_send(f.a, "go", NULL, &err));
-	close_fx(&f);
-	log = read_log();
 	ASSERT_CONTAINS(log, "Class Widget  w.fake:1:7");
 	skitx_free(log);
-	open_fx(&f, &s, 1,
+	log = run_agent(
+	        &s,
 	        "{\"tool_calls\": [{\"id\": \"u1\", \"name\": \"use_skill\", "
 	        "\"arguments\": {\"name\": \"echoer\"}}]}\n"
 	        "{\"tool_calls\": [{\"id\": \"l1\", \"name\": \"lsp\", "
@@ -750,9 +760,6 @@ static void test_lsp__gate(void)
 	        "\"filePath\": \"w.fake\", \"query\": \"Widget\"}}]}\n"
 	        "{\"text\": \"done\"}\n",
 	        NULL, skills);
-	ASSERT_OK(skit_agent_send(f.a, "go", NULL, &err));
-	close_fx(&f);
-	log = read_log();
 	/* hidden from the model while the skill is active, and refused */
 	ASSERT_CONTAINS(log, "\"text\":\"tool 'lsp' is not available now\"");
 	ASSERT(!strstr(log, "Class Widget"));
@@ -764,14 +771,11 @@ static void test_lsp__gate(void)
 static void test_lsp__subagent(void)
 {
 	skit_lsp_server s = { "fake", fake_argv, fake_ext, NULL };
-	skit_error err = { 0 };
-	struct fx f;
 	char *log;
 
-	build("subagent");
-	fmt(fake_path, sizeof(fake_path), "%s/fake.py", top);
-	fake_argv[0] = python();
-	open_fx(&f, &s, 1,
+	build_fake("subagent");
+	log = run_agent(
+	        &s,
 	        "{\"tool_calls\": [{\"id\": \"t1\", \"name\": \"task\", "
 	        "\"arguments\": {\"description\": \"find Widget\", "
 	        "\"prompt\": \"SUB-PROMPT where is Widget?\"}}]}\n"
@@ -784,10 +788,6 @@ static void test_lsp__subagent(void)
 	        "{\"expect\": {\"contains\": [\"SUB-FOUND\"]}, "
 	        "\"text\": \"done\"}\n",
 	        NULL, NULL);
-	if (skit_agent_send(f.a, "go", NULL, &err))
-		HARNESS_FAIL("send: %s", err.message);
-	close_fx(&f);
-	log = read_log();
 	ASSERT_CONTAINS(log, "Class Widget  w.fake:1:7");
 	ASSERT_CONTAINS(log, "SUB-FOUND w.fake:1:7");
 	skitx_free(log);
@@ -797,23 +797,17 @@ static void test_lsp__subagent(void)
 static void test_lsp__deny_quotes(void)
 {
 	skit_lsp_server s = { "fake", fake_argv, fake_ext, NULL };
-	skit_error err = { 0 };
-	struct fx f;
 	char *log;
 
-	build("quotes");
-	fmt(fake_path, sizeof(fake_path), "%s/fake.py", top);
-	fake_argv[0] = python();
+	build_fake("quotes");
 	put("other.fake", "x\n", 0644);
-	open_fx(&f, &s, 1,
+	log = run_agent(
+	        &s,
 	        "{\"tool_calls\": [{\"id\": \"l1\", \"name\": \"lsp\", "
 	        "\"arguments\": {\"operation\": \"workspaceSymbol\", "
 	        "\"filePath\": \"other.fake\", \"query\": \"Widget\"}}]}\n"
 	        "{\"text\": \"done\"}\n",
 	        "Read(w.fake)", NULL);
-	ASSERT_OK(skit_agent_send(f.a, "go", NULL, &err));
-	close_fx(&f);
-	log = read_log();
 	ASSERT_CONTAINS(log, "Class Widget  w.fake:1:7 (in CONFIG_OK)");
 	ASSERT(!strstr(log, "class Widget:"));
 	skitx_free(log);
@@ -824,15 +818,12 @@ static void test_lsp__deny_quotes(void)
 static void test_lsp__narrowed_quotes(void)
 {
 	skit_lsp_server s = { "fake", fake_argv, fake_ext, NULL };
-	skit_error err = { 0 };
-	struct fx f;
 	char *log;
 
-	build("narrowquotes");
-	fmt(fake_path, sizeof(fake_path), "%s/fake.py", top);
-	fake_argv[0] = python();
+	build_fake("narrowquotes");
 	put("other.fake", "x\n", 0644);
-	open_fx(&f, &s, 1,
+	log = run_agent(
+	        &s,
 	        "{\"tool_calls\": [{\"id\": \"t1\", \"name\": \"task\", "
 	        "\"arguments\": {\"description\": \"find Widget\", "
 	        "\"prompt\": \"SUB-PROMPT\", \"tools\": [\"LSP(other.fake)\"]}}]}\n"
@@ -844,10 +835,6 @@ static void test_lsp__narrowed_quotes(void)
 	        "{\"text\": \"SUB-DONE\"}\n"
 	        "{\"text\": \"done\"}\n",
 	        NULL, NULL);
-	if (skit_agent_send(f.a, "go", NULL, &err))
-		HARNESS_FAIL("send: %s", err.message);
-	close_fx(&f);
-	log = read_log();
 	ASSERT_CONTAINS(log, "Class Widget  w.fake:1:7");
 	ASSERT(!strstr(log, "w.fake:1:7: class Widget:"));
 	skitx_free(log);
@@ -855,15 +842,10 @@ static void test_lsp__narrowed_quotes(void)
 
 static void test_lsp__not_offered(void)
 {
-	skit_error err = { 0 };
-	struct fx f;
 	char *log;
 
 	build("none");
-	open_fx(&f, NULL, 0, call_secret, NULL, NULL);
-	ASSERT_OK(skit_agent_send(f.a, "go", NULL, &err));
-	close_fx(&f);
-	log = read_log();
+	log = run_agent(NULL, call_secret, NULL, NULL);
 	ASSERT(!strstr(log, "\"name\":\"lsp\",\"description\""));
 	ASSERT_CONTAINS(log, "tool 'lsp' is not available now: no language "
 	                     "server is configured (docs/lsp.md)");

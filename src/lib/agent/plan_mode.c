@@ -242,8 +242,6 @@ int skit_agent_set_plan_mode(skit_agent *agent, bool on)
 {
 	if (!agent)
 		return SKIT_EUSAGE;
-	if (agent->sub)
-		return SKIT_EUSAGE;
 	skit__plan_mode_set(agent, on, "the program");
 	return 0;
 }

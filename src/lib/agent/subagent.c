@@ -76,10 +76,10 @@ struct job {
 	skit_error err;
 	skit_agent_stats stats;
 	char status[16];
-	/* A task's subagent outlives its call, for send_message: `kept`
-	 * once it answered (its child then stays), `queued` while a
-	 * message to it waits in the batch. */
-	bool keep, kept, queued;
+	/* A task's subagent (not a fork's: no `skill`) outlives its call,
+	 * for send_message: `kept` once it answered (its child then
+	 * stays), `queued` while a message to it waits in the batch. */
+	bool kept, queued;
 	unsigned int messages; /* send_message calls it answered */
 };
 
@@ -637,7 +637,6 @@ static int task_call(void *self, struct skit__tool_ctx *ctx, const char *tool,
 		                      e.message);
 		goto out;
 	}
-	j->keep = true;
 	a->tasks->pending = j;
 	j = NULL;
 out:
@@ -1066,7 +1065,7 @@ static void job_run(struct job *j)
 			skit__error_oom(&j->err);
 	}
 	skitx_free(answer);
-	if (j->keep && !j->rc) {
+	if (!j->skill && !j->rc) {
 		/* it waits for send_message; its trail ends with it */
 		j->kept = true;
 		if (skitx_buf_printf(&j->out,

@@ -13,25 +13,18 @@
  * that times out, crashes or sends garbage is stopped at once: its tools
  * then fail with an error the model sees, and the run goes on.
  */
-#define _GNU_SOURCE  /* posix_spawn_file_actions_addchdir_np: before any header \
-                      */
 #include "common.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/file.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "skit/mcp_client.h"
 
 #include "lib/agent/agent_int.h"
+#include "lib/core/child.h"
 #include "lib/core/error.h"
 #include "lib/pack/fetch_int.h"
 #include "lib/mcp/mcp_client_http.h"
@@ -48,8 +41,6 @@
 #define CALL_TIMEOUT    120000L
 #define STOP_GRACE_MS   2000
 #define PROTOCOL        "2025-11-25"
-
-extern char **environ;
 
 /* ---- configuration ---------------------------------------------------- */
 
@@ -121,9 +112,6 @@ static long long now_ms(void)
 /* Stop the server's process group: end of input, then TERM, then KILL. */
 static void server_stop(struct server *s, const char *why)
 {
-	long long until;
-	int st;
-
 	if (why && !s->dead)
 		s->dead = skitx_strdup(why);
 	/* An HTTP server's session is ended (DELETE); it goes on running. */
@@ -136,33 +124,20 @@ static void server_stop(struct server *s, const char *why)
 	}
 	if (!s->pid)
 		return;
-	until = now_ms() + STOP_GRACE_MS;
-	while (waitpid(s->pid, &st, WNOHANG) == 0) {
-		if (now_ms() >= until) {
-			kill(-s->pid, SIGKILL);
-			kill(s->pid, SIGKILL);
-			(void)waitpid(s->pid, &st, 0);
-			break;
-		}
-		if (now_ms() + STOP_GRACE_MS / 2 >= until)
-			kill(-s->pid, SIGTERM);
-		usleep(20000);
-	}
-	/* What the server left running in its group goes too. */
-	kill(-s->pid, SIGKILL);
+	/* half the grace to exit, half after SIGTERM; what the server
+	 * left running in its group goes too */
+	(void)skit__child_stop(s->pid, STOP_GRACE_MS / 2, STOP_GRACE_MS / 2);
 	s->pid = 0;
 }
 
 static int server_start(struct server *s, const struct skit__mcp_def *d,
                         const char *cwd, skit_error *err)
 {
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
 	const char *path = getenv("PATH");
 	char **envp, *own_path = NULL;
 	size_t n = 0;
 	bool has_path = false;
-	int sv[2], rc;
+	int rc = 0;
 
 	s->fd = -1;
 	for (char **e = d->env; e && *e; e++)
@@ -186,54 +161,15 @@ static int server_start(struct server *s, const struct skit__mcp_def *d,
 		snprintf(own_path, len, "PATH=%s", path);
 		envp[n++] = own_path;
 	}
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
-		rc = skit__error_set(err, SKIT_EIO, 0, "socketpair: %s",
-		                     strerror(errno));
-		goto out;
-	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, sv[1], 0);
-	posix_spawn_file_actions_adddup2(&fa, sv[1], 1);
-	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
 	/* A project's server starts in its project, where the words of its
 	 * command line were resolved for its approval
-	 * (skit__mcp_approval_digest()). */
-	if (cwd)
-		posix_spawn_file_actions_addchdir_np(&fa, cwd);
-	posix_spawnattr_init(&at);
-	posix_spawnattr_setpgroup(&at, 0);
-	{
-		sigset_t none;
-
-		sigemptyset(&none);
-		posix_spawnattr_setsigmask(&at, &none);
-		posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP |
-		                                      POSIX_SPAWN_SETSIGMASK);
-	}
-	/* PATH of this process finds the program; the server's own PATH
-	 * is what its config names, or ours. */
-	rc = posix_spawnp(&s->pid, d->command, &fa, &at, d->args, envp);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
-	close(sv[1]);
-	if (rc) {
-		close(sv[0]);
-		s->pid = 0;
+	 * (skit__mcp_approval_digest()). PATH of this process finds the
+	 * program; the server's own PATH is what its config names, or
+	 * ours. */
+	rc = skit__child_spawn(d->command, d->args, envp, cwd, &s->pid, &s->fd);
+	if (rc)
 		rc = skit__error_set(err, SKIT_EIO, 0, "cannot run '%s': %s",
 		                     d->command, strerror(rc));
-		goto out;
-	}
-	/* The socket never blocks: a server that stops reading must not
-	 * hold the agent (send_msg() waits with a deadline). */
-	if (fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK)) {
-		close(sv[0]);
-		rc = skit__error_set(err, SKIT_EIO, 0, "fcntl: %s",
-		                     strerror(errno));
-		goto out;
-	}
-	s->fd = sv[0];
-	rc = 0;
-out:
 	skitx_free(own_path);
 	skitx_free(envp);
 	return rc;
@@ -940,12 +876,13 @@ static int put_clean_word(struct skitx_buf *out, const char *s, size_t max)
 	return skit__put_clean(out, s, n > max ? max : n);
 }
 
-/* A resources/... request to `s`: its result object in *res (a
- * reference into *resp), or an error result for the model. */
-static int res_rpc(struct skit__tool_ctx *c, struct server *s,
-                   const char *method, json_t *params, long timeout,
-                   json_t **resp, json_t **res, struct skitx_buf *out,
-                   bool *is_error, skit_error *err)
+/* A request to `s` for a tool (tools/call, resources/...): its result
+ * object in *res (a reference into *resp), or an error result for the
+ * model (the server stopped, or it answered with an error). */
+static int server_rpc(struct skit__tool_ctx *c, struct server *s,
+                      const char *method, json_t *params, long timeout,
+                      json_t **resp, json_t **res, struct skitx_buf *out,
+                      bool *is_error, skit_error *err)
 {
 	skit_error e = { 0 };
 	json_t *ej;
@@ -1011,8 +948,9 @@ static int res_list_one(struct skit__mcp *m, struct skit__tool_ctx *c,
 			json_decref(used);
 			return skit__error_oom(err);
 		}
-		rc = res_rpc(c, s, "resources/list", params, m->call_timeout_ms,
-		             &resp, &res, out, is_error, err);
+		rc = server_rpc(c, s, "resources/list", params,
+		                m->call_timeout_ms, &resp, &res, out, is_error,
+		                err);
 		json_decref(params);
 		if (rc || *is_error) {
 			json_decref(used);
@@ -1189,8 +1127,8 @@ static int res_read(struct skit__mcp *m, struct skit__tool_ctx *c, json_t *args,
 	                 "read_mcp_resource: %.200s (MCP "
 	                 "server %s)",
 	                 uri, s->name);
-	rc = res_rpc(c, s, "resources/read", params, m->call_timeout_ms, &resp,
-	             &res, out, is_error, err);
+	rc = server_rpc(c, s, "resources/read", params, m->call_timeout_ms,
+	                &resp, &res, out, is_error, err);
 	json_decref(params);
 	if (rc || *is_error)
 		return rc;
@@ -1317,8 +1255,7 @@ static int mcp_call(void *self, struct skit__tool_ctx *c, const char *name,
 	struct skit__mcp *m = self;
 	const struct mtool *t = find_tool(m, name);
 	struct server *srv = t ? &m->srv[t->srv] : NULL;
-	json_t *params, *resp, *res, *e;
-	skit_error e2 = { 0 };
+	json_t *params, *resp, *res;
 	int rc;
 
 	if (!t && m && !strcmp(name, res_schemas[0].name))
@@ -1342,35 +1279,11 @@ static int mcp_call(void *self, struct skit__tool_ctx *c, const char *name,
 		return skit__error_oom(err);
 	skit__tool_trace(c, SKIT_TRACE_TOOL, "%s (MCP server %s)", name,
 	                 srv->name);
-	rc = rpc(srv, "tools/call", params, m->call_timeout_ms, &resp, &e2);
+	rc = server_rpc(c, srv, "tools/call", params, m->call_timeout_ms, &resp,
+	                &res, out, is_error, err);
 	json_decref(params);
-	if (rc == SKIT_ENOMEM)
-		return skit__error_oom(err);
-	if (rc == SKIT_ECANCELED)
-		return skit__error_set(err, SKIT_ECANCELED, 0, "canceled");
-	if (rc) {
-		skit__tool_trace(c, SKIT_TRACE_TOOL,
-		                 "MCP server %s stopped: %s", srv->name,
-		                 e2.message);
-		return skit__tool_error(out, is_error,
-		                        "MCP server %s failed and was stopped: "
-		                        "%s",
-		                        srv->name, e2.message);
-	}
-	res = json_object_get(resp, "result");
-	e = json_object_get(resp, "error");
-	if (e || !json_is_object(res)) {
-		const char *msg =
-		        json_string_value(json_object_get(e, "message"));
-
-		rc = skit__tool_error(out, is_error, "MCP error: ");
-		if (!rc &&
-		    put_clean_cut(out, msg ? msg : "malformed answer", 500))
-			rc = skit__error_oom(err);
-		json_decref(resp);
-		skit__tool_trace(c, SKIT_TRACE_TOOL, "%s: MCP error", name);
+	if (rc || *is_error)
 		return rc;
-	}
 	rc = put_content(out, json_object_get(res, "content"));
 	*is_error = json_is_true(json_object_get(res, "isError"));
 	json_decref(resp);

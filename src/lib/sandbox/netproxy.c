@@ -665,33 +665,6 @@ static void *accept_main(void *arg)
 	return NULL;
 }
 
-static char **strv_dup(const char *const *v)
-{
-	size_t n = 0;
-	char **d;
-
-	while (v && v[n])
-		n++;
-	d = skitx_calloc(n + 1, sizeof(*d));
-	for (size_t i = 0; d && i < n; i++) {
-		d[i] = skitx_strdup(v[i]);
-		if (!d[i]) {
-			for (size_t k = 0; k < i; k++)
-				skitx_free(d[k]);
-			skitx_free(d);
-			return NULL;
-		}
-	}
-	return d;
-}
-
-static void strv_free(char **v)
-{
-	for (size_t i = 0; v && v[i]; i++)
-		skitx_free(v[i]);
-	skitx_free(v);
-}
-
 int skit__netproxy_start(struct skit__netproxy **out, int lfd,
                          const struct skit__netproxy_opts *o, skit_error *err)
 {
@@ -701,13 +674,13 @@ int skit__netproxy_start(struct skit__netproxy **out, int lfd,
 	*out = NULL;
 	px = skitx_calloc(1, sizeof(*px));
 	if (px) {
-		px->domains = strv_dup(o->domains);
-		px->resolve = strv_dup(o->resolve);
+		px->domains = skitx_strv_dup(o->domains);
+		px->resolve = skitx_strv_dup(o->resolve);
 	}
 	if (!px || !px->domains || !px->resolve) {
 		if (px) {
-			strv_free(px->domains);
-			strv_free(px->resolve);
+			skitx_strv_free(px->domains);
+			skitx_strv_free(px->resolve);
 		}
 		skitx_free(px);
 		close(lfd);
@@ -757,7 +730,7 @@ void skit__netproxy_stop(struct skit__netproxy *px,
 		counts->refused =
 		        __atomic_load_n(&px->refused, __ATOMIC_ACQUIRE);
 	}
-	strv_free(px->domains);
-	strv_free(px->resolve);
+	skitx_strv_free(px->domains);
+	skitx_strv_free(px->resolve);
 	skitx_free(px);
 }

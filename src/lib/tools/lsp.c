@@ -24,8 +24,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "skit/policy.h"
-
 #include "lib/core/digest.h"
 #include "lib/core/error.h"
 #include "lib/tools/lsp.h"
@@ -173,31 +171,6 @@ struct text {
 };
 
 /* ---- small helpers ---------------------------------------------------- */
-
-static void free_strv(char **v)
-{
-	for (size_t i = 0; v && v[i]; i++)
-		skitx_free(v[i]);
-	skitx_free(v);
-}
-
-static char **copy_strv(const char *const *v)
-{
-	size_t n = 0;
-	char **out;
-
-	while (v[n])
-		n++;
-	out = skitx_calloc(n + 1, sizeof(*out));
-	for (size_t i = 0; out && i < n; i++) {
-		out[i] = skitx_strdup(v[i]);
-		if (!out[i]) {
-			free_strv(out);
-			return NULL;
-		}
-	}
-	return out;
-}
 
 static bool name_ok(const char *s)
 {
@@ -740,18 +713,8 @@ struct fmt {
  * but the call did not (a deny, or an ask no one is asked about). */
 static bool text_refused(struct skit__tool_ctx *c, const char *rel)
 {
-	skit_tool_request req;
-	skit_decision d;
-
 	/* the gate's own decision: a subagent's narrowing counts too */
-	if (c->host && c->host->read_refused)
-		return c->host->read_refused(c->host_self, "lsp", rel);
-	req.tool = "lsp";
-	req.target = rel;
-	req.skill = NULL;
-	if (skit_policy_check(c->policy, c->view, c->nactive, &req, &d, NULL))
-		return true;
-	return d.verdict != SKIT_POLICY_ALLOW;
+	return c->host->read_refused(c->host_self, "lsp", rel);
 }
 
 /*
@@ -1626,8 +1589,8 @@ int skit__lsp_new(struct skit__lsp **out, const skit_lsp_server *servers,
 		s->name = skitx_strdup(sv->name);
 		s->lang =
 		        sv->language_id ? skitx_strdup(sv->language_id) : NULL;
-		s->argv = copy_strv(sv->argv);
-		s->ext = copy_strv(sv->extensions);
+		s->argv = skitx_strv_dup(sv->argv);
+		s->ext = skitx_strv_dup(sv->extensions);
 		l->n++; /* freed with the rest from here on */
 		if (!s->name || !s->argv || !s->ext ||
 		    (sv->language_id && !s->lang))
@@ -1680,8 +1643,8 @@ void skit__lsp_free(struct skit__lsp *l)
 		skitx_free(s->name);
 		skitx_free(s->lang);
 		skitx_free(s->dead);
-		free_strv(s->argv);
-		free_strv(s->ext);
+		skitx_strv_free(s->argv);
+		skitx_strv_free(s->ext);
 	}
 	skitx_free(l->v);
 	skitx_free(l->view);

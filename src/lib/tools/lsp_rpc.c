@@ -13,21 +13,18 @@
  * gets an error. The socket never blocks, so a server that stops reading
  * or writing cannot hold the agent past the deadline.
  */
-#define _GNU_SOURCE  /* posix_spawn_file_actions_addchdir_np: before any header \
-                      */
+#define _GNU_SOURCE /* memmem: before any header */
 #include "common.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <strings.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/core/child.h"
 #include "lib/core/error.h"
 #include "lib/tools/lsp.h"
 
@@ -35,6 +32,8 @@
 #define SEND_MS       5000 /* to write one message */
 #define SHUTDOWN_MS   1000 /* for the shutdown request's answer */
 #define EXIT_GRACE_MS 1000 /* for the process to exit after `exit` */
+#define REAP_MS       500  /* for it to exit once it closed its end */
+#define TERM_MS       300  /* for it to exit after SIGTERM */
 #define MAX_DIAG_URIS 1000 /* documents whose diagnostics are kept */
 
 /* The environment a server gets: what finds programs and their caches,
@@ -89,12 +88,9 @@ static bool env_kept(const char *e)
 int skit__lsp_conn_start(struct skit__lsp_conn *c, const char *const *argv,
                          const char *cwd, skit_error *err)
 {
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	sigset_t none;
 	char **envp;
 	size_t n = 0;
-	int sv[2], rc;
+	int rc;
 
 	assert(c && argv && argv[0]);
 	c->fd = -1;
@@ -117,46 +113,16 @@ int skit__lsp_conn_start(struct skit__lsp_conn *c, const char *const *argv,
 	for (char **e = environ; e && *e; e++)
 		if (env_kept(*e))
 			envp[n++] = *e;
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
-		rc = skit__error_set(err, SKIT_EIO, 0, "socketpair: %s",
-		                     strerror(errno));
-		skitx_free(envp);
+	rc = skit__child_spawn(argv[0], (char *const *)argv, envp, cwd, &c->pid,
+	                       &c->fd);
+	skitx_free(envp);
+	if (rc) {
 		json_decref(c->diags);
 		c->diags = NULL;
-		return rc;
-	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, sv[1], 0);
-	posix_spawn_file_actions_adddup2(&fa, sv[1], 1);
-	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	if (cwd)
-		posix_spawn_file_actions_addchdir_np(&fa, cwd);
-	posix_spawnattr_init(&at);
-	posix_spawnattr_setpgroup(&at, 0);
-	sigemptyset(&none);
-	posix_spawnattr_setsigmask(&at, &none);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP |
-	                                      POSIX_SPAWN_SETSIGMASK);
-	rc = posix_spawnp(&c->pid, argv[0], &fa, &at, (char *const *)argv,
-	                  envp);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
-	skitx_free(envp);
-	close(sv[1]);
-	if (rc) {
-		close(sv[0]);
-		c->pid = 0;
 		return skit__error_set(err,
 		                       rc == ENOENT ? SKIT_ENOTFOUND : SKIT_EIO,
 		                       0, "%s", strerror(rc));
 	}
-	if (fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK)) {
-		close(sv[0]);
-		skit__lsp_conn_stop(c, false);
-		return skit__error_set(err, SKIT_EIO, 0, "fcntl: %s",
-		                       strerror(errno));
-	}
-	c->fd = sv[0];
 	return 0;
 }
 
@@ -407,28 +373,14 @@ static int handle_other(struct skit__lsp_conn *c, json_t *msg, skit_error *err)
 	return 0; /* another notification: logs, progress */
 }
 
-static int exited(pid_t pid);
-static int kill_and_reap(pid_t pid);
-
-/* Reap the server after it closed its end: wait a little for it. */
+/* Reap the server after it closed its end: it has a moment to exit,
+ * then it and its group are stopped. */
 static void reap_soon(struct skit__lsp_conn *c)
 {
-	long long until = now_ms() + 500;
-
-	while (c->pid) {
-		int x = exited(c->pid);
-
-		if (x) {
-			c->status = x > 0 ? kill_and_reap(c->pid) : -1;
-			c->pid = 0;
-			break;
-		}
-		if (now_ms() >= until) {
-			skit__lsp_conn_stop(c, false);
-			break;
-		}
-		usleep(10000);
-	}
+	if (!c->pid)
+		return;
+	c->status = skit__child_stop(c->pid, REAP_MS, TERM_MS);
+	c->pid = 0;
 }
 
 /*
@@ -578,49 +530,8 @@ json_t *skit__lsp_conn_diags(struct skit__lsp_conn *c, const char *uri,
 
 /* ---- stopping --------------------------------------------------------- */
 
-/* SIGTERM to the group, a short grace, then SIGKILL; the status. */
-/* Whether the server `pid` exited, without reaping it: while it is not
- * reaped its process group's number cannot be reused, so what it left
- * in its group can still be killed by that number. -1 on an error. */
-static int exited(pid_t pid)
-{
-	siginfo_t si;
-
-	memset(&si, 0, sizeof(si));
-	if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0)
-		return errno == EINTR ? 0 : -1;
-	return si.si_pid == pid;
-}
-
-/* Kill what is left in the group of `pid` (which exited, or is killed
- * here too), then reap it: its wait status, or -1. */
-static int kill_and_reap(pid_t pid)
-{
-	int st;
-
-	kill(-pid, SIGKILL);
-	kill(pid, SIGKILL);
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return st;
-}
-
-static int term_then_kill(pid_t pid)
-{
-	long long until = now_ms() + 300;
-
-	kill(-pid, SIGTERM);
-	kill(pid, SIGTERM);
-	while (now_ms() < until && !exited(pid))
-		usleep(10000);
-	return kill_and_reap(pid);
-}
-
 void skit__lsp_conn_stop(struct skit__lsp_conn *c, bool polite)
 {
-	long long until;
-
 	if (polite && c->fd >= 0) {
 		const volatile int *cancel = c->cancel;
 		json_t *resp = NULL;
@@ -644,23 +555,10 @@ void skit__lsp_conn_stop(struct skit__lsp_conn *c, bool polite)
 		close(c->fd);
 		c->fd = -1;
 	}
+	/* what the server left running in its group goes too */
 	if (c->pid) {
-		until = now_ms() + (polite ? EXIT_GRACE_MS : 0);
-		/* What the server left running in its group goes too,
-		 * killed before the server is reaped. */
-		for (;;) {
-			int x = exited(c->pid);
-
-			if (x) {
-				c->status = x > 0 ? kill_and_reap(c->pid) : -1;
-				break;
-			}
-			if (now_ms() >= until) {
-				c->status = term_then_kill(c->pid);
-				break;
-			}
-			usleep(10000);
-		}
+		c->status = skit__child_stop(c->pid, polite ? EXIT_GRACE_MS : 0,
+		                             TERM_MS);
 		c->pid = 0;
 	}
 	skitx_buf_release(&c->in);

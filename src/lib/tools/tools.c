@@ -640,13 +640,6 @@ static char **script_env(struct skit__tool_ctx *c, const char *skill_dir)
 	return NULL;
 }
 
-static void strv_free(char **v)
-{
-	for (size_t i = 0; v && v[i]; i++)
-		skitx_free(v[i]);
-	skitx_free(v);
-}
-
 static int put_stream(struct skitx_buf *out, const char *label,
                       const struct skitx_buf *b, size_t total)
 {
@@ -975,7 +968,7 @@ static int do_run_script(struct skit__tool_ctx *c, json_t *args,
 	if (!full || !argv || !env) {
 		skitx_free(full);
 		skitx_free(argv);
-		strv_free(env);
+		skitx_strv_free(env);
 		skitx_free(cwd);
 		return skit__error_oom(err);
 	}
@@ -991,7 +984,7 @@ static int do_run_script(struct skit__tool_ctx *c, json_t *args,
 		web_domains_done(&ro);
 		skitx_free(full);
 		skitx_free(argv);
-		strv_free(env);
+		skitx_strv_free(env);
 		skitx_free(cwd);
 		return disk_spent(c, out, is_error);
 	}
@@ -1004,7 +997,7 @@ static int do_run_script(struct skit__tool_ctx *c, json_t *args,
 	net = net_record(&ro, &res, &web);
 	web_domains_done(&ro);
 	skitx_free(argv);
-	strv_free(env);
+	skitx_strv_free(env);
 	skitx_free(cwd);
 	if (rc) {
 		json_decref(web);
@@ -1079,7 +1072,7 @@ int skit__tool_shell(struct skit__tool_ctx *c, json_t *args,
 	argv[2] = (char *)cmd;
 	if (confine(c, &ro, readable, NULL, cwd)) {
 		web_domains_done(&ro);
-		strv_free(env);
+		skitx_strv_free(env);
 		skitx_free(cwd);
 		return disk_spent(c, out, is_error);
 	}
@@ -1090,7 +1083,7 @@ int skit__tool_shell(struct skit__tool_ctx *c, json_t *args,
 	rc = skit__run(&res, &ro, err);
 	net = net_record(&ro, &res, &web);
 	web_domains_done(&ro);
-	strv_free(env);
+	skitx_strv_free(env);
 	skitx_free(cwd);
 	if (rc) {
 		json_decref(web);
